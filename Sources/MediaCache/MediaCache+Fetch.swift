@@ -1,0 +1,125 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+extension MediaCache {
+    /// Fetches a missing range with `Range` and `If-Range`, so a changed resource is detected
+    /// instead of its new bytes being mixed with the old ones.
+    func startGapFetch(entry: ResourceEntry, id: Int, range: Range<Int64>, meta: ResourceMeta, generation: Int, logger: Logger) {
+        let url = entry.url
+        let task = Task { [self] in
+            do {
+                guard let origin = URL(string: url) else { throw MediaCacheError.invalidURL(url) }
+                var extra = [("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)")]
+                if let validator = meta.ifRangeValidator { extra.append(("If-Range", validator)) }
+                let response = try await upstream.send(url: origin, headers: upstreamHeaders(for: entry), extraHeaders: extra)
+                guard response.status == 200 || response.status == 206 else {
+                    throw await UpstreamClient.errorResponse(response)
+                }
+                let layout = ResponseLayout(status: response.status, headers: response.headers)
+                guard let newMeta = layout.meta else {
+                    throw UpstreamError.badResponse("no length in an answer to a range request")
+                }
+                guard newMeta.isSameVersion(as: meta) else {
+                    // The origin has a new version: forget the old bytes; readers of the old
+                    // version fail instead of receiving a mix, and new requests start over.
+                    logger.info("origin resource changed; dropping cached bytes", metadata: ["url": "\(url)"])
+                    try await index.replaceResource(key: entry.key, url: url, meta: newMeta, keepSpans: false)
+                    if case .replaced(_, _, let dropped) = try entry.adopt(meta: newMeta, url: url) { addDurableBytes(-dropped) }
+                    throw MediaCacheError.resourceChanged
+                }
+                if response.status == 206 && layout.bodyStart != range.lowerBound {
+                    throw UpstreamError.badResponse("asked for bytes from \(range.lowerBound), got them from \(layout.bodyStart)")
+                }
+                guard let file = entry.currentFile(generation: generation) else { throw MediaCacheError.resourceChanged }
+                try await writeBody(response, entry: entry, id: id, generation: generation, file: file, meta: meta, start: layout.bodyStart, logger: logger)
+                entry.didFinish(fetch: id, error: nil)
+            } catch {
+                finishWithError(entry: entry, id: id, error: error, logger: logger)
+            }
+        }
+        entry.setTask(task, for: id)
+    }
+
+    /// Writes the body of the probe's response (already open) into the cache.
+    func startFetchTask(
+        entry: ResourceEntry, id: Int, generation: Int, file: DataFile, meta: ResourceMeta, response: UpstreamResponse,
+        layout: ResponseLayout, logger: Logger
+    ) {
+        let task = Task { [self] in
+            do {
+                try await writeBody(response, entry: entry, id: id, generation: generation, file: file, meta: meta, start: layout.bodyStart, logger: logger)
+                entry.didFinish(fetch: id, error: nil)
+            } catch {
+                finishWithError(entry: entry, id: id, error: error, logger: logger)
+            }
+        }
+        entry.setTask(task, for: id)
+    }
+
+    private func finishWithError(entry: ResourceEntry, id: Int, error: any Error, logger: Logger) {
+        if error is CancellationError || Task.isCancelled {
+            entry.didFinish(fetch: id, error: nil)
+            return
+        }
+        let reported: any Error = (error as? MediaCacheError).map { $0 as any Error } ?? UpstreamError.transport(error)
+        if let upstreamError = reported as? UpstreamError {
+            recordError(url: entry.url, error: upstreamError)
+        }
+        logger.info("fetch failed", metadata: ["url": "\(entry.url)", "error": "\(reported)"])
+        entry.didFinish(fetch: id, error: reported)
+    }
+
+    func upstreamHeaders(for entry: ResourceEntry) -> [(String, String)] {
+        entry.upstreamHeaders
+    }
+
+    /// Copies an origin body into the data file, waking readers after every chunk and recording
+    /// spans in the index only after the bytes are synced.
+    private func writeBody(
+        _ response: UpstreamResponse, entry: ResourceEntry, id: Int, generation: Int, file: DataFile, meta: ResourceMeta,
+        start: Int64, logger: Logger
+    ) async throws {
+        var offset = start
+        var unsyncedFrom = start
+        do {
+            for try await chunk in response.body {
+                guard entry.shouldContinue(fetch: id, at: offset) else { break }
+                var chunk = chunk
+                // An origin that sends more than the length it announced: keep only what fits.
+                let room = meta.length - offset
+                if room <= 0 { break }
+                if Int64(chunk.readableBytes) > room { chunk = chunk.getSlice(at: chunk.readerIndex, length: Int(room))! }
+                let count = Int64(chunk.readableBytes)
+                try file.write(chunk, at: offset)
+                counters.withLockedValue { $0.originBytes += count }
+                entry.didWrite(fetch: id, range: offset..<(offset + count), generation: generation)
+                offset += count
+                if offset - unsyncedFrom >= configuration.syncInterval {
+                    try await commit(entry: entry, file: file, range: unsyncedFrom..<offset, generation: generation)
+                    unsyncedFrom = offset
+                }
+            }
+        } catch {
+            // Keep what arrived intact before the failure.
+            try? await commit(entry: entry, file: file, range: unsyncedFrom..<offset, generation: generation)
+            throw error
+        }
+        try await commit(entry: entry, file: file, range: unsyncedFrom..<offset, generation: generation)
+    }
+
+    /// Syncs the data file, then records the synced range in the index: the order that makes a
+    /// crash at any moment leave an index that claims only bytes that are on disk.
+    private func commit(entry: ResourceEntry, file: DataFile, range: Range<Int64>, generation: Int) async throws {
+        guard !range.isEmpty else { return }
+        try file.sync()
+        let before = entry.snapshot.durableBytes
+        guard let spans = entry.didSync(range: range, generation: generation) else { return }
+        try await index.saveSpans(key: entry.key, spans: spans)
+        addDurableBytes(spans.count - before)
+        if counters.withLockedValue({ $0.durableBytes }) > configuration.maxBytes {
+            evictIfNeeded()
+        }
+    }
+}

@@ -1,0 +1,256 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+extension MediaCache {
+    /// Answers a player's request: from disk where the bytes are cached, from the origin (once,
+    /// shared) where they are not. Never throws: failures become HTTP answers (502, 504, the
+    /// origin's own status).
+    public func serve(_ request: MediaRequest) async -> MediaResponse {
+        var logger = self.logger
+        logger[metadataKey: "request"] = "\(request.requestID)"
+        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https", request.url.host != nil else {
+            return .error(status: 400, message: "only http and https URLs can be proxied")
+        }
+        let key = configuration.keyRules.key(for: request.url)
+        let entry = entry(key: key, url: request.url.absoluteString)
+        entry.setUpstreamHeaders(request.upstreamHeaders)
+
+        while true {
+            switch entry.metaOrProbe() {
+            case .known(let meta, let generation):
+                return respondFromCache(request, entry: entry, meta: meta, generation: generation, attached: [], logger: logger)
+            case .wait(let changes):
+                await entry.waitForChange(after: changes)
+                if Task.isCancelled { return .error(status: 499, message: "client went away") }
+            case .probe:
+                return await probe(request, entry: entry, logger: logger)
+            }
+        }
+    }
+
+    /// Asks the origin for a resource whose length is not known yet, with the client's own range.
+    /// A cacheable answer becomes the first fetch of the resource; anything else streams through.
+    private func probe(_ request: MediaRequest, entry: ResourceEntry, logger: Logger) async -> MediaResponse {
+        let range = ByteRangeRequest(headerValue: request.range ?? "")
+        var extra: [(String, String)] = []
+        if let range, range.ranges.count == 1 { extra.append(("Range", range.ranges[0].headerValue)) }
+        let response: UpstreamResponse
+        do {
+            response = try await upstream.send(url: request.url, method: request.method == .head ? .HEAD : .GET, headers: request.upstreamHeaders, extraHeaders: extra)
+        } catch {
+            entry.endProbe()
+            let upstreamError = UpstreamError.transport(error)
+            recordError(url: request.url.absoluteString, error: upstreamError)
+            logger.info("origin request failed", metadata: ["url": "\(request.url)", "error": "\(upstreamError)"])
+            return .error(status: upstreamError.status, message: upstreamError.description)
+        }
+        guard response.status == 200 || response.status == 206 else {
+            entry.endProbe()
+            let upstreamError = request.method == .head
+                ? UpstreamError.originStatus(response.status, headers: response.headers, body: nil)
+                : await UpstreamClient.errorResponse(response)
+            recordError(url: request.url.absoluteString, error: upstreamError)
+            return passthroughError(upstreamError, head: request.method == .head)
+        }
+        let layout = ResponseLayout(status: response.status, headers: response.headers)
+        guard request.method == .get, let meta = layout.meta, configuration.isCacheable(contentType: meta.contentType),
+              meta.length <= configuration.maxBytes
+        else {
+            entry.endProbe()
+            if request.method == .get {
+                logger.debug("streaming through uncached", metadata: ["url": "\(request.url)"])
+            }
+            return passthrough(response, head: request.method == .head)
+        }
+        do {
+            let same = entry.meta.map { $0.isSameVersion(as: meta) } ?? false
+            try await index.replaceResource(key: entry.key, url: request.url.absoluteString, meta: meta, keepSpans: same)
+            let adoption = try entry.adopt(meta: meta, url: request.url.absoluteString)
+            let (file, generation): (DataFile, Int)
+            switch adoption {
+            case .gone:
+                return passthrough(response, head: false)
+            case .same(let f, let g):
+                (file, generation) = (f, g)
+            case .replaced(let f, let g, let dropped):
+                (file, generation) = (f, g)
+                addDurableBytes(-dropped)
+            }
+            guard let id = entry.registerFetch(start: layout.bodyStart, generation: generation) else {
+                return passthrough(response, head: false)
+            }
+            startFetchTask(entry: entry, id: id, generation: generation, file: file, meta: meta, response: response, layout: layout, logger: logger)
+            return respondFromCache(request, entry: entry, meta: meta, generation: generation, attached: [id], logger: logger)
+        } catch {
+            entry.endProbe()
+            logger.error("cache could not store a resource; streaming through", metadata: ["error": "\(error)"])
+            return passthrough(response, head: false)
+        }
+    }
+
+    // MARK: - Responses
+
+    private func respondFromCache(
+        _ request: MediaRequest, entry: ResourceEntry, meta: ResourceMeta, generation: Int, attached: Set<Int>, logger: Logger
+    ) -> MediaResponse {
+        var headers = HTTPHeaders()
+        headers.add(name: "Accept-Ranges", value: "bytes")
+        if let etag = meta.etag { headers.add(name: "ETag", value: etag) }
+        if let lastModified = meta.lastModified { headers.add(name: "Last-Modified", value: lastModified) }
+        let contentType = meta.contentType ?? "application/octet-stream"
+
+        var rangeRequest = request.range.flatMap(ByteRangeRequest.init(headerValue:))
+        // If-Range that does not match the current version means "send it all" (RFC 9110 §13.1.5).
+        if let ifRange = request.ifRange, ifRange != meta.etag && ifRange != meta.lastModified { rangeRequest = nil }
+        let ranges = rangeRequest?.resolve(length: meta.length)
+        let isHead = request.method == .head
+
+        if let ranges, ranges.isEmpty {
+            entry.detach(attached)
+            headers.add(name: "Content-Range", value: "bytes */\(meta.length)")
+            headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+            let message = "range not satisfiable: the resource has \(meta.length) bytes\n"
+            headers.add(name: "Content-Length", value: String(message.utf8.count))
+            return MediaResponse(status: 416, headers: headers, body: isHead ? nil : MediaBody { try await $0.write(ByteBuffer(string: message)) })
+        }
+
+        let status: Int
+        let parts: [(range: Range<Int64>, prefix: String?)]
+        var trailer: String?
+        if let ranges, ranges.count > 1 {
+            // multipart/byteranges (RFC 9110 §14.6), with a boundary that cannot occur by accident.
+            let boundary = "tuner-" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+            parts = ranges.enumerated().map { index, range in
+                let prefix = (index == 0 ? "" : "\r\n") + "--\(boundary)\r\nContent-Type: \(contentType)\r\nContent-Range: bytes \(range.lowerBound)-\(range.upperBound - 1)/\(meta.length)\r\n\r\n"
+                return (range, prefix)
+            }
+            trailer = "\r\n--\(boundary)--\r\n"
+            status = 206
+            headers.add(name: "Content-Type", value: "multipart/byteranges; boundary=\(boundary)")
+        } else if let range = ranges?.first {
+            parts = [(range, nil)]
+            status = 206
+            headers.add(name: "Content-Type", value: contentType)
+            headers.add(name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(meta.length)")
+        } else {
+            parts = [(0..<meta.length, nil)]
+            status = 200
+            headers.add(name: "Content-Type", value: contentType)
+        }
+        let closing = trailer
+        let length = parts.reduce(Int64(0)) { $0 + ($1.range.upperBound - $1.range.lowerBound) + Int64($1.prefix?.utf8.count ?? 0) }
+            + Int64(trailer?.utf8.count ?? 0)
+        headers.add(name: "Content-Length", value: String(length))
+
+        if isHead || length == 0 {
+            entry.detach(attached)
+            return MediaResponse(status: status, headers: headers, body: isHead ? nil : MediaBody { _ in })
+        }
+        entry.beginUse()
+        let body = MediaBody { [self] sink in
+            var attached = attached
+            defer {
+                entry.detach(attached)
+                entry.endUse()
+            }
+            for part in parts {
+                if let prefix = part.prefix { try await sink.write(ByteBuffer(string: prefix)) }
+                try await readRange(part.range, entry: entry, generation: generation, attached: &attached, into: &sink, logger: logger)
+            }
+            if let closing { try await sink.write(ByteBuffer(string: closing)) }
+        }
+        return MediaResponse(status: status, headers: headers, body: body)
+    }
+
+    /// Streams `range` of a resource into `sink`: disk reads where bytes are held, waits on the
+    /// fetch that brings them otherwise, starting a fetch only where none is under way.
+    func readRange(
+        _ range: Range<Int64>, entry: ResourceEntry, generation: Int, attached: inout Set<Int>,
+        into sink: inout any MediaBodySink, logger: Logger
+    ) async throws {
+        var position = range.lowerBound
+        var waited = false
+        var attempts = 0
+        var failuresSeen = entry.failureState.count
+        while position < range.upperBound {
+            try Task.checkCancellation()
+            switch entry.nextStep(at: position, generation: generation, attached: &attached, seekThreshold: configuration.seekThreshold) {
+            case .read(let file, let count):
+                let size = Int(min(count, Int64(configuration.readChunkSize), range.upperBound - position))
+                let buffer = try file.read(at: position, count: size, allocator: allocator)
+                let wasMiss = waited
+                counters.withLockedValue { wasMiss ? ($0.missBytes += Int64(size)) : ($0.hitBytes += Int64(size)) }
+                try await sink.write(buffer)
+                position += Int64(size)
+                attempts = 0
+            case .wait(let changes):
+                let failures = entry.failureState
+                if failures.count != failuresSeen {
+                    // A fetch failed since this reader last looked; the planner will start
+                    // another one unless the failure is permanent or retries are used up.
+                    failuresSeen = failures.count
+                    attempts += 1
+                    if let error = failures.last as? UpstreamError, !error.isTransient { throw error }
+                    if attempts > configuration.fetchRetries { throw failures.last ?? UpstreamError.badResponse("fetch failed") }
+                }
+                waited = true
+                await entry.waitForChange(after: changes)
+            case .fetch(let id, let fetchRange, let meta, let fetchGeneration):
+                let failures = entry.failureState
+                if failures.count != failuresSeen {
+                    failuresSeen = failures.count
+                    attempts += 1
+                    if let error = failures.last as? UpstreamError, !error.isTransient {
+                        entry.detach([id])
+                        attached.remove(id)
+                        entry.didFinish(fetch: id, error: nil)
+                        throw error
+                    }
+                    if attempts > configuration.fetchRetries {
+                        entry.detach([id])
+                        attached.remove(id)
+                        entry.didFinish(fetch: id, error: nil)
+                        throw failures.last ?? UpstreamError.badResponse("fetch failed")
+                    }
+                    // Back off a little before asking a failing origin again.
+                    try await Task.sleep(for: .milliseconds(100 * attempts))
+                }
+                waited = true
+                startGapFetch(entry: entry, id: id, range: fetchRange, meta: meta, generation: fetchGeneration, logger: logger)
+            case .changed:
+                throw MediaCacheError.resourceChanged
+            }
+        }
+    }
+
+    /// A 502/504/origin error as an answer, passing the origin's status and body through.
+    private func passthroughError(_ error: UpstreamError, head: Bool) -> MediaResponse {
+        var headers = HTTPHeaders()
+        let body = error.body ?? ByteBuffer(string: error.description + "\n")
+        headers.add(name: "Content-Type", value: error.headers.first(name: "Content-Type") ?? "text/plain; charset=utf-8")
+        if let retryAfter = error.headers.first(name: "Retry-After") { headers.add(name: "Retry-After", value: retryAfter) }
+        headers.add(name: "Content-Length", value: String(body.readableBytes))
+        return MediaResponse(status: error.status, headers: headers, body: head ? nil : MediaBody { try await $0.write(body) })
+    }
+
+    /// Streams an origin response to the client without caching it.
+    private func passthrough(_ response: UpstreamResponse, head: Bool) -> MediaResponse {
+        var headers = HTTPHeaders()
+        for name in ["Content-Type", "Content-Length", "Content-Range", "Accept-Ranges", "ETag", "Last-Modified", "Content-Encoding", "Cache-Control"] {
+            if let value = response.headers.first(name: name) { headers.add(name: name, value: value) }
+        }
+        if head { return MediaResponse(status: response.status, headers: headers, body: nil) }
+        let body = MediaBody { [self] sink in
+            for try await chunk in response.body {
+                counters.withLockedValue {
+                    $0.missBytes += Int64(chunk.readableBytes)
+                    $0.originBytes += Int64(chunk.readableBytes)
+                }
+                try await sink.write(chunk)
+            }
+        }
+        return MediaResponse(status: response.status, headers: headers, body: body)
+    }
+}

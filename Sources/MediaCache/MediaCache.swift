@@ -1,0 +1,275 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// A range-sliced disk cache of media resources that serves while it fetches.
+///
+/// Each resource is one sparse data file plus its spans in a SQLite index. A request is planned
+/// as parts on disk and missing parts; every missing part is fetched from the origin once, however
+/// many readers want it, and the bytes stream to all of them as they are written.
+public final class MediaCache: Sendable {
+    public let configuration: MediaCacheConfiguration
+    let logger: Logger
+    let index: CacheIndex
+    let upstream: UpstreamClient
+    private let ownsHTTPClient: Bool
+    private let entries: NIOLockedValueBox<[String: ResourceEntry]>
+    let counters: NIOLockedValueBox<Counters>
+    private let evicting = NIOLockedValueBox(false)
+    private let recentErrors: NIOLockedValueBox<[String: UpstreamErrorRecord]>
+    let allocator = ByteBufferAllocator()
+
+    struct Counters {
+        var hitBytes: Int64 = 0
+        var missBytes: Int64 = 0
+        var originBytes: Int64 = 0
+        var durableBytes: Int64 = 0
+    }
+
+    /// Opens (or creates) the cache in `configuration.directory`.
+    /// - Parameter httpClient: the client for origin requests; by default the cache makes its own
+    ///   (redirects are always followed by the cache itself, to refuse non-http(s) hops).
+    public init(configuration: MediaCacheConfiguration, httpClient: HTTPClient? = nil, logger: Logger = Logger(label: "tuner.cache")) throws {
+        self.configuration = configuration
+        self.logger = logger
+        try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
+        index = try CacheIndex(path: configuration.directory + "/index.sqlite")
+        let client: HTTPClient
+        if let httpClient {
+            client = httpClient
+            ownsHTTPClient = false
+        } else {
+            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.httpClientConfiguration())
+            ownsHTTPClient = true
+        }
+        upstream = UpstreamClient(httpClient: client, headTimeout: .seconds(configuration.headTimeoutSeconds), logger: logger)
+
+        var loaded: [String: ResourceEntry] = [:]
+        var durable: Int64 = 0
+        for stored in try index.loadAll() {
+            loaded[stored.key] = ResourceEntry(stored: stored, path: Self.dataPath(directory: configuration.directory, key: stored.key))
+            durable += stored.spans.count
+        }
+        entries = NIOLockedValueBox(loaded)
+        let savedCounters = try index.loadCounters()
+        counters = NIOLockedValueBox(Counters(
+            hitBytes: savedCounters["hitBytes"] ?? 0, missBytes: savedCounters["missBytes"] ?? 0,
+            originBytes: savedCounters["originBytes"] ?? 0, durableBytes: durable))
+        var errors: [String: UpstreamErrorRecord] = [:]
+        for record in try index.loadErrors() { errors[record.url] = record }
+        recentErrors = NIOLockedValueBox(errors)
+        logger.info("cache opened", metadata: ["directory": "\(configuration.directory)", "entries": "\(loaded.count)", "bytes": "\(durable)"])
+    }
+
+    /// The HTTP client settings the cache uses for origins: no automatic redirects, a read
+    /// timeout for stalled bodies, and enough connections per host for many parallel fetches.
+    public static func httpClientConfiguration(readTimeoutSeconds: Int64 = 30) -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(10), read: .seconds(readTimeoutSeconds))
+        )
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        configuration.decompression = .disabled
+        return configuration
+    }
+
+    static func dataPath(directory: String, key: String) -> String {
+        "\(directory)/\(key.prefix(2))/\(key)"
+    }
+
+    /// Saves access times and counters, cancels fetches, and closes the HTTP client if owned.
+    public func shutdown() async throws {
+        flush()
+        for entry in entries.withLockedValue({ Array($0.values) }) where entry.snapshot.activeFetches > 0 {
+            entry.evictNowKeepingFiles()
+        }
+        if ownsHTTPClient { try await upstream.httpClient.shutdown() }
+    }
+
+    /// Runs until cancelled, saving access times and counters every `interval`, then once more.
+    public func run(interval: Duration = .seconds(30)) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            flush()
+        }
+        flush()
+    }
+
+    /// Writes access times and counters to the index.
+    public func flush() {
+        let times = entries.withLockedValue { $0.values.map { ($0.key, $0.snapshot.lastAccess) } }
+        let counters = counters.withLockedValue { $0 }
+        do {
+            try index.saveAccessTimes(times)
+            try index.saveCounters(["hitBytes": counters.hitBytes, "missBytes": counters.missBytes, "originBytes": counters.originBytes])
+        } catch {
+            logger.warning("cache flush failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: - Entries
+
+    /// The entry of `key`, created if new. An entry loaded from the index whose data file is
+    /// gone is replaced by a blank one, so the index never serves bytes that are not on disk.
+    func entry(key: String, url: String) -> ResourceEntry {
+        let path = Self.dataPath(directory: configuration.directory, key: key)
+        return entries.withLockedValue { entries in
+            if let existing = entries[key], !existing.isEvicted {
+                if existing.meta == nil || existing.openFileIfNeeded() { return existing }
+            }
+            try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let entry = ResourceEntry(key: key, path: path, url: url)
+            entries[key] = entry
+            return entry
+        }
+    }
+
+    func existingEntry(for url: URL) -> ResourceEntry? {
+        let key = configuration.keyRules.key(for: url)
+        return entries.withLockedValue { $0[key] }
+    }
+
+    func addDurableBytes(_ delta: Int64) {
+        counters.withLockedValue { $0.durableBytes += delta }
+    }
+
+    func recordError(url: String, error: UpstreamError) {
+        let record = UpstreamErrorRecord(url: url, status: error.status, message: error.description, at: Date())
+        recentErrors.withLockedValue { errors in
+            errors[url] = record
+            if errors.count > 100, let oldest = errors.values.min(by: { $0.at < $1.at }) { errors[oldest.url] = nil }
+        }
+        try? index.recordError(record)
+    }
+
+    // MARK: - Statistics
+
+    public func statistics() -> CacheStatistics {
+        let snapshots = entries.withLockedValue { $0.values.map(\.snapshot) }
+        let counters = counters.withLockedValue { $0 }
+        let errors = recentErrors.withLockedValue { Array($0.values) }.sorted { $0.at > $1.at }
+        return CacheStatistics(
+            entries: snapshots.filter { $0.meta != nil }.count,
+            bytes: snapshots.reduce(0) { $0 + $1.durableBytes },
+            capacity: configuration.maxBytes,
+            hitBytes: counters.hitBytes, missBytes: counters.missBytes, originBytes: counters.originBytes,
+            activeFetches: snapshots.reduce(0) { $0 + $1.activeFetches },
+            lastErrors: errors
+        )
+    }
+
+    /// What the cache holds of one URL (nil when nothing).
+    public func status(of url: URL) -> (meta: ResourceMeta?, cachedBytes: Int64)? {
+        guard let entry = existingEntry(for: url), !entry.isEvicted else { return nil }
+        let snapshot = entry.snapshot
+        return (snapshot.meta, snapshot.durableBytes)
+    }
+
+    // MARK: - Eviction
+
+    /// Evicts least recently used resources until the cache is within its byte budget and the
+    /// disk keeps its free reserve. Resources in use or pinned are never evicted.
+    @discardableResult
+    public func evictIfNeeded() -> Int {
+        guard evicting.withLockedValue({ busy in
+            if busy { return false }
+            busy = true
+            return true
+        }) else { return 0 }
+        defer { evicting.withLockedValue { $0 = false } }
+
+        let total = counters.withLockedValue { $0.durableBytes }
+        var excess = total - configuration.maxBytes
+        if let free = freeDiskBytes(at: configuration.directory), free < configuration.minimumFreeDiskBytes {
+            excess = max(excess, configuration.minimumFreeDiskBytes - free)
+        }
+        guard excess > 0 else { return 0 }
+        let candidates = entries.withLockedValue { $0.values.map(\.snapshot) }
+        let plan = EvictionPlanner.plan(
+            candidates: candidates.map { .init(key: $0.key, bytes: $0.durableBytes, lastAccess: $0.lastAccess, inUse: $0.inUse, pinned: $0.pinned) },
+            bytesToFree: excess)
+        var evicted: [String] = []
+        var freed: Int64 = 0
+        for key in plan {
+            guard let entry = entries.withLockedValue({ $0[key] }) else { continue }
+            let bytes = entry.snapshot.durableBytes
+            guard entry.evictIfIdle() else { continue }
+            entries.withLockedValue { if $0[key] === entry { $0[key] = nil } }
+            unlink(entry.path)
+            evicted.append(key)
+            freed += bytes
+        }
+        do {
+            try index.deleteResources(evicted)
+        } catch {
+            logger.error("evicted files but could not update the index", metadata: ["error": "\(error)"])
+        }
+        addDurableBytes(-freed)
+        if !evicted.isEmpty {
+            logger.info("evicted", metadata: ["resources": "\(evicted.count)", "bytes": "\(freed)"])
+        }
+        return evicted.count
+    }
+
+    /// Removes everything: running fetches are cancelled, files and index rows deleted.
+    public func clear() throws {
+        let all = entries.withLockedValue { entries in
+            let all = Array(entries.values)
+            entries = [:]
+            return all
+        }
+        for entry in all {
+            entry.evictNow()
+            unlink(entry.path)
+        }
+        try index.deleteAll()
+        counters.withLockedValue { $0 = Counters() }
+        recentErrors.withLockedValue { $0 = [:] }
+    }
+
+    /// Pins a resource so eviction never removes it (or unpins it).
+    public func setPinned(_ pinned: Bool, url: URL) throws {
+        guard let entry = existingEntry(for: url) else { return }
+        entry.setPinned(pinned)
+        try index.setPinned(key: entry.key, pinned: pinned)
+    }
+
+    // MARK: - Export
+
+    /// Makes a fully cached resource available as a complete file at `path`, sharing the cached
+    /// bytes (a hard link) instead of copying them.
+    public func export(url: URL, to path: String) throws {
+        guard let entry = existingEntry(for: url), !entry.isEvicted, let meta = entry.meta, entry.openFileIfNeeded() else {
+            throw MediaCacheError.notFullyCached(url.absoluteString, held: 0, length: nil)
+        }
+        let snapshot = entry.snapshot
+        guard snapshot.durable.contains(0..<meta.length) else {
+            throw MediaCacheError.notFullyCached(url.absoluteString, held: snapshot.durableBytes, length: meta.length)
+        }
+        if FileManager.default.fileExists(atPath: path) {
+            throw MediaCacheError.exportFailed("\(path) already exists; choose another path or remove it")
+        }
+        let result = hardLink(from: entry.path, to: path)
+        if result == EXDEV {
+            throw MediaCacheError.exportFailed("\(path) is on another file system than the cache; export to a path on the same disk as \(configuration.directory)")
+        }
+        guard result == 0 else {
+            throw MediaCacheError.exportFailed("link to \(path): \(String(cString: strerror(result)))")
+        }
+    }
+}
+
+extension ResourceEntry {
+    /// Cancels fetches at shutdown without deleting anything.
+    func evictNowKeepingFiles() { detachAllFetches() }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

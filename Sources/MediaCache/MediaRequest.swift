@@ -1,0 +1,76 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// A player's request for a resource, as the cache needs it.
+public struct MediaRequest: Sendable {
+    public enum Method: Sendable { case get, head }
+
+    /// The origin URL (http or https).
+    public var url: URL
+    /// Headers sent upstream with every fetch of this resource (User-Agent, Referer, …).
+    public var upstreamHeaders: [(String, String)]
+    public var method: Method
+    /// The client's `Range` header, if any.
+    public var range: String?
+    /// The client's `If-Range` header, if any.
+    public var ifRange: String?
+    /// Goes into log metadata so one request's lines can be found together.
+    public var requestID: String
+
+    public init(
+        url: URL, upstreamHeaders: [(String, String)] = [], method: Method = .get, range: String? = nil,
+        ifRange: String? = nil, requestID: String = UUID().uuidString
+    ) {
+        self.url = url
+        self.upstreamHeaders = upstreamHeaders
+        self.method = method
+        self.range = range
+        self.ifRange = ifRange
+        self.requestID = requestID
+    }
+}
+
+/// Where a response body goes: the server's writer, a file, or a counter.
+public protocol MediaBodySink {
+    mutating func write(_ buffer: ByteBuffer) async throws
+}
+
+/// A response body that is produced while it is written, so bytes reach the client as they
+/// arrive from the origin.
+public struct MediaBody: Sendable {
+    let produce: @Sendable (inout any MediaBodySink) async throws -> Void
+
+    init(_ produce: @escaping @Sendable (inout any MediaBodySink) async throws -> Void) {
+        self.produce = produce
+    }
+
+    /// Writes the whole body into `sink`. Throws when the origin fails midway; the caller must
+    /// then end the response abruptly (the length promised in the head cannot be met).
+    public func write(into sink: inout any MediaBodySink) async throws {
+        try await produce(&sink)
+    }
+}
+
+/// What the cache answers: a status, headers and (except for HEAD and bodiless answers) a body.
+public struct MediaResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: MediaBody?
+
+    public init(status: Int, headers: HTTPHeaders, body: MediaBody?) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    static func error(status: Int, message: String) -> MediaResponse {
+        let text = message + "\n"
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        headers.add(name: "Content-Length", value: String(text.utf8.count))
+        return MediaResponse(status: status, headers: headers, body: MediaBody { sink in
+            try await sink.write(ByteBuffer(string: text))
+        })
+    }
+}

@@ -1,0 +1,424 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// The live state of one cached resource, shared by every request, fetch and preload of it.
+///
+/// All decisions about a resource (read from disk, wait for a fetch in flight, or start a new
+/// fetch) are made under one lock, so two readers of a missing range can never both fetch it.
+/// Waiting happens outside the lock on continuations resumed whenever bytes arrive.
+final class ResourceEntry: Sendable {
+    let key: String
+    let path: String
+    private let state: NIOLockedValueBox<State>
+
+    /// A fetch in flight, as the planner sees it.
+    struct FetchRecord {
+        var id: Int
+        var generation: Int
+        /// Where its bytes start and the offset it will write next.
+        var start: Int64
+        var position: Int64
+        /// It stops before this offset (set lower when a reader seeks past it).
+        var end: Int64
+        var attached: Int
+        var task: Task<Void, Never>?
+    }
+
+    struct State {
+        var url: String
+        /// Headers of the most recent request, used by fetches that fill gaps.
+        var upstreamHeaders: [(String, String)] = []
+        var meta: ResourceMeta?
+        var generation = 0
+        var file: DataFile?
+        /// Bytes written to the data file in this generation (a superset of `durable`).
+        var available = SpanSet()
+        /// Bytes synced and recorded in the index.
+        var durable = SpanSet()
+        var fetches: [Int: FetchRecord] = [:]
+        var nextID = 0
+        /// Bumped on every change a waiter may care about, so no wake-up is lost between
+        /// planning and waiting.
+        var changes: UInt64 = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var users = 0
+        var lastAccess = Date()
+        var pinned = false
+        var probing = false
+        var evicted = false
+        /// The last failure of a fetch, per generation, for readers to report.
+        var lastFailure: (any Error)?
+        var failures: UInt64 = 0
+    }
+
+    /// What a reader should do next at its position.
+    enum ReadStep {
+        /// `count` bytes are on disk from the position.
+        case read(DataFile, count: Int64)
+        /// A fetch in flight will bring the bytes: wait for the next change after `changes`.
+        case wait(changes: UInt64)
+        /// The caller must start a fetch of `range` (it is registered and attached already).
+        case fetch(id: Int, range: Range<Int64>, meta: ResourceMeta, generation: Int)
+        /// The resource changed or was evicted since the reader started.
+        case changed
+    }
+
+    init(key: String, path: String, url: String) {
+        self.key = key
+        self.path = path
+        self.state = NIOLockedValueBox(State(url: url))
+    }
+
+    init(stored: StoredResource, path: String) {
+        self.key = stored.key
+        self.path = path
+        var state = State(url: stored.url)
+        state.meta = stored.meta
+        state.available = stored.spans
+        state.durable = stored.spans
+        state.lastAccess = stored.lastAccess
+        state.pinned = stored.pinned
+        self.state = NIOLockedValueBox(state)
+    }
+
+    // MARK: - Snapshots
+
+    var meta: ResourceMeta? { state.withLockedValue { $0.meta } }
+    var generation: Int { state.withLockedValue { $0.generation } }
+    var url: String { state.withLockedValue { $0.url } }
+
+    struct Snapshot {
+        var key: String
+        var url: String
+        /// Headers of the most recent request, used by fetches that fill gaps.
+        var upstreamHeaders: [(String, String)] = []
+        var meta: ResourceMeta?
+        var durableBytes: Int64
+        var durable: SpanSet
+        var lastAccess: Date
+        var inUse: Bool
+        var pinned: Bool
+        var activeFetches: Int
+    }
+
+    var snapshot: Snapshot {
+        state.withLockedValue { state in
+            Snapshot(
+                key: key, url: state.url, meta: state.meta, durableBytes: state.durable.count, durable: state.durable,
+                lastAccess: state.lastAccess, inUse: state.users > 0 || !state.fetches.isEmpty, pinned: state.pinned,
+                activeFetches: state.fetches.count
+            )
+        }
+    }
+
+    // MARK: - Users and probing
+
+    /// Marks the resource in use (it is not evicted while used) and touches its access time.
+    func beginUse() {
+        state.withLockedValue {
+            $0.users += 1
+            $0.lastAccess = Date()
+        }
+    }
+
+    func endUse() {
+        state.withLockedValue {
+            $0.users -= 1
+            $0.lastAccess = Date()
+        }
+    }
+
+    func setPinned(_ pinned: Bool) { state.withLockedValue { $0.pinned = pinned } }
+
+    enum ProbeStep {
+        case known(ResourceMeta, generation: Int)
+        case probe
+        case wait(changes: UInt64)
+    }
+
+    /// Whether the resource's length and validators are known; if not, exactly one caller is told
+    /// to ask the origin, and the rest wait for its answer.
+    func metaOrProbe() -> ProbeStep {
+        state.withLockedValue { state in
+            if let meta = state.meta { return .known(meta, generation: state.generation) }
+            if state.probing { return .wait(changes: state.changes) }
+            state.probing = true
+            return .probe
+        }
+    }
+
+    /// Ends a probe that did not produce a cacheable response.
+    func endProbe() {
+        let waiters = state.withLockedValue { state in
+            state.probing = false
+            return state.takeWaiters()
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    // MARK: - Adopting origin responses
+
+    enum Adoption {
+        /// The bytes are the current version: write them from `bodyStart`.
+        case same(file: DataFile, generation: Int)
+        /// The resource changed (or is new): the old bytes are dropped and a new file started.
+        case replaced(file: DataFile, generation: Int, droppedBytes: Int64)
+        /// The entry was evicted meanwhile; the response must not be written.
+        case gone
+    }
+
+    /// Takes the metadata of an origin response, deciding whether its bytes belong to the
+    /// version already cached. A different version starts a new generation: readers of the old
+    /// one fail rather than mix bytes of two versions.
+    func adopt(meta: ResourceMeta, url: String) throws -> Adoption {
+        let (adoption, waiters): (Adoption, [CheckedContinuation<Void, Never>]) = try state.withLockedValue { state in
+            if state.evicted { return (.gone, []) }
+            state.url = url
+            if let current = state.meta, current.isSameVersion(as: meta), let file = state.file ?? (try? DataFile(path: path, create: false)) {
+                state.file = file
+                state.probing = false
+                return (.same(file: file, generation: state.generation), state.takeWaiters())
+            }
+            // New or changed: a fresh inode, so exported links and old readers keep old bytes.
+            unlink(path)
+            let file = try DataFile(path: path, create: true)
+            let dropped = state.durable.count
+            state.meta = meta
+            state.generation += 1
+            state.file = file
+            state.available = SpanSet()
+            state.durable = SpanSet()
+            for id in state.fetches.keys { state.fetches[id]?.task?.cancel() }
+            state.fetches = [:]
+            state.probing = false
+            return (.replaced(file: file, generation: state.generation, droppedBytes: dropped), state.takeWaiters())
+        }
+        waiters.forEach { $0.resume() }
+        return adoption
+    }
+
+    // MARK: - Planning reads
+
+    /// Decides the next step of a reader at `position` that needs bytes up to `end`.
+    /// `attached` holds the fetches this reader keeps alive; it is updated here.
+    func nextStep(at position: Int64, generation: Int, attached: inout Set<Int>, seekThreshold: Int64) -> ReadStep {
+        state.withLockedValue { state in
+            guard !state.evicted, state.generation == generation, let meta = state.meta else { return .changed }
+            let held = state.available.contiguousCount(from: position)
+            if held > 0, let file = state.file {
+                return .read(file, count: held)
+            }
+            // A fetch that will reach this position soon: wait for it.
+            for (id, fetch) in state.fetches where fetch.generation == generation
+                && fetch.start <= position && position < fetch.end && position - fetch.position <= seekThreshold {
+                if !attached.contains(id) {
+                    attached.insert(id)
+                    state.fetches[id]?.attached += 1
+                }
+                return .wait(changes: state.changes)
+            }
+            // Otherwise fetch from here to the next bytes held or already on their way, or the end.
+            var end = meta.length
+            if let nextHeld = state.available.nextHeldOffset(from: position) { end = min(end, nextHeld) }
+            for (id, fetch) in state.fetches where fetch.generation == generation && fetch.end > position {
+                if fetch.start > position {
+                    end = min(end, fetch.start)
+                } else {
+                    // A fetch too far behind this position: it stops here, this one takes over.
+                    state.fetches[id]?.end = position
+                }
+            }
+            guard end > position, state.file != nil else { return .changed }
+            let id = state.nextID
+            state.nextID += 1
+            state.fetches[id] = FetchRecord(id: id, generation: generation, start: position, position: position, end: end, attached: 1, task: nil)
+            attached.insert(id)
+            return .fetch(id: id, range: position..<end, meta: meta, generation: generation)
+        }
+    }
+
+    /// Registers a fetch for a response that is already open (the probe's), starting at
+    /// `start`, attached to its requester.
+    func registerFetch(start: Int64, generation: Int) -> Int? {
+        state.withLockedValue { state in
+            guard state.generation == generation, let meta = state.meta else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.fetches[id] = FetchRecord(id: id, generation: generation, start: start, position: start, end: meta.length, attached: 1, task: nil)
+            return id
+        }
+    }
+
+    func setTask(_ task: Task<Void, Never>, for id: Int) {
+        let cancel = state.withLockedValue { state -> Bool in
+            guard state.fetches[id] != nil else { return true }
+            state.fetches[id]?.task = task
+            return state.fetches[id]!.attached == 0
+        }
+        if cancel { task.cancel() }
+    }
+
+    /// Suspends until something changes after `changes` (or the task is cancelled).
+    func waitForChange(after changes: UInt64) async {
+        let id = state.withLockedValue { state -> Int in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLockedValue { state -> Bool in
+                    if state.changes != changes || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let continuation = state.withLockedValue { $0.waiters.removeValue(forKey: id) }
+            continuation?.resume()
+        }
+    }
+
+    /// Releases a reader's fetches; a fetch nobody waits for any more is cancelled, so a player
+    /// that closed its connection stops costing origin bandwidth.
+    func detach(_ ids: Set<Int>) {
+        let tasks = state.withLockedValue { state -> [Task<Void, Never>] in
+            var cancelled: [Task<Void, Never>] = []
+            for id in ids {
+                guard var fetch = state.fetches[id] else { continue }
+                fetch.attached -= 1
+                state.fetches[id] = fetch
+                if fetch.attached <= 0, let task = fetch.task { cancelled.append(task) }
+            }
+            return cancelled
+        }
+        tasks.forEach { $0.cancel() }
+    }
+
+    // MARK: - Fetch progress
+
+    /// Whether the fetch should keep writing at `position`.
+    func shouldContinue(fetch id: Int, at position: Int64) -> Bool {
+        state.withLockedValue { state in
+            guard let fetch = state.fetches[id], !state.evicted, fetch.generation == state.generation else { return false }
+            return position < fetch.end
+        }
+    }
+
+    /// Records bytes written by a fetch and wakes the readers waiting for them.
+    func didWrite(fetch id: Int, range: Range<Int64>, generation: Int) {
+        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+            guard state.generation == generation else { return [] }
+            state.available.insert(range)
+            state.fetches[id]?.position = range.upperBound
+            return state.takeWaiters()
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    /// Records bytes that are now synced; returns the durable spans to store, or nil when the
+    /// generation moved on and they no longer matter.
+    func didSync(range: Range<Int64>, generation: Int) -> SpanSet? {
+        state.withLockedValue { state in
+            guard state.generation == generation, !state.evicted, !range.isEmpty else { return nil }
+            state.durable.insert(range)
+            return state.durable
+        }
+    }
+
+    /// Ends a fetch, waking readers so they can continue, retry or fail.
+    func didFinish(fetch id: Int, error: (any Error)?) {
+        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+            state.fetches.removeValue(forKey: id)
+            if let error {
+                state.lastFailure = error
+                state.failures += 1
+            }
+            return state.takeWaiters()
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    /// The number of fetch failures so far and the last one, so a reader can tell whether the
+    /// fetch it waited for failed.
+    var failureState: (count: UInt64, last: (any Error)?) {
+        state.withLockedValue { ($0.failures, $0.lastFailure) }
+    }
+
+    // MARK: - Eviction and export
+
+    /// Marks the entry evicted unless it is in use or pinned; returns whether it was.
+    func evictIfIdle() -> Bool {
+        let (evicted, waiters) = state.withLockedValue { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+            guard state.users == 0, state.fetches.isEmpty, !state.pinned, !state.probing else { return (false, []) }
+            state.evicted = true
+            state.file = nil
+            return (true, state.takeWaiters())
+        }
+        waiters.forEach { $0.resume() }
+        return evicted
+    }
+
+    /// Evicts regardless of use (for `clear`): running fetches are cancelled and readers fail.
+    func evictNow() {
+        let (tasks, waiters) = state.withLockedValue { state -> ([Task<Void, Never>], [CheckedContinuation<Void, Never>]) in
+            state.evicted = true
+            state.file = nil
+            let tasks = state.fetches.values.compactMap(\.task)
+            state.fetches = [:]
+            return (tasks, state.takeWaiters())
+        }
+        tasks.forEach { $0.cancel() }
+        waiters.forEach { $0.resume() }
+    }
+
+    /// Opens the data file of an entry loaded from the index, if it is not open yet. Returns
+    /// false when the file is gone (the entry must then be dropped).
+    func openFileIfNeeded() -> Bool {
+        state.withLockedValue { state in
+            if state.file != nil { return true }
+            guard state.meta != nil, let file = try? DataFile(path: path, create: false) else { return false }
+            // Spans beyond the file's end cannot be true (the file was cut short): forget them.
+            let size = file.size
+            state.available.truncate(at: size)
+            state.durable.truncate(at: size)
+            state.file = file
+            return true
+        }
+    }
+
+    var isEvicted: Bool { state.withLockedValue { $0.evicted } }
+}
+
+extension ResourceEntry.State {
+    mutating func takeWaiters() -> [CheckedContinuation<Void, Never>] {
+        changes &+= 1
+        let taken = Array(waiters.values)
+        waiters = [:]
+        return taken
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension ResourceEntry {
+    func setUpstreamHeaders(_ headers: [(String, String)]) { state.withLockedValue { $0.upstreamHeaders = headers } }
+    var upstreamHeaders: [(String, String)] { state.withLockedValue { $0.upstreamHeaders } }
+
+    /// The data file of `generation`, if that is still the current one.
+    func currentFile(generation: Int) -> DataFile? {
+        state.withLockedValue { $0.generation == generation && !$0.evicted ? $0.file : nil }
+    }
+
+    /// Cancels every fetch in flight (at shutdown); their written bytes stay valid.
+    func detachAllFetches() {
+        let tasks = state.withLockedValue { $0.fetches.values.compactMap(\.task) }
+        tasks.forEach { $0.cancel() }
+    }
+}

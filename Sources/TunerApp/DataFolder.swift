@@ -1,0 +1,65 @@
+import Crypto
+import Foundation
+
+/// The data folder's layout, and the secrets kept in it.
+public struct DataFolder: Sendable {
+    public let path: String
+
+    /// Creates the folder if needed.
+    public init(path: String) throws {
+        self.path = (path as NSString).standardizingPath
+        try FileManager.default.createDirectory(atPath: self.path, withIntermediateDirectories: true)
+    }
+
+    public var cacheDirectory: String { path + "/cache" }
+    public var secretPath: String { path + "/secret" }
+    public var tokenPath: String { path + "/token" }
+    /// Where a running server writes its base URL, so the CLI can find it.
+    public var serverAddressPath: String { path + "/server.url" }
+
+    /// The HMAC key for proxy URLs: created once (32 random bytes, mode 0600) so URLs stay valid
+    /// across restarts.
+    public func loadOrCreateSecret() throws -> SymmetricKey {
+        SymmetricKey(data: try loadOrCreate(path: secretPath, bytes: 32))
+    }
+
+    /// The access token required from API clients when the server listens beyond loopback.
+    public func loadOrCreateToken() throws -> String {
+        let bytes = try loadOrCreate(path: tokenPath, bytes: 24)
+        return Data(bytes).base64URLEncodedString()
+    }
+
+    private func loadOrCreate(path: String, bytes count: Int) throws -> [UInt8] {
+        if let data = FileManager.default.contents(atPath: path), data.count == count {
+            return [UInt8](data)
+        }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var generator = SystemRandomNumberGenerator()
+        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
+        let temporary = path + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
+            throw ConfigurationError("cannot write \(temporary); check that the data folder is writable")
+        }
+        // A rename is atomic: a crash never leaves a half-written secret behind.
+        _ = try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.moveItem(atPath: temporary, toPath: path)
+        return bytes
+    }
+}
+
+extension Data {
+    /// Base64url without padding (RFC 4648 §5), safe in a URL path.
+    public func base64URLEncodedString() -> String {
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Decodes base64url with or without padding.
+    public init?(base64URLEncoded text: some StringProtocol) {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        let remainder = base64.count % 4
+        if remainder == 1 { return nil }
+        if remainder > 0 { base64 += String(repeating: "=", count: 4 - remainder) }
+        self.init(base64Encoded: base64)
+    }
+}

@@ -1,0 +1,139 @@
+import Crypto
+import Foundation
+import NIOConcurrencyHelpers
+
+/// An origin URL with the headers the proxy must send upstream: what a proxy URL carries.
+public struct StreamLink: Sendable, Equatable, Codable {
+    public var url: URL
+    public var headers: [StreamHeader]
+
+    public init(url: URL, headers: [StreamHeader] = []) {
+        self.url = url
+        self.headers = headers
+    }
+
+    /// The headers as name/value pairs.
+    public var headerPairs: [(String, String)] { headers.map { ($0.name, $0.value) } }
+
+    /// Checks what a proxy URL may carry: an absolute http(s) URL, and headers that are valid
+    /// HTTP and leave the proxy's own headers alone. Header injection (CR/LF) is refused.
+    public func validate() throws(StreamLinkError) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
+            throw .invalid("only absolute http and https URLs can be proxied, got '\(url.absoluteString)'")
+        }
+        guard headers.count <= 32 else { throw .invalid("at most 32 headers can be attached to a stream") }
+        for header in headers {
+            guard !header.name.isEmpty, header.name.utf8.count <= 256, header.name.utf8.allSatisfy(Self.isTokenByte) else {
+                throw .invalid("'\(header.name)' is not a valid HTTP header name")
+            }
+            guard header.value.utf8.count <= 8192, !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw .invalid("the value of header '\(header.name)' contains a line break or NUL, which would inject headers")
+            }
+            if Self.reservedHeaders.contains(header.name.lowercased()) {
+                throw .invalid("header '\(header.name)' is set by the proxy itself and cannot be attached")
+            }
+        }
+    }
+
+    static let reservedHeaders: Set<String> = ["host", "content-length", "transfer-encoding", "connection", "range", "if-range", "upgrade", "te", "trailer", "keep-alive"]
+
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        default: return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+}
+
+/// One header attached to a stream.
+public struct StreamHeader: Sendable, Equatable, Codable {
+    public var name: String
+    public var value: String
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// Why a stream link or proxy URL was refused.
+public enum StreamLinkError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The link itself is not acceptable (HTTP 400).
+    case invalid(String)
+    /// The signature does not match: the URL was not made by this Tuner (HTTP 403).
+    case badSignature
+
+    public var description: String {
+        switch self {
+        case .invalid(let reason): return reason
+        case .badSignature: return "the proxy URL's signature is not valid for this Tuner; ask the API for a new proxy URL"
+        }
+    }
+}
+
+/// Makes and checks proxy URLs: `/stream/<signature>/<payload>/<name>`, where the payload is the
+/// base64url JSON of the link and the signature an HMAC-SHA256 of it with the data folder's secret.
+/// The proxy is therefore never an open relay, and URLs survive restarts.
+public final class StreamLinkSigner: Sendable {
+    /// The raw key bytes: `SymmetricKey` is not `Sendable` in this version of swift-crypto.
+    private let keyBytes: [UInt8]
+    private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
+    /// Recently verified paths, so a player's many range requests skip the HMAC and JSON work.
+    private let verified = NIOLockedValueBox<[String: StreamLink]>([:])
+
+    public init(key: SymmetricKey) {
+        self.keyBytes = key.withUnsafeBytes { Array($0) }
+    }
+
+    struct Payload: Codable {
+        var u: String
+        var h: [[String]]?
+    }
+
+    /// The path (starting with `/stream/`) of a proxy URL for `link`.
+    public func path(for link: StreamLink) throws(StreamLinkError) -> String {
+        try link.validate()
+        let payload = Payload(u: link.url.absoluteString, h: link.headers.isEmpty ? nil : link.headers.map { [$0.name, $0.value] })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let json = try? encoder.encode(payload) else { throw .invalid("the link cannot be encoded") }
+        let encoded = json.base64URLEncodedString()
+        let signature = signature(of: encoded)
+        return "/stream/\(signature)/\(encoded)/\(Self.lastComponent(of: link.url))"
+    }
+
+    /// A complete proxy URL on `baseURL` (like `http://127.0.0.1:8080`).
+    public func proxyURL(for link: StreamLink, baseURL: String) throws(StreamLinkError) -> String {
+        baseURL + (try path(for: link))
+    }
+
+    /// Checks the signature and decodes the link of a proxy URL's two middle components.
+    public func verify(signature: some StringProtocol, payload: some StringProtocol) throws(StreamLinkError) -> StreamLink {
+        let cacheKey = "\(signature)/\(payload)"
+        if let link = verified.withLockedValue({ $0[cacheKey] }) { return link }
+        guard let expected = Data(base64URLEncoded: signature), expected.count == 32,
+              HMAC<SHA256>.isValidAuthenticationCode(expected, authenticating: Data(payload.utf8), using: key)
+        else { throw .badSignature }
+        guard let json = Data(base64URLEncoded: payload), let decoded = try? JSONDecoder().decode(Payload.self, from: json),
+              let url = URL(string: decoded.u)
+        else { throw .invalid("the proxy URL's payload cannot be decoded") }
+        let headers = (decoded.h ?? []).compactMap { $0.count == 2 ? StreamHeader(name: $0[0], value: $0[1]) : nil }
+        let link = StreamLink(url: url, headers: headers)
+        try link.validate()
+        verified.withLockedValue { cache in
+            if cache.count >= 10_000 { cache.removeAll(keepingCapacity: true) }
+            cache[cacheKey] = link
+        }
+        return link
+    }
+
+    private func signature(of payload: String) -> String {
+        Data(HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: key)).base64URLEncodedString()
+    }
+
+    /// The origin's last path component, kept so players can pick a demuxer by extension.
+    static func lastComponent(of url: URL) -> String {
+        let last = url.lastPathComponent
+        guard !last.isEmpty, last != "/" else { return "index" }
+        return last.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/;?#"))) ?? "index"
+    }
+}

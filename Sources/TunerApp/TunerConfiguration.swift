@@ -1,0 +1,79 @@
+import Foundation
+
+/// Everything `tuner serve` and embedders can set. Flags override environment variables, which
+/// override the defaults.
+public struct TunerConfiguration: Sendable {
+    /// Address to listen on. Anything but loopback requires the access token for API requests.
+    public var host: String
+    /// Port to listen on; 0 picks a free one.
+    public var port: Int
+    /// The data folder (database, secret, cache, downloads).
+    public var dataDirectory: String
+    /// Byte budget of the media cache.
+    public var cacheSize: Int64
+    /// Free disk space the cache leaves alone.
+    public var cacheMinimumFreeDisk: Int64
+    /// Query parameters ignored when mapping URLs to cache entries (tokens, expiry stamps).
+    public var cacheIgnoredQueryParameters: [String]
+    /// Seconds to wait for an origin's response head (then 504).
+    public var upstreamTimeoutSeconds: Int64
+    /// Seconds an origin body may stall before the fetch is failed.
+    public var upstreamReadTimeoutSeconds: Int64
+    /// Overrides the access token stored in the data folder.
+    public var accessToken: String?
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".tuner", cacheSize: Int64 = 1 << 30,
+        cacheMinimumFreeDisk: Int64 = 256 << 20, cacheIgnoredQueryParameters: [String] = [],
+        upstreamTimeoutSeconds: Int64 = 20, upstreamReadTimeoutSeconds: Int64 = 30, accessToken: String? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.cacheSize = cacheSize
+        self.cacheMinimumFreeDisk = cacheMinimumFreeDisk
+        self.cacheIgnoredQueryParameters = cacheIgnoredQueryParameters
+        self.upstreamTimeoutSeconds = upstreamTimeoutSeconds
+        self.upstreamReadTimeoutSeconds = upstreamReadTimeoutSeconds
+        self.accessToken = accessToken
+    }
+
+    /// The defaults with the `TUNER_*` environment variables applied.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TunerConfiguration {
+        var configuration = TunerConfiguration()
+        if let host = environment["TUNER_HOST"] { configuration.host = host }
+        if let port = environment["TUNER_PORT"] {
+            guard let value = Int(port), (0...65535).contains(value) else { throw ConfigurationError("TUNER_PORT must be a port number, got '\(port)'") }
+            configuration.port = value
+        }
+        if let data = environment["TUNER_DATA"] { configuration.dataDirectory = data }
+        if let size = environment["TUNER_CACHE_SIZE"] {
+            guard let value = ByteCount.parse(size) else { throw ConfigurationError("TUNER_CACHE_SIZE must be a size like 1GiB, got '\(size)'") }
+            configuration.cacheSize = value
+        }
+        if let size = environment["TUNER_CACHE_MIN_FREE"] {
+            guard let value = ByteCount.parse(size) else { throw ConfigurationError("TUNER_CACHE_MIN_FREE must be a size like 256MiB, got '\(size)'") }
+            configuration.cacheMinimumFreeDisk = value
+        }
+        if let names = environment["TUNER_CACHE_IGNORE_PARAMS"] {
+            configuration.cacheIgnoredQueryParameters = names.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        if let seconds = environment["TUNER_UPSTREAM_TIMEOUT"] {
+            guard let value = Int64(seconds), value > 0 else { throw ConfigurationError("TUNER_UPSTREAM_TIMEOUT must be seconds, got '\(seconds)'") }
+            configuration.upstreamTimeoutSeconds = value
+        }
+        if let token = environment["TUNER_TOKEN"], !token.isEmpty { configuration.accessToken = token }
+        return configuration
+    }
+
+    /// True when the server listens only on the loopback interface.
+    public var isLoopbackOnly: Bool {
+        host == "127.0.0.1" || host == "::1" || host == "localhost" || host.hasPrefix("127.")
+    }
+}
+
+/// A configuration value that cannot be used; the message names the setting and what it takes.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,50 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import MediaCache
+
+/// The composition root: builds every service once from a configuration. The server, the CLI
+/// and embedding apps all start from here.
+public final class TunerEngine: Sendable {
+    public let configuration: TunerConfiguration
+    public let dataFolder: DataFolder
+    public let cache: MediaCache
+    public let signer: StreamLinkSigner
+    public let httpClient: HTTPClient
+    public let logger: Logger
+    public let preloads: PreloadJobs
+
+    public init(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) throws {
+        self.configuration = configuration
+        self.logger = logger
+        dataFolder = try DataFolder(path: configuration.dataDirectory)
+        signer = StreamLinkSigner(key: try dataFolder.loadOrCreateSecret())
+        httpClient = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: MediaCache.httpClientConfiguration(readTimeoutSeconds: configuration.upstreamReadTimeoutSeconds))
+        do {
+            cache = try MediaCache(
+                configuration: MediaCacheConfiguration(
+                    directory: dataFolder.cacheDirectory, maxBytes: configuration.cacheSize,
+                    minimumFreeDiskBytes: configuration.cacheMinimumFreeDisk,
+                    keyRules: CacheKeyRules(ignoredQueryParameters: configuration.cacheIgnoredQueryParameters),
+                    headTimeoutSeconds: configuration.upstreamTimeoutSeconds),
+                httpClient: httpClient, logger: logger)
+        } catch {
+            try? httpClient.syncShutdown()
+            throw error
+        }
+        preloads = PreloadJobs(cache: cache, logger: logger)
+    }
+
+    /// A proxy URL for `url` with `headers` sent upstream, on the server at `baseURL`.
+    public func proxyURL(for url: URL, headers: [StreamHeader] = [], baseURL: String) throws(StreamLinkError) -> String {
+        try signer.proxyURL(for: StreamLink(url: url, headers: headers), baseURL: baseURL)
+    }
+
+    /// Saves state and closes connections.
+    public func shutdown() async throws {
+        try await cache.shutdown()
+        try await httpClient.shutdown()
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Hummingbird
+import MediaCache
+import TunerApp
+
+/// The JSON API under `/api/v1`.
+struct APIController {
+    let engine: TunerEngine
+    /// The base URL proxy URLs use when the request has no Host header.
+    let fallbackBaseURL: @Sendable () -> String
+
+    struct ProxyURLRequest: Decodable {
+        var url: String
+        var headers: [String: String]?
+    }
+
+    struct ProxyURLResponse: ResponseEncodable {
+        var proxyURL: String
+    }
+
+    struct Health: ResponseEncodable {
+        var status: String
+    }
+
+    struct PreloadRequest: Decodable {
+        var url: String
+        var headers: [String: String]?
+        var bytes: Int64?
+    }
+
+    struct URLRequestBody: Decodable {
+        var url: String
+        var headers: [String: String]?
+        var path: String?
+        var pinned: Bool?
+    }
+
+    struct PreloadList: ResponseEncodable {
+        var preloads: [PreloadJobs.Job]
+    }
+
+    struct Message: ResponseEncodable {
+        var message: String
+    }
+
+    func addRoutes(to router: Router<TunerRequestContext>) {
+        let api = router.group("/api/v1")
+        api.get("health") { _, _ in Health(status: "ok") }
+        api.post("proxy-urls", use: makeProxyURL)
+        api.get("cache/stats") { _, _ in engine.cache.statistics() }
+        api.post("cache/clear") { _, _ in
+            try engine.cache.clear()
+            return Message(message: "cache cleared")
+        }
+        api.delete("cache") { _, _ in
+            try engine.cache.clear()
+            return Message(message: "cache cleared")
+        }
+        api.post("cache/preload", use: startPreload)
+        api.get("cache/preloads") { _, _ in PreloadList(preloads: engine.preloads.all) }
+        api.get("cache/preloads/:id") { _, context in
+            let id = try context.parameters.require("id")
+            guard let job = engine.preloads.job(id: id) else { throw HTTPError(.notFound, message: "no preload with id \(id)") }
+            return job
+        }
+        api.delete("cache/preloads/:id") { _, context in
+            let id = try context.parameters.require("id")
+            guard engine.preloads.cancel(id: id) else { throw HTTPError(.notFound, message: "no preload with id \(id)") }
+            return Message(message: "preload \(id) cancelled")
+        }
+        api.post("cache/export", use: export)
+        api.post("cache/pin", use: pin)
+    }
+
+    @Sendable func makeProxyURL(request: Request, context: TunerRequestContext) async throws -> EditedResponse<ProxyURLResponse> {
+        let body = try await decode(ProxyURLRequest.self, request: request, context: context)
+        let link = try streamLink(url: body.url, headers: body.headers)
+        let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
+        do {
+            let url = try engine.signer.proxyURL(for: link, baseURL: base)
+            return EditedResponse(status: .created, response: ProxyURLResponse(proxyURL: url))
+        } catch {
+            throw HTTPError(.badRequest, message: error.description)
+        }
+    }
+
+    @Sendable func startPreload(request: Request, context: TunerRequestContext) async throws -> EditedResponse<PreloadJobs.Job> {
+        let body = try await decode(PreloadRequest.self, request: request, context: context)
+        if let bytes = body.bytes, bytes <= 0 { throw HTTPError(.badRequest, message: "'bytes' must be positive") }
+        let link = try streamLink(url: body.url, headers: body.headers)
+        do {
+            return EditedResponse(status: .accepted, response: try engine.preloads.start(link: link, byteCount: body.bytes))
+        } catch {
+            throw HTTPError(.badRequest, message: error.description)
+        }
+    }
+
+    @Sendable func export(request: Request, context: TunerRequestContext) async throws -> Message {
+        let body = try await decode(URLRequestBody.self, request: request, context: context)
+        guard let path = body.path, path.hasPrefix("/") else { throw HTTPError(.badRequest, message: "'path' must be an absolute file path") }
+        guard let url = URL(string: body.url) else { throw HTTPError(.badRequest, message: "'url' is not a URL") }
+        do {
+            try engine.cache.export(url: url, to: path)
+        } catch {
+            throw HTTPError(.conflict, message: "\(error)")
+        }
+        return Message(message: "exported to \(path)")
+    }
+
+    @Sendable func pin(request: Request, context: TunerRequestContext) async throws -> Message {
+        let body = try await decode(URLRequestBody.self, request: request, context: context)
+        guard let url = URL(string: body.url) else { throw HTTPError(.badRequest, message: "'url' is not a URL") }
+        let pinned = body.pinned ?? true
+        try engine.cache.setPinned(pinned, url: url)
+        return Message(message: pinned ? "pinned" : "unpinned")
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, request: Request, context: TunerRequestContext) async throws -> T {
+        do {
+            return try await request.decode(as: type, context: context)
+        } catch let error as HTTPError {
+            throw error
+        } catch {
+            throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
+        }
+    }
+
+    private func streamLink(url text: String, headers: [String: String]?) throws -> StreamLink {
+        guard let url = URL(string: text) else { throw HTTPError(.badRequest, message: "'\(text)' is not a URL") }
+        let link = StreamLink(
+            url: url, headers: (headers ?? [:]).sorted { $0.key < $1.key }.map { StreamHeader(name: $0.key, value: $0.value) })
+        do {
+            try link.validate()
+        } catch {
+            throw HTTPError(.badRequest, message: error.description)
+        }
+        return link
+    }
+}
+
+extension CacheStatistics: ResponseEncodable {}
+extension PreloadJobs.Job: ResponseEncodable {}

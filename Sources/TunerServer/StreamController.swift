@@ -1,0 +1,64 @@
+import Hummingbird
+import HTTPTypes
+import Logging
+import MediaCache
+import NIOCore
+import NIOHTTP1
+import TunerApp
+
+/// The stream proxy: `GET|HEAD /stream/<signature>/<payload>/<name>`.
+struct StreamController {
+    let engine: TunerEngine
+
+    func addRoutes(to router: Router<TunerRequestContext>) {
+        router.get("/stream/:signature/:payload/:name", use: stream)
+        router.head("/stream/:signature/:payload/:name", use: stream)
+    }
+
+    @Sendable func stream(request: Request, context: TunerRequestContext) async throws -> Response {
+        let signature = try context.parameters.require("signature")
+        let payload = try context.parameters.require("payload")
+        let link: StreamLink
+        do {
+            link = try engine.signer.verify(signature: signature, payload: payload)
+        } catch .badSignature {
+            throw HTTPError(.forbidden, message: StreamLinkError.badSignature.description)
+        } catch {
+            throw HTTPError(.badRequest, message: error.description)
+        }
+        let media = await engine.cache.serve(MediaRequest(
+            url: link.url, upstreamHeaders: link.headerPairs, method: request.method == .head ? .head : .get,
+            range: request.headers[.range], ifRange: request.headers[.ifRange], requestID: context.id))
+        return Response(media)
+    }
+}
+
+extension Response {
+    /// Converts the cache's answer, streaming its body into the connection.
+    init(_ media: MediaResponse) {
+        var fields = HTTPFields()
+        for header in media.headers {
+            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+        }
+        let body: ResponseBody
+        if let mediaBody = media.body {
+            body = ResponseBody { writer in
+                var sink: any MediaBodySink = WriterSink(writer: writer)
+                try await mediaBody.write(into: &sink)
+                try await writer.finish(nil)
+            }
+        } else {
+            body = ResponseBody()
+        }
+        self.init(status: HTTPResponse.Status(code: media.status), headers: fields, body: body)
+    }
+}
+
+/// Lets the cache write into Hummingbird's response writer.
+private struct WriterSink: MediaBodySink {
+    var writer: any ResponseBodyWriter
+
+    mutating func write(_ buffer: ByteBuffer) async throws {
+        try await writer.write(buffer)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Hummingbird
+import Logging
+import MediaCache
+import NIOConcurrencyHelpers
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+import TunerApp
+
+/// Tuner's HTTP front end: the stream proxy and the JSON API, on Hummingbird.
+///
+/// `tuner serve` runs it until a signal arrives; apps embed it with ``start(configuration:logger:)``
+/// and ``stop()``.
+public final class TunerServer: Sendable {
+    public let engine: TunerEngine
+    private let state = NIOLockedValueBox<RunState>(RunState())
+
+    struct RunState {
+        var port: Int?
+        var group: ServiceGroup?
+        var task: Task<Void, any Error>?
+    }
+
+    public init(engine: TunerEngine) {
+        self.engine = engine
+    }
+
+    /// The port the server listens on, once it runs.
+    public var port: Int? { state.withLockedValue { $0.port } }
+
+    /// `http://host:port` of the running server.
+    public var baseURL: String {
+        let host = engine.configuration.host
+        let shown = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : (host.contains(":") ? "[\(host)]" : host)
+        return "http://\(shown):\(port ?? engine.configuration.port)"
+    }
+
+    /// A proxy URL for `url` on this server; `headers` are sent upstream with every fetch.
+    public func proxyURL(for url: URL, headers: [String: String] = [:]) throws -> URL {
+        let text = try engine.proxyURL(
+            for: url, headers: headers.sorted { $0.key < $1.key }.map { StreamHeader(name: $0.key, value: $0.value) },
+            baseURL: baseURL)
+        guard let proxied = URL(string: text) else { throw StreamLinkError.invalid("cannot form a proxy URL for \(url)") }
+        return proxied
+    }
+
+    /// Builds the application: routes, middleware and the cache's maintenance service.
+    func buildApplication(onListening: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
+        let router = Router(context: TunerRequestContext.self)
+        if !engine.configuration.isLoopbackOnly {
+            let token = try engine.configuration.accessToken ?? engine.dataFolder.loadOrCreateToken()
+            router.add(middleware: AccessTokenMiddleware(token: token))
+        }
+        StreamController(engine: engine).addRoutes(to: router)
+        APIController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(engine.configuration.host, port: engine.configuration.port), serverName: "Tuner"),
+            services: [CacheMaintenanceService(cache: engine.cache)],
+            onServerRunning: { [state] channel in
+                let port = channel.localAddress?.port ?? 0
+                state.withLockedValue { $0.port = port }
+                await onListening(port)
+            },
+            logger: engine.logger
+        )
+    }
+
+    /// Runs until one of `signals` arrives (or ``stop()`` is called), then shuts down gracefully.
+    public func run(shutdownSignals: [UnixSignal] = [], onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let app = try buildApplication(onListening: onListening)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: shutdownSignals, logger: engine.logger))
+        state.withLockedValue { $0.group = group }
+        defer { state.withLockedValue { $0.group = nil } }
+        do {
+            try await group.run()
+        } catch {
+            try? await engine.shutdown()
+            throw error
+        }
+        try await engine.shutdown()
+    }
+
+    /// Starts a server in the background (on a free port when the configuration says port 0)
+    /// and returns once it accepts connections.
+    public static func start(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) async throws -> TunerServer {
+        let server = TunerServer(engine: try TunerEngine(configuration: configuration, logger: logger))
+        let listening = AsyncStream<Int>.makeStream()
+        let task = Task {
+            do {
+                try await server.run { port in listening.continuation.yield(port) }
+            } catch {
+                listening.continuation.finish()
+                throw error
+            }
+            listening.continuation.finish()
+        }
+        server.state.withLockedValue { $0.task = task }
+        for await _ in listening.stream { return server }
+        try await task.value
+        throw ConfigurationError("the server stopped before it listened")
+    }
+
+    /// Stops a server started with ``start(configuration:logger:)`` and waits for it to finish.
+    public func stop() async throws {
+        let (group, task) = state.withLockedValue { ($0.group, $0.task) }
+        await group?.triggerGracefulShutdown()
+        try await task?.value
+    }
+}
+
+/// Saves the cache's access times and counters periodically and at shutdown.
+struct CacheMaintenanceService: Service {
+    let cache: MediaCache
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await cache.run()
+        }
+    }
+}

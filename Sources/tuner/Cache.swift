@@ -1,0 +1,201 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MediaCache
+import TunerApp
+
+/// `tuner cache …`: acts on the running server when there is one, else on the data folder.
+struct Cache: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Inspect and manage the media cache.",
+        subcommands: [Stats.self, Clear.self, Preload.self, Export.self, Pin.self])
+
+    struct Target: ParsableArguments {
+        @OptionGroup var dataOptions: DataOptions
+        @Option(help: "URL of a running server (env TUNER_SERVER; default: the one the data folder names).")
+        var server: String?
+
+        /// The running server, or nil to act on the data folder. An explicit --server that does
+        /// not answer is an error.
+        func client() async throws -> ServerClient? {
+            let client = await ServerClient.find(server: server, dataDirectory: dataOptions.resolvedDataDirectory())
+            if client == nil, let server { throw ValidationError("no Tuner server answers at \(server)") }
+            return client
+        }
+
+        func localEngine() throws -> TunerEngine {
+            var configuration = try TunerConfiguration.fromEnvironment()
+            configuration.dataDirectory = dataOptions.resolvedDataDirectory()
+            var logger = Logger(label: "tuner")
+            logger.logLevel = .warning
+            return try TunerEngine(configuration: configuration, logger: logger)
+        }
+    }
+
+    struct Stats: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show what the cache holds and how it served.")
+        @OptionGroup var target: Target
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let statistics: CacheStatistics
+            if let client = try await target.client() {
+                let (status, body) = try await client.request("GET", "/api/v1/cache/stats")
+                guard status == 200 else { throw CLIError("server answered \(status): \(String(decoding: body, as: UTF8.self))") }
+                let decoder = JSONDecoder()
+                decoder.dateDecodingStrategy = .iso8601
+                statistics = try decoder.decode(CacheStatistics.self, from: body)
+            } else {
+                let engine = try target.localEngine()
+                statistics = engine.cache.statistics()
+                try await engine.shutdown()
+            }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                encoder.dateEncodingStrategy = .iso8601
+                print(String(decoding: try encoder.encode(statistics), as: UTF8.self))
+                return
+            }
+            print("entries:        \(statistics.entries)")
+            print("bytes:          \(statistics.bytes) of \(statistics.capacity)")
+            print("hit bytes:      \(statistics.hitBytes)")
+            print("miss bytes:     \(statistics.missBytes)")
+            print("origin bytes:   \(statistics.originBytes)")
+            print("active fetches: \(statistics.activeFetches)")
+            for error in statistics.lastErrors.prefix(10) {
+                print("last error:     \(error.status) \(error.url): \(error.message)")
+            }
+        }
+    }
+
+    struct Clear: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove everything from the cache.")
+        @OptionGroup var target: Target
+
+        func run() async throws {
+            if let client = try await target.client() {
+                let (status, body) = try await client.request("POST", "/api/v1/cache/clear")
+                guard status == 200 else { throw CLIError("server answered \(status): \(String(decoding: body, as: UTF8.self))") }
+            } else {
+                let engine = try target.localEngine()
+                try engine.cache.clear()
+                try await engine.shutdown()
+            }
+            print("cache cleared")
+        }
+    }
+
+    struct Preload: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Fill the cache with a resource ahead of playback.")
+        @Argument(help: "The origin URL.") var url: String
+        @Option(help: "Only the first N bytes (e.g. 8MiB).") var bytes: String?
+        @Option(name: .customLong("header"), help: "A header sent upstream, 'Name: value' (repeatable).") var headers: [String] = []
+        @OptionGroup var target: Target
+
+        func run() async throws {
+            guard let origin = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
+            let byteCount = try bytes.map { text -> Int64 in
+                guard let value = ByteCount.parse(text), value > 0 else { throw ValidationError("--bytes must be a positive size, got '\(text)'") }
+                return value
+            }
+            let parsed = try headers.map(parseHeader)
+            if let client = try await target.client() {
+                var body: [String: Any] = ["url": url, "headers": Dictionary(parsed.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })]
+                if let byteCount { body["bytes"] = byteCount }
+                let (status, data) = try await client.request("POST", "/api/v1/cache/preload", json: body)
+                guard status == 202, let job = try? JSONDecoder().decode(PreloadJobs.Job.self, from: data) else {
+                    throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))")
+                }
+                var last: Int64 = -1
+                while true {
+                    let (status, data) = try await client.request("GET", "/api/v1/cache/preloads/\(job.id)")
+                    guard status == 200, let current = try? JSONDecoder().decode(PreloadJobs.Job.self, from: data) else {
+                        throw CLIError("lost track of preload \(job.id): server answered \(status)")
+                    }
+                    if current.bytesDone != last {
+                        last = current.bytesDone
+                        printProgress(current.bytesDone, current.bytesTotal)
+                    }
+                    switch current.state {
+                    case "running": try await Task.sleep(for: .milliseconds(250))
+                    case "complete": print("preloaded \(url)"); return
+                    default: throw CLIError("preload \(current.state): \(current.error ?? "no reason given")")
+                    }
+                }
+            } else {
+                let engine = try target.localEngine()
+                do {
+                    _ = try await engine.cache.preload(url: origin, upstreamHeaders: parsed.map { ($0.name, $0.value) }, byteCount: byteCount) {
+                        printProgress($0.bytesDone, $0.bytesTotal)
+                    }
+                } catch {
+                    try? await engine.shutdown()
+                    throw CLIError("preload failed: \(error)")
+                }
+                try await engine.shutdown()
+                print("preloaded \(url)")
+            }
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write a fully cached resource to a file (a hard link: no second copy).")
+        @Argument(help: "The origin URL.") var url: String
+        @Argument(help: "Destination file, on the same disk as the data folder.") var path: String
+        @OptionGroup var target: Target
+
+        func run() async throws {
+            guard let origin = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
+            let absolute = URL(fileURLWithPath: path).path
+            if let client = try await target.client() {
+                let (status, data) = try await client.request("POST", "/api/v1/cache/export", json: ["url": url, "path": absolute])
+                guard status == 200 else { throw CLIError("export failed (\(status)): \(String(decoding: data, as: UTF8.self))") }
+            } else {
+                let engine = try target.localEngine()
+                defer { Task { try? await engine.shutdown() } }
+                do {
+                    try engine.cache.export(url: origin, to: absolute)
+                } catch {
+                    throw CLIError("\(error)")
+                }
+            }
+            print("exported to \(absolute)")
+        }
+    }
+
+    struct Pin: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Keep a cached resource from eviction (or --off to release it).")
+        @Argument(help: "The origin URL.") var url: String
+        @Flag(help: "Unpin instead.") var off = false
+        @OptionGroup var target: Target
+
+        func run() async throws {
+            guard let origin = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
+            if let client = try await target.client() {
+                let (status, data) = try await client.request("POST", "/api/v1/cache/pin", json: ["url": url, "pinned": !off])
+                guard status == 200 else { throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))") }
+            } else {
+                let engine = try target.localEngine()
+                try engine.cache.setPinned(!off, url: origin)
+                try await engine.shutdown()
+            }
+            print(off ? "unpinned" : "pinned")
+        }
+    }
+}
+
+func printProgress(_ done: Int64, _ total: Int64?) {
+    if let total, total > 0 {
+        print("preloaded \(done) of \(total) bytes (\(done * 100 / total)%)")
+    } else {
+        print("preloaded \(done) bytes")
+    }
+    fflush(nil)
+}
+
+/// A failure the CLI reports as it is, with a non-zero exit.
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

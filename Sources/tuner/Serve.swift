@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TunerApp
+import TunerServer
+
+/// `tuner serve`: runs the proxy and API until SIGINT or SIGTERM.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the stream proxy and the API.")
+
+    @Option(help: "Address to listen on (env TUNER_HOST). Anything but loopback requires the access token.")
+    var host: String?
+    @Option(help: "Port (env TUNER_PORT); 0 picks a free one and prints it.")
+    var port: Int?
+    @OptionGroup var dataOptions: DataOptions
+    @Option(name: .customLong("cache-size"), help: "Cache budget, e.g. 1GiB (env TUNER_CACHE_SIZE).")
+    var cacheSize: String?
+    @Option(name: .customLong("cache-min-free"), help: "Free disk space the cache leaves, e.g. 256MiB (env TUNER_CACHE_MIN_FREE).")
+    var cacheMinFree: String?
+    @Option(name: .customLong("cache-ignore-param"), help: "Query parameter left out of cache keys (repeatable; env TUNER_CACHE_IGNORE_PARAMS=a,b).")
+    var cacheIgnoreParams: [String] = []
+    @Option(name: .customLong("upstream-timeout"), help: "Seconds to wait for an origin's answer before 504 (env TUNER_UPSTREAM_TIMEOUT).")
+    var upstreamTimeout: Int64?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env LOG_LEVEL).")
+    var logLevel: String?
+
+    func run() async throws {
+        var configuration = try TunerConfiguration.fromEnvironment()
+        if let host { configuration.host = host }
+        if let port {
+            guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+            configuration.port = port
+        }
+        if let data = dataOptions.data { configuration.dataDirectory = data }
+        if let cacheSize {
+            guard let bytes = ByteCount.parse(cacheSize) else { throw ValidationError("--cache-size must be a size like 1GiB, got '\(cacheSize)'") }
+            configuration.cacheSize = bytes
+        }
+        if let cacheMinFree {
+            guard let bytes = ByteCount.parse(cacheMinFree) else { throw ValidationError("--cache-min-free must be a size like 256MiB, got '\(cacheMinFree)'") }
+            configuration.cacheMinimumFreeDisk = bytes
+        }
+        if !cacheIgnoreParams.isEmpty { configuration.cacheIgnoredQueryParameters = cacheIgnoreParams }
+        if let upstreamTimeout { configuration.upstreamTimeoutSeconds = upstreamTimeout }
+
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            let level = logLevel ?? ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "info"
+            handler.logLevel = Logger.Level(rawValue: level) ?? .info
+            return handler
+        }
+        let engine = try TunerEngine(configuration: configuration, logger: Logger(label: "tuner"))
+        let server = TunerServer(engine: engine)
+        let addressFile = engine.dataFolder.serverAddressPath
+        defer { try? FileManager.default.removeItem(atPath: addressFile) }
+        try await server.run(shutdownSignals: [.sigterm, .sigint]) { _ in
+            let url = server.baseURL
+            try? (url + "\n").write(toFile: addressFile, atomically: true, encoding: .utf8)
+            print("Tuner listening on \(url)")
+            print("data folder: \(engine.dataFolder.path)")
+            fflush(nil)
+        }
+    }
+}

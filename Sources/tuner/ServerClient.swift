@@ -1,0 +1,48 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import TunerApp
+
+/// Talks to a running `tuner serve` when there is one, so commands act on the live server.
+struct ServerClient {
+    let baseURL: String
+    let token: String?
+
+    /// The running server for `dataDirectory`: `--server`, else TUNER_SERVER, else the address
+    /// the server wrote into the data folder, if it answers its health check.
+    static func find(server: String?, dataDirectory: String) async -> ServerClient? {
+        let environment = ProcessInfo.processInfo.environment
+        var candidates: [String] = []
+        if let server { candidates.append(server) }
+        if let server = environment["TUNER_SERVER"] { candidates.append(server) }
+        if let folder = try? DataFolder(path: dataDirectory),
+           let text = try? String(contentsOfFile: folder.serverAddressPath, encoding: .utf8) {
+            candidates.append(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let token = environment["TUNER_TOKEN"] ?? (try? DataFolder(path: dataDirectory)).flatMap { folder in
+            FileManager.default.fileExists(atPath: folder.tokenPath) ? try? folder.loadOrCreateToken() : nil
+        }
+        for candidate in candidates {
+            let client = ServerClient(baseURL: candidate.hasSuffix("/") ? String(candidate.dropLast()) : candidate, token: token)
+            if let (status, _) = try? await client.request("GET", "/api/v1/health"), status == 200 { return client }
+            if server != nil && candidate == server {
+                // An explicit --server that does not answer is an error, not a reason to act locally.
+                return nil
+            }
+        }
+        return nil
+    }
+
+    func request(_ method: String, _ path: String, json: [String: Any]? = nil) async throws -> (Int, Data) {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = .init(rawValue: method)
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: json)))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 16 << 20)
+        return (Int(response.status.code), Data(buffer: body))
+    }
+}
