@@ -107,9 +107,10 @@ final class CacheIndex: Sendable {
         }
     }
 
-    /// Replaces the durable spans of a resource.
-    func saveSpans(key: String, spans: SpanSet) async throws {
-        try await database.write { db in
+    /// Replaces the durable spans of a resource. Synchronous on purpose: it must complete even
+    /// when the fetch that synced the bytes is being cancelled.
+    func saveSpans(key: String, spans: SpanSet) throws {
+        try database.write { db in
             try db.execute(sql: "DELETE FROM span WHERE key = ?", arguments: [key])
             let statement = try db.cachedStatement(sql: "INSERT INTO span (key, start, \"end\") VALUES (?, ?, ?)")
             for range in spans.ranges {

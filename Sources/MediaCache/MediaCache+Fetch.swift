@@ -97,26 +97,26 @@ extension MediaCache {
                 entry.didWrite(fetch: id, range: offset..<(offset + count), generation: generation)
                 offset += count
                 if offset - unsyncedFrom >= configuration.syncInterval {
-                    try await commit(entry: entry, file: file, range: unsyncedFrom..<offset, generation: generation)
+                    try commit(entry: entry, file: file, range: unsyncedFrom..<offset, generation: generation)
                     unsyncedFrom = offset
                 }
             }
         } catch {
             // Keep what arrived intact before the failure.
-            try? await commit(entry: entry, file: file, range: unsyncedFrom..<offset, generation: generation)
+            try? commit(entry: entry, file: file, range: unsyncedFrom..<offset, generation: generation)
             throw error
         }
-        try await commit(entry: entry, file: file, range: unsyncedFrom..<offset, generation: generation)
+        try commit(entry: entry, file: file, range: unsyncedFrom..<offset, generation: generation)
     }
 
     /// Syncs the data file, then records the synced range in the index: the order that makes a
     /// crash at any moment leave an index that claims only bytes that are on disk.
-    private func commit(entry: ResourceEntry, file: DataFile, range: Range<Int64>, generation: Int) async throws {
+    private func commit(entry: ResourceEntry, file: DataFile, range: Range<Int64>, generation: Int) throws {
         guard !range.isEmpty else { return }
         try file.sync()
         let before = entry.snapshot.durableBytes
         guard let spans = entry.didSync(range: range, generation: generation) else { return }
-        try await index.saveSpans(key: entry.key, spans: spans)
+        try index.saveSpans(key: entry.key, spans: spans)
         addDurableBytes(spans.count - before)
         if counters.withLockedValue({ $0.durableBytes }) > configuration.maxBytes {
             evictIfNeeded()

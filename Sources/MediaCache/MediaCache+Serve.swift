@@ -176,7 +176,7 @@ extension MediaCache {
         var failuresSeen = entry.failureState.count
         while position < range.upperBound {
             try Task.checkCancellation()
-            switch entry.nextStep(at: position, generation: generation, attached: &attached, seekThreshold: configuration.seekThreshold) {
+            switch entry.nextStep(at: position, until: range.upperBound, generation: generation, attached: &attached, seekThreshold: configuration.seekThreshold) {
             case .read(let file, let count):
                 let size = Int(min(count, Int64(configuration.readChunkSize), range.upperBound - position))
                 let buffer = try file.read(at: position, count: size, allocator: allocator)

@@ -201,7 +201,9 @@ final class ResourceEntry: Sendable {
 
     /// Decides the next step of a reader at `position` that needs bytes up to `end`.
     /// `attached` holds the fetches this reader keeps alive; it is updated here.
-    func nextStep(at position: Int64, generation: Int, attached: inout Set<Int>, seekThreshold: Int64) -> ReadStep {
+    /// A new fetch ends where the reader's range ends: an open-ended read fetches to the end of
+    /// the resource (stopped when the reader leaves), a bounded one exactly what it asked for.
+    func nextStep(at position: Int64, until rangeEnd: Int64, generation: Int, attached: inout Set<Int>, seekThreshold: Int64) -> ReadStep {
         state.withLockedValue { state in
             guard !state.evicted, state.generation == generation, let meta = state.meta else { return .changed }
             let held = state.available.contiguousCount(from: position)
@@ -218,7 +220,7 @@ final class ResourceEntry: Sendable {
                 return .wait(changes: state.changes)
             }
             // Otherwise fetch from here to the next bytes held or already on their way, or the end.
-            var end = meta.length
+            var end = min(meta.length, rangeEnd)
             if let nextHeld = state.available.nextHeldOffset(from: position) { end = min(end, nextHeld) }
             for (id, fetch) in state.fetches where fetch.generation == generation && fetch.end > position {
                 if fetch.start > position {

@@ -1,0 +1,131 @@
+import Foundation
+import NIOCore
+
+/// What all connections of one `TestOrigin` share: counters, resource versions, the fault plan and
+/// the open connections.
+///
+/// Connections run on several event loop threads at once, so every access takes the lock. It is an
+/// `NSLock` because NIOConcurrencyHelpers is not a declared dependency of this module and
+/// `Synchronization.Mutex` needs macOS 15.
+final class OriginState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bodyBytesSent = 0
+    private var requestCount = 0
+    private var requestsByPath: [String: Int] = [:]
+    private var versions: [String: Int] = [:]
+    private var faultPlan = FaultPlan.none
+    private var faultGenerator = SplitMix64(seed: 0)
+    private var staticRoot: String?
+    private var connections: [ObjectIdentifier: any Channel] = [:]
+    private var isShutDown = false
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    // MARK: Counters
+
+    var totalBodyBytesSent: Int { locked { bodyBytesSent } }
+    var totalRequestCount: Int { locked { requestCount } }
+
+    func addBodyBytes(_ count: Int) {
+        locked { bodyBytesSent += count }
+    }
+
+    func recordRequest(path: String) {
+        locked {
+            requestCount += 1
+            requestsByPath[path, default: 0] += 1
+        }
+    }
+
+    func requests(path: String) -> Int {
+        locked { requestsByPath[path] ?? 0 }
+    }
+
+    func resetCounters() {
+        locked {
+            bodyBytesSent = 0
+            requestCount = 0
+            requestsByPath = [:]
+        }
+    }
+
+    // MARK: Resources
+
+    func version(of name: String) -> Int {
+        locked { versions[name] ?? 0 }
+    }
+
+    /// Returns the version to serve now, bumping afterwards when asked to, in one step so two
+    /// concurrent `flip=1` requests never see the same version.
+    func versionForRequest(of name: String, bumpingAfterwards bump: Bool) -> Int {
+        locked {
+            let current = versions[name] ?? 0
+            if bump {
+                versions[name] = current + 1
+            }
+            return current
+        }
+    }
+
+    func bumpVersion(of name: String) {
+        locked { versions[name, default: 0] += 1 }
+    }
+
+    var faults: FaultPlan {
+        get { locked { faultPlan } }
+        set {
+            locked {
+                faultPlan = newValue
+                faultGenerator = SplitMix64(seed: newValue.seed)
+            }
+        }
+    }
+
+    /// Draws this request's random faults. All three draws are made every time, so whether a
+    /// request carries a `Range` header does not shift the sequence for the requests after it.
+    func drawFaults() -> FaultDraw {
+        locked {
+            guard !faultPlan.isNone else { return .none }
+            let serverError = faultGenerator.nextUnitInterval() < faultPlan.serverErrorProbability
+            let ignoreRange = faultGenerator.nextUnitInterval() < faultPlan.ignoreRangeProbability
+            let reset = faultGenerator.nextUnitInterval() < faultPlan.resetProbability
+            let fraction = faultGenerator.nextUnitInterval()
+            return FaultDraw(serverError: serverError, ignoreRange: ignoreRange, resetFraction: reset ? fraction : nil)
+        }
+    }
+
+    var staticDirectory: String? {
+        get { locked { staticRoot } }
+        set { locked { staticRoot = newValue } }
+    }
+
+    // MARK: Connections
+
+    /// Tracks a new connection until it closes, so `shutdown()` can close the ones still open
+    /// instead of leaving them to the next test. Returns false once shut down.
+    func register(_ channel: any Channel) -> Bool {
+        let accepted = locked {
+            guard !isShutDown else { return false }
+            connections[ObjectIdentifier(channel)] = channel
+            return true
+        }
+        if accepted {
+            channel.closeFuture.whenComplete { _ in
+                self.locked { _ = self.connections.removeValue(forKey: ObjectIdentifier(channel)) }
+            }
+        }
+        return accepted
+    }
+
+    /// Marks the origin shut down and hands back the connections still open.
+    func shutDown() -> [any Channel] {
+        locked {
+            isShutDown = true
+            return Array(connections.values)
+        }
+    }
+}
