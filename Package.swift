@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17)],
     products: [
         .executable(name: "tuner", targets: ["tuner"]),
+        .library(name: "MediaFormats", targets: ["MediaFormats"]),
         .library(name: "MediaCache", targets: ["MediaCache"]),
         .library(name: "TunerApp", targets: ["TunerApp"]),
         .library(name: "TunerServer", targets: ["TunerServer"]),
@@ -22,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
+        .target(name: "MediaFormats"),
         .target(
             name: "MediaCache",
             dependencies: [
@@ -78,8 +80,12 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "MediaFormatsTests",
+            dependencies: ["MediaFormats"]
+        ),
+        .testTarget(
             name: "MediaCacheTests",
-            dependencies: ["MediaCache", "TunerTesting"]
+            dependencies: ["MediaCache", "TunerTesting", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "NIOHTTP1", package: "swift-nio")]
         ),
         .testTarget(
             name: "TunerServerTests",

@@ -190,17 +190,25 @@ public final class MediaCache: Sendable {
         let plan = EvictionPlanner.plan(
             candidates: candidates.map { .init(key: $0.key, bytes: $0.durableBytes, lastAccess: $0.lastAccess, inUse: $0.inUse, pinned: $0.pinned) },
             bytesToFree: excess)
-        var evicted: [String] = []
-        var freed: Int64 = 0
-        for key in plan {
-            guard let entry = entries.withLockedValue({ $0[key] }) else { continue }
-            let bytes = entry.snapshot.durableBytes
-            guard entry.evictIfIdle() else { continue }
-            entries.withLockedValue { if $0[key] === entry { $0[key] = nil } }
-            unlink(entry.path)
-            evicted.append(key)
-            freed += bytes
+        // One pass under the map's lock; file and index work happens after it.
+        let removed: [(key: String, path: String, bytes: Int64)] = entries.withLockedValue { entries in
+            var removed: [(key: String, path: String, bytes: Int64)] = []
+            removed.reserveCapacity(plan.count)
+            for key in plan {
+                guard let entry = entries[key] else { continue }
+                let bytes = entry.durableBytes
+                guard entry.evictIfIdle() else { continue }
+                entries[key] = nil
+                removed.append((key, entry.path, bytes))
+            }
+            return removed
         }
+        var freed: Int64 = 0
+        for item in removed {
+            unlink(item.path)
+            freed += item.bytes
+        }
+        let evicted = removed.map(\.key)
         do {
             try index.deleteResources(evicted)
         } catch {

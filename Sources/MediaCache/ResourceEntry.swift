@@ -84,6 +84,7 @@ final class ResourceEntry: Sendable {
     // MARK: - Snapshots
 
     var meta: ResourceMeta? { state.withLockedValue { $0.meta } }
+    var durableBytes: Int64 { state.withLockedValue { $0.durable.count } }
     var generation: Int { state.withLockedValue { $0.generation } }
     var url: String { state.withLockedValue { $0.url } }
 

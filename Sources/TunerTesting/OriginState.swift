@@ -12,6 +12,7 @@ final class OriginState: @unchecked Sendable {
     private var bodyBytesSent = 0
     private var requestCount = 0
     private var requestsByPath: [String: Int] = [:]
+    private var lastHeadersByPath: [String: [(String, String)]] = [:]
     private var versions: [String: Int] = [:]
     private var faultPlan = FaultPlan.none
     private var faultGenerator = SplitMix64(seed: 0)
@@ -34,11 +35,16 @@ final class OriginState: @unchecked Sendable {
         locked { bodyBytesSent += count }
     }
 
-    func recordRequest(path: String) {
+    func recordRequest(path: String, headers: [(String, String)]) {
         locked {
             requestCount += 1
             requestsByPath[path, default: 0] += 1
+            lastHeadersByPath[path] = headers
         }
+    }
+
+    func lastHeaders(path: String) -> [(String, String)]? {
+        locked { lastHeadersByPath[path] }
     }
 
     func requests(path: String) -> Int {

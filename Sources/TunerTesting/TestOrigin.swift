@@ -91,6 +91,12 @@ public final class TestOrigin: Sendable {
         state.requests(path: path)
     }
 
+    /// The headers of the most recent request for this path (without the query), so tests can
+    /// check what a proxy sent upstream.
+    public func lastRequestHeaders(path: String) -> [(name: String, value: String)]? {
+        state.lastHeaders(path: path)?.map { (name: $0.0, value: $0.1) }
+    }
+
     // MARK: Content and faults
 
     /// Changes the content, ETag and Last-Modified of `/files/<name>` from the next request on.

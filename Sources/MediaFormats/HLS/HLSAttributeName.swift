@@ -1,0 +1,20 @@
+/// Attribute names and enumerated values the parser compares against, as bytes.
+enum HLSAttributeName {
+    static let uri = Array("URI".utf8)
+    static let method = Array("METHOD".utf8)
+    static let keyFormat = Array("KEYFORMAT".utf8)
+    static let byteRange = Array("BYTERANGE".utf8)
+    static let duration = Array("DURATION".utf8)
+    static let partTarget = Array("PART-TARGET".utf8)
+    static let skippedSegments = Array("SKIPPED-SEGMENTS".utf8)
+    static let name = Array("NAME".utf8)
+    static let value = Array("VALUE".utf8)
+    static let importName = Array("IMPORT".utf8)
+    static let queryParameter = Array("QUERYPARAM".utf8)
+    static let type = Array("TYPE".utf8)
+    static let none = Array("NONE".utf8)
+    static let vod = Array("VOD".utf8)
+    static let event = Array("EVENT".utf8)
+    static let part = Array("PART".utf8)
+    static let map = Array("MAP".utf8)
+}

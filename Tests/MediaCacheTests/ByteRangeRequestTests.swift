@@ -1,0 +1,58 @@
+import Testing
+@testable import MediaCache
+import NIOHTTP1
+
+@Suite struct ByteRangeRequestTests {
+    @Test func parsesTheThreeFormsAndResolvesThem() throws {
+        let request = try #require(ByteRangeRequest(headerValue: "bytes=0-99, 200-, -50"))
+        #expect(request.ranges == [.closed(0, 99), .from(200), .suffix(50)])
+        #expect(request.resolve(length: 1000) == [0..<100, 200..<1000])
+        #expect(ByteRangeSpec.closed(0, 5000).resolve(length: 1000) == 0..<1000)
+        #expect(ByteRangeSpec.suffix(5000).resolve(length: 1000) == 0..<1000)
+        #expect(ByteRangeSpec.from(1000).resolve(length: 1000) == nil)
+        #expect(ByteRangeSpec.suffix(0).resolve(length: 1000) == nil)
+    }
+
+    @Test func malformedHeadersAreIgnored() {
+        for value in ["", "bytes=", "bytes=a-b", "items=0-1", "bytes=5-1", "bytes=-", "bytes=1-2-3", "bytes=0x10-20", "bytes=--5"] {
+            #expect(ByteRangeRequest(headerValue: value) == nil, "\(value)")
+        }
+        let many = "bytes=" + (0..<100).map { "\($0 * 10)-\($0 * 10 + 1)" }.joined(separator: ",")
+        #expect(ByteRangeRequest(headerValue: many) == nil, "too many ranges is refused like nginx does")
+    }
+
+    @Test func overlappingRangesAreMerged() throws {
+        let request = try #require(ByteRangeRequest(headerValue: "bytes=0-99,50-149,150-199"))
+        #expect(request.resolve(length: 1000) == [0..<200])
+    }
+
+    @Test func responseLayoutReadsContentRangeAndLength() {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Range", value: "bytes 100-199/5000")
+        headers.add(name: "ETag", value: "\"x\"")
+        let partial = ResponseLayout(status: 206, headers: headers)
+        #expect(partial.bodyStart == 100)
+        #expect(partial.meta == ResourceMeta(length: 5000, etag: "\"x\""))
+        var unknown = HTTPHeaders()
+        unknown.add(name: "Content-Range", value: "bytes 0-9/*")
+        #expect(ResponseLayout(status: 206, headers: unknown).meta == nil)
+        var full = HTTPHeaders()
+        full.add(name: "Content-Length", value: "42")
+        full.add(name: "Content-Type", value: "video/mp4")
+        #expect(ResponseLayout(status: 200, headers: full).meta?.length == 42)
+        full.add(name: "Content-Encoding", value: "gzip")
+        #expect(ResponseLayout(status: 200, headers: full).meta == nil, "compressed bodies are not the resource's bytes")
+        #expect(ResponseLayout.parseContentRange("bytes 5-4/10") == nil)
+        #expect(ResponseLayout.parseContentRange("bytes 0-10/10") == nil)
+    }
+
+    @Test func versionsCompareByValidators() {
+        let a = ResourceMeta(length: 10, etag: "\"1\"", lastModified: "Mon")
+        #expect(a.isSameVersion(as: ResourceMeta(length: 10, etag: "\"1\"", lastModified: "Tue")))
+        #expect(!a.isSameVersion(as: ResourceMeta(length: 10, etag: "\"2\"")))
+        #expect(!a.isSameVersion(as: ResourceMeta(length: 11, etag: "\"1\"")))
+        #expect(ResourceMeta(length: 10, lastModified: "Mon").isSameVersion(as: ResourceMeta(length: 10, lastModified: "Mon")))
+        #expect(!ResourceMeta(length: 10, lastModified: "Mon").isSameVersion(as: ResourceMeta(length: 10, lastModified: "Tue")))
+        #expect(ResourceMeta(length: 10, etag: "W/\"1\"", lastModified: "Mon").ifRangeValidator == "Mon", "weak ETags cannot be used with If-Range")
+    }
+}
