@@ -40,6 +40,7 @@ let package = Package(
             name: "TunerApp",
             dependencies: [
                 "MediaCache",
+                "MediaFormats",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -5,6 +5,7 @@ import GRDB
 struct StoredResource: Sendable {
     var key: String
     var url: String
+    var finalURL: String?
     var meta: ResourceMeta
     var lastAccess: Date
     var pinned: Bool
@@ -40,6 +41,7 @@ final class CacheIndex: Sendable {
                 CREATE TABLE resource (
                     key TEXT PRIMARY KEY NOT NULL,
                     url TEXT NOT NULL,
+                    finalURL TEXT,
                     length INTEGER NOT NULL CHECK (length >= 0),
                     etag TEXT,
                     lastModified TEXT,
@@ -76,10 +78,10 @@ final class CacheIndex: Sendable {
                 let key: String = row[0]
                 spans[key, default: SpanSet()].insert(Int64(row[1] as Int64)..<Int64(row[2] as Int64))
             }
-            return try Row.fetchAll(db, sql: "SELECT key, url, length, etag, lastModified, contentType, lastAccess, pinned FROM resource").map { row in
+            return try Row.fetchAll(db, sql: "SELECT key, url, length, etag, lastModified, contentType, lastAccess, pinned, finalURL FROM resource").map { row in
                 let key: String = row[0]
                 return StoredResource(
-                    key: key, url: row[1],
+                    key: key, url: row[1], finalURL: row[8],
                     meta: ResourceMeta(length: row[2], etag: row[3], lastModified: row[4], contentType: row[5]),
                     lastAccess: Date(timeIntervalSince1970: row[6]), pinned: row[7],
                     spans: spans[key] ?? SpanSet()
@@ -90,19 +92,19 @@ final class CacheIndex: Sendable {
 
     /// Records (or replaces) a resource's identity and validators. Replacing drops its spans,
     /// which is how a changed resource forgets its old bytes in the same transaction.
-    func replaceResource(key: String, url: String, meta: ResourceMeta, keepSpans: Bool) async throws {
+    func replaceResource(key: String, url: String, finalURL: String?, meta: ResourceMeta, keepSpans: Bool) async throws {
         try await database.write { db in
             if !keepSpans {
                 try db.execute(sql: "DELETE FROM span WHERE key = ?", arguments: [key])
             }
             try db.execute(
                 sql: """
-                    INSERT INTO resource (key, url, length, etag, lastModified, contentType, lastAccess, pinned)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, 0)
-                    ON CONFLICT(key) DO UPDATE SET url = excluded.url, length = excluded.length, etag = excluded.etag,
+                    INSERT INTO resource (key, url, finalURL, length, etag, lastModified, contentType, lastAccess, pinned)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)
+                    ON CONFLICT(key) DO UPDATE SET url = excluded.url, finalURL = excluded.finalURL, length = excluded.length, etag = excluded.etag,
                         lastModified = excluded.lastModified, contentType = excluded.contentType, lastAccess = excluded.lastAccess
                     """,
-                arguments: [key, url, meta.length, meta.etag, meta.lastModified, meta.contentType, Date().timeIntervalSince1970]
+                arguments: [key, url, finalURL, meta.length, meta.etag, meta.lastModified, meta.contentType, Date().timeIntervalSince1970]
             )
         }
     }

@@ -25,8 +25,8 @@ extension MediaCache {
                     // The origin has a new version: forget the old bytes; readers of the old
                     // version fail instead of receiving a mix, and new requests start over.
                     logger.info("origin resource changed; dropping cached bytes", metadata: ["url": "\(url)"])
-                    try await index.replaceResource(key: entry.key, url: url, meta: newMeta, keepSpans: false)
-                    if case .replaced(_, _, let dropped) = try entry.adopt(meta: newMeta, url: url) { addDurableBytes(-dropped) }
+                    try await index.replaceResource(key: entry.key, url: url, finalURL: response.finalURL.absoluteString, meta: newMeta, keepSpans: false)
+                    if case .replaced(_, _, let dropped) = try entry.adopt(meta: newMeta, url: url, finalURL: response.finalURL.absoluteString) { addDurableBytes(-dropped) }
                     throw MediaCacheError.resourceChanged
                 }
                 if response.status == 206 && layout.bodyStart != range.lowerBound {

@@ -9,7 +9,15 @@ extension MediaCache {
         url: URL, upstreamHeaders: [(String, String)] = [], byteCount: Int64? = nil,
         progress: @escaping @Sendable (PreloadProgress) -> Void = { _ in }
     ) async throws -> PreloadProgress {
-        let range: String? = byteCount.map { "bytes=0-\(max(0, $0 - 1))" }
+        try await preload(url: url, upstreamHeaders: upstreamHeaders, range: byteCount.map { 0..<max(1, $0) }, progress: progress)
+    }
+
+    /// Fills the cache with `range` of a resource (all of it when nil).
+    public func preload(
+        url: URL, upstreamHeaders: [(String, String)] = [], range byteRange: Range<Int64>?,
+        progress: @escaping @Sendable (PreloadProgress) -> Void = { _ in }
+    ) async throws -> PreloadProgress {
+        let range: String? = byteRange.map { "bytes=\($0.lowerBound)-\($0.upperBound - 1)" }
         let response = await serve(MediaRequest(url: url, upstreamHeaders: upstreamHeaders, range: range))
         guard response.status == 200 || response.status == 206 else {
             throw UpstreamError(status: response.status, description: "preload of \(url.absoluteString) failed: origin answered \(response.status)", isTransient: response.status >= 500)

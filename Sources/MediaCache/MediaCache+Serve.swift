@@ -13,6 +13,12 @@ extension MediaCache {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https", request.url.host != nil else {
             return .error(status: 400, message: "only http and https URLs can be proxied")
         }
+        if request.storage == .passthrough {
+            switch await openUpstream(request, range: request.range, logger: logger) {
+            case .failure(let answer): return answer.response
+            case .success(let response): return passthrough(response, head: request.method == .head)
+            }
+        }
         let key = configuration.keyRules.key(for: request.url)
         let entry = entry(key: key, url: request.url.absoluteString)
         entry.setUpstreamHeaders(request.upstreamHeaders)
@@ -32,27 +38,46 @@ extension MediaCache {
 
     /// Asks the origin for a resource whose length is not known yet, with the client's own range.
     /// A cacheable answer becomes the first fetch of the resource; anything else streams through.
-    private func probe(_ request: MediaRequest, entry: ResourceEntry, logger: Logger) async -> MediaResponse {
-        let range = ByteRangeRequest(headerValue: request.range ?? "")
-        var extra: [(String, String)] = []
-        if let range, range.ranges.count == 1 { extra.append(("Range", range.ranges[0].headerValue)) }
+    /// An error answer, as a type so it can travel in a `Result`.
+    struct Answer: Error {
+        let response: MediaResponse
+    }
+
+    /// Sends a request upstream; a transport failure or a non-success status becomes the answer
+    /// for the client (recorded in the statistics).
+    func openUpstream(_ request: MediaRequest, range: String?, logger: Logger) async -> Result<UpstreamResponse, Answer> {
+        let extra: [(String, String)] = range.map { [("Range", $0)] } ?? []
         let response: UpstreamResponse
         do {
             response = try await upstream.send(url: request.url, method: request.method == .head ? .HEAD : .GET, headers: request.upstreamHeaders, extraHeaders: extra)
         } catch {
-            entry.endProbe()
             let upstreamError = UpstreamError.transport(error)
             recordError(url: request.url.absoluteString, error: upstreamError)
             logger.info("origin request failed", metadata: ["url": "\(request.url)", "error": "\(upstreamError)"])
-            return .error(status: upstreamError.status, message: upstreamError.description)
+            return .failure(Answer(response: .error(status: upstreamError.status, message: upstreamError.description)))
         }
         guard response.status == 200 || response.status == 206 else {
-            entry.endProbe()
             let upstreamError = request.method == .head
                 ? UpstreamError.originStatus(response.status, headers: response.headers, body: nil)
                 : await UpstreamClient.errorResponse(response)
             recordError(url: request.url.absoluteString, error: upstreamError)
-            return passthroughError(upstreamError, head: request.method == .head)
+            return .failure(Answer(response: passthroughError(upstreamError, head: request.method == .head)))
+        }
+        return .success(response)
+    }
+
+    /// Asks the origin for a resource whose length is not known yet, with the client's own range.
+    /// A cacheable answer becomes the first fetch of the resource; anything else streams through.
+    private func probe(_ request: MediaRequest, entry: ResourceEntry, logger: Logger) async -> MediaResponse {
+        let range = ByteRangeRequest(headerValue: request.range ?? "")
+        let single = range.flatMap { $0.ranges.count == 1 ? $0.ranges[0].headerValue : nil }
+        let response: UpstreamResponse
+        switch await openUpstream(request, range: single, logger: logger) {
+        case .failure(let answer):
+            entry.endProbe()
+            return answer.response
+        case .success(let opened):
+            response = opened
         }
         let layout = ResponseLayout(status: response.status, headers: response.headers)
         guard request.method == .get, let meta = layout.meta, configuration.isCacheable(contentType: meta.contentType),
@@ -66,8 +91,8 @@ extension MediaCache {
         }
         do {
             let same = entry.meta.map { $0.isSameVersion(as: meta) } ?? false
-            try await index.replaceResource(key: entry.key, url: request.url.absoluteString, meta: meta, keepSpans: same)
-            let adoption = try entry.adopt(meta: meta, url: request.url.absoluteString)
+            try await index.replaceResource(key: entry.key, url: request.url.absoluteString, finalURL: response.finalURL.absoluteString, meta: meta, keepSpans: same)
+            let adoption = try entry.adopt(meta: meta, url: request.url.absoluteString, finalURL: response.finalURL.absoluteString)
             let (file, generation): (DataFile, Int)
             switch adoption {
             case .gone:
@@ -146,7 +171,7 @@ extension MediaCache {
 
         if isHead || length == 0 {
             entry.detach(attached)
-            return MediaResponse(status: status, headers: headers, body: isHead ? nil : MediaBody { _ in })
+            return MediaResponse(status: status, headers: headers, body: isHead ? nil : MediaBody { _ in }, finalURL: entry.finalURL.flatMap(URL.init(string:)) ?? request.url)
         }
         entry.beginUse()
         let body = MediaBody { [self] sink in
@@ -161,7 +186,7 @@ extension MediaCache {
             }
             if let closing { try await sink.write(ByteBuffer(string: closing)) }
         }
-        return MediaResponse(status: status, headers: headers, body: body)
+        return MediaResponse(status: status, headers: headers, body: body, finalURL: entry.finalURL.flatMap(URL.init(string:)) ?? request.url)
     }
 
     /// Streams `range` of a resource into `sink`: disk reads where bytes are held, waits on the
@@ -241,7 +266,7 @@ extension MediaCache {
         for name in ["Content-Type", "Content-Length", "Content-Range", "Accept-Ranges", "ETag", "Last-Modified", "Content-Encoding", "Cache-Control"] {
             if let value = response.headers.first(name: name) { headers.add(name: name, value: value) }
         }
-        if head { return MediaResponse(status: response.status, headers: headers, body: nil) }
+        if head { return MediaResponse(status: response.status, headers: headers, body: nil, finalURL: response.finalURL) }
         let body = MediaBody { [self] sink in
             for try await chunk in response.body {
                 counters.withLockedValue {
@@ -251,6 +276,6 @@ extension MediaCache {
                 try await sink.write(chunk)
             }
         }
-        return MediaResponse(status: response.status, headers: headers, body: body)
+        return MediaResponse(status: response.status, headers: headers, body: body, finalURL: response.finalURL)
     }
 }

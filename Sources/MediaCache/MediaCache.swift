@@ -237,6 +237,22 @@ public final class MediaCache: Sendable {
         recentErrors.withLockedValue { $0 = [:] }
     }
 
+    /// Forgets one resource (a live playlist that must not be served from disk later). Readers
+    /// in progress finish with the bytes they have.
+    public func remove(url: URL) {
+        let key = configuration.keyRules.key(for: url)
+        guard let entry = entries.withLockedValue({ entries -> ResourceEntry? in
+            let entry = entries[key]
+            entries[key] = nil
+            return entry
+        }) else { return }
+        let bytes = entry.durableBytes
+        entry.evictNow()
+        unlink(entry.path)
+        try? index.deleteResources([key])
+        addDurableBytes(-bytes)
+    }
+
     /// Pins a resource so eviction never removes it (or unpins it).
     public func setPinned(_ pinned: Bool, url: URL) throws {
         guard let entry = existingEntry(for: url) else { return }

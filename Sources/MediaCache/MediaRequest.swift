@@ -6,6 +6,14 @@ import NIOHTTP1
 public struct MediaRequest: Sendable {
     public enum Method: Sendable { case get, head }
 
+    /// Whether the answer may be written to disk.
+    public enum Storage: Sendable {
+        /// Cache it where it is cacheable (the default).
+        case cache
+        /// Stream it through and never write it to disk (encryption keys).
+        case passthrough
+    }
+
     /// The origin URL (http or https).
     public var url: URL
     /// Headers sent upstream with every fetch of this resource (User-Agent, Referer, …).
@@ -17,11 +25,13 @@ public struct MediaRequest: Sendable {
     public var ifRange: String?
     /// Goes into log metadata so one request's lines can be found together.
     public var requestID: String
+    public var storage: Storage
 
     public init(
         url: URL, upstreamHeaders: [(String, String)] = [], method: Method = .get, range: String? = nil,
-        ifRange: String? = nil, requestID: String = UUID().uuidString
+        ifRange: String? = nil, requestID: String = UUID().uuidString, storage: Storage = .cache
     ) {
+        self.storage = storage
         self.url = url
         self.upstreamHeaders = upstreamHeaders
         self.method = method
@@ -41,7 +51,8 @@ public protocol MediaBodySink {
 public struct MediaBody: Sendable {
     let produce: @Sendable (inout any MediaBodySink) async throws -> Void
 
-    init(_ produce: @escaping @Sendable (inout any MediaBodySink) async throws -> Void) {
+    /// A body produced by `produce`, which writes every byte into the sink it is given.
+    public init(_ produce: @escaping @Sendable (inout any MediaBodySink) async throws -> Void) {
         self.produce = produce
     }
 
@@ -57,11 +68,26 @@ public struct MediaResponse: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: MediaBody?
+    /// The URL that answered, after redirects, when known (playlists resolve against it).
+    public var finalURL: URL?
 
-    public init(status: Int, headers: HTTPHeaders, body: MediaBody?) {
+    public init(status: Int, headers: HTTPHeaders, body: MediaBody?, finalURL: URL? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.finalURL = finalURL
+    }
+
+    /// Reads the whole body into memory, up to `limit` bytes (nil when it is longer or fails).
+    public func collectBody(limit: Int) async -> [UInt8]? {
+        guard let body else { return [] }
+        var sink: any MediaBodySink = CollectingSink(limit: limit)
+        do {
+            try await body.write(into: &sink)
+        } catch {
+            return nil
+        }
+        return (sink as? CollectingSink)?.bytes
     }
 
     static func error(status: Int, message: String) -> MediaResponse {
@@ -72,5 +98,18 @@ public struct MediaResponse: Sendable {
         return MediaResponse(status: status, headers: headers, body: MediaBody { sink in
             try await sink.write(ByteBuffer(string: text))
         })
+    }
+}
+
+/// Collects a body in memory, refusing to grow past a limit.
+struct CollectingSink: MediaBodySink {
+    let limit: Int
+    var bytes: [UInt8] = []
+
+    struct TooLarge: Error {}
+
+    mutating func write(_ buffer: ByteBuffer) async throws {
+        guard bytes.count + buffer.readableBytes <= limit else { throw TooLarge() }
+        bytes.append(contentsOf: buffer.readableBytesView)
     }
 }

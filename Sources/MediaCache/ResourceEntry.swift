@@ -26,6 +26,8 @@ final class ResourceEntry: Sendable {
 
     struct State {
         var url: String
+        /// The URL that answered, after redirects.
+        var finalURL: String?
         /// Headers of the most recent request, used by fetches that fill gaps.
         var upstreamHeaders: [(String, String)] = []
         var meta: ResourceMeta?
@@ -73,6 +75,7 @@ final class ResourceEntry: Sendable {
         self.key = stored.key
         self.path = path
         var state = State(url: stored.url)
+        state.finalURL = stored.finalURL
         state.meta = stored.meta
         state.available = stored.spans
         state.durable = stored.spans
@@ -87,10 +90,13 @@ final class ResourceEntry: Sendable {
     var durableBytes: Int64 { state.withLockedValue { $0.durable.count } }
     var generation: Int { state.withLockedValue { $0.generation } }
     var url: String { state.withLockedValue { $0.url } }
+    var finalURL: String? { state.withLockedValue { $0.finalURL } }
 
     struct Snapshot {
         var key: String
         var url: String
+        /// The URL that answered, after redirects.
+        var finalURL: String?
         /// Headers of the most recent request, used by fetches that fill gaps.
         var upstreamHeaders: [(String, String)] = []
         var meta: ResourceMeta?
@@ -171,10 +177,11 @@ final class ResourceEntry: Sendable {
     /// Takes the metadata of an origin response, deciding whether its bytes belong to the
     /// version already cached. A different version starts a new generation: readers of the old
     /// one fail rather than mix bytes of two versions.
-    func adopt(meta: ResourceMeta, url: String) throws -> Adoption {
+    func adopt(meta: ResourceMeta, url: String, finalURL: String?) throws -> Adoption {
         let (adoption, waiters): (Adoption, [CheckedContinuation<Void, Never>]) = try state.withLockedValue { state in
             if state.evicted { return (.gone, []) }
             state.url = url
+            state.finalURL = finalURL
             if let current = state.meta, current.isSameVersion(as: meta), let file = state.file ?? (try? DataFile(path: path, create: false)) {
                 state.file = file
                 state.probing = false
@@ -285,17 +292,27 @@ final class ResourceEntry: Sendable {
     /// Releases a reader's fetches; a fetch nobody waits for any more is cancelled, so a player
     /// that closed its connection stops costing origin bandwidth.
     func detach(_ ids: Set<Int>) {
-        let tasks = state.withLockedValue { state -> [Task<Void, Never>] in
+        let (tasks, waiters) = state.withLockedValue { state -> ([Task<Void, Never>], [CheckedContinuation<Void, Never>]) in
             var cancelled: [Task<Void, Never>] = []
+            var orphaned = false
             for id in ids {
                 guard var fetch = state.fetches[id] else { continue }
                 fetch.attached -= 1
                 state.fetches[id] = fetch
-                if fetch.attached <= 0, let task = fetch.task { cancelled.append(task) }
+                guard fetch.attached <= 0 else { continue }
+                if let task = fetch.task {
+                    cancelled.append(task)
+                } else {
+                    // Registered but never started (its reader left first): drop it, or readers
+                    // would wait for bytes nobody fetches.
+                    state.fetches[id] = nil
+                    orphaned = true
+                }
             }
-            return cancelled
+            return (cancelled, orphaned ? state.takeWaiters() : [])
         }
         tasks.forEach { $0.cancel() }
+        waiters.forEach { $0.resume() }
     }
 
     // MARK: - Fetch progress

@@ -14,14 +14,19 @@ public final class PreloadJobs: Sendable {
         /// `running`, `complete`, `failed` or `cancelled`.
         public var state: String
         public var error: String?
+        /// For HLS preloads: segments (and init sections) fetched and planned.
+        public var segmentsDone: Int?
+        public var segmentsTotal: Int?
     }
 
     private let cache: MediaCache
+    private let streams: StreamService
     private let logger: Logger
     private let jobs = NIOLockedValueBox<[String: (job: Job, task: Task<Void, Never>?)]>([:])
 
-    public init(cache: MediaCache, logger: Logger) {
+    public init(cache: MediaCache, streams: StreamService, logger: Logger) {
         self.cache = cache
+        self.streams = streams
         self.logger = logger
     }
 
@@ -29,7 +34,7 @@ public final class PreloadJobs: Sendable {
     public func start(link: StreamLink, byteCount: Int64?) throws(StreamLinkError) -> Job {
         try link.validate()
         let id = UUID().uuidString.lowercased()
-        let job = Job(id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil)
+        let job = Job(id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil, segmentsDone: nil, segmentsTotal: nil)
         jobs.withLockedValue { $0[id] = (job, nil) }
         let task = Task { [cache, jobs, logger] in
             do {
@@ -37,6 +42,53 @@ public final class PreloadJobs: Sendable {
                     jobs.withLockedValue { jobs in
                         jobs[id]?.job.bytesDone = progress.bytesDone
                         jobs[id]?.job.bytesTotal = progress.bytesTotal
+                    }
+                }
+                jobs.withLockedValue { $0[id]?.job.state = "complete" }
+            } catch {
+                let cancelled = Task.isCancelled
+                jobs.withLockedValue {
+                    $0[id]?.job.state = cancelled ? "cancelled" : "failed"
+                    $0[id]?.job.error = cancelled ? nil : "\(error)"
+                }
+                if !cancelled { logger.info("preload failed", metadata: ["url": "\(link.url)", "error": "\(error)"]) }
+            }
+        }
+        jobs.withLockedValue { $0[id]?.task = task }
+        return job
+    }
+
+    /// Starts a preload of an HLS stream: the segments covering the first `seconds` of it, or its
+    /// first `segments` segments (a master playlist's variant chosen by `maxBandwidth`).
+    public func startHLS(link: StreamLink, seconds: Double?, segments: Int?, maxBandwidth: Int?) throws(StreamLinkError) -> Job {
+        try link.validate()
+        let id = UUID().uuidString.lowercased()
+        let job = Job(id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil, segmentsDone: 0, segmentsTotal: nil)
+        jobs.withLockedValue { $0[id] = (job, nil) }
+        let task = Task { [cache, streams, jobs, logger] in
+            do {
+                let all = try await streams.plannedSegments(link: link, maxBandwidth: maxBandwidth)
+                var chosen: [StreamService.PlannedSegment] = []
+                var covered = 0.0
+                var media = 0
+                for segment in all {
+                    if let segments, media >= segments { break }
+                    if let seconds, covered >= seconds { break }
+                    chosen.append(segment)
+                    if segment.duration > 0 {
+                        media += 1
+                        covered += segment.duration
+                    }
+                }
+                jobs.withLockedValue { $0[id]?.job.segmentsTotal = chosen.count }
+                var done: Int64 = 0
+                for (number, segment) in chosen.enumerated() {
+                    try Task.checkCancellation()
+                    let progress = try await cache.preload(url: segment.url, upstreamHeaders: link.headerPairs, range: segment.range)
+                    done += progress.bytesDone
+                    jobs.withLockedValue {
+                        $0[id]?.job.bytesDone = done
+                        $0[id]?.job.segmentsDone = number + 1
                     }
                 }
                 jobs.withLockedValue { $0[id]?.job.state = "complete" }

@@ -6,10 +6,16 @@ import NIOConcurrencyHelpers
 public struct StreamLink: Sendable, Equatable, Codable {
     public var url: URL
     public var headers: [StreamHeader]
+    /// What the URL is, when a rewritten playlist said so (nil for links made by users).
+    public var kind: StreamKind?
+    /// The media playlist a segment came from, so serving it can pre-fetch what follows.
+    public var playlist: URL?
 
-    public init(url: URL, headers: [StreamHeader] = []) {
+    public init(url: URL, headers: [StreamHeader] = [], kind: StreamKind? = nil, playlist: URL? = nil) {
         self.url = url
         self.headers = headers
+        self.kind = kind
+        self.playlist = playlist
     }
 
     /// The headers as name/value pairs.
@@ -43,6 +49,19 @@ public struct StreamLink: Sendable, Equatable, Codable {
         default: return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
         }
     }
+}
+
+/// What a proxied URL points at, as the playlist that named it says.
+public enum StreamKind: String, Sendable, Codable, CaseIterable {
+    case playlist
+    case segment
+    /// An encryption key: passed through, never written to disk.
+    case key
+    /// An initialization section (EXT-X-MAP).
+    case map
+    /// A low-latency partial segment.
+    case part
+    case other
 }
 
 /// One header attached to a stream.
@@ -87,12 +106,16 @@ public final class StreamLinkSigner: Sendable {
     struct Payload: Codable {
         var u: String
         var h: [[String]]?
+        var k: String?
+        var p: String?
     }
 
     /// The path (starting with `/stream/`) of a proxy URL for `link`.
     public func path(for link: StreamLink) throws(StreamLinkError) -> String {
         try link.validate()
-        let payload = Payload(u: link.url.absoluteString, h: link.headers.isEmpty ? nil : link.headers.map { [$0.name, $0.value] })
+        let payload = Payload(
+            u: link.url.absoluteString, h: link.headers.isEmpty ? nil : link.headers.map { [$0.name, $0.value] },
+            k: link.kind?.rawValue, p: link.playlist?.absoluteString)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let json = try? encoder.encode(payload) else { throw .invalid("the link cannot be encoded") }
@@ -117,7 +140,7 @@ public final class StreamLinkSigner: Sendable {
               let url = URL(string: decoded.u)
         else { throw .invalid("the proxy URL's payload cannot be decoded") }
         let headers = (decoded.h ?? []).compactMap { $0.count == 2 ? StreamHeader(name: $0[0], value: $0[1]) : nil }
-        let link = StreamLink(url: url, headers: headers)
+        let link = StreamLink(url: url, headers: headers, kind: decoded.k.flatMap(StreamKind.init(rawValue:)), playlist: decoded.p.flatMap(URL.init(string:)))
         try link.validate()
         verified.withLockedValue { cache in
             if cache.count >= 10_000 { cache.removeAll(keepingCapacity: true) }

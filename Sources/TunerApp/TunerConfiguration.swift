@@ -21,6 +21,8 @@ public struct TunerConfiguration: Sendable {
     public var upstreamReadTimeoutSeconds: Int64
     /// Overrides the access token stored in the data folder.
     public var accessToken: String?
+    /// HLS segments fetched ahead of the player; 0 turns pre-fetching off.
+    public var prefetchSegments: Int = 3
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".tuner", cacheSize: Int64 = 1 << 30,
@@ -63,6 +65,10 @@ public struct TunerConfiguration: Sendable {
             configuration.upstreamTimeoutSeconds = value
         }
         if let token = environment["TUNER_TOKEN"], !token.isEmpty { configuration.accessToken = token }
+        if let count = environment["TUNER_PREFETCH_SEGMENTS"] {
+            guard let value = Int(count), value >= 0 else { throw ConfigurationError("TUNER_PREFETCH_SEGMENTS must be a whole number, got '\(count)'") }
+            configuration.prefetchSegments = value
+        }
         return configuration
     }
 

@@ -13,6 +13,7 @@ public final class TunerEngine: Sendable {
     public let httpClient: HTTPClient
     public let logger: Logger
     public let preloads: PreloadJobs
+    public let streams: StreamService
 
     public init(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) throws {
         self.configuration = configuration
@@ -34,7 +35,8 @@ public final class TunerEngine: Sendable {
             try? httpClient.syncShutdown()
             throw error
         }
-        preloads = PreloadJobs(cache: cache, logger: logger)
+        streams = StreamService(cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, logger: logger)
+        preloads = PreloadJobs(cache: cache, streams: streams, logger: logger)
     }
 
     /// A proxy URL for `url` with `headers` sent upstream, on the server at `baseURL`.

@@ -26,6 +26,25 @@ struct APIController {
         var url: String
         var headers: [String: String]?
         var bytes: Int64?
+        /// For HLS: how much of the stream to fill, in seconds or in segments.
+        var seconds: Double?
+        var segments: Int?
+        /// For an HLS master: the highest variant bandwidth wanted.
+        var maxBandwidth: Int?
+    }
+
+    /// The cache's statistics plus what the proxy served per kind of stream.
+    struct StatsResponse: ResponseEncodable {
+        var cache: CacheStatistics
+        var streams: [String: StreamService.StreamCounters]
+
+        enum Keys: String, CodingKey { case streams }
+
+        func encode(to encoder: any Encoder) throws {
+            try cache.encode(to: encoder)
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(streams, forKey: .streams)
+        }
     }
 
     struct URLRequestBody: Decodable {
@@ -47,7 +66,7 @@ struct APIController {
         let api = router.group("/api/v1")
         api.get("health") { _, _ in Health(status: "ok") }
         api.post("proxy-urls", use: makeProxyURL)
-        api.get("cache/stats") { _, _ in engine.cache.statistics() }
+        api.get("cache/stats") { _, _ in StatsResponse(cache: engine.cache.statistics(), streams: engine.streams.statistics) }
         api.post("cache/clear") { _, _ in
             try engine.cache.clear()
             return Message(message: "cache cleared")
@@ -87,8 +106,17 @@ struct APIController {
     @Sendable func startPreload(request: Request, context: TunerRequestContext) async throws -> EditedResponse<PreloadJobs.Job> {
         let body = try await decode(PreloadRequest.self, request: request, context: context)
         if let bytes = body.bytes, bytes <= 0 { throw HTTPError(.badRequest, message: "'bytes' must be positive") }
+        if let seconds = body.seconds, !(seconds > 0) { throw HTTPError(.badRequest, message: "'seconds' must be positive") }
+        if let segments = body.segments, segments <= 0 { throw HTTPError(.badRequest, message: "'segments' must be positive") }
+        if body.bytes != nil && (body.seconds != nil || body.segments != nil) {
+            throw HTTPError(.badRequest, message: "give 'bytes' for a file, or 'seconds'/'segments' for an HLS stream, not both")
+        }
         let link = try streamLink(url: body.url, headers: body.headers)
         do {
+            if body.seconds != nil || body.segments != nil {
+                return EditedResponse(status: .accepted, response: try engine.preloads.startHLS(
+                    link: link, seconds: body.seconds, segments: body.segments, maxBandwidth: body.maxBandwidth))
+            }
             return EditedResponse(status: .accepted, response: try engine.preloads.start(link: link, byteCount: body.bytes))
         } catch {
             throw HTTPError(.badRequest, message: error.description)

@@ -9,6 +9,7 @@ import TunerApp
 /// The stream proxy: `GET|HEAD /stream/<signature>/<payload>/<name>`.
 struct StreamController {
     let engine: TunerEngine
+    let fallbackBaseURL: @Sendable () -> String
 
     func addRoutes(to router: Router<TunerRequestContext>) {
         router.get("/stream/:signature/:payload/:name", use: stream)
@@ -26,9 +27,11 @@ struct StreamController {
         } catch {
             throw HTTPError(.badRequest, message: error.description)
         }
-        let media = await engine.cache.serve(MediaRequest(
-            url: link.url, upstreamHeaders: link.headerPairs, method: request.method == .head ? .head : .get,
-            range: request.headers[.range], ifRange: request.headers[.ifRange], requestID: context.id))
+        // Rewritten playlist URIs point back at the address the player used.
+        let proxyBase = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
+        let media = await engine.streams.serve(
+            link: link, method: request.method == .head ? .head : .get, range: request.headers[.range],
+            ifRange: request.headers[.ifRange], requestID: context.id, proxyBase: proxyBase)
         return Response(media)
     }
 }

@@ -52,7 +52,7 @@ public final class TunerServer: Sendable {
             let token = try engine.configuration.accessToken ?? engine.dataFolder.loadOrCreateToken()
             router.add(middleware: AccessTokenMiddleware(token: token))
         }
-        StreamController(engine: engine).addRoutes(to: router)
+        StreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         APIController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         return Application(
             router: router,

@@ -90,6 +90,8 @@ struct Cache: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Fill the cache with a resource ahead of playback.")
         @Argument(help: "The origin URL.") var url: String
         @Option(help: "Only the first N bytes (e.g. 8MiB).") var bytes: String?
+        @Option(help: "For an HLS stream: the first S seconds.") var seconds: Double?
+        @Option(help: "For an HLS stream: the first N segments.") var segments: Int?
         @Option(name: .customLong("header"), help: "A header sent upstream, 'Name: value' (repeatable).") var headers: [String] = []
         @OptionGroup var target: Target
 
@@ -103,6 +105,8 @@ struct Cache: AsyncParsableCommand {
             if let client = try await target.client() {
                 var body: [String: Any] = ["url": url, "headers": Dictionary(parsed.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })]
                 if let byteCount { body["bytes"] = byteCount }
+                if let seconds { body["seconds"] = seconds }
+                if let segments { body["segments"] = segments }
                 let (status, data) = try await client.request("POST", "/api/v1/cache/preload", json: body)
                 guard status == 202, let job = try? JSONDecoder().decode(PreloadJobs.Job.self, from: data) else {
                     throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))")
@@ -115,7 +119,12 @@ struct Cache: AsyncParsableCommand {
                     }
                     if current.bytesDone != last {
                         last = current.bytesDone
-                        printProgress(current.bytesDone, current.bytesTotal)
+                        if let done = current.segmentsDone, let total = current.segmentsTotal {
+                            print("preloaded \(done) of \(total) segments (\(current.bytesDone) bytes)")
+                            fflush(nil)
+                        } else {
+                            printProgress(current.bytesDone, current.bytesTotal)
+                        }
                     }
                     switch current.state {
                     case "running": try await Task.sleep(for: .milliseconds(250))
@@ -123,6 +132,13 @@ struct Cache: AsyncParsableCommand {
                     default: throw CLIError("preload \(current.state): \(current.error ?? "no reason given")")
                     }
                 }
+            } else if seconds != nil || segments != nil {
+                let engine = try target.localEngine()
+                let job = try engine.preloads.startHLS(link: StreamLink(url: origin, headers: parsed), seconds: seconds, segments: segments, maxBandwidth: nil)
+                let final = await engine.preloads.wait(id: job.id)
+                try await engine.shutdown()
+                guard final?.state == "complete" else { throw CLIError("preload \(final?.state ?? "failed"): \(final?.error ?? "no reason given")") }
+                print("preloaded \(final?.segmentsDone ?? 0) segments (\(final?.bytesDone ?? 0) bytes) of \(url)")
             } else {
                 let engine = try target.localEngine()
                 do {

@@ -21,6 +21,8 @@ struct Serve: AsyncParsableCommand {
     var cacheIgnoreParams: [String] = []
     @Option(name: .customLong("upstream-timeout"), help: "Seconds to wait for an origin's answer before 504 (env TUNER_UPSTREAM_TIMEOUT).")
     var upstreamTimeout: Int64?
+    @Option(name: .customLong("prefetch-segments"), help: "HLS segments fetched ahead of the player; 0 turns it off (env TUNER_PREFETCH_SEGMENTS, default 3).")
+    var prefetchSegments: Int?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env LOG_LEVEL).")
     var logLevel: String?
 
@@ -42,6 +44,10 @@ struct Serve: AsyncParsableCommand {
         }
         if !cacheIgnoreParams.isEmpty { configuration.cacheIgnoredQueryParameters = cacheIgnoreParams }
         if let upstreamTimeout { configuration.upstreamTimeoutSeconds = upstreamTimeout }
+        if let prefetchSegments {
+            guard prefetchSegments >= 0 else { throw ValidationError("--prefetch-segments must be 0 or more") }
+            configuration.prefetchSegments = prefetchSegments
+        }
 
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

@@ -1,0 +1,378 @@
+import Foundation
+import Logging
+import MediaCache
+import MediaFormats
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+/// Plays streams through the cache: media as it is, HLS playlists with every URI rewritten to a
+/// signed proxy URL, keys passed through without touching the disk, and the next segments
+/// pre-fetched into the cache.
+public final class StreamService: Sendable {
+    /// How many segments after the one played (or the newest ones of a live playlist) are fetched
+    /// ahead; 0 turns pre-fetching off.
+    public let prefetchCount: Int
+    let cache: MediaCache
+    let signer: StreamLinkSigner
+    let logger: Logger
+    private let playlists = NIOLockedValueBox<[String: KnownPlaylist]>([:])
+    private let prefetching = NIOLockedValueBox<Set<String>>([])
+    private let counters = NIOLockedValueBox<[StreamKind: StreamCounters]>([:])
+
+    /// Requests and bytes served for one kind of stream.
+    public struct StreamCounters: Sendable, Codable, Equatable {
+        public var requests: Int64 = 0
+        public var bytes: Int64 = 0
+    }
+
+    /// A parsed playlist kept in memory: VOD ones until evicted, live ones for half their target
+    /// duration, masters briefly.
+    struct KnownPlaylist {
+        var playlist: HLSPlaylist
+        var finalURL: URL
+        var headers: [StreamHeader]
+        var expires: ContinuousClock.Instant?
+        var lastUsed: ContinuousClock.Instant
+        /// Resolved segment URL → index in `playlist.segments`.
+        var segmentIndex: [String: Int]
+        /// Rewritten text per proxy base URL.
+        var rewritten: [String: [UInt8]]
+    }
+
+    public init(cache: MediaCache, signer: StreamLinkSigner, prefetchCount: Int = 3, logger: Logger) {
+        self.cache = cache
+        self.signer = signer
+        self.prefetchCount = max(0, prefetchCount)
+        self.logger = logger
+    }
+
+    /// Per-kind counters (`playlist`, `segment`, `key`, …; links made by users count as `other`).
+    public var statistics: [String: StreamCounters] {
+        counters.withLockedValue { Dictionary(uniqueKeysWithValues: $0.map { ($0.key.rawValue, $0.value) }) }
+    }
+
+    /// Serves one request of a proxy URL. `proxyBase` (like `http://127.0.0.1:8080`) is where the
+    /// rewritten URIs of a playlist point.
+    public func serve(
+        link: StreamLink, method: MediaRequest.Method, range: String?, ifRange: String?, requestID: String, proxyBase: String
+    ) async -> MediaResponse {
+        let request = MediaRequest(
+            url: link.url, upstreamHeaders: link.headerPairs, method: method, range: range, ifRange: ifRange,
+            requestID: requestID, storage: link.kind == .key ? .passthrough : .cache)
+        switch link.kind {
+        case .playlist:
+            return await servePlaylist(link, request: request, proxyBase: proxyBase)
+        case .key, .map, .part, .other:
+            return counted(await cache.serve(request), kind: link.kind ?? .other)
+        case .segment:
+            let response = await cache.serve(request)
+            if method == .get, response.status < 300, let playlist = link.playlist {
+                prefetchAfter(segment: link.url, playlist: playlist)
+            }
+            return counted(response, kind: .segment)
+        case nil:
+            // A link made by a user: a playlist is recognised by its type or its first bytes.
+            let response = await cache.serve(request)
+            guard method == .get, Self.mayBePlaylist(response) else { return counted(response, kind: .other) }
+            var whole = response
+            if response.status == 206 {
+                // Players such as ffmpeg ask for `bytes=0-` even for playlists: a read from the
+                // start is answered whole (a server may ignore Range), so it can be rewritten.
+                guard let contentRange = response.headers.first(name: "Content-Range"), contentRange.hasPrefix("bytes 0-") else {
+                    return counted(response, kind: .other)
+                }
+                var full = request
+                full.range = nil
+                full.ifRange = nil
+                whole = await cache.serve(full)
+            }
+            guard whole.status == 200 else { return counted(whole, kind: .other) }
+            guard let body = await whole.collectBody(limit: Self.playlistLimit) else {
+                return MediaResponse(status: 502, headers: Self.textHeaders, body: MediaBody { try await $0.write(ByteBuffer(string: "the origin's answer was cut short\n")) })
+            }
+            guard Self.looksLikePlaylist(body) else {
+                return counted(Self.buffered(whole, body: body), kind: .other)
+            }
+            return processPlaylist(link, bytes: body, finalURL: whole.finalURL ?? link.url, method: method, proxyBase: proxyBase)
+        }
+    }
+
+    // MARK: - Playlists
+
+    static let playlistLimit = 16 << 20
+    static let textHeaders: HTTPHeaders = ["Content-Type": "text/plain; charset=utf-8"]
+
+    private func servePlaylist(_ link: StreamLink, request: MediaRequest, proxyBase: String) async -> MediaResponse {
+        let now = ContinuousClock.now
+        if let known = playlists.withLockedValue({ $0[link.url.absoluteString] }), known.expires.map({ now < $0 }) ?? true {
+            return respond(playlist: link, known: known, method: request.method, proxyBase: proxyBase)
+        }
+        // Playlists are fetched whole: a rewritten playlist has its own length.
+        var whole = request
+        whole.range = nil
+        whole.ifRange = nil
+        whole.method = .get
+        let response = await cache.serve(whole)
+        guard response.status == 200 else { return counted(response, kind: .playlist) }
+        guard let body = await response.collectBody(limit: Self.playlistLimit) else {
+            return MediaResponse(status: 502, headers: Self.textHeaders, body: MediaBody { try await $0.write(ByteBuffer(string: "the playlist is larger than 16 MiB or was cut short\n")) })
+        }
+        guard Self.looksLikePlaylist(body) else { return counted(Self.buffered(response, body: body), kind: .playlist) }
+        return processPlaylist(link, bytes: body, finalURL: response.finalURL ?? link.url, method: request.method, proxyBase: proxyBase)
+    }
+
+    private func processPlaylist(_ link: StreamLink, bytes: [UInt8], finalURL: URL, method: MediaRequest.Method, proxyBase: String) -> MediaResponse {
+        guard let known = register(link, bytes: bytes, finalURL: finalURL) else {
+            return MediaResponse(status: 200, headers: ["Content-Type": "application/vnd.apple.mpegurl", "Content-Length": String(bytes.count)], body: MediaBody { try await $0.write(ByteBuffer(bytes: bytes)) })
+        }
+        if !known.playlist.isMaster { prefetchStart(of: link.url) }
+        return respond(playlist: link, known: known, method: method, proxyBase: proxyBase)
+    }
+
+    /// Parses a playlist and remembers it: VOD ones stay cached, live ones expire after half
+    /// their target duration and are removed from the disk cache, masters expire after 10 s.
+    private func register(_ link: StreamLink, bytes: [UInt8], finalURL: URL) -> KnownPlaylist? {
+        let playlist: HLSPlaylist
+        do {
+            playlist = try HLSPlaylist(parsing: bytes, configuration: HLSParser.Configuration(throwsOnViolation: false, playlistURL: finalURL))
+        } catch {
+            logger.info("not an HLS playlist after all", metadata: ["url": "\(link.url)", "error": "\(error)"])
+            return nil
+        }
+        if !playlist.warnings.isEmpty {
+            logger.debug("playlist has warnings", metadata: ["url": "\(link.url)", "count": "\(playlist.warnings.count)"])
+        }
+        let now = ContinuousClock.now
+        var expires: ContinuousClock.Instant?
+        if playlist.isMaster {
+            expires = now + .seconds(10)
+        } else if playlist.isLive {
+            // Never older than half the target duration (RFC 8216 §6.3.4 asks clients to reload
+            // at least that often).
+            let target = Double(playlist.targetDuration ?? 2)
+            expires = now + .milliseconds(Int64(max(0.5, target / 2) * 1000))
+        }
+        if expires != nil {
+            // Only VOD playlists stay on disk: a live one there would be served stale.
+            cache.remove(url: link.url)
+        }
+        let rewriter = HLSRewriter(baseURL: finalURL)
+        var index: [String: Int] = [:]
+        if !playlist.isMaster {
+            for (position, segment) in playlist.segments.enumerated() {
+                if let url = rewriter.resolve(segment.uri) { index[url.absoluteString] = position }
+            }
+        }
+        let known = KnownPlaylist(
+            playlist: playlist, finalURL: finalURL, headers: link.headers, expires: expires, lastUsed: now,
+            segmentIndex: index, rewritten: [:])
+        playlists.withLockedValue { playlists in
+            // Bound memory: forget the least recently used playlists beyond 64.
+            if playlists.count >= 64, let oldest = playlists.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key {
+                playlists[oldest] = nil
+            }
+            playlists[link.url.absoluteString] = known
+        }
+        return known
+    }
+
+    /// A segment (or init section) to fetch, as a preload plans it.
+    public struct PlannedSegment: Sendable, Equatable {
+        public var url: URL
+        public var range: Range<Int64>?
+        public var duration: Double
+    }
+
+    /// Why a playlist could not be loaded.
+    public struct PlaylistError: Error, CustomStringConvertible, Sendable {
+        public let status: Int
+        public let description: String
+    }
+
+    /// The segments of a stream, for preloading: a master's variant is the one with the highest
+    /// bandwidth at most `maxBandwidth` (the first variant when nil or none fits), and its init
+    /// sections come before the segments that need them.
+    public func plannedSegments(link: StreamLink, maxBandwidth: Int? = nil) async throws(PlaylistError) -> [PlannedSegment] {
+        var known = try await loadPlaylist(link)
+        if known.playlist.isMaster {
+            let rewriter = HLSRewriter(baseURL: known.finalURL)
+            let variants = known.playlist.variants
+            let chosen = maxBandwidth.flatMap { limit in
+                variants.filter { ($0.bandwidth ?? 0) <= limit }.max { ($0.bandwidth ?? 0) < ($1.bandwidth ?? 0) }
+            } ?? variants.first
+            guard let variant = chosen, let url = rewriter.resolve(variant.uri) else {
+                throw PlaylistError(status: 502, description: "the master playlist has no usable variant")
+            }
+            known = try await loadPlaylist(StreamLink(url: url, headers: link.headers, kind: .playlist))
+        }
+        let rewriter = HLSRewriter(baseURL: known.finalURL)
+        var planned: [PlannedSegment] = []
+        var maps = Set<String>()
+        for segment in known.playlist.segments {
+            if let map = segment.map, let url = rewriter.resolve(map.uri) {
+                let range = map.byteRange.map { Int64($0.offset)..<Int64($0.offset + $0.length) }
+                if maps.insert(url.absoluteString + "\(String(describing: range))").inserted {
+                    planned.append(PlannedSegment(url: url, range: range, duration: 0))
+                }
+            }
+            guard let url = rewriter.resolve(segment.uri) else { continue }
+            planned.append(PlannedSegment(url: url, range: segment.byteRange.map { Int64($0.offset)..<Int64($0.offset + $0.length) }, duration: segment.duration))
+        }
+        return planned
+    }
+
+    /// The parsed playlist of `link`, from memory while fresh, else from the cache or origin.
+    func loadPlaylist(_ link: StreamLink) async throws(PlaylistError) -> KnownPlaylist {
+        let now = ContinuousClock.now
+        if let known = playlists.withLockedValue({ $0[link.url.absoluteString] }), known.expires.map({ now < $0 }) ?? true {
+            return known
+        }
+        let response = await cache.serve(MediaRequest(url: link.url, upstreamHeaders: link.headerPairs))
+        guard response.status == 200 else {
+            throw PlaylistError(status: response.status, description: "the origin answered \(response.status) for \(link.url.absoluteString)")
+        }
+        guard let body = await response.collectBody(limit: Self.playlistLimit), Self.looksLikePlaylist(body),
+              let known = register(link, bytes: body, finalURL: response.finalURL ?? link.url)
+        else {
+            throw PlaylistError(status: 502, description: "\(link.url.absoluteString) is not an HLS playlist")
+        }
+        return known
+    }
+
+    private func respond(playlist link: StreamLink, known: KnownPlaylist, method: MediaRequest.Method, proxyBase: String) -> MediaResponse {
+        let bytes: [UInt8]
+        if let cached = known.rewritten[proxyBase] {
+            bytes = cached
+        } else {
+            bytes = rewrite(known, playlistURL: link.url, proxyBase: proxyBase)
+            playlists.withLockedValue { $0[link.url.absoluteString]?.rewritten[proxyBase] = bytes }
+        }
+        playlists.withLockedValue { $0[link.url.absoluteString]?.lastUsed = .now }
+        var headers: HTTPHeaders = ["Content-Type": "application/vnd.apple.mpegurl", "Content-Length": String(bytes.count)]
+        headers.add(name: "Cache-Control", value: known.expires == nil ? "max-age=3600" : "no-cache")
+        counters.withLockedValue {
+            $0[.playlist, default: StreamCounters()].requests += 1
+            $0[.playlist, default: StreamCounters()].bytes += Int64(bytes.count)
+        }
+        return MediaResponse(status: 200, headers: headers, body: method == .head ? nil : MediaBody { try await $0.write(ByteBuffer(bytes: bytes)) }, finalURL: known.finalURL)
+    }
+
+    /// The playlist's text with every URI a signed proxy URL carrying the same headers.
+    private func rewrite(_ known: KnownPlaylist, playlistURL: URL, proxyBase: String) -> [UInt8] {
+        let rewritten = HLSRewriter(baseURL: known.finalURL).rewrite(known.playlist) { url, kind in
+            let streamKind = StreamKind(kind)
+            // Keys may be `skd://` or `data:` URIs that players handle themselves.
+            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return url.absoluteString }
+            let link = StreamLink(url: url, headers: known.headers, kind: streamKind, playlist: streamKind == .segment ? playlistURL : nil)
+            return (try? signer.proxyURL(for: link, baseURL: proxyBase)) ?? url.absoluteString
+        }
+        return rewritten.serializedBytes()
+    }
+
+    // MARK: - Pre-fetching
+
+    /// After a media playlist is served: the first segments of a VOD, the newest of a live one.
+    private func prefetchStart(of playlistURL: URL) {
+        guard prefetchCount > 0, let known = playlists.withLockedValue({ $0[playlistURL.absoluteString] }) else { return }
+        let count = known.playlist.segments.count
+        let range = known.playlist.isLive ? max(0, count - prefetchCount)..<count : 0..<min(prefetchCount, count)
+        prefetch(known, segments: range)
+    }
+
+    /// After a segment is served: the next segments of its playlist.
+    private func prefetchAfter(segment: URL, playlist playlistURL: URL) {
+        guard prefetchCount > 0, let known = playlists.withLockedValue({ $0[playlistURL.absoluteString] }),
+              let position = known.segmentIndex[segment.absoluteString] else { return }
+        let count = known.playlist.segments.count
+        prefetch(known, segments: (position + 1)..<min(count, position + 1 + prefetchCount))
+    }
+
+    private func prefetch(_ known: KnownPlaylist, segments positions: Range<Int>) {
+        let rewriter = HLSRewriter(baseURL: known.finalURL)
+        let headers = known.headers.map { ($0.name, $0.value) }
+        for position in positions {
+            let segment = known.playlist.segments[position]
+            guard let url = rewriter.resolve(segment.uri) else { continue }
+            let range = segment.byteRange.map { Int64($0.offset)..<Int64($0.offset + $0.length) }
+            let key = url.absoluteString + (range.map { "#\($0.lowerBound)-\($0.upperBound)" } ?? "")
+            if let status = cache.status(of: url), let meta = status.meta, status.cachedBytes >= (range.map { $0.upperBound - $0.lowerBound } ?? meta.length),
+               range == nil || status.cachedBytes == meta.length {
+                continue
+            }
+            guard prefetching.withLockedValue({ $0.insert(key).inserted }) else { continue }
+            Task { [cache, prefetching, logger] in
+                defer { _ = prefetching.withLockedValue { $0.remove(key) } }
+                do {
+                    _ = try await cache.preload(url: url, upstreamHeaders: headers, range: range)
+                } catch {
+                    logger.debug("pre-fetch failed", metadata: ["url": "\(url)", "error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func counted(_ response: MediaResponse, kind: StreamKind) -> MediaResponse {
+        counters.withLockedValue { $0[kind, default: StreamCounters()].requests += 1 }
+        guard let body = response.body else { return response }
+        var counting = response
+        counting.body = MediaBody { [counters] sink in
+            var tallied: any MediaBodySink = CountingSink(inner: sink) { count in
+                counters.withLockedValue { $0[kind, default: StreamCounters()].bytes += Int64(count) }
+            }
+            try await body.write(into: &tallied)
+        }
+        return counting
+    }
+
+    /// Whether a response may hold a playlist: an HLS type, or a small body of a generic type.
+    static func mayBePlaylist(_ response: MediaResponse) -> Bool {
+        let type = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
+        if type.contains("mpegurl") { return true }
+        let generic = type.isEmpty || type.hasPrefix("text/plain") || type.hasPrefix("application/octet-stream") || type.hasPrefix("binary/octet-stream")
+        // The whole resource's length: a 206 carries it after the slash of Content-Range.
+        let total = response.headers.first(name: "Content-Range").flatMap { $0.split(separator: "/").last.flatMap { Int($0) } }
+        let length = total ?? response.headers.first(name: "Content-Length").flatMap(Int.init) ?? Int.max
+        return generic && length <= 4 << 20
+    }
+
+    /// `#EXTM3U` first, after an optional BOM and white space.
+    static func looksLikePlaylist(_ bytes: [UInt8]) -> Bool {
+        var index = 0
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D { index += 1 }
+        return bytes[index...].starts(with: Array("#EXTM3U".utf8))
+    }
+
+    static func buffered(_ response: MediaResponse, body: [UInt8]) -> MediaResponse {
+        var copy = response
+        copy.body = MediaBody { try await $0.write(ByteBuffer(bytes: body)) }
+        return copy
+    }
+}
+
+/// Reports the size of every buffer passing to another sink.
+struct CountingSink: MediaBodySink {
+    var inner: any MediaBodySink
+    let report: @Sendable (Int) -> Void
+
+    mutating func write(_ buffer: ByteBuffer) async throws {
+        report(buffer.readableBytes)
+        try await inner.write(buffer)
+    }
+}
+
+extension StreamKind {
+    init(_ kind: HLSURIKind) {
+        switch kind {
+        case .segment: self = .segment
+        case .playlist: self = .playlist
+        case .key: self = .key
+        case .map: self = .map
+        case .part: self = .part
+        default: self = .other
+        }
+    }
+}
