@@ -24,6 +24,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "MediaFormats"),
+        .target(name: "CAllocatorTuning"),
         .target(
             name: "MediaCache",
             dependencies: [
@@ -64,9 +65,11 @@ let package = Package(
         .executableTarget(
             name: "tuner",
             dependencies: [
+                "CAllocatorTuning",
                 "TunerServer",
                 "TunerApp",
                 "MediaCache",
+                "MediaFormats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

@@ -30,6 +30,13 @@ public struct CacheKeyRules: Sendable, Equatable {
     /// The cache key: a SHA-256 of the normalized URL, safe as a file name.
     public func key(for url: URL) -> String {
         let digest = SHA256.hash(data: Data(normalizedURL(url).utf8))
-        return digest.map { String(format: "%02x", $0) }.joined()
+        let hex = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(64)
+        for byte in digest {
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

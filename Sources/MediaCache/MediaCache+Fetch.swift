@@ -26,7 +26,7 @@ extension MediaCache {
                     // version fail instead of receiving a mix, and new requests start over.
                     logger.info("origin resource changed; dropping cached bytes", metadata: ["url": "\(url)"])
                     try await index.replaceResource(key: entry.key, url: url, finalURL: response.finalURL.absoluteString, meta: newMeta, keepSpans: false)
-                    if case .replaced(_, _, let dropped) = try entry.adopt(meta: newMeta, url: url, finalURL: response.finalURL.absoluteString) { addDurableBytes(-dropped) }
+                    if case (.replaced(_, _, let dropped), _) = try entry.adopt(meta: newMeta, url: url, finalURL: response.finalURL.absoluteString) { addDurableBytes(-dropped) }
                     throw MediaCacheError.resourceChanged
                 }
                 if response.status == 206 && layout.bodyStart != range.lowerBound {
@@ -35,6 +35,7 @@ extension MediaCache {
                 guard let file = entry.currentFile(generation: generation) else { throw MediaCacheError.resourceChanged }
                 try await writeBody(response, entry: entry, id: id, generation: generation, file: file, meta: meta, start: layout.bodyStart, logger: logger)
                 entry.didFinish(fetch: id, error: nil)
+                evictIfOverLimits()
             } catch {
                 finishWithError(entry: entry, id: id, error: error, logger: logger)
             }
@@ -51,6 +52,7 @@ extension MediaCache {
             do {
                 try await writeBody(response, entry: entry, id: id, generation: generation, file: file, meta: meta, start: layout.bodyStart, logger: logger)
                 entry.didFinish(fetch: id, error: nil)
+                evictIfOverLimits()
             } catch {
                 finishWithError(entry: entry, id: id, error: error, logger: logger)
             }
@@ -118,8 +120,6 @@ extension MediaCache {
         guard let spans = entry.didSync(range: range, generation: generation) else { return }
         try index.saveSpans(key: entry.key, spans: spans)
         addDurableBytes(spans.count - before)
-        if counters.withLockedValue({ $0.durableBytes }) > configuration.maxBytes {
-            evictIfNeeded()
-        }
+        evictIfOverLimits()
     }
 }

@@ -19,7 +19,7 @@ extension MediaCache {
             case .success(let response): return passthrough(response, head: request.method == .head)
             }
         }
-        let key = configuration.keyRules.key(for: request.url)
+        let key = cacheKey(for: request.url)
         let entry = entry(key: key, url: request.url.absoluteString)
         entry.setUpstreamHeaders(request.upstreamHeaders)
 
@@ -92,7 +92,8 @@ extension MediaCache {
         do {
             let same = entry.meta.map { $0.isSameVersion(as: meta) } ?? false
             try await index.replaceResource(key: entry.key, url: request.url.absoluteString, finalURL: response.finalURL.absoluteString, meta: meta, keepSpans: same)
-            let adoption = try entry.adopt(meta: meta, url: request.url.absoluteString, finalURL: response.finalURL.absoluteString)
+            let (adoption, fetchID) = try entry.adopt(
+                meta: meta, url: request.url.absoluteString, finalURL: response.finalURL.absoluteString, fetchFrom: layout.bodyStart)
             let (file, generation): (DataFile, Int)
             switch adoption {
             case .gone:
@@ -103,9 +104,7 @@ extension MediaCache {
                 (file, generation) = (f, g)
                 addDurableBytes(-dropped)
             }
-            guard let id = entry.registerFetch(start: layout.bodyStart, generation: generation) else {
-                return passthrough(response, head: false)
-            }
+            guard let id = fetchID else { return passthrough(response, head: false) }
             startFetchTask(entry: entry, id: id, generation: generation, file: file, meta: meta, response: response, layout: layout, logger: logger)
             return respondFromCache(request, entry: entry, meta: meta, generation: generation, attached: [id], logger: logger)
         } catch {
@@ -179,6 +178,7 @@ extension MediaCache {
             defer {
                 entry.detach(attached)
                 entry.endUse()
+                evictIfOverLimits()
             }
             for part in parts {
                 if let prefix = part.prefix { try await sink.write(ByteBuffer(string: prefix)) }
@@ -208,6 +208,10 @@ extension MediaCache {
                 let wasMiss = waited
                 counters.withLockedValue { wasMiss ? ($0.missBytes += Int64(size)) : ($0.hitBytes += Int64(size)) }
                 try await sink.write(buffer)
+                // Let the event loops run before the next chunk: a write that did not suspend
+                // says nothing about the socket yet, and without this a reader can queue
+                // megabytes before its channel reports it is not writable.
+                await Task.yield()
                 position += Int64(size)
                 attempts = 0
             case .wait(let changes):

@@ -19,6 +19,8 @@ public final class MediaCache: Sendable {
     let counters: NIOLockedValueBox<Counters>
     private let evicting = NIOLockedValueBox(false)
     private let recentErrors: NIOLockedValueBox<[String: UpstreamErrorRecord]>
+    /// URL → cache key, so a player's many range requests skip the normalisation and hashing.
+    private let keys = NIOLockedValueBox<[String: String]>([:])
     let allocator = ByteBufferAllocator()
 
     struct Counters {
@@ -126,8 +128,20 @@ public final class MediaCache: Sendable {
         }
     }
 
-    func existingEntry(for url: URL) -> ResourceEntry? {
+    /// The cache key of `url`, remembered for the URLs seen recently.
+    func cacheKey(for url: URL) -> String {
+        let text = url.absoluteString
+        if let key = keys.withLockedValue({ $0[text] }) { return key }
         let key = configuration.keyRules.key(for: url)
+        keys.withLockedValue { keys in
+            if keys.count >= 10_000 { keys.removeAll(keepingCapacity: true) }
+            keys[text] = key
+        }
+        return key
+    }
+
+    func existingEntry(for url: URL) -> ResourceEntry? {
+        let key = cacheKey(for: url)
         return entries.withLockedValue { $0[key] }
     }
 
@@ -221,6 +235,15 @@ public final class MediaCache: Sendable {
         return evicted.count
     }
 
+    /// Evicts when the cache is over its budget or the disk under its reserve. Called after bytes
+    /// are committed and after a reader finishes (a resource in use cannot be evicted before).
+    func evictIfOverLimits() {
+        let over = counters.withLockedValue { $0.durableBytes } > configuration.maxBytes
+        let low = configuration.minimumFreeDiskBytes > 0
+            && (freeDiskBytes(at: configuration.directory) ?? .max) < configuration.minimumFreeDiskBytes
+        if over || low { evictIfNeeded() }
+    }
+
     /// Removes everything: running fetches are cancelled, files and index rows deleted.
     public func clear() throws {
         let all = entries.withLockedValue { entries in
@@ -240,7 +263,7 @@ public final class MediaCache: Sendable {
     /// Forgets one resource (a live playlist that must not be served from disk later). Readers
     /// in progress finish with the bytes they have.
     public func remove(url: URL) {
-        let key = configuration.keyRules.key(for: url)
+        let key = cacheKey(for: url)
         guard let entry = entries.withLockedValue({ entries -> ResourceEntry? in
             let entry = entries[key]
             entries[key] = nil

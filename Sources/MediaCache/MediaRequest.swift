@@ -110,6 +110,6 @@ struct CollectingSink: MediaBodySink {
 
     mutating func write(_ buffer: ByteBuffer) async throws {
         guard bytes.count + buffer.readableBytes <= limit else { throw TooLarge() }
-        bytes.append(contentsOf: buffer.readableBytesView)
+        buffer.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
     }
 }

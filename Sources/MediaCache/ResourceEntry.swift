@@ -177,8 +177,20 @@ final class ResourceEntry: Sendable {
     /// Takes the metadata of an origin response, deciding whether its bytes belong to the
     /// version already cached. A different version starts a new generation: readers of the old
     /// one fail rather than mix bytes of two versions.
-    func adopt(meta: ResourceMeta, url: String, finalURL: String?) throws -> Adoption {
+    ///
+    /// With `fetchFrom`, the response's own fetch is registered in the same critical section, so
+    /// no reader woken here can miss it and fetch the same bytes again.
+    func adopt(meta: ResourceMeta, url: String, finalURL: String?, fetchFrom: Int64? = nil) throws -> (Adoption, fetchID: Int?) {
+        var fetchID: Int?
         let (adoption, waiters): (Adoption, [CheckedContinuation<Void, Never>]) = try state.withLockedValue { state in
+            defer {
+                if let start = fetchFrom, let meta = state.meta, !state.evicted {
+                    let id = state.nextID
+                    state.nextID += 1
+                    state.fetches[id] = FetchRecord(id: id, generation: state.generation, start: start, position: start, end: meta.length, attached: 1, task: nil)
+                    fetchID = id
+                }
+            }
             if state.evicted { return (.gone, []) }
             state.url = url
             state.finalURL = finalURL
@@ -202,7 +214,7 @@ final class ResourceEntry: Sendable {
             return (.replaced(file: file, generation: state.generation, droppedBytes: dropped), state.takeWaiters())
         }
         waiters.forEach { $0.resume() }
-        return adoption
+        return (adoption, fetchID)
     }
 
     // MARK: - Planning reads
@@ -244,18 +256,6 @@ final class ResourceEntry: Sendable {
             state.fetches[id] = FetchRecord(id: id, generation: generation, start: position, position: position, end: end, attached: 1, task: nil)
             attached.insert(id)
             return .fetch(id: id, range: position..<end, meta: meta, generation: generation)
-        }
-    }
-
-    /// Registers a fetch for a response that is already open (the probe's), starting at
-    /// `start`, attached to its requester.
-    func registerFetch(start: Int64, generation: Int) -> Int? {
-        state.withLockedValue { state in
-            guard state.generation == generation, let meta = state.meta else { return nil }
-            let id = state.nextID
-            state.nextID += 1
-            state.fetches[id] = FetchRecord(id: id, generation: generation, start: start, position: start, end: meta.length, attached: 1, task: nil)
-            return id
         }
     }
 

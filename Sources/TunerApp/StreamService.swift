@@ -19,6 +19,8 @@ public final class StreamService: Sendable {
     private let playlists = NIOLockedValueBox<[String: KnownPlaylist]>([:])
     private let prefetching = NIOLockedValueBox<Set<String>>([])
     private let counters = NIOLockedValueBox<[StreamKind: StreamCounters]>([:])
+    /// URLs whose bytes were seen not to be a playlist, so their later requests are not sniffed.
+    private let notPlaylists = NIOLockedValueBox<Set<String>>([])
 
     /// Requests and bytes served for one kind of stream.
     public struct StreamCounters: Sendable, Codable, Equatable {
@@ -74,7 +76,9 @@ public final class StreamService: Sendable {
         case nil:
             // A link made by a user: a playlist is recognised by its type or its first bytes.
             let response = await cache.serve(request)
-            guard method == .get, Self.mayBePlaylist(response) else { return counted(response, kind: .other) }
+            guard method == .get, Self.mayBePlaylist(response), !notPlaylists.withLockedValue({ $0.contains(link.url.absoluteString) }) else {
+                return counted(response, kind: .other)
+            }
             var whole = response
             if response.status == 206 {
                 // Players such as ffmpeg ask for `bytes=0-` even for playlists: a read from the
@@ -92,6 +96,10 @@ public final class StreamService: Sendable {
                 return MediaResponse(status: 502, headers: Self.textHeaders, body: MediaBody { try await $0.write(ByteBuffer(string: "the origin's answer was cut short\n")) })
             }
             guard Self.looksLikePlaylist(body) else {
+                notPlaylists.withLockedValue { known in
+                    if known.count >= 10_000 { known.removeAll(keepingCapacity: true) }
+                    known.insert(link.url.absoluteString)
+                }
                 return counted(Self.buffered(whole, body: body), kind: .other)
             }
             return processPlaylist(link, bytes: body, finalURL: whole.finalURL ?? link.url, method: method, proxyBase: proxyBase)

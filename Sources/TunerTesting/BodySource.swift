@@ -6,6 +6,8 @@ import NIOPosix
 enum BodySource {
     /// A short message (errors, redirects), written in one piece.
     case text(ByteBuffer)
+    /// Generated text content (live playlists), counted like file content.
+    case document(ByteBuffer)
     /// Generated `/files` content.
     case generated(ContentPattern)
     /// A real file under the directory given to `serveDirectory(_:)`.
@@ -20,7 +22,7 @@ enum BodySource {
     var isContent: Bool {
         switch self {
         case .text: false
-        case .generated, .file: true
+        case .document, .generated, .file: true
         }
     }
 
@@ -33,7 +35,7 @@ enum BodySource {
         eventLoop: any EventLoop
     ) -> EventLoopFuture<ByteBuffer> {
         switch self {
-        case .text(let buffer):
+        case .text(let buffer), .document(let buffer):
             guard let slice = buffer.getSlice(at: buffer.readerIndex + offset, length: count) else {
                 return eventLoop.makeFailedFuture(BodySourceError.shortRead)
             }

@@ -15,6 +15,12 @@ struct OriginRouter {
     let state: OriginState
 
     func plan(for request: HTTPRequestHead) -> ResponsePlan {
+        var plan = route(request)
+        plan.path = RequestTarget(uri: request.uri).path
+        return plan
+    }
+
+    private func route(_ request: HTTPRequestHead) -> ResponsePlan {
         let target = RequestTarget(uri: request.uri)
         state.recordRequest(path: target.path, headers: request.headers.map { ($0.name, $0.value) })
 
@@ -27,6 +33,9 @@ struct OriginRouter {
         }
         if let relativePath = path.removingPrefix("/static/") {
             return staticPlan(relativePath: relativePath, target: target, request: request)
+        }
+        if let rest = path.removingPrefix("/live/") {
+            return livePlan(rest: rest, target: target, request: request)
         }
         if let rest = path.removingPrefix("/redirect/") {
             return redirectChainPlan(rest: rest, target: target, request: request)
@@ -97,7 +106,7 @@ struct OriginRouter {
     }
 
     /// Headers, conditional requests, ranges and body faults, shared by generated and real files.
-    private func contentPlan(
+    func contentPlan(
         _ representation: Representation,
         source: BodySource,
         request: HTTPRequestHead,
@@ -185,7 +194,7 @@ struct OriginRouter {
         )
     }
 
-    private func errorPlan(status: Int, faults: RequestedFaults, request: HTTPRequestHead) -> ResponsePlan {
+    func errorPlan(status: Int, faults: RequestedFaults, request: HTTPRequestHead) -> ResponsePlan {
         let responseStatus = HTTPResponseStatus(statusCode: status)
         var headers: [(String, String)] = []
         if let retryAfter = faults.retryAfter, status == 429 || status == 503 {

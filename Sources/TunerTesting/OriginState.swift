@@ -12,11 +12,14 @@ final class OriginState: @unchecked Sendable {
     private var bodyBytesSent = 0
     private var requestCount = 0
     private var requestsByPath: [String: Int] = [:]
+    private var bodyBytesByPath: [String: Int] = [:]
     private var lastHeadersByPath: [String: [(String, String)]] = [:]
     private var versions: [String: Int] = [:]
     private var faultPlan = FaultPlan.none
     private var faultGenerator = SplitMix64(seed: 0)
     private var staticRoot: String?
+    /// The streams of `TestOrigin.serveLive`, behind their own lock.
+    let liveStreams = LiveStreams()
     private var connections: [ObjectIdentifier: any Channel] = [:]
     private var isShutDown = false
 
@@ -31,9 +34,14 @@ final class OriginState: @unchecked Sendable {
     var totalBodyBytesSent: Int { locked { bodyBytesSent } }
     var totalRequestCount: Int { locked { requestCount } }
 
-    func addBodyBytes(_ count: Int) {
-        locked { bodyBytesSent += count }
+    func addBodyBytes(_ count: Int, path: String) {
+        locked {
+            bodyBytesSent += count
+            bodyBytesByPath[path, default: 0] += count
+        }
     }
+
+    var bodyBytesSentByPath: [String: Int] { locked { bodyBytesByPath } }
 
     func recordRequest(path: String, headers: [(String, String)]) {
         locked {
@@ -56,6 +64,7 @@ final class OriginState: @unchecked Sendable {
             bodyBytesSent = 0
             requestCount = 0
             requestsByPath = [:]
+            bodyBytesByPath = [:]
         }
     }
 

@@ -19,6 +19,8 @@ struct ResponsePlan {
     var delay: TimeAmount? = nil
     var drip: (bytes: Int, pause: TimeAmount)? = nil
     var ending: Ending
+    /// The request's path, for `TestOrigin.bodyBytesSent(path:)`.
+    var path = ""
 
     /// A short text response (errors, redirects, 416), with no body for HEAD requests.
     static func text(

@@ -119,7 +119,7 @@ final class ResponseStreamer {
                     // Counted only once the socket took the bytes, so a reset or a vanished
                     // client leaves exactly what was really sent.
                     if bodyBytes > 0, self.plan.source.isContent {
-                        self.state.addBodyBytes(bodyBytes)
+                        self.state.addBodyBytes(bodyBytes, path: self.plan.path)
                     }
                     if bodyBytes > 0, let drip = self.plan.drip {
                         self.isPausing = true

@@ -13,6 +13,8 @@ import NIOPosix
 ///   `chunked=1`, `delay=MS`, `flip=1`. Requests without any of these get the random `faults`.
 /// - `GET|HEAD /static/<relative path>`: the files of `serveDirectory(_:)`, with the same headers,
 ///   ranges and query faults (but not the random plan).
+/// - `GET|HEAD /live/<name>/index.m3u8` and `/live/<name>/seg<N>.ts`: a simulated live HLS stream
+///   (`serveLive(playlist:name:window:)`, in TestOrigin+Live.swift).
 /// - `GET /redirect/<n>/<rest>`: 302 to `/redirect/<n-1>/<rest>`, at n == 0 to `/<rest>`, query kept.
 /// - `GET /redirect-to?url=<percent-encoded URL>`: 302 to that URL, whatever its scheme.
 /// - Anything else: 404 (405 for methods other than GET and HEAD).
@@ -24,7 +26,7 @@ public final class TestOrigin: Sendable {
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     private let serverChannel: any Channel
-    private let state: OriginState
+    let state: OriginState
 
     private init(serverChannel: any Channel, port: Int, state: OriginState) {
         self.serverChannel = serverChannel
@@ -74,14 +76,22 @@ public final class TestOrigin: Sendable {
 
     // MARK: Counters
 
-    /// Content bytes of `/files` and `/static` bodies the sockets accepted since start or
+    /// Content bytes of `/files`, `/static` and `/live` bodies the sockets accepted since start or
     /// `resetCounters()`, partial bodies included. Error, redirect and 416 text is not counted.
     public var bodyBytesSent: Int { state.totalBodyBytesSent }
+
+    /// `bodyBytesSent` for one path (without the query), e.g. `"/static/vod/low/seg0.ts"`.
+    public func bodyBytesSent(path: String) -> Int {
+        state.bodyBytesSentByPath[path] ?? 0
+    }
+
+    /// `bodyBytesSent` by path, for sums over a kind of file (say every path ending in `.ts`).
+    public var bodyBytesSentByPath: [String: Int] { state.bodyBytesSentByPath }
 
     /// Requests received since start or `resetCounters()`, on any route.
     public var requestCount: Int { state.totalRequestCount }
 
-    /// Sets `bodyBytesSent`, `requestCount` and `requests(path:)` back to zero.
+    /// Sets `bodyBytesSent` (also by path), `requestCount` and `requests(path:)` back to zero.
     public func resetCounters() {
         state.resetCounters()
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CAllocatorTuning
 import Foundation
 import Logging
 import TunerApp
@@ -55,6 +56,7 @@ struct Serve: AsyncParsableCommand {
             handler.logLevel = Logger.Level(rawValue: level) ?? .info
             return handler
         }
+        tuneMemoryAllocator()
         let engine = try TunerEngine(configuration: configuration, logger: Logger(label: "tuner"))
         let server = TunerServer(engine: engine)
         let addressFile = engine.dataFolder.serverAddressPath
@@ -67,4 +69,11 @@ struct Serve: AsyncParsableCommand {
             fflush(nil)
         }
     }
+}
+
+/// Keeps glibc from returning freed memory to the kernel after every response: a server that
+/// streams 64 KiB buffers otherwise spends a quarter of its time on page faults and zeroing fresh
+/// pages (measured by scripts/bench-proxy).
+private func tuneMemoryAllocator() {
+    _ = tuner_tune_allocator()
 }

@@ -33,6 +33,15 @@ struct ServerClient {
         return nil
     }
 
+    /// Unlike `HTTPClient.shared`, a refused connection fails at once instead of being retried
+    /// until the deadline: a crashed server leaves its server.url behind, and every command would
+    /// otherwise wait 30 s on that dead address before acting on the data folder.
+    private static let httpClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
     func request(_ method: String, _ path: String, json: [String: Any]? = nil) async throws -> (Int, Data) {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = .init(rawValue: method)
@@ -41,7 +50,7 @@ struct ServerClient {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: json)))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await Self.httpClient.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 16 << 20)
         return (Int(response.status.code), Data(buffer: body))
     }

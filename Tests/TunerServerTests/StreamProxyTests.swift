@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Testing
 import TunerApp
@@ -104,6 +105,37 @@ import TunerTesting
             }
         }
         #expect(harness.origin.bodyBytesSent == size, "20 readers of one cold file must cost its size once")
+        try await harness.stop()
+    }
+
+    @Test func bytesReachTheClientWhileTheOriginIsStillSending() async throws {
+        let harness = try await ProxyHarness.start()
+        let size = 2_000_000
+        // The origin drips 16 KiB every 20 ms: the whole file takes about 2.5 s to send.
+        let url = try harness.proxyURL("/files/drip.mp4?size=\(size)&drip=16384,20")
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        let response = try await HTTP.client.execute(request, timeout: .seconds(30))
+        var iterator = response.body.makeAsyncIterator()
+        let first = try #require(try await iterator.next())
+        let sentWhenFirstArrived = harness.origin.bodyBytesSent
+        #expect(first.readableBytes > 0)
+        #expect(sentWhenFirstArrived < size / 2, "the first bytes must not wait for the file (origin had sent \(sentWhenFirstArrived))")
+        var received = Array(first.readableBytesView)
+        while let chunk = try await iterator.next() { received.append(contentsOf: chunk.readableBytesView) }
+        #expect(received == TestOrigin.content(name: "drip.mp4", range: 0..<size))
+        try await harness.stop()
+    }
+
+    @Test func theFreeDiskReserveIsHonoured() async throws {
+        // A reserve larger than any disk: nothing may stay cached, yet playback works.
+        let harness = try await ProxyHarness.start { $0.cacheMinimumFreeDisk = 1 << 50 }
+        let size = 500_000
+        let fetched = try await HTTP.fetch(try harness.proxyURL("/files/reserve.mp4?size=\(size)"))
+        #expect(fetched.body == TestOrigin.content(name: "reserve.mp4", range: 0..<size))
+        try await Task.sleep(for: .milliseconds(100))
+        let stats = try HTTP.json(try await HTTP.fetch(harness.api + "/cache/stats"))
+        #expect(stats["bytes"] as? Int == 0)
         try await harness.stop()
     }
 

@@ -1,0 +1,517 @@
+import Foundation
+import MediaCache
+import Testing
+import TunerApp
+import TunerServer
+import TunerTesting
+
+/// HLS through the proxy, with real streams made by ffmpeg (`HLSFixtures`) on the test origin and
+/// real players (ffmpeg, headless Chromium) on the other side: playlist rewriting, byte-exact
+/// playback, caching of segments, keys kept off the disk, and live playlists that keep moving.
+@Suite struct HLSProxyTests {
+    // MARK: Rewriting
+
+    /// Every URI of every playlist the proxy serves (variants, segments, keys, init sections) is a
+    /// signed proxy URL on the proxy, carrying the right origin URL and kind, and fetching it
+    /// through the proxy gives the origin's bytes.
+    @Test(arguments: HLSFixtures.Kind.allCases)
+    func everyURIInServedPlaylistsIsAProxyURL(kind: HLSFixtures.Kind) async throws {
+        guard requireTools("ffmpeg") else { return }
+        let fixtures = try await HLSFixtures.shared()
+        try await withHarness { harness in
+            harness.origin.serveDirectory(fixtures.directory)
+            let stream = fixtures.stream(kind)
+            let crawl = try await ProxiedPlaylistCrawl.run(harness, playlistURL: try harness.proxyURL(stream.staticPath))
+
+            // Exactly the URIs the original playlists have, all rewritten.
+            let expected: [StreamKind: Int] = switch kind {
+            case .multiVariant: [.playlist: 2, .segment: 6]
+            case .encrypted: [.key: 1, .segment: 3]
+            case .fragmentedMP4: [.map: 1, .segment: 3]
+            case .byteRange: [.segment: 3]
+            }
+            #expect(crawl.countsByKind == expected, "\(crawl.uris.map(\.origin))")
+            #expect(crawl.notProxied.isEmpty, "URIs not rewritten: \(crawl.notProxied)")
+            let originHost = "127.0.0.1:\(harness.origin.port)"
+            #expect(!crawl.playlistTexts.contains { $0.contains(originHost) }, "a served playlist names the origin")
+
+            // Each decoded origin URL is the fixture file the original playlist meant.
+            let files = Set(stream.files.map { harness.origin.baseURL + "/static/" + $0 })
+            for uri in crawl.uris {
+                #expect(files.contains(uri.origin.absoluteString), "\(uri.origin) is not a file of \(stream)")
+            }
+
+            // And the proxy serves their bytes (byte ranges as the playlist says).
+            for uri in crawl.uris where uri.kind != .playlist {
+                let headers = uri.byteRange.map { ["Range": "bytes=\($0.lowerBound)-\($0.upperBound - 1)"] } ?? [:]
+                let fetched = try await HTTP.fetch(uri.proxy, headers: headers)
+                #expect(fetched.status == (uri.byteRange == nil ? 200 : 206), "\(uri.origin)")
+                var expectedBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixtures.directory + uri.origin.path.dropFirst("/static".count))))
+                if let range = uri.byteRange { expectedBytes = Array(expectedBytes[range]) }
+                #expect(fetched.body == expectedBytes, "\(uri.origin)")
+            }
+            print("HLS rewrite \(kind): \(crawl.uris.count) URIs in \(crawl.playlistTexts.count) playlists, all proxied: \(crawl.countsByKind)")
+        }
+    }
+
+    /// URIs are resolved against the playlist's final URL, after the origin's redirects.
+    @Test func urisResolveAgainstThePlaylistURLAfterRedirects() async throws {
+        guard requireTools("ffmpeg") else { return }
+        let fixtures = try await HLSFixtures.shared()
+        try await withHarness { harness in
+            harness.origin.serveDirectory(fixtures.directory)
+            let crawl = try await ProxiedPlaylistCrawl.run(
+                harness, playlistURL: try harness.proxyURL("/redirect/2/static/vod/master.m3u8"), followVariants: false)
+            let variants = crawl.uris.filter { $0.kind == .playlist }.map(\.origin.absoluteString).sorted()
+            #expect(variants == [harness.origin.baseURL + "/static/vod/high/index.m3u8", harness.origin.baseURL + "/static/vod/low/index.m3u8"])
+        }
+    }
+
+    /// Players ask for playlists with `Range: bytes=0-` (ffmpeg and Chromium both do); the answer
+    /// must still be the rewritten playlist, or every relative URI resolves against the proxy URL.
+    @Test(arguments: HLSFixtures.Kind.allCases)
+    func aPlaylistAskedForWithARangeIsRewrittenToo(kind: HLSFixtures.Kind) async throws {
+        guard requireTools("ffmpeg") else { return }
+        let fixtures = try await HLSFixtures.shared()
+        try await withHarness { harness in
+            harness.origin.serveDirectory(fixtures.directory)
+            let url = try harness.proxyURL(fixtures.stream(kind).staticPath)
+            for attempt in ["first request", "after the playlist is known"] {
+                let fetched = try await HTTP.fetch(url, headers: ["Range": "bytes=0-"])
+                #expect(fetched.status == 200 || fetched.status == 206, "\(attempt)")
+                let text = String(decoding: fetched.body, as: UTF8.self)
+                let references = ProxiedPlaylistCrawl.playlistReferences(text)
+                #expect(!references.isEmpty)
+                let raw = references.map(\.uri).filter { !$0.hasPrefix(harness.server.baseURL + "/stream/") }
+                #expect(raw.isEmpty, "\(kind), \(attempt): not rewritten: \(raw)")
+                if let range = fetched.header("Content-Range") {
+                    #expect(range == "bytes 0-\(fetched.body.count - 1)/\(fetched.body.count)", "\(kind): the range must describe the rewritten playlist")
+                }
+            }
+        }
+    }
+
+    // MARK: Playback
+
+    /// ffmpeg copies the same packets through the proxy as directly from the origin, and a second
+    /// playback comes from the cache: the origin sends no segment or init-section byte again.
+    @Test(arguments: HLSFixtures.Kind.allCases)
+    func ffmpegPlaysTheSameThroughTheProxyAndReplaysFromTheCache(kind: HLSFixtures.Kind) async throws {
+        guard requireTools("ffmpeg") else { return }
+        let fixtures = try await HLSFixtures.shared()
+        try await withHarness { harness in
+            let origin = harness.origin
+            origin.serveDirectory(fixtures.directory)
+            let stream = fixtures.stream(kind)
+            let direct = try await md5(of: origin.baseURL + stream.staticPath)
+            origin.resetCounters()
+
+            let proxied = try harness.proxyURL(stream.staticPath)
+            let first = try await md5(of: proxied)
+            try #require(first == direct, "\(kind): the proxy changed the stream")
+            try await waitForIdleCache(harness)
+            let mediaAfterFirst = mediaBytes(origin)
+            #expect(mediaAfterFirst > 0)
+            let keyRequests = origin.requests(path: "/static/aes/key.bin")
+
+            let second = try await md5(of: proxied)
+            #expect(second == direct)
+            try await waitForIdleCache(harness)
+            #expect(mediaBytes(origin) == mediaAfterFirst, "\(kind): the second playback fetched segments again: \(origin.bodyBytesSentByPath)")
+            if kind == .encrypted {
+                // Keys are passed through, never kept: the second playback asks the origin again.
+                #expect(origin.requests(path: "/static/aes/key.bin") > keyRequests)
+            }
+        }
+    }
+
+    /// Keys reach the player but never the disk: no cache entry, and no file in the data folder
+    /// holds the key's bytes, while the segments around them are cached.
+    @Test func encryptionKeysAreNotStored() async throws {
+        guard requireTools("ffmpeg") else { return }
+        let fixtures = try await HLSFixtures.shared()
+        try await withHarness { harness in
+            harness.origin.serveDirectory(fixtures.directory)
+            let proxied = try harness.proxyURL(fixtures.encrypted.staticPath)
+            _ = try await md5(of: proxied)
+            try await waitForIdleCache(harness)
+            harness.server.engine.cache.flush()
+
+            let cache = harness.server.engine.cache
+            let keyURL = URL(string: harness.origin.baseURL + "/static/aes/key.bin")!
+            #expect((cache.status(of: keyURL)?.cachedBytes ?? 0) == 0, "the key is in the cache")
+            let segmentURL = URL(string: harness.origin.baseURL + "/static/aes/seg0.ts")!
+            let segmentSize = try FileManager.default.attributesOfItem(atPath: fixtures.path("aes/seg0.ts"))[.size] as? Int
+            #expect(cache.status(of: segmentURL)?.cachedBytes == segmentSize.map(Int64.init), "segments should be cached, or this test proves nothing")
+
+            let holders = try filesContaining(HLSFixtures.key, under: harness.dataDirectory)
+            #expect(holders.isEmpty, "the key's bytes are on disk in \(holders)")
+            #expect(harness.origin.requests(path: "/static/aes/key.bin") >= 1)
+            let stats = try HTTP.json(try await HTTP.fetch(harness.api + "/cache/stats"))
+            print("HLS key test: stats \(stats)")
+        }
+    }
+
+    // MARK: Live
+
+    /// A live playlist through the proxy moves on with the origin's, and is never older than half
+    /// its target duration.
+    @Test func liveServedPlaylistAdvances() async throws {
+        guard requireTools("ffmpeg") else { return }
+        let fixtures = try await HLSFixtures.shared()
+        try await withHarness { harness in
+            let origin = harness.origin
+            try origin.serveLive(fixtures, name: "ch", window: 4)
+            let url = try harness.proxyURL(origin.livePlaylistPath(name: "ch"))
+            let target = HLSFixtures.segmentDuration
+
+            let before = origin.liveMediaSequence(name: "ch")!
+            let first = try await HTTP.fetch(url)
+            #expect(first.status == 200)
+            let firstPlaylist = MediaPlaylistSummary(first.body)
+            #expect(firstPlaylist.mediaSequence >= before)
+            #expect(firstPlaylist.uris.count == 4)
+            #expect(firstPlaylist.uris.allSatisfy { $0.hasPrefix(harness.server.baseURL + "/stream/") }, "\(firstPlaylist.uris)")
+            #expect(!firstPlaylist.text.contains("#EXT-X-ENDLIST"))
+
+            // Fetches about half a target duration apart; the served sequence grows, and each one
+            // is at most one segment behind the origin at the time of asking (a copy at most
+            // half a target duration old cannot be further behind).
+            var sequences = [firstPlaylist.mediaSequence]
+            for _ in 0..<12 where sequences.last! < firstPlaylist.mediaSequence + 2 {
+                try await Task.sleep(for: .milliseconds(target * 500))
+                let atOrigin = origin.liveMediaSequence(name: "ch")!
+                let served = MediaPlaylistSummary(try await HTTP.fetch(url).body)
+                #expect(served.mediaSequence >= atOrigin - 1, "served \(served.mediaSequence) while the origin was at \(atOrigin)")
+                sequences.append(served.mediaSequence)
+            }
+            #expect(sequences.last! >= firstPlaylist.mediaSequence + 2, "served media sequences: \(sequences)")
+            #expect(sequences == sequences.sorted(), "the served playlist went back: \(sequences)")
+
+            // A jump at the origin shows through once the proxy's copy is older than half a target
+            // duration (waited out with a margin; every copy from before the jump is older).
+            origin.advanceLive(name: "ch", segments: 10)
+            let jumped = origin.liveMediaSequence(name: "ch")!
+            try await Task.sleep(for: .milliseconds(target * 500 + 700))
+            let afterJump = MediaPlaylistSummary(try await HTTP.fetch(url).body)
+            #expect(afterJump.mediaSequence >= jumped, "the proxy served a playlist older than half its target duration")
+
+            // The newest segment is there through the proxy.
+            let segment = try await HTTP.fetch(afterJump.uris.last!)
+            #expect(segment.status == 200)
+            #expect(segment.body.first == 0x47)
+        }
+    }
+
+    /// ffmpeg follows the live stream through the proxy for 20 s of media without a single error.
+    @Test func ffmpegFollowsALiveStreamThroughTheProxy() async throws {
+        guard requireTools("ffmpeg") else { return }
+        let fixtures = try await HLSFixtures.shared()
+        try await withHarness { harness in
+            let origin = harness.origin
+            try origin.serveLive(fixtures, name: "ch", window: 4)
+            let url = try harness.proxyURL(origin.livePlaylistPath(name: "ch"))
+            let result = try await ExternalCommand.run(
+                "ffmpeg", ["-nostdin", "-v", "error", "-i", url, "-t", "20", "-c", "copy", "-f", "null", "-"],
+                timeout: .seconds(150))
+            #expect(result.succeeded, "\(result.transcript)")
+            #expect(result.errorOutput.isEmpty, "\(result.errorOutput)")
+            // 20 s of 2 s segments from a 4-segment window: the playlist was reloaded many times.
+            #expect(origin.livePlaylistRequests(name: "ch") >= 3)
+            let segments = origin.bodyBytesSentByPath.keys.filter { $0.hasPrefix("/live/ch/seg") }
+            #expect(segments.count >= 8, "\(segments.sorted())")
+        }
+    }
+
+    // MARK: Browser
+
+    /// Headless Chromium plays the proxied multivariant playlist in a <video> element (Chromium
+    /// plays HLS natively since version 141) past 5 s.
+    @Test func chromiumPlaysTheProxiedStream() async throws {
+        guard requireTools("ffmpeg", "chromium", "chromedriver", "python3") else { return }
+        guard requireSelenium() else { return }
+        let fixtures = try await HLSFixtures.shared()
+        try await withHarness { harness in
+            harness.origin.serveDirectory(fixtures.directory)
+            let master = try harness.proxyURL(fixtures.multiVariant.staticPath)
+
+            // The page comes from a second origin, as a web page embedding a Tuner stream would.
+            let pages = try await TestOrigin.start()
+            let site = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-page-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: site) }
+            try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+            try """
+                <!doctype html>
+                <html><body>
+                <video id="video" muted autoplay playsinline src="\(master)"></video>
+                </body></html>
+                """.write(toFile: site + "/player.html", atomically: true, encoding: .utf8)
+            try Self.chromiumScript.write(toFile: site + "/play.py", atomically: true, encoding: .utf8)
+            pages.serveDirectory(site)
+
+            let result = try await ExternalCommand.run(
+                "python3", [site + "/play.py", pages.baseURL + "/static/player.html", ExternalCommand.path(of: "chromium")!,
+                            ExternalCommand.path(of: "chromedriver")!],
+                timeout: .seconds(150))
+            try await pages.shutdown()
+            let report = result.output.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
+            if report.hasPrefix("unsupported") {
+                // Chromium builds without native HLS: say so instead of failing on a missing feature.
+                let message = "Chromium here cannot play HLS natively (\(report)); hls.js is not available offline"
+                if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record(Comment(rawValue: message)) } else { print("skipped: \(message)") }
+                return
+            }
+            #expect(result.succeeded, "\(result.transcript)")
+            #expect(report.hasPrefix("played"), "\(result.transcript)")
+            print("HLS Chromium: \(report)")
+            #expect(harness.origin.bodyBytesSentByPath.keys.contains { $0.hasSuffix(".ts") }, "the browser's segments came through the proxy")
+        }
+    }
+
+    /// Drives Chromium through chromedriver: loads the page, starts the muted video, and polls
+    /// currentTime. Prints `played <time>`, `unsupported <why>` or `failed <state>` as its last line.
+    static let chromiumScript = #"""
+        import json, sys, time
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        page, binary, driver_path = sys.argv[1], sys.argv[2], sys.argv[3]
+        options = webdriver.ChromeOptions()
+        options.binary_location = binary
+        for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         "--autoplay-policy=no-user-gesture-required", "--mute-audio", "--no-first-run"]:
+            options.add_argument(argument)
+        driver = webdriver.Chrome(service=Service(driver_path), options=options)
+        try:
+            driver.set_page_load_timeout(60)
+            driver.get(page)
+            support = driver.execute_script(
+                "return document.createElement('video').canPlayType('application/vnd.apple.mpegurl')")
+            if not support:
+                print("unsupported canPlayType(application/vnd.apple.mpegurl) is empty")
+                sys.exit(0)
+            state = None
+            for _ in range(240):
+                state = driver.execute_script("""
+                    const v = document.getElementById('video');
+                    if (v.paused) { v.play().catch(e => { window.playError = String(e); }); }
+                    return {time: v.currentTime, ready: v.readyState, network: v.networkState,
+                            error: v.error ? [v.error.code, v.error.message] : null,
+                            playError: window.playError || null};
+                """)
+                if state["error"]:
+                    # MEDIA_ERR_SRC_NOT_SUPPORTED here means the stream the proxy served was not
+                    # playable (canPlayType already said HLS is): a failure, not a skip.
+                    break
+                if state["time"] > 5:
+                    print("played %.3f" % state["time"])
+                    sys.exit(0)
+                time.sleep(0.25)
+            print("failed " + json.dumps(state))
+            sys.exit(1)
+        finally:
+            driver.quit()
+        """#
+}
+
+// MARK: - Helpers
+
+/// One URI found in a served playlist.
+private struct FoundURI {
+    /// As served (absolute, or resolved against the playlist's proxy URL).
+    var proxy: String
+    /// The origin URL the proxy URL carries.
+    var origin: URL
+    var kind: StreamKind?
+    /// The `EXT-X-BYTERANGE` that came with it, as offsets.
+    var byteRange: Range<Int>?
+}
+
+/// Fetches a playlist through the proxy and every playlist it names, collecting their URIs.
+private struct ProxiedPlaylistCrawl {
+    var uris: [FoundURI] = []
+    var notProxied: [String] = []
+    var playlistTexts: [String] = []
+
+    var countsByKind: [StreamKind: Int] {
+        Dictionary(uris.map { ($0.kind ?? .other, 1) }, uniquingKeysWith: +)
+    }
+
+    static func run(_ harness: ProxyHarness, playlistURL: String, followVariants: Bool = true) async throws -> ProxiedPlaylistCrawl {
+        var crawl = ProxiedPlaylistCrawl()
+        var queue = [playlistURL]
+        while !queue.isEmpty {
+            let url = queue.removeFirst()
+            let fetched = try await HTTP.fetch(url)
+            guard fetched.status == 200 else {
+                Issue.record("\(url) answered \(fetched.status)")
+                continue
+            }
+            let text = String(decoding: fetched.body, as: UTF8.self)
+            #expect(text.hasPrefix("#EXTM3U"), "\(url) is not a playlist")
+            crawl.playlistTexts.append(text)
+            for reference in playlistReferences(text) {
+                let absolute = URL(string: reference.uri, relativeTo: URL(string: url))?.absoluteString ?? reference.uri
+                guard absolute.hasPrefix(harness.server.baseURL + "/stream/"),
+                    let link = decode(absolute, signer: harness.server.engine.signer)
+                else {
+                    crawl.notProxied.append(reference.uri)
+                    continue
+                }
+                crawl.uris.append(FoundURI(proxy: absolute, origin: link.url, kind: link.kind, byteRange: reference.byteRange))
+                if link.kind == .playlist, followVariants { queue.append(absolute) }
+            }
+        }
+        return crawl
+    }
+
+    /// The link a proxy URL carries, if its signature is this server's.
+    static func decode(_ proxyURL: String, signer: StreamLinkSigner) -> StreamLink? {
+        guard let path = URL(string: proxyURL)?.path else { return nil }
+        let parts = path.split(separator: "/")
+        guard parts.count >= 3, parts[0] == "stream" else { return nil }
+        return try? signer.verify(signature: parts[1], payload: parts[2])
+    }
+
+    /// Every URI of a playlist: the lines that are not tags, and `URI="…"` in tags, with the byte
+    /// range that applies to a segment line.
+    static func playlistReferences(_ text: String) -> [(uri: String, byteRange: Range<Int>?)] {
+        var references: [(String, Range<Int>?)] = []
+        var pendingRange: Range<Int>?
+        var nextOffset: [String: Int] = [:]
+        for rawLine in text.split(whereSeparator: \.isNewline) {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty { continue }
+            if line.hasPrefix("#") {
+                if line.hasPrefix("#EXT-X-BYTERANGE:") {
+                    let spec = line.dropFirst("#EXT-X-BYTERANGE:".count).split(separator: "@")
+                    let length = Int(spec[0]) ?? 0
+                    let offset = spec.count > 1 ? Int(spec[1]) ?? 0 : -1
+                    pendingRange = offset >= 0 ? offset..<(offset + length) : -1..<(length - 1)
+                }
+                var rest = Substring(line)
+                while let start = rest.range(of: "URI=\"") {
+                    let after = rest[start.upperBound...]
+                    guard let end = after.firstIndex(of: "\"") else { break }
+                    references.append((String(after[..<end]), nil))
+                    rest = after[after.index(after: end)...]
+                }
+            } else {
+                var range = pendingRange
+                if let pending = range, pending.lowerBound < 0 {
+                    // No offset: it follows the previous range of the same resource.
+                    let start = nextOffset[line] ?? 0
+                    range = start..<(start + pending.upperBound + 1)
+                }
+                if let range { nextOffset[line] = range.upperBound }
+                references.append((line, range))
+                pendingRange = nil
+            }
+        }
+        return references
+    }
+}
+
+/// The media sequence and URIs of a media playlist.
+private struct MediaPlaylistSummary {
+    var text: String
+    var mediaSequence = -1
+    var uris: [String] = []
+
+    init(_ body: [UInt8]) {
+        text = String(decoding: body, as: UTF8.self)
+        for line in text.split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") {
+                mediaSequence = Int(line.dropFirst("#EXT-X-MEDIA-SEQUENCE:".count)) ?? -1
+            } else if !line.hasPrefix("#"), !line.isEmpty {
+                uris.append(String(line))
+            }
+        }
+    }
+}
+
+/// The MD5 of every packet of every stream, copied: what a player would get, byte for byte.
+private func md5(of url: String) async throws -> String {
+    let result = try await ExternalCommand.run(
+        "ffmpeg", ["-nostdin", "-v", "error", "-i", url, "-map", "0", "-c", "copy", "-f", "md5", "-"], timeout: .seconds(60))
+    #expect(result.succeeded, "\(result.transcript)")
+    #expect(result.errorOutput.isEmpty, "\(result.errorOutput)")
+    return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Origin body bytes of media: segments and init sections (not playlists, not keys).
+private func mediaBytes(_ origin: TestOrigin) -> Int {
+    origin.bodyBytesSentByPath.filter { path, _ in
+        path.hasSuffix(".ts") || path.hasSuffix(".m4s") || path.hasSuffix(".mp4")
+    }.values.reduce(0, +)
+}
+
+/// Waits until the cache has no upstream fetch running (pre-fetches included), so origin counters
+/// are settled. Bounded, and not an assertion on time.
+private func waitForIdleCache(_ harness: ProxyHarness) async throws {
+    for _ in 0..<400 where harness.server.engine.cache.statistics().activeFetches > 0 {
+        try await Task.sleep(for: .milliseconds(25))
+    }
+    // Counters move when the origin's socket write completes, just after the client saw the bytes.
+    try await Task.sleep(for: .milliseconds(100))
+}
+
+/// Regular files under `directory` whose contents include `needle`.
+private func filesContaining(_ needle: [UInt8], under directory: String) throws -> [String] {
+    var holders: [String] = []
+    guard let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
+    while let relative = walker.nextObject() as? String {
+        let path = directory + "/" + relative
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+            let data = FileManager.default.contents(atPath: path)
+        else { continue }
+        if data.range(of: Data(needle)) != nil { holders.append(relative) }
+    }
+    return holders
+}
+
+private func withHarness(_ body: (ProxyHarness) async throws -> Void) async throws {
+    let harness = try await ProxyHarness.start()
+    do {
+        try await body(harness)
+    } catch {
+        try await harness.stop()
+        throw error
+    }
+    try await harness.stop()
+}
+
+/// True when every tool is installed. Otherwise the test should return: a missing tool fails it
+/// when `CI=true` (CI must have every tool, so a silent skip would hide lost coverage), and
+/// elsewhere it prints "skipped: …" naming what to install.
+private func requireTools(_ names: String..., sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    let hints = ["ffmpeg": "apt-get install ffmpeg", "chromium": "apt-get install chromium", "chromedriver": "apt-get install chromium-driver"]
+    let missing = names.filter { ExternalCommand.path(of: $0) == nil }
+    guard !missing.isEmpty else { return true }
+    let message = missing.map { "\($0) is missing" + (hints[$0].map { " (\($0))" } ?? "") }.joined(separator: "; ")
+    reportMissing(message, sourceLocation: sourceLocation)
+    return false
+}
+
+/// The Selenium module for python3, which the Chromium test drives the browser with.
+private func requireSelenium(sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    let check = Process()
+    check.executableURL = URL(fileURLWithPath: ExternalCommand.path(of: "python3")!)
+    check.arguments = ["-c", "import selenium"]
+    check.standardOutput = FileHandle.nullDevice
+    check.standardError = FileHandle.nullDevice
+    guard (try? check.run()) != nil else { return false }
+    check.waitUntilExit()
+    guard check.terminationStatus != 0 else { return true }
+    reportMissing("the python3 module selenium is missing (pip install selenium)", sourceLocation: sourceLocation)
+    return false
+}
+
+private func reportMissing(_ message: String, sourceLocation: SourceLocation) {
+    if ProcessInfo.processInfo.environment["CI"] == "true" {
+        Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+    } else {
+        print("skipped: \(message)")
+    }
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Small helpers for scripts/bench-proxy (standard library only).
+
+  helper.py ports N                       N free TCP ports on 127.0.0.1, one a line
+  helper.py proxy-urls API_BASE LIST OUT  for each origin URL in LIST (one a line), ask Tuner's
+                                          POST /api/v1/proxy-urls; write the full proxy URLs to OUT
+  helper.py lua-paths LIST OUT            a Lua file returning the path (+query) of each URL in LIST
+  helper.py curl-config LIST OUT          a curl --config file fetching every URL in LIST to /dev/null
+  helper.py origin-bytes LOG URI          sum of $body_bytes_sent of LOG lines for URI ("uri status bytes")
+  helper.py stat API_BASE KEY             one field of GET /api/v1/cache/stats
+  helper.py median X...                   median of numbers
+"""
+import json
+import socket
+import statistics
+import sys
+import urllib.parse
+import urllib.request
+
+
+def ports(n):
+    socks = []
+    for _ in range(int(n)):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+    for s in socks:
+        print(s.getsockname()[1])
+    for s in socks:
+        s.close()
+
+
+def proxy_urls(api_base, list_path, out_path):
+    with open(list_path) as f:
+        urls = [line.strip() for line in f if line.strip()]
+    out = []
+    for url in urls:
+        request = urllib.request.Request(
+            api_base.rstrip("/") + "/api/v1/proxy-urls",
+            data=json.dumps({"url": url}).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            out.append(json.load(response)["proxyURL"])
+    with open(out_path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def lua_paths(list_path, out_path):
+    with open(list_path) as f:
+        urls = [line.strip() for line in f if line.strip()]
+    lines = ["return {"]
+    for url in urls:
+        parts = urllib.parse.urlsplit(url)
+        path = parts.path + ("?" + parts.query if parts.query else "")
+        lines.append("  %s," % json.dumps(path))
+    lines.append("}")
+    with open(out_path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def curl_config(list_path, out_path):
+    with open(list_path) as f:
+        urls = [line.strip() for line in f if line.strip()]
+    with open(out_path, "w") as f:
+        for url in urls:
+            f.write('url = "%s"\noutput = "/dev/null"\n' % url)
+
+
+def origin_bytes(log_path, uri):
+    total = 0
+    requests = 0
+    try:
+        with open(log_path) as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) >= 3 and fields[0] == uri:
+                    total += int(fields[2])
+                    requests += 1
+    except FileNotFoundError:
+        pass
+    print(total, requests)
+
+
+def stat(api_base, key):
+    with urllib.request.urlopen(api_base.rstrip("/") + "/api/v1/cache/stats", timeout=10) as response:
+        print(json.load(response)[key])
+
+
+def median(values):
+    print("%.1f" % statistics.median(float(v) for v in values))
+
+
+def main(argv):
+    commands = {
+        "ports": ports, "proxy-urls": proxy_urls, "lua-paths": lua_paths, "curl-config": curl_config,
+        "origin-bytes": origin_bytes, "stat": stat,
+    }
+    if len(argv) >= 2 and argv[1] == "median":
+        median(argv[2:])
+    elif len(argv) >= 2 and argv[1] in commands:
+        commands[argv[1]](*argv[2:])
+    else:
+        sys.stderr.write(__doc__)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
