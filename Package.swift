@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "tuner", targets: ["tuner"]),
         .library(name: "MediaFormats", targets: ["MediaFormats"]),
         .library(name: "MediaCache", targets: ["MediaCache"]),
+        .library(name: "Catalog", targets: ["Catalog"]),
         .library(name: "TunerApp", targets: ["TunerApp"]),
         .library(name: "TunerServer", targets: ["TunerServer"]),
     ],
@@ -21,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
     targets: [
         .target(name: "MediaFormats"),
@@ -38,9 +40,22 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Catalog",
+            dependencies: [
+                "MediaFormats",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ]
+        ),
+        .target(
             name: "TunerApp",
             dependencies: [
                 "MediaCache",
+                "Catalog",
                 "MediaFormats",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -53,6 +68,7 @@ let package = Package(
             dependencies: [
                 "TunerApp",
                 "MediaCache",
+                "Catalog",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -69,6 +85,7 @@ let package = Package(
                 "TunerServer",
                 "TunerApp",
                 "MediaCache",
+                "Catalog",
                 "MediaFormats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -84,6 +101,17 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "CatalogTests",
+            dependencies: ["Catalog", "TunerTesting", "MediaFormats",
+                           .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "CompressNIO", package: "compress-nio"),
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "Logging", package: "swift-log")],
+            // Read through #filePath, so not bundled as resources.
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
             name: "MediaFormatsTests",
             dependencies: ["MediaFormats"]
         ),
@@ -95,6 +123,10 @@ let package = Package(
             name: "TunerServerTests",
             dependencies: ["TunerServer", "TunerApp", "MediaCache", "TunerTesting",
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["tuner", "TunerTesting", .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
     ]
 )

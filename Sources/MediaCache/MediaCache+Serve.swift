@@ -21,7 +21,7 @@ extension MediaCache {
         }
         let key = cacheKey(for: request.url)
         let entry = entry(key: key, url: request.url.absoluteString)
-        entry.setUpstreamHeaders(request.upstreamHeaders)
+        entry.setLatestRequest(url: request.url.absoluteString, headers: request.upstreamHeaders)
 
         while true {
             switch entry.metaOrProbe() {
@@ -208,10 +208,10 @@ extension MediaCache {
                 let wasMiss = waited
                 counters.withLockedValue { wasMiss ? ($0.missBytes += Int64(size)) : ($0.hitBytes += Int64(size)) }
                 try await sink.write(buffer)
-                // Let the event loops run before the next chunk: a write that did not suspend
-                // says nothing about the socket yet, and without this a reader can queue
-                // megabytes before its channel reports it is not writable.
-                await Task.yield()
+                // A write that did not suspend says nothing about the socket yet: without this a
+                // reader of cached bytes can queue megabytes before its connection reports it is
+                // not writable (500 slow players would hold gigabytes).
+                await sink.waitUntilHandedOver()
                 position += Int64(size)
                 attempts = 0
             case .wait(let changes):

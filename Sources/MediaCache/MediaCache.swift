@@ -83,10 +83,11 @@ public final class MediaCache: Sendable {
 
     /// Saves access times and counters, cancels fetches, and closes the HTTP client if owned.
     public func shutdown() async throws {
+        // Cancelled fetches sync and index what they wrote on their way out: wait for them, or a
+        // stop would lose the last part of every download in flight.
+        let tasks = entries.withLockedValue { $0.values.flatMap { $0.cancelAllFetches() } }
+        for task in tasks { await task.value }
         flush()
-        for entry in entries.withLockedValue({ Array($0.values) }) where entry.snapshot.activeFetches > 0 {
-            entry.evictNowKeepingFiles()
-        }
         if ownsHTTPClient { try await upstream.httpClient.shutdown() }
     }
 
@@ -308,10 +309,6 @@ public final class MediaCache: Sendable {
     }
 }
 
-extension ResourceEntry {
-    /// Cancels fetches at shutdown without deleting anything.
-    func evictNowKeepingFiles() { detachAllFetches() }
-}
 
 #if canImport(Glibc)
 import Glibc

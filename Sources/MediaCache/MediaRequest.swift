@@ -44,6 +44,13 @@ public struct MediaRequest: Sendable {
 /// Where a response body goes: the server's writer, a file, or a counter.
 public protocol MediaBodySink {
     mutating func write(_ buffer: ByteBuffer) async throws
+    /// Returns once the bytes written so far have been handed to the connection, so a producer
+    /// that is faster than its client does not queue megabytes in memory. A no-op by default.
+    mutating func waitUntilHandedOver() async
+}
+
+extension MediaBodySink {
+    public mutating func waitUntilHandedOver() async {}
 }
 
 /// A response body that is produced while it is written, so bytes reach the client as they

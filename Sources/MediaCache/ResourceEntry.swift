@@ -428,7 +428,14 @@ import Darwin
 #endif
 
 extension ResourceEntry {
-    func setUpstreamHeaders(_ headers: [(String, String)]) { state.withLockedValue { $0.upstreamHeaders = headers } }
+    /// Remembers the URL and headers of the latest request: gap fills use them, so a player's new
+    /// session token (with the token ignored in cache keys) is what reaches the origin.
+    func setLatestRequest(url: String, headers: [(String, String)]) {
+        state.withLockedValue {
+            $0.url = url
+            $0.upstreamHeaders = headers
+        }
+    }
     var upstreamHeaders: [(String, String)] { state.withLockedValue { $0.upstreamHeaders } }
 
     /// The data file of `generation`, if that is still the current one.
@@ -436,9 +443,11 @@ extension ResourceEntry {
         state.withLockedValue { $0.generation == generation && !$0.evicted ? $0.file : nil }
     }
 
-    /// Cancels every fetch in flight (at shutdown); their written bytes stay valid.
-    func detachAllFetches() {
+    /// Cancels every fetch in flight (at shutdown) and returns their tasks, which end after
+    /// recording what they synced.
+    func cancelAllFetches() -> [Task<Void, Never>] {
         let tasks = state.withLockedValue { $0.fetches.values.compactMap(\.task) }
         tasks.forEach { $0.cancel() }
+        return tasks
     }
 }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Catalog
 import Foundation
 import Logging
 import MediaCache
@@ -14,6 +15,9 @@ public final class TunerEngine: Sendable {
     public let logger: Logger
     public let preloads: PreloadJobs
     public let streams: StreamService
+    /// Sources, channels, guide and favourites, in `<data folder>/tuner.sqlite`.
+    public let catalog: SQLiteCatalogStore
+    public let catalogImporter: CatalogImporter
 
     public init(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) throws {
         self.configuration = configuration
@@ -35,6 +39,13 @@ public final class TunerEngine: Sendable {
             try? httpClient.syncShutdown()
             throw error
         }
+        do {
+            catalog = try SQLiteCatalogStore(path: dataFolder.path + "/tuner.sqlite", logger: logger)
+        } catch {
+            try? httpClient.syncShutdown()
+            throw error
+        }
+        catalogImporter = CatalogImporter(store: catalog, httpClient: httpClient, logger: logger)
         streams = StreamService(cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, logger: logger)
         preloads = PreloadJobs(cache: cache, streams: streams, logger: logger)
     }

@@ -32,13 +32,13 @@ struct StreamController {
         let media = await engine.streams.serve(
             link: link, method: request.method == .head ? .head : .get, range: request.headers[.range],
             ifRange: request.headers[.ifRange], requestID: context.id, proxyBase: proxyBase)
-        return Response(media)
+        return Response(media, channel: context.channel)
     }
 }
 
 extension Response {
     /// Converts the cache's answer, streaming its body into the connection.
-    init(_ media: MediaResponse) {
+    init(_ media: MediaResponse, channel: (any Channel)? = nil) {
         var fields = HTTPFields()
         for header in media.headers {
             if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
@@ -46,7 +46,7 @@ extension Response {
         let body: ResponseBody
         if let mediaBody = media.body {
             body = ResponseBody { writer in
-                var sink: any MediaBodySink = WriterSink(writer: writer)
+                var sink: any MediaBodySink = WriterSink(writer: writer, channel: channel)
                 try await mediaBody.write(into: &sink)
                 try await writer.finish(nil)
             }
@@ -60,8 +60,21 @@ extension Response {
 /// Lets the cache write into Hummingbird's response writer.
 private struct WriterSink: MediaBodySink {
     var writer: any ResponseBodyWriter
+    let channel: (any Channel)?
 
     mutating func write(_ buffer: ByteBuffer) async throws {
         try await writer.write(buffer)
+    }
+
+    /// Waits until the connection has taken what was written: the channel's writability is
+    /// read on its event loop (after the writes queued before), and while the socket is full
+    /// the reader pauses, so a slow player holds at most NIO's high-water mark in memory.
+    mutating func waitUntilHandedOver() async {
+        guard let channel else { return }
+        while !Task.isCancelled {
+            let state = try? await channel.eventLoop.submit { (channel.isActive, channel.isWritable) }.get()
+            guard let (active, writable) = state, active, !writable else { return }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 }

@@ -54,6 +54,7 @@ public final class TunerServer: Sendable {
         }
         StreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         APIController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
+        CatalogController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         return Application(
             router: router,
             configuration: .init(address: .hostname(engine.configuration.host, port: engine.configuration.port), serverName: "Tuner"),

@@ -22,7 +22,7 @@ struct OriginRouter {
 
     private func route(_ request: HTTPRequestHead) -> ResponsePlan {
         let target = RequestTarget(uri: request.uri)
-        state.recordRequest(path: target.path, headers: request.headers.map { ($0.name, $0.value) })
+        state.recordRequest(path: target.path, uri: request.uri, headers: request.headers.map { ($0.name, $0.value) })
 
         guard request.method == .GET || request.method == .HEAD else {
             return .text(.methodNotAllowed, "method not allowed\n", replyingTo: request, headers: [("Allow", "GET, HEAD")])

@@ -14,6 +14,7 @@ final class OriginState: @unchecked Sendable {
     private var requestsByPath: [String: Int] = [:]
     private var bodyBytesByPath: [String: Int] = [:]
     private var lastHeadersByPath: [String: [(String, String)]] = [:]
+    private var lastURIByPath: [String: String] = [:]
     private var versions: [String: Int] = [:]
     private var faultPlan = FaultPlan.none
     private var faultGenerator = SplitMix64(seed: 0)
@@ -43,12 +44,17 @@ final class OriginState: @unchecked Sendable {
 
     var bodyBytesSentByPath: [String: Int] { locked { bodyBytesByPath } }
 
-    func recordRequest(path: String, headers: [(String, String)]) {
+    func recordRequest(path: String, uri: String, headers: [(String, String)]) {
         locked {
             requestCount += 1
             requestsByPath[path, default: 0] += 1
             lastHeadersByPath[path] = headers
+            lastURIByPath[path] = uri
         }
+    }
+
+    func lastURI(path: String) -> String? {
+        locked { lastURIByPath[path] }
     }
 
     func lastHeaders(path: String) -> [(String, String)]? {

@@ -107,6 +107,12 @@ public final class TestOrigin: Sendable {
         state.lastHeaders(path: path)?.map { (name: $0.0, value: $0.1) }
     }
 
+    /// The request target (path and query) of the most recent request for this path, so tests can
+    /// check which of several URLs of one resource a proxy used.
+    public func lastRequestURI(path: String) -> String? {
+        state.lastURI(path: path)
+    }
+
     // MARK: Content and faults
 
     /// Changes the content, ETag and Last-Modified of `/files/<name>` from the next request on.

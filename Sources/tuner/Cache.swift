@@ -149,13 +149,7 @@ struct Cache: AsyncParsableCommand {
                     try? await engine.shutdown()
                     throw CLIError("preload failed: \(error)")
                 }
-                // The fetch that fed the preload records its last span in the index just after the
-                // reader got the bytes; shutting down first would exit before that, and a preload
-                // shorter than the cache's sync interval would leave nothing in the index.
-                let deadline = ContinuousClock.now + .seconds(10)
-                while engine.cache.statistics().activeFetches > 0, ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(10))
-                }
+                // Shutting down waits for the fetch that fed the preload to index its last bytes.
                 try await engine.shutdown()
                 print("preloaded \(url)")
             }

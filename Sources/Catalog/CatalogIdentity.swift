@@ -1,0 +1,78 @@
+import Foundation
+
+/// Stable identities and normalized names.
+///
+/// Row ids change when a source is removed and added again, so everything the user sets on an item
+/// (favourite, custom order, guide mapping) is keyed by an identity computed from what the provider
+/// sends: the `tvg-id` when there is one, else a digest of the normalized name and the URL.
+public enum CatalogIdentity {
+    /// The identity of an item.
+    public static func identity(kind: CatalogItemKind, tvgID: String?, providerID: String?, name: String, url: String?) -> String {
+        identity(kind: kind, tvgID: tvgID, providerID: providerID, normalizedName: normalizedName(name), url: url)
+    }
+
+    /// The identity of an item whose name was normalized already (imports normalize each name once).
+    static func identity(kind: CatalogItemKind, tvgID: String?, providerID: String?, normalizedName: String, url: String?) -> String {
+        if kind == .live, let tvgID, !tvgID.isEmpty {
+            return "tvg:" + tvgID.lowercased()
+        }
+        if let providerID, !providerID.isEmpty {
+            return "id:" + providerID
+        }
+        // A series has no URL of its own: its name is all there is.
+        guard let url, !url.isEmpty else { return "name:" + normalizedName }
+        // Name and URL together are long (and the unique index stores them again), so they are
+        // kept as a 64-bit digest: a 200,000-entry playlist has no collision to fear.
+        return "url:" + hexDigest(normalizedName, url)
+    }
+
+    /// FNV-1a (64-bit) of `name`, a separator and `url`, in hex: stable across runs and
+    /// platforms, unlike `Hasher`.
+    static func hexDigest(_ name: String, _ url: String) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in name.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        hash = (hash ^ 0x0A) &* 0x0000_0100_0000_01B3
+        for byte in url.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// Lowercased, without diacritics, with every run of punctuation and spaces turned into one
+    /// space: "  BBC One HD! " and "bbc-one hd" compare equal, as do "Télé" and "tele".
+    public static func normalizedName(_ name: String) -> String {
+        var result = String.UnicodeScalarView()
+        var pendingSpace = false
+        func append(_ scalar: Unicode.Scalar) {
+            if pendingSpace, !result.isEmpty { result.append(" ") }
+            pendingSpace = false
+            result.append(scalar)
+        }
+        for scalar in name.unicodeScalars {
+            let value = scalar.value
+            if value < 0x80 {
+                switch value {
+                case 0x30...0x39, 0x61...0x7A: append(scalar)
+                case 0x41...0x5A: append(Unicode.Scalar(value + 0x20)!)
+                default: pendingSpace = true
+                }
+                continue
+            }
+            let properties = scalar.properties
+            if properties.generalCategory == .nonspacingMark { continue }
+            guard properties.isAlphabetic || properties.numericType != nil else {
+                pendingSpace = true
+                continue
+            }
+            // Rare enough that Foundation's folding is affordable here and only here.
+            let folded = String(scalar).folding(options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: nil)
+            for foldedScalar in folded.unicodeScalars where foldedScalar.properties.generalCategory != .nonspacingMark {
+                append(foldedScalar)
+            }
+        }
+        return String(result)
+    }
+}

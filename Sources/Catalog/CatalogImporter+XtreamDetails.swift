@@ -1,0 +1,51 @@
+import Foundation
+
+extension CatalogImporter {
+    /// Loads the episodes of an Xtream series item (`get_series_info`) and stores them, replacing
+    /// the ones it had: panels list episodes per series only, so they are fetched when a series is
+    /// opened rather than during the import.
+    @discardableResult
+    public func loadXtreamEpisodes(seriesItemID: Int64) async throws -> [CatalogEpisode] {
+        let (providerID, client) = try await xtreamItem(seriesItemID, kind: .series, prefix: "series:")
+        let seriesID = String(providerID.dropFirst("series:".count))
+        let info: XtreamClient.SeriesInfo = try await client.get(action: "get_series_info", parameters: [("series_id", seriesID)])
+        var drafts: [CatalogEpisodeDraft] = []
+        for season in info.episodes.keys.sorted(by: { (Int($0) ?? 0, $0) < (Int($1) ?? 0, $1) }) {
+            for episode in info.episodes[season] ?? [] {
+                guard let id = episode.id?.string else { continue }
+                drafts.append(CatalogEpisodeDraft(
+                    season: episode.season?.int ?? Int(season), episode: episode.episode_num?.int, title: episode.title ?? id,
+                    url: client.episodeURL(episodeID: id, container: episode.container_extension),
+                    duration: episode.info?.duration_secs?.int.map(Double.init)
+                ))
+            }
+        }
+        try await store.replaceEpisodes(ofSeries: seriesItemID, with: drafts)
+        return try await store.episodes(ofSeries: seriesItemID)
+    }
+
+    /// The next programmes of an Xtream live channel straight from the panel (`get_short_epg`),
+    /// for channels the XMLTV guide does not cover. Not stored.
+    public func xtreamShortEPG(channelItemID: Int64, limit: Int = 4) async throws -> [GuideProgramme] {
+        let (providerID, client) = try await xtreamItem(channelItemID, kind: .live, prefix: "live:")
+        let streamID = String(providerID.dropFirst("live:".count))
+        let epg: XtreamClient.ShortEPG = try await client.get(action: "get_short_epg", parameters: [("stream_id", streamID), ("limit", String(limit))])
+        return (epg.epg_listings ?? []).compactMap { listing in
+            guard let start = listing.start_timestamp?.int, let stop = listing.stop_timestamp?.int, stop > start else { return nil }
+            return GuideProgramme(
+                id: Int64(listing.id?.int ?? 0), epgID: listing.channel_id ?? listing.epg_id?.string ?? "", start: Int64(start), stop: Int64(stop),
+                title: XtreamClient.decodeBase64Text(listing.title) ?? "", description: XtreamClient.decodeBase64Text(listing.description)
+            )
+        }
+    }
+
+    /// The provider id of an Xtream item of `kind`, and a client for its account.
+    private func xtreamItem(_ itemID: Int64, kind: CatalogItemKind, prefix: String) async throws -> (providerID: String, client: XtreamClient) {
+        guard let item = try await store.item(id: itemID) else { throw CatalogError.itemNotFound(itemID) }
+        guard item.kind == kind, let source = try await store.source(id: item.sourceID), let credentials = source.xtream,
+              let providerID = try await store.providerID(ofItem: itemID), providerID.hasPrefix(prefix) else {
+            throw CatalogError.unsupported("item \(itemID) is not an Xtream \(kind) item")
+        }
+        return (providerID, XtreamClient(credentials: credentials, httpClient: httpClient, configuration: configuration, logger: logger))
+    }
+}

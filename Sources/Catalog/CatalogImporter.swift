@@ -1,0 +1,119 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import MediaFormats
+import NIOCore
+
+/// Refreshes sources: fetches (streaming), parses (streaming) and swaps the result into the
+/// store atomically. A failed, truncated or empty fetch keeps the previous items and records the
+/// error on the source.
+public final class CatalogImporter: Sendable {
+    /// Limits and defaults for fetching sources.
+    public struct Configuration: Sendable {
+        /// Sent to providers, many of which refuse requests without a player-like User-Agent.
+        public var userAgent: String
+        /// The whole download, headers to last byte.
+        public var requestTimeout: TimeAmount
+        /// Downloads larger than this are refused rather than filling the disk.
+        public var maxDownloadBytes: Int64
+        /// Where downloads wait to be imported.
+        public var temporaryDirectory: URL
+        /// How many items go by between two progress reports.
+        public var progressInterval: Int
+
+        public init(
+            userAgent: String = "Tuner/1.0", requestTimeout: TimeAmount = .minutes(10), maxDownloadBytes: Int64 = 2 << 30,
+            temporaryDirectory: URL = FileManager.default.temporaryDirectory, progressInterval: Int = 10_000
+        ) {
+            self.userAgent = userAgent
+            self.requestTimeout = requestTimeout
+            self.maxDownloadBytes = maxDownloadBytes
+            self.temporaryDirectory = temporaryDirectory
+            self.progressInterval = progressInterval
+        }
+
+        public static let `default` = Configuration()
+    }
+
+    public let store: any CatalogStore
+    let httpClient: HTTPClient
+    let configuration: Configuration
+    let logger: Logger
+
+    public init(store: any CatalogStore, httpClient: HTTPClient, configuration: Configuration = .default, logger: Logger) {
+        self.store = store
+        self.httpClient = httpClient
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Re-imports one source and returns what it now holds. On failure the source keeps its
+    /// previous items, its status becomes `failed` with the reason, and the error is rethrown.
+    @discardableResult
+    public func refresh(
+        sourceID: Int64,
+        progress: @escaping @Sendable (CatalogImportProgress) -> Void = { _ in }
+    ) async throws -> CatalogImportCounts {
+        guard let source = try await store.source(id: sourceID) else { throw CatalogError.sourceNotFound(sourceID) }
+        var logger = self.logger
+        logger[metadataKey: "source"] = "\(sourceID)"
+        try await store.setSourceStatus(id: sourceID, status: .refreshing, error: source.lastError, refreshedAt: nil)
+        do {
+            let counts: CatalogImportCounts
+            switch source.kind {
+            case .m3u:
+                counts = try await refreshPlaylist(source, logger: logger, progress: progress)
+            case .xtream:
+                counts = try await refreshXtream(source, logger: logger, progress: progress)
+            default:
+                throw CatalogError.unsupported("refreshing \(source.kind) sources")
+            }
+            try await store.setSourceStatus(id: sourceID, status: .ok, error: nil, refreshedAt: Date())
+            progress(CatalogImportProgress(sourceID: sourceID, phase: .finished, entries: counts.total))
+            logger.info("Catalog source refreshed", metadata: [
+                "live": "\(counts.live)", "movies": "\(counts.movies)", "series": "\(counts.series)", "episodes": "\(counts.episodes)",
+            ])
+            return counts
+        } catch {
+            logger.info("Catalog source refresh failed; previous items kept", metadata: ["error": "\(error)"])
+            try? await store.setSourceStatus(id: sourceID, status: .failed, error: "\(error)", refreshedAt: nil)
+            throw error
+        }
+    }
+
+    private func refreshPlaylist(
+        _ source: CatalogSource,
+        logger: Logger,
+        progress: @escaping @Sendable (CatalogImportProgress) -> Void
+    ) async throws -> CatalogImportCounts {
+        let sourceID = source.id
+        var path = source.location
+        var downloaded = false
+        if !source.isLocalFile {
+            let downloader = SourceDownloader(httpClient: httpClient, configuration: configuration, logger: logger)
+            path = try await downloader.download(source.location) { bytes, total in
+                progress(CatalogImportProgress(sourceID: sourceID, phase: .downloading, bytes: bytes, totalBytes: total))
+            }
+            downloaded = true
+        }
+        defer { if downloaded { try? FileManager.default.removeItem(atPath: path) } }
+
+        let totalBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
+        let interval = max(1, configuration.progressInterval)
+        let header = HeaderBox()
+        let counts = try await store.replaceItems(ofSource: sourceID) { [path] sink in
+            try M3UFileImport.run(path: path, into: sink, header: header) { bytes, entries in
+                if entries % interval == 0 {
+                    progress(CatalogImportProgress(sourceID: sourceID, phase: .importing, bytes: bytes, totalBytes: totalBytes, entries: entries))
+                }
+            }
+        }
+        // The playlist's own guide URLs are used until the user sets some.
+        if source.epgURLs.isEmpty, let urls = header.value?.tvgURLs, !urls.isEmpty {
+            var updated = source
+            updated.epgURLs = urls
+            try await store.updateSource(updated)
+        }
+        return counts
+    }
+}

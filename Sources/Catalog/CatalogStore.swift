@@ -1,0 +1,61 @@
+import Foundation
+
+/// Where the catalog lives. A protocol so that a shared PostgreSQL store can sit beside the
+/// embedded SQLite one (``SQLiteCatalogStore``); every method is one transaction.
+public protocol CatalogStore: Sendable {
+    // MARK: Sources
+
+    func addSource(_ draft: CatalogSourceDraft) async throws -> CatalogSource
+    func sources() async throws -> [CatalogSource]
+    func source(id: Int64) async throws -> CatalogSource?
+    /// Removes a source with its items, groups and guide. Favourites stay: they are keyed by identity.
+    func removeSource(id: Int64) async throws
+    func updateSource(_ source: CatalogSource) async throws
+    /// Records the outcome of a refresh without touching the source's items.
+    func setSourceStatus(id: Int64, status: CatalogSourceStatus, error: String?, refreshedAt: Date?) async throws
+
+    // MARK: Import
+
+    /// Replaces every item of a source with what `produce` adds to the sink, in one transaction:
+    /// readers see the old items until the new ones are complete, and if `produce` throws nothing
+    /// changes. Items whose identity survives keep their row id. Runs off the cooperative pool.
+    func replaceItems(
+        ofSource sourceID: Int64,
+        produce: @escaping @Sendable (any CatalogImportSink) throws -> Void
+    ) async throws -> CatalogImportCounts
+
+    // MARK: Reading
+
+    func items(_ query: CatalogItemQuery) async throws -> CatalogPage<CatalogItem>
+    func item(id: Int64) async throws -> CatalogItem?
+    func episodes(ofSeries seriesID: Int64) async throws -> [CatalogEpisode]
+    func groups(kind: CatalogItemKind, sourceID: Int64?) async throws -> [CatalogGroup]
+    /// The provider's own id of an item (Xtream `stream_id`/`series_id`, with its kind as prefix).
+    func providerID(ofItem itemID: Int64) async throws -> String?
+    /// Replaces the episodes of a series item, in one transaction.
+    func replaceEpisodes(ofSeries seriesID: Int64, with episodes: [CatalogEpisodeDraft]) async throws
+
+    // MARK: What the user sets
+
+    func setFavourite(itemID: Int64, _ favourite: Bool) async throws
+    // MARK: Guide
+
+    /// Replaces the guide of a source (its channels and programmes) with what `produce` adds, in
+    /// one transaction; if `produce` throws or adds nothing, the previous guide stays.
+    func replaceGuide(
+        ofSource sourceID: Int64,
+        produce: @escaping @Sendable (any GuideImportSink) throws -> Void
+    ) async throws -> GuideImportCounts
+    /// What is on each of `itemIDs` at `time` and what follows, for the channels that have a guide.
+    func nowNext(itemIDs: [Int64], at time: Int64) async throws -> [GuideNowNext]
+    /// The programmes of each of `itemIDs` that overlap `[from, to)`, in start order.
+    func guide(itemIDs: [Int64], from: Int64, to: Int64) async throws -> [Int64: [GuideProgramme]]
+    /// Matches an item with a guide channel by hand (`nil` goes back to automatic matching).
+    func setGuideMapping(itemID: Int64, epgID: String?) async throws
+    /// Deletes programmes that ended before `time`; returns how many.
+    @discardableResult
+    func pruneGuide(endingBefore time: Int64) async throws -> Int
+
+    /// Moves a favourite to `position` in the user's own order of favourites (0 is first).
+    func moveFavourite(itemID: Int64, to position: Int) async throws
+}

@@ -1,0 +1,28 @@
+/// Builds FTS5 match expressions from what a person typed.
+enum FTSQuery {
+    /// Every word as a quoted prefix term, all required: `bbc on` → `"bbc"* "on"*`. Quoting makes
+    /// FTS5 syntax in the input (`AND`, `-`, `:`, `"`) plain text instead of an error or an injection.
+    /// `nil` when the text has no word to search for.
+    static func prefixMatch(_ text: String) -> String? {
+        var terms: [String] = []
+        var current = String.UnicodeScalarView()
+        func flush() {
+            if !current.isEmpty {
+                terms.append("\"" + String(current) + "\"*")
+                current = String.UnicodeScalarView()
+            }
+        }
+        for scalar in text.unicodeScalars {
+            // The same split as the unicode61 tokenizer: letters, digits and marks make up words.
+            let properties = scalar.properties
+            if properties.isAlphabetic || properties.numericType != nil || properties.generalCategory == .nonspacingMark
+                || properties.generalCategory == .spacingMark {
+                current.append(scalar)
+            } else {
+                flush()
+            }
+        }
+        flush()
+        return terms.isEmpty ? nil : terms.joined(separator: " ")
+    }
+}

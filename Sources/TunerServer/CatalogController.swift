@@ -1,0 +1,132 @@
+import Catalog
+import Foundation
+import Hummingbird
+import TunerApp
+
+/// The catalog's JSON API under `/api/v1`: sources, channels (paged, filtered, searched),
+/// favourites, and signed proxy URLs to play a channel with the headers its provider needs.
+struct CatalogController {
+    let engine: TunerEngine
+    /// The base URL proxy URLs use when the request has no Host header.
+    let fallbackBaseURL: @Sendable () -> String
+
+    struct SourceRequest: Decodable {
+        var location: String
+        var name: String?
+        /// `m3u` (default), `xmltv` or `xtream`.
+        var kind: String?
+        var username: String?
+        var password: String?
+        var epgURLs: [String]?
+    }
+
+    /// A catalog value as the JSON body, without conforming Catalog's types to Hummingbird's protocols.
+    struct Body<Value: Encodable & Sendable>: ResponseEncodable {
+        var value: Value
+        func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
+    }
+
+    struct SourceList: ResponseEncodable { var sources: [CatalogSource] }
+    struct Refreshed: ResponseEncodable { var source: CatalogSource?; var counts: CatalogImportCounts }
+    struct Play: ResponseEncodable { var proxyURL: String; var item: CatalogItem }
+    struct Message: ResponseEncodable { var message: String }
+
+    func addRoutes(to router: Router<TunerRequestContext>) {
+        let api = router.group("/api/v1")
+        api.get("sources") { _, _ in SourceList(sources: try await engine.catalog.sources()) }
+        api.post("sources", use: addSource)
+        api.post("sources/:id/refresh", use: refresh)
+        api.delete("sources/:id") { _, context in
+            try await mapped { try await engine.catalog.removeSource(id: try context.parameters.require("id", as: Int64.self)) }
+            return Message(message: "source removed")
+        }
+        api.get("channels", use: channels)
+        api.get("channels/:id", use: item)
+        api.get("channels/:id/play", use: play)
+        api.put("channels/:id/favourite") { _, context in
+            try await mapped { try await engine.catalog.setFavourite(itemID: try context.parameters.require("id", as: Int64.self), true) }
+            return Message(message: "favourite added")
+        }
+        api.delete("channels/:id/favourite") { _, context in
+            try await mapped { try await engine.catalog.setFavourite(itemID: try context.parameters.require("id", as: Int64.self), false) }
+            return Message(message: "favourite removed")
+        }
+    }
+
+    @Sendable func addSource(request: Request, context: TunerRequestContext) async throws -> EditedResponse<Body<CatalogSource>> {
+        let body: SourceRequest
+        do {
+            body = try await request.decode(as: SourceRequest.self, context: context)
+        } catch {
+            throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
+        }
+        var draft = CatalogSourceDraft(kind: CatalogSourceKind(rawValue: body.kind ?? "m3u"), name: body.name, location: body.location, epgURLs: body.epgURLs ?? [])
+        if draft.kind == .xtream {
+            guard let username = body.username, let password = body.password else {
+                throw HTTPError(.badRequest, message: "an Xtream source needs 'username' and 'password'")
+            }
+            draft.xtream = XtreamCredentials(server: body.location, username: username, password: password)
+        }
+        do {
+            return EditedResponse(status: .created, response: Body(value: try await engine.catalog.addSource(draft)))
+        } catch {
+            throw HTTPError(.badRequest, message: "\(error)")
+        }
+    }
+
+    @Sendable func refresh(request: Request, context: TunerRequestContext) async throws -> Refreshed {
+        let id = try context.parameters.require("id", as: Int64.self)
+        return try await mapped {
+            guard let source = try await engine.catalog.source(id: id) else { throw CatalogError.sourceNotFound(id) }
+            if source.kind == .xmltv {
+                let guide = try await engine.catalogImporter.refreshGuide(sourceID: id, now: Int64(Date().timeIntervalSince1970))
+                return Refreshed(source: try await engine.catalog.source(id: id), counts: CatalogImportCounts(live: guide.channels))
+            }
+            let counts = try await engine.catalogImporter.refresh(sourceID: id)
+            return Refreshed(source: try await engine.catalog.source(id: id), counts: counts)
+        }
+    }
+
+    @Sendable func channels(request: Request, context: TunerRequestContext) async throws -> Body<CatalogPage<CatalogItem>> {
+        let query = request.uri.queryParameters
+        var itemQuery = CatalogItemQuery(kind: .live)
+        if let kind = query["kind"] { itemQuery.kind = kind == "all" ? nil : CatalogItemKind(rawValue: String(kind)) }
+        itemQuery.group = query["group"].map(String.init)
+        itemQuery.search = query["search"].map(String.init)
+        itemQuery.sourceID = query["source"].flatMap { Int64(String($0)) }
+        itemQuery.favouritesOnly = query["favourites"].map { $0 == "true" || $0 == "1" } ?? false
+        itemQuery.offset = query["offset"].flatMap { Int(String($0)) } ?? 0
+        itemQuery.limit = query["limit"].flatMap { Int(String($0)) } ?? 100
+        return Body(value: try await engine.catalog.items(itemQuery))
+    }
+
+    @Sendable func item(request: Request, context: TunerRequestContext) async throws -> Body<CatalogItem> {
+        let id = try context.parameters.require("id", as: Int64.self)
+        guard let item = try await engine.catalog.item(id: id) else { throw HTTPError(.notFound, message: "no channel with id \(id)") }
+        return Body(value: item)
+    }
+
+    @Sendable func play(request: Request, context: TunerRequestContext) async throws -> Play {
+        let id = try context.parameters.require("id", as: Int64.self)
+        guard let item = try await engine.catalog.item(id: id) else { throw HTTPError(.notFound, message: "no channel with id \(id)") }
+        guard let text = item.url, let url = URL(string: text) else {
+            throw HTTPError(.conflict, message: "item \(id) has no stream of its own (a series plays by episode)")
+        }
+        let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
+        let headers = item.headers.map { StreamHeader(name: $0.name, value: $0.value) }
+        do {
+            return Play(proxyURL: try engine.proxyURL(for: url, headers: headers, baseURL: base), item: item)
+        } catch {
+            throw HTTPError(.badRequest, message: error.description)
+        }
+    }
+
+    /// Catalog errors as HTTP: unknown ids are 404, failed imports 502 (the provider failed).
+    private func mapped<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as CatalogError {
+            throw HTTPError(error.isNotFound ? .notFound : .badGateway, message: error.description)
+        }
+    }
+}

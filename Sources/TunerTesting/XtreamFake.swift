@@ -1,0 +1,154 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A fake Xtream Codes panel on 127.0.0.1 (random port), answering `player_api.php` and
+/// `xmltv.php` from JSON and XML documents the test sets, the way real panels do: numbers
+/// sometimes as strings, wrong credentials answered with `200` and `auth: 0`.
+///
+/// Routes: `GET /player_api.php?username=U&password=P[&action=A…]` → `responses[A]` (no action:
+/// the account info); `GET /xmltv.php?username=U&password=P` → `guide`. Anything else: 404.
+public final class XtreamFake: Sendable {
+    public let port: Int
+    public let username: String
+    public let password: String
+    /// `http://127.0.0.1:<port>`.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    private let channel: any Channel
+    private let state: LockedState
+
+    struct State {
+        var responses: [String: String] = [:]
+        var guide = "<tv></tv>"
+        var requests: [String] = []
+    }
+
+    /// The fake's mutable state, shared by its connections.
+    final class LockedState: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: State
+        init(_ value: State) { self.value = value }
+        func withLockedValue<T>(_ body: (inout State) -> T) -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&value)
+        }
+    }
+
+    private init(channel: any Channel, port: Int, username: String, password: String, state: LockedState) {
+        self.channel = channel
+        self.port = port
+        self.username = username
+        self.password = password
+        self.state = state
+    }
+
+    /// Starts listening; `responses` maps an action (`get_live_streams`, …) to its JSON body.
+    public static func start(username: String = "user", password: String = "pass", responses: [String: String] = [:], guide: String = "<tv></tv>") async throws -> XtreamFake {
+        let state = LockedState(State(responses: responses, guide: guide))
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(XtreamFakeHandler(username: username, password: password, state: state))
+                }
+            }
+        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        guard let port = channel.localAddress?.port else {
+            try? await channel.close()
+            throw ChannelError.unknownLocalAddress
+        }
+        return XtreamFake(channel: channel, port: port, username: username, password: password, state: state)
+    }
+
+    /// Replaces the body of one action.
+    public func setResponse(_ json: String, for action: String) {
+        state.withLockedValue { $0.responses[action] = json }
+    }
+
+    /// The request targets received so far, in order.
+    public var requests: [String] { state.withLockedValue { $0.requests } }
+
+    public func shutdown() async throws {
+        try await channel.close()
+    }
+}
+
+/// Answers one connection of ``XtreamFake``.
+final class XtreamFakeHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let username: String
+    let password: String
+    let state: XtreamFake.LockedState
+    private var head: HTTPRequestHead?
+
+    init(username: String, password: String, state: XtreamFake.LockedState) {
+        self.username = username
+        self.password = password
+        self.state = state
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch Self.unwrapInboundIn(data) {
+        case .head(let requestHead): head = requestHead
+        case .body: break
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            let (status, type, body) = respond(to: head.uri)
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: type)
+            headers.add(name: "Content-Length", value: "\(body.utf8.count)")
+            context.write(Self.wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+            context.write(Self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
+            context.writeAndFlush(Self.wrapOutboundOut(.end(nil)), promise: nil)
+        }
+    }
+
+    private func respond(to uri: String) -> (HTTPResponseStatus, String, String) {
+        state.withLockedValue { $0.requests.append(uri) }
+        let parts = uri.split(separator: "?", maxSplits: 1)
+        let path = parts.first.map(String.init) ?? ""
+        var query: [String: String] = [:]
+        for pair in (parts.count > 1 ? parts[1] : "").split(separator: "&") {
+            let keyValue = pair.split(separator: "=", maxSplits: 1)
+            query[String(keyValue[0])] = keyValue.count > 1 ? String(keyValue[1]).xtreamPercentDecoded ?? String(keyValue[1]) : ""
+        }
+        let authorised = query["username"] == username && query["password"] == password
+        switch path {
+        case "/player_api.php":
+            guard authorised else { return (.ok, "application/json", #"{"user_info":{"auth":0}}"#) }
+            guard let action = query["action"] else {
+                return (.ok, "application/json", #"{"user_info":{"auth":1,"status":"Active","username":"\#(username)"},"server_info":{"url":"127.0.0.1"}}"#)
+            }
+            let body = state.withLockedValue { $0.responses[action] } ?? "[]"
+            return (.ok, "application/json", body)
+        case "/xmltv.php":
+            guard authorised else { return (.forbidden, "text/plain", "forbidden") }
+            return (.ok, "application/xml", state.withLockedValue { $0.guide })
+        default:
+            return (.notFound, "text/plain", "not found")
+        }
+    }
+}
+
+extension String {
+    fileprivate var xtreamPercentDecoded: String? {
+        var bytes: [UInt8] = []
+        var iterator = utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
+               let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) {
+                bytes.append(value)
+            } else {
+                bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

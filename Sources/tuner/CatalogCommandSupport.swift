@@ -1,0 +1,34 @@
+import AsyncHTTPClient
+import Catalog
+import Foundation
+import Logging
+
+/// Opens the catalog of a data folder for the `sources` and `channels` commands. SQLite in WAL
+/// mode lets these run beside a server that has the same file open.
+struct LocalCatalog {
+    let store: SQLiteCatalogStore
+    let httpClient: HTTPClient
+    let importer: CatalogImporter
+
+    init(dataDirectory: String) throws {
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        var logger = Logger(label: "tuner")
+        logger.logLevel = .warning
+        store = try SQLiteCatalogStore(path: (dataDirectory as NSString).appendingPathComponent("tuner.sqlite"), logger: logger)
+        httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+        importer = CatalogImporter(store: store, httpClient: httpClient, logger: logger)
+    }
+
+    /// Runs `body` and shuts the HTTP client down whatever happens.
+    static func with<T>(_ dataOptions: DataOptions, _ body: (LocalCatalog) async throws -> T) async throws -> T {
+        let catalog = try LocalCatalog(dataDirectory: dataOptions.resolvedDataDirectory())
+        do {
+            let result = try await body(catalog)
+            try await catalog.httpClient.shutdown()
+            return result
+        } catch {
+            try? await catalog.httpClient.shutdown()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import ArgumentParser
+import Catalog
+import Foundation
+
+/// `tuner sources …`: the playlists, Xtream accounts and guides the catalog imports.
+struct Sources: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Manage catalog sources (M3U playlists, Xtream accounts, XMLTV guides).",
+        subcommands: [List.self, Add.self, Refresh.self, Remove.self])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List sources and their last refresh.")
+        @OptionGroup var dataOptions: DataOptions
+
+        func run() async throws {
+            try await LocalCatalog.with(dataOptions) { catalog in
+                for source in try await catalog.store.sources() {
+                    var line = "\(source.id)\t\(source.kind)\t\(source.status)\t\(source.name)\t\(source.location)"
+                    if let error = source.lastError { line += "\terror: \(error)" }
+                    print(line)
+                }
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add an M3U playlist (URL or file) or an XMLTV guide, and import it.")
+        @OptionGroup var dataOptions: DataOptions
+        @Argument(help: "Playlist or guide URL, or a local file.") var location: String
+        @Option(help: "Display name (default: from the location).") var name: String?
+        @Flag(help: "The location is an XMLTV guide rather than a playlist.") var guide = false
+        @Option(help: "Xtream Codes username (the location is then the server URL).") var username: String?
+        @Option(help: "Xtream Codes password.") var password: String?
+        @Flag(help: "Add without importing now.") var noRefresh = false
+
+        func run() async throws {
+            var location = location
+            if !location.lowercased().hasPrefix("http://"), !location.lowercased().hasPrefix("https://") {
+                location = URL(fileURLWithPath: location).standardizedFileURL.path
+                guard FileManager.default.fileExists(atPath: location) else { throw ValidationError("no such file: \(location)") }
+            }
+            var draft = CatalogSourceDraft(kind: guide ? .xmltv : .m3u, name: name, location: location)
+            if let username, let password {
+                draft.kind = .xtream
+                draft.xtream = XtreamCredentials(server: location, username: username, password: password)
+            } else if username != nil || password != nil {
+                throw ValidationError("an Xtream account needs both --username and --password")
+            }
+            try await LocalCatalog.with(dataOptions) { catalog in
+                let source = try await catalog.store.addSource(draft)
+                print("added source \(source.id): \(source.name)")
+                guard !noRefresh else { return }
+                try await Refresh.refresh(source, catalog)
+            }
+        }
+    }
+
+    struct Refresh: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Re-import sources (all of them by default).")
+        @OptionGroup var dataOptions: DataOptions
+        @Argument(help: "Source ids.") var ids: [Int64] = []
+
+        func run() async throws {
+            try await LocalCatalog.with(dataOptions) { catalog in
+                var failed = false
+                for source in try await catalog.store.sources() where ids.isEmpty || ids.contains(source.id) {
+                    do {
+                        try await Self.refresh(source, catalog)
+                    } catch {
+                        failed = true
+                        print("source \(source.id) failed: \(error)")
+                    }
+                }
+                if failed { throw ExitCode.failure }
+            }
+        }
+
+        static func refresh(_ source: CatalogSource, _ catalog: LocalCatalog) async throws {
+            let clock = ContinuousClock()
+            let start = clock.now
+            if source.kind == .xmltv {
+                let counts = try await catalog.importer.refreshGuide(sourceID: source.id, now: Int64(Date().timeIntervalSince1970))
+                print("source \(source.id): \(counts.channels) guide channels, \(counts.programmes) programmes in \(clock.now - start)")
+                return
+            }
+            let counts = try await catalog.importer.refresh(sourceID: source.id)
+            print("source \(source.id): \(counts.live) channels, \(counts.movies) movies, \(counts.series) series, \(counts.episodes) episodes in \(clock.now - start)")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a source and its items (favourites are kept).")
+        @OptionGroup var dataOptions: DataOptions
+        @Argument(help: "Source id.") var id: Int64
+
+        func run() async throws {
+            try await LocalCatalog.with(dataOptions) { try await $0.store.removeSource(id: id) }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+@testable import Catalog
+
+@Suite("Search and listing")
+struct CatalogSearchTests {
+    /// A catalog with a handful of channels in two groups and a movie.
+    func makeCatalog() async throws -> (TemporaryCatalog, CatalogSource) {
+        let catalog = try TemporaryCatalog()
+        let path = try catalog.write("""
+            #EXTM3U
+            #EXTINF:-1 group-title="News",BBC News
+            http://example.com/1
+            #EXTINF:-1 group-title="News",CNN International
+            http://example.com/2
+            #EXTINF:-1 group-title="Français",Télé Matin
+            http://example.com/3
+            #EXTINF:-1 group-title="Français",France 24 News
+            http://example.com/4
+            #EXTINF:-1 group-title="Kids",Cartoon Network
+            http://example.com/5
+            #EXTINF:-1 group-title="Films",Newsies
+            http://example.com/movie/u/p/6.mp4
+            """, to: "search.m3u")
+        let source = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: path))
+        try await withImporter(catalog) { _ = try await $0.refresh(sourceID: source.id) }
+        return (catalog, source)
+    }
+
+    @Test("Words match as prefixes, accents ignored either way")
+    func prefixAndAccents() async throws {
+        let (catalog, _) = try await makeCatalog()
+        #expect(try await names(catalog, CatalogItemQuery(search: "tele")) == ["Télé Matin"])
+        #expect(try await names(catalog, CatalogItemQuery(search: "TÉLÉ mat")) == ["Télé Matin"])
+        #expect(try await names(catalog, CatalogItemQuery(search: "franc")) == ["France 24 News", "Télé Matin"])
+        #expect(try await names(catalog, CatalogItemQuery(search: "cart net")) == ["Cartoon Network"])
+    }
+
+    @Test("Names rank above groups")
+    func ranking() async throws {
+        let (catalog, _) = try await makeCatalog()
+        let page = try await catalog.store.items(CatalogItemQuery(kind: .live, search: "news"))
+        #expect(page.total == 3)
+        // "CNN International" matches only through its group.
+        #expect(page.items.last?.name == "CNN International")
+        #expect(Set(page.items.prefix(2).map(\.name)) == ["BBC News", "France 24 News"])
+    }
+
+    @Test("FTS syntax in the query is plain text, and punctuation alone matches nothing")
+    func hostileQueries() async throws {
+        let (catalog, _) = try await makeCatalog()
+        #expect(try await names(catalog, CatalogItemQuery(search: "\"bbc\" OR NEAR(")) == [])
+        #expect(try await names(catalog, CatalogItemQuery(search: "bbc*")) == ["BBC News"])
+        #expect(try await names(catalog, CatalogItemQuery(search: "-:*")) == [])
+    }
+
+    @Test("Listing filters by kind, group and favourites, and pages")
+    func filtersAndPages() async throws {
+        let (catalog, source) = try await makeCatalog()
+        #expect(try await names(catalog, CatalogItemQuery(kind: .live, group: "News")) == ["BBC News", "CNN International"])
+        #expect(try await names(catalog, CatalogItemQuery(kind: .movie)) == ["Newsies"])
+        #expect(try await names(catalog, CatalogItemQuery(kind: .live, search: "news", offset: 0, limit: 1)).count == 1)
+
+        let first = try await catalog.store.items(CatalogItemQuery(kind: .live, sourceID: source.id, offset: 0, limit: 2))
+        let second = try await catalog.store.items(CatalogItemQuery(kind: .live, sourceID: source.id, offset: 2, limit: 2))
+        let third = try await catalog.store.items(CatalogItemQuery(kind: .live, sourceID: source.id, offset: 4, limit: 2))
+        #expect(first.total == 5)
+        #expect((first.items + second.items + third.items).map(\.name) == [
+            "BBC News", "CNN International", "Télé Matin", "France 24 News", "Cartoon Network",
+        ])
+
+        let all = try await catalog.store.items(CatalogItemQuery(kind: .live)).items
+        try await catalog.store.setFavourite(itemID: all[4].id, true)
+        try await catalog.store.setFavourite(itemID: all[0].id, true)
+        try await catalog.store.setFavourite(itemID: all[2].id, true)
+        #expect(try await names(catalog, CatalogItemQuery(favouritesOnly: true)) == ["Cartoon Network", "BBC News", "Télé Matin"])
+        try await catalog.store.moveFavourite(itemID: all[2].id, to: 0)
+        #expect(try await names(catalog, CatalogItemQuery(favouritesOnly: true)) == ["Télé Matin", "Cartoon Network", "BBC News"])
+        #expect(try await names(catalog, CatalogItemQuery(favouritesOnly: true, search: "news")) == ["BBC News"])
+        try await catalog.store.setFavourite(itemID: all[4].id, false)
+        #expect(try await names(catalog, CatalogItemQuery(favouritesOnly: true)) == ["Télé Matin", "BBC News"])
+    }
+
+    @Test("Removing a source removes its items and search entries but not favourites")
+    func removeSource() async throws {
+        let (catalog, source) = try await makeCatalog()
+        let bbc = try #require(try await catalog.store.items(CatalogItemQuery(search: "bbc")).items.first)
+        try await catalog.store.setFavourite(itemID: bbc.id, true)
+        try await catalog.store.removeSource(id: source.id)
+        #expect(try await catalog.store.items(CatalogItemQuery()).total == 0)
+        #expect(try await catalog.store.items(CatalogItemQuery(search: "bbc")).total == 0)
+        await #expect(throws: CatalogError.sourceNotFound(source.id)) { try await catalog.store.removeSource(id: source.id) }
+
+        // Added again: the favourite is back.
+        let again = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: source.location))
+        try await withImporter(catalog) { _ = try await $0.refresh(sourceID: again.id) }
+        #expect(try await names(catalog, CatalogItemQuery(favouritesOnly: true)) == ["BBC News"])
+    }
+
+    @Test("The schema refuses inconsistent rows")
+    func constraints() async throws {
+        let catalog = try TemporaryCatalog()
+        await #expect(throws: (any Error).self) {
+            _ = try await catalog.store.addSource(CatalogSourceDraft(kind: .xtream, location: "http://x"))
+        }
+        await #expect(throws: (any Error).self) {
+            _ = try await catalog.store.addSource(CatalogSourceDraft(kind: CatalogSourceKind(rawValue: "ftp"), location: "x"))
+        }
+    }
+
+    func names(_ catalog: TemporaryCatalog, _ query: CatalogItemQuery) async throws -> [String] {
+        try await catalog.store.items(query).items.map(\.name)
+    }
+}

@@ -1,0 +1,114 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Testing
+
+/// What curl received: the status and headers of the last response, and the body.
+struct CurlResponse: Sendable {
+    var status: Int
+    var headers: [(String, String)]
+    var body: [UInt8]
+    var process: ProcessResult
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+}
+
+/// curl, as a user runs it.
+enum Curl {
+    /// Runs `curl <options> <url>`, capturing the response head (`-D`) and the body (`-o`). Without
+    /// `bodyPath` the body is read back into memory and the file removed.
+    static func fetch(
+        _ curl: String, _ url: String, options: [String] = [], bodyPath: String? = nil, timeout: Duration = .seconds(120)
+    ) async throws -> CurlResponse {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-e2e-curl-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let headerPath = scratch + "/head"
+        let output = bodyPath ?? scratch + "/body"
+        let result = try await Subprocess.run(
+            curl, ["-s", "-S", "--max-time", "\(timeout.components.seconds)", "-D", headerPath, "-o", output] + options + [url],
+            timeout: timeout + .seconds(5))
+        let head = (try? String(contentsOfFile: headerPath, encoding: .utf8)) ?? ""
+        // The last response head wins (a 100 Continue or redirect may precede it).
+        let blocks = head.components(separatedBy: "\r\n\r\n").filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+        var status = 0
+        var headers: [(String, String)] = []
+        if let last = blocks.last {
+            let lines = last.components(separatedBy: "\r\n")
+            if let statusLine = lines.first {
+                let parts = statusLine.split(separator: " ")
+                if parts.count >= 2 { status = Int(parts[1]) ?? 0 }
+            }
+            for line in lines.dropFirst() {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            }
+        }
+        let body = bodyPath == nil ? [UInt8](FileManager.default.contents(atPath: output) ?? Data()) : []
+        return CurlResponse(status: status, headers: headers, body: body, process: result)
+    }
+}
+
+extension TunerProcess {
+    /// `tuner proxy-url <url> [--header …] --data <data>`: the proxy URL the CLI prints.
+    static func proxyURL(
+        for url: String, headers: [String] = [], data: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> String {
+        let result = try await run(["proxy-url", url, "--data", data] + headers.flatMap { ["--header", $0] })
+        guard result.succeeded else {
+            Issue.record("tuner proxy-url failed: \(result.transcript)", sourceLocation: sourceLocation)
+            throw EndToEndError("tuner proxy-url failed")
+        }
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs `tuner cache stats --json --data <data>` and decodes its output.
+    static func cacheStatistics(data: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {
+        let result = try await run(["cache", "stats", "--json", "--data", data])
+        guard result.succeeded, let json = try? JSONSerialization.jsonObject(with: result.stdout) as? [String: Any] else {
+            Issue.record("tuner cache stats --json failed: \(result.transcript)", sourceLocation: sourceLocation)
+            throw EndToEndError("tuner cache stats --json failed")
+        }
+        return json
+    }
+}
+
+/// An in-process HTTP client for the many small range reads that would be slow as one curl each.
+enum HTTP {
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5), read: .seconds(60)))
+        configuration.decompression = .disabled
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// GETs `url` with a `Range` header; returns the status, Content-Range and body.
+    static func range(_ url: String, _ range: String) async throws -> (status: Int, contentRange: String?, body: [UInt8]) {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Range", value: range)
+        let response = try await client.execute(request, timeout: .seconds(60))
+        var body: [UInt8] = []
+        for try await chunk in response.body { body.append(contentsOf: chunk.readableBytesView) }
+        return (Int(response.status.code), response.headers.first(name: "Content-Range"), body)
+    }
+}
+
+/// Checks received bytes against the expected ones. Two big arrays are never handed to `#expect`:
+/// its failure message diffs them, which takes minutes for megabytes.
+func expectSameBytes(
+    _ actual: [UInt8], _ expected: [UInt8], _ context: @autoclosure () -> String = "",
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    guard actual != expected else { return }
+    let firstDifference = firstDifference(actual, expected)
+    Issue.record(
+        "\(context()): got \(actual.count) bytes, expected \(expected.count); they differ from offset \(firstDifference) on",
+        sourceLocation: sourceLocation)
+}
+
+/// The first offset where `a` and `b` differ (the shorter length when one is a prefix of the other).
+func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    for index in 0..<min(a.count, b.count) where a[index] != b[index] { return index }
+    return min(a.count, b.count)
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+/// The programs the end-to-end tests drive besides `tuner`.
+enum ExternalTool: String, Sendable, CaseIterable {
+    case curl, ffmpeg, ffprobe
+
+    /// How to get it on the Debian/Ubuntu images CI uses.
+    var installHint: String {
+        switch self {
+        case .curl: "apt-get install curl"
+        case .ffmpeg, .ffprobe: "apt-get install ffmpeg"
+        }
+    }
+
+    /// The tool's path on PATH, or nil.
+    var path: String? {
+        let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in searchPath.split(separator: ":") where !directory.isEmpty {
+            let candidate = "\(directory)/\(rawValue)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}
+
+/// The paths of the tools a test needs.
+struct Tools: Sendable {
+    private let paths: [ExternalTool: String]
+
+    subscript(_ tool: ExternalTool) -> String { paths[tool]! }
+
+    /// The paths of `tools`, or nil when one is missing. A missing tool fails the test when
+    /// `CI=true` (CI must have every tool, so a silent skip would hide lost coverage); elsewhere
+    /// the test is skipped with a message saying what to install.
+    ///
+    /// This is a runtime check rather than an `.enabled(if:)` trait because the trait cannot fail
+    /// a test, and CI needs exactly that.
+    static func require(_ tools: ExternalTool..., sourceLocation: SourceLocation = #_sourceLocation) -> Tools? {
+        var paths: [ExternalTool: String] = [:]
+        var missing: [ExternalTool] = []
+        for tool in tools {
+            if let path = tool.path { paths[tool] = path } else { missing.append(tool) }
+        }
+        guard missing.isEmpty else {
+            let message = missing.map { "\($0.rawValue) is missing: \($0.installHint)" }.joined(separator: "; ")
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+            } else {
+                print("skipped: \(message)")
+            }
+            return nil
+        }
+        return Tools(paths: paths)
+    }
+}

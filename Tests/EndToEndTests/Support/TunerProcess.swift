@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The built `tuner` binary, run as a user would: one-shot commands, and `tuner serve` kept running
+/// in the background until a signal stops it.
+final class TunerProcess: Sendable {
+    /// The data folder the server was started with.
+    let dataDirectory: String
+    /// `http://127.0.0.1:<port>`, as the server printed it.
+    let baseURL: String
+    let port: Int
+    /// Where the server's stderr (its log) goes, for failure messages.
+    let logPath: String
+
+    private let process: Process
+    private let exited: LockedBox<Bool>
+    private let exitStream: AsyncStream<Void>
+
+    private init(process: Process, exited: LockedBox<Bool>, exitStream: AsyncStream<Void>, dataDirectory: String, baseURL: String, port: Int, logPath: String) {
+        self.process = process
+        self.exited = exited
+        self.exitStream = exitStream
+        self.dataDirectory = dataDirectory
+        self.baseURL = baseURL
+        self.port = port
+        self.logPath = logPath
+    }
+
+    /// A test that fails before stopping its server must not leave it running.
+    deinit {
+        if isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    // MARK: The binary
+
+    /// The `tuner` executable: `TUNER_BINARY` when set, else the one SwiftPM built next to this
+    /// test bundle (depending on the executable target makes SwiftPM build it first).
+    static let binary: String = {
+        if let path = ProcessInfo.processInfo.environment["TUNER_BINARY"], !path.isEmpty { return path }
+        var candidates: [URL] = []
+        let argument0 = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        candidates.append(argument0.deletingLastPathComponent())
+        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
+        // On Linux the tests run from `<build>/<Package>PackageTests.xctest`; on macOS from inside
+        // `<build>/<Package>PackageTests.xctest/Contents/MacOS/`.
+        var walking = argument0
+        for _ in 0..<4 {
+            walking.deleteLastPathComponent()
+            candidates.append(walking)
+        }
+        for directory in candidates {
+            let path = directory.appendingPathComponent("tuner").path
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+               FileManager.default.isExecutableFile(atPath: path) {
+                return path
+            }
+        }
+        return argument0.deletingLastPathComponent().appendingPathComponent("tuner").path
+    }()
+
+    /// Runs `tuner <arguments>` to completion.
+    static func run(_ arguments: [String], environment: [String: String]? = nil, timeout: Duration = .seconds(60)) async throws -> ProcessResult {
+        try await Subprocess.run(binary, arguments, environment: environment, timeout: timeout)
+    }
+
+    // MARK: The server
+
+    /// Starts `tuner serve --port 0 --data <dataDirectory>` and returns once it printed the address
+    /// it listens on.
+    static func serve(
+        data dataDirectory: String, arguments extra: [String] = [], logPath: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> TunerProcess {
+        let binary = Self.binary
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            Issue.record("no tuner binary at \(binary): build with `swift build --build-tests` or set TUNER_BINARY", sourceLocation: sourceLocation)
+            throw EndToEndError("no tuner binary at \(binary)")
+        }
+        let logPath = logPath ?? (dataDirectory as NSString).deletingLastPathComponent + "/serve-\(UUID().uuidString.prefix(8)).log"
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        let logHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["serve", "--port", "0", "--data", dataDirectory] + extra
+        process.environment = Subprocess.childEnvironment()
+        process.standardInput = FileHandle.nullDevice
+        process.standardError = logHandle
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        let printed = LockedBox(Data())
+        // Keep draining stdout for the life of the server, so it never blocks on a full pipe.
+        stdout.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+            } else {
+                printed.withLockedValue { $0.append(chunk) }
+            }
+        }
+        let exited = LockedBox(false)
+        let exit = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in
+            exited.withLockedValue { $0 = true }
+            exit.continuation.finish()
+        }
+        try process.run()
+        try? logHandle.close()
+        try? stdout.fileHandleForWriting.close()
+
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let text = String(decoding: printed.withLockedValue { $0 }, as: UTF8.self)
+            for line in text.split(separator: "\n") where line.hasPrefix("Tuner listening on http://127.0.0.1:") {
+                let address = String(line.dropFirst("Tuner listening on ".count)).trimmingCharacters(in: .whitespaces)
+                if let port = Int(address.split(separator: ":").last ?? "") {
+                    return TunerProcess(
+                        process: process, exited: exited, exitStream: exit.stream, dataDirectory: dataDirectory,
+                        baseURL: address, port: port, logPath: logPath)
+                }
+            }
+            if exited.withLockedValue({ $0 }) { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        if !exited.withLockedValue({ $0 }) { kill(process.processIdentifier, SIGKILL) }
+        let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        throw EndToEndError("tuner serve did not print its address within 30 s\nstdout:\n\(String(decoding: printed.withLockedValue { $0 }, as: UTF8.self))\nlog:\n\(log)")
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var isRunning: Bool { !exited.withLockedValue { $0 } }
+
+    /// The server's log so far.
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Sends `signal` and waits (at most `timeout`) for the process to end; returns how it ended.
+    /// A server that outlives the timeout is killed, and the result says `timedOut`.
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM, timeout: Duration = .seconds(20)) async -> (status: Int32, signaled: Bool, timedOut: Bool) {
+        if isRunning { kill(pid, signal) }
+        let pid = self.pid
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            kill(pid, SIGKILL)
+            return true
+        }
+        for await _ in exitStream {}
+        watchdog.cancel()
+        let timedOut = (try? await watchdog.value) ?? false
+        return (process.terminationStatus, process.terminationReason == .uncaughtSignal, timedOut)
+    }
+
+    /// `kill -9`: the server gets no chance to save anything.
+    func kill9() async {
+        await stop(signal: SIGKILL)
+    }
+
+    /// `<data>/server.url`, which the server writes when it listens and removes when it stops.
+    var serverURLFile: String { dataDirectory + "/server.url" }
+}
+
+/// A test setup step that failed, with what the process said.
+struct EndToEndError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
