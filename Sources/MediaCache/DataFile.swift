@@ -46,6 +46,15 @@ final class DataFile: Sendable {
     /// Reads exactly `count` bytes at `offset` into a new buffer.
     func read(at offset: Int64, count: Int, allocator: ByteBufferAllocator) throws -> ByteBuffer {
         var buffer = allocator.buffer(capacity: count)
+        try read(at: offset, count: count, into: &buffer)
+        return buffer
+    }
+
+    /// Reads exactly `count` bytes at `offset` into `buffer`, replacing its contents. When the
+    /// connection has released the previous chunk, the buffer's memory is reused as it is: no
+    /// allocation per chunk (a copy is made only while someone else still holds it).
+    func read(at offset: Int64, count: Int, into buffer: inout ByteBuffer) throws {
+        buffer.clear(minimumCapacity: count)
         let got = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { bytes in
             var done = 0
             while done < count {
@@ -62,7 +71,6 @@ final class DataFile: Sendable {
         guard got == count else {
             throw MediaCacheError.io("read (file shorter than its index says)", path: path, errno: EIO)
         }
-        return buffer
     }
 
     /// Forces written bytes to stable storage; only after this may the index claim them.

@@ -196,6 +196,8 @@ extension MediaCache {
         into sink: inout any MediaBodySink, logger: Logger
     ) async throws {
         var position = range.lowerBound
+        // One buffer for the whole range, refilled once the connection has released it.
+        var chunk = allocator.buffer(capacity: configuration.readChunkSize)
         var waited = false
         var attempts = 0
         var failuresSeen = entry.failureState.count
@@ -204,10 +206,10 @@ extension MediaCache {
             switch entry.nextStep(at: position, until: range.upperBound, generation: generation, attached: &attached, seekThreshold: configuration.seekThreshold) {
             case .read(let file, let count):
                 let size = Int(min(count, Int64(configuration.readChunkSize), range.upperBound - position))
-                let buffer = try file.read(at: position, count: size, allocator: allocator)
+                try file.read(at: position, count: size, into: &chunk)
                 let wasMiss = waited
                 counters.withLockedValue { wasMiss ? ($0.missBytes += Int64(size)) : ($0.hitBytes += Int64(size)) }
-                try await sink.write(buffer)
+                try await sink.write(chunk)
                 // A write that did not suspend says nothing about the socket yet: without this a
                 // reader of cached bytes can queue megabytes before its connection reports it is
                 // not writable (500 slow players would hold gigabytes).
