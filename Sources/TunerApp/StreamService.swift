@@ -370,6 +370,10 @@ struct CountingSink: MediaBodySink {
         report(buffer.readableBytes)
         try await inner.write(buffer)
     }
+
+    mutating func waitUntilHandedOver() async {
+        await inner.waitUntilHandedOver()
+    }
 }
 
 extension StreamKind {
