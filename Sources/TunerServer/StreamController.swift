@@ -61,16 +61,26 @@ extension Response {
 private struct WriterSink: MediaBodySink {
     var writer: any ResponseBodyWriter
     let channel: (any Channel)?
+    /// Bytes written since the event loop was last asked about the channel.
+    var unchecked = 0
+
+    /// How much may be written on the strength of `isWritable` alone (read without a hop, it
+    /// lags behind writes still queued for the event loop).
+    static let checkInterval = 256 << 10
 
     mutating func write(_ buffer: ByteBuffer) async throws {
+        unchecked += buffer.readableBytes
         try await writer.write(buffer)
     }
 
-    /// Waits until the connection has taken what was written: the channel's writability is
-    /// read on its event loop (after the writes queued before), and while the socket is full
-    /// the reader pauses, so a slow player holds at most NIO's high-water mark in memory.
+    /// Waits until the connection has taken what was written: every 256 KiB (or whenever the
+    /// channel says it is full) the channel's writability is read on its event loop, after the
+    /// writes queued before, and while the socket is full the reader pauses, so a slow player
+    /// holds about NIO's high-water mark in memory.
     mutating func waitUntilHandedOver() async {
         guard let channel else { return }
+        if unchecked < Self.checkInterval && channel.isWritable { return }
+        unchecked = 0
         while !Task.isCancelled {
             let state = try? await channel.eventLoop.submit { (channel.isActive, channel.isWritable) }.get()
             guard let (active, writable) = state, active, !writable else { return }
