@@ -152,6 +152,51 @@ import TunerTesting
         }
     }
 
+    /// `POST /api/v1/cache/preload` with `segments` or `seconds` fills exactly that much of a
+    /// stream (the master's first variant), and the statistics count each kind apart.
+    @Test(arguments: [#"{"segments":2}"#, #"{"seconds":4}"#])
+    func hlsPreloadFillsTheFirstSegments(amount: String) async throws {
+        guard requireTools("ffmpeg") else { return }
+        let fixtures = try await HLSFixtures.shared()
+        try await withHarness { harness in
+            let origin = harness.origin
+            origin.serveDirectory(fixtures.directory)
+            let master = origin.baseURL + fixtures.multiVariant.staticPath
+            let body = #"{"url":"\#(master)","# + amount.dropFirst()
+            let started = try await HTTP.fetch(harness.api + "/cache/preload", method: "POST", json: body)
+            #expect(started.status == 202, "\(String(decoding: started.body, as: UTF8.self))")
+            let id = try #require(try HTTP.json(started)["id"] as? String)
+            var job: [String: Any] = [:]
+            for _ in 0..<400 {
+                job = try HTTP.json(try await HTTP.fetch(harness.api + "/cache/preloads/\(id)"))
+                if job["state"] as? String != "running" { break }
+                try await Task.sleep(for: .milliseconds(25))
+            }
+            #expect(job["state"] as? String == "complete", "\(job)")
+            #expect(job["segmentsDone"] as? Int == 2)
+            #expect(job["segmentsTotal"] as? Int == 2)
+            let fetchedSegments = origin.bodyBytesSentByPath.filter { $0.key.hasSuffix(".ts") && $0.value > 0 }
+            #expect(fetchedSegments.count == 2, "\(fetchedSegments)")
+            #expect(fetchedSegments.keys.allSatisfy { $0.hasSuffix("0.ts") || $0.hasSuffix("1.ts") }, "\(fetchedSegments)")
+        }
+    }
+
+    @Test func statisticsCountPlaylistsSegmentsAndKeysApart() async throws {
+        guard requireTools("ffmpeg") else { return }
+        let fixtures = try await HLSFixtures.shared()
+        try await withHarness { harness in
+            harness.origin.serveDirectory(fixtures.directory)
+            _ = try await md5(of: try harness.proxyURL(fixtures.encrypted.staticPath))
+            let stats = try HTTP.json(try await HTTP.fetch(harness.api + "/cache/stats"))
+            let streams = try #require(stats["streams"] as? [String: [String: Int]], "\(stats)")
+            #expect((streams["playlist"]?["requests"] ?? 0) >= 1, "\(streams)")
+            #expect((streams["segment"]?["requests"] ?? 0) >= 3, "\(streams)")
+            #expect((streams["segment"]?["bytes"] ?? 0) > 0, "\(streams)")
+            #expect((streams["key"]?["requests"] ?? 0) >= 1, "\(streams)")
+            #expect(streams["key"]?["bytes"] == HLSFixtures.key.count * (streams["key"]?["requests"] ?? 0), "\(streams)")
+        }
+    }
+
     // MARK: Live
 
     /// A live playlist through the proxy moves on with the origin's, and is never older than half
