@@ -46,12 +46,7 @@ public final class PreloadJobs: Sendable {
                 }
                 jobs.withLockedValue { $0[id]?.job.state = "complete" }
             } catch {
-                let cancelled = Task.isCancelled
-                jobs.withLockedValue {
-                    $0[id]?.job.state = cancelled ? "cancelled" : "failed"
-                    $0[id]?.job.error = cancelled ? nil : "\(error)"
-                }
-                if !cancelled { logger.info("preload failed", metadata: ["url": "\(link.url)", "error": "\(error)"]) }
+                PreloadJobs.record(error, id: id, url: link.url, in: jobs, logger: logger)
             }
         }
         jobs.withLockedValue { $0[id]?.task = task }
@@ -93,16 +88,23 @@ public final class PreloadJobs: Sendable {
                 }
                 jobs.withLockedValue { $0[id]?.job.state = "complete" }
             } catch {
-                let cancelled = Task.isCancelled
-                jobs.withLockedValue {
-                    $0[id]?.job.state = cancelled ? "cancelled" : "failed"
-                    $0[id]?.job.error = cancelled ? nil : "\(error)"
-                }
-                if !cancelled { logger.info("preload failed", metadata: ["url": "\(link.url)", "error": "\(error)"]) }
+                PreloadJobs.record(error, id: id, url: link.url, in: jobs, logger: logger)
             }
         }
         jobs.withLockedValue { $0[id]?.task = task }
         return job
+    }
+
+    /// Marks a job failed (or cancelled, when its task was) and logs real failures.
+    private static func record(
+        _ error: any Error, id: String, url: URL, in jobs: NIOLockedValueBox<[String: (job: Job, task: Task<Void, Never>?)]>, logger: Logger
+    ) {
+        let cancelled = Task.isCancelled
+        jobs.withLockedValue {
+            $0[id]?.job.state = cancelled ? "cancelled" : "failed"
+            $0[id]?.job.error = cancelled ? nil : "\(error)"
+        }
+        if !cancelled { logger.info("preload failed", metadata: ["url": "\(url)", "error": "\(error)"]) }
     }
 
     public func job(id: String) -> Job? { jobs.withLockedValue { $0[id]?.job } }
