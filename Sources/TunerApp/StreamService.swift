@@ -75,6 +75,9 @@ public final class StreamService: Sendable {
             return counted(response, kind: .segment)
         case nil:
             // A link made by a user: a playlist is recognised by its type or its first bytes.
+            if method == .get, let known = freshPlaylist(link.url) {
+                return respond(playlist: link, known: known, method: method, proxyBase: proxyBase)
+            }
             let response = await cache.serve(request)
             guard method == .get, Self.mayBePlaylist(response), !notPlaylists.withLockedValue({ $0.contains(link.url.absoluteString) }) else {
                 return counted(response, kind: .other)
@@ -112,8 +115,7 @@ public final class StreamService: Sendable {
     static let textHeaders: HTTPHeaders = ["Content-Type": "text/plain; charset=utf-8"]
 
     private func servePlaylist(_ link: StreamLink, request: MediaRequest, proxyBase: String) async -> MediaResponse {
-        let now = ContinuousClock.now
-        if let known = playlists.withLockedValue({ $0[link.url.absoluteString] }), known.expires.map({ now < $0 }) ?? true {
+        if let known = freshPlaylist(link.url) {
             return respond(playlist: link, known: known, method: request.method, proxyBase: proxyBase)
         }
         // Playlists are fetched whole: a rewritten playlist has its own length.
@@ -128,6 +130,13 @@ public final class StreamService: Sendable {
         }
         guard Self.looksLikePlaylist(body) else { return counted(Self.buffered(response, body: body), kind: .playlist) }
         return processPlaylist(link, bytes: body, finalURL: response.finalURL ?? link.url, method: request.method, proxyBase: proxyBase)
+    }
+
+    /// The remembered playlist of `url`, unless it has expired.
+    private func freshPlaylist(_ url: URL) -> KnownPlaylist? {
+        let now = ContinuousClock.now
+        guard let known = playlists.withLockedValue({ $0[url.absoluteString] }), known.expires.map({ now < $0 }) ?? true else { return nil }
+        return known
     }
 
     private func processPlaylist(_ link: StreamLink, bytes: [UInt8], finalURL: URL, method: MediaRequest.Method, proxyBase: String) -> MediaResponse {
@@ -232,10 +241,7 @@ public final class StreamService: Sendable {
 
     /// The parsed playlist of `link`, from memory while fresh, else from the cache or origin.
     func loadPlaylist(_ link: StreamLink) async throws(PlaylistError) -> KnownPlaylist {
-        let now = ContinuousClock.now
-        if let known = playlists.withLockedValue({ $0[link.url.absoluteString] }), known.expires.map({ now < $0 }) ?? true {
-            return known
-        }
+        if let known = freshPlaylist(link.url) { return known }
         let response = await cache.serve(MediaRequest(url: link.url, upstreamHeaders: link.headerPairs))
         guard response.status == 200 else {
             throw PlaylistError(status: response.status, description: "the origin answered \(response.status) for \(link.url.absoluteString)")
