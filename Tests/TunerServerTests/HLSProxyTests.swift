@@ -197,6 +197,33 @@ import TunerTesting
         }
     }
 
+    /// Serving a media playlist pre-fetches its first segments (3 by default) through the shared
+    /// fetch path: the player then gets them from disk, and nothing is fetched twice.
+    @Test func servingAPlaylistPrefetchesItsFirstSegments() async throws {
+        guard requireTools("ffmpeg") else { return }
+        let fixtures = try await HLSFixtures.shared()
+        try await withHarness { harness in
+            let origin = harness.origin
+            origin.serveDirectory(fixtures.directory)
+            let playlist = try await HTTP.fetch(try harness.proxyURL(fixtures.encrypted.staticPath))
+            #expect(playlist.status == 200)
+            try await waitForIdleCache(harness)
+            let prefetched = origin.bodyBytesSentByPath.filter { $0.key.hasSuffix(".ts") && $0.value > 0 }
+            #expect(prefetched.count == 3, "the first 3 segments are fetched before the player asks: \(prefetched)")
+            let sent = mediaBytes(origin)
+            // The player now asks for every segment: all from disk.
+            let text = String(decoding: playlist.body, as: UTF8.self)
+            let segments = text.split(separator: "\n").filter { $0.contains("/stream/") && $0.hasSuffix(".ts") }
+            #expect(segments.count == 3)
+            for segment in segments {
+                let fetched = try await HTTP.fetch(String(segment))
+                #expect(fetched.status == 200)
+            }
+            try await waitForIdleCache(harness)
+            #expect(mediaBytes(origin) == sent, "segments were fetched twice: \(origin.bodyBytesSentByPath)")
+        }
+    }
+
     // MARK: Live
 
     /// A live playlist through the proxy moves on with the origin's, and is never older than half
