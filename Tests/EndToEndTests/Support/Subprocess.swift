@@ -1,74 +1,19 @@
 import Foundation
+import TunerTesting
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// What a finished child process left behind.
-struct ProcessResult: Sendable {
-    /// The exit status, or the signal number when `signaled`.
-    var status: Int32
-    var signaled: Bool
-    var timedOut: Bool
-    var stdout: Data
-    var stderr: Data
-
-    var output: String { String(decoding: stdout, as: UTF8.self) }
-    var errorOutput: String { String(decoding: stderr, as: UTF8.self) }
-    var succeeded: Bool { !signaled && !timedOut && status == 0 }
-
-    /// Everything the process said, for failure messages.
-    var transcript: String {
-        "exit \(signaled ? "signal " : "")\(status)\(timedOut ? " (timed out)" : "")\nstdout:\n\(output)\nstderr:\n\(errorOutput)"
-    }
-}
+/// What a finished child process left behind (TunerTesting's result type).
+typealias ProcessResult = CommandResult
 
 /// Runs programs to completion, as a shell would.
 enum Subprocess {
-    /// Runs `executable` with `arguments` and waits for it. Output goes to temporary files rather
-    /// than pipes, so a chatty child never blocks on a full pipe while nobody reads it.
+    /// Runs `executable` with `arguments` and waits for it, through TunerTesting's
+    /// `ExternalCommand` (output to files, killed at `timeout`), in an environment without the
+    /// caller's `TUNER_*` settings unless one is given.
     static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
         timeout: Duration = .seconds(60)
     ) async throws -> ProcessResult {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-e2e-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let outPath = scratch.appendingPathComponent("stdout").path
-        let errPath = scratch.appendingPathComponent("stderr").path
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let errHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment ?? childEnvironment()
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        let exited = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in exited.continuation.finish() }
-        try process.run()
-        try? outHandle.close()
-        try? errHandle.close()
-
-        let pid = process.processIdentifier
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            kill(pid, SIGKILL)
-            return true
-        }
-        for await _ in exited.stream {}
-        watchdog.cancel()
-        let timedOut = (try? await watchdog.value) ?? false
-        return ProcessResult(
-            status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal, timedOut: timedOut,
-            stdout: FileManager.default.contents(atPath: outPath) ?? Data(),
-            stderr: FileManager.default.contents(atPath: errPath) ?? Data())
+        try await ExternalCommand.run(executable, arguments, environment: environment ?? childEnvironment(), timeout: timeout)
     }
 
     /// This process's environment without the `TUNER_*` settings of whoever runs the tests, so a
