@@ -43,13 +43,6 @@ final class DataFile: Sendable {
         }
     }
 
-    /// Reads exactly `count` bytes at `offset` into a new buffer.
-    func read(at offset: Int64, count: Int, allocator: ByteBufferAllocator) throws -> ByteBuffer {
-        var buffer = allocator.buffer(capacity: count)
-        try read(at: offset, count: count, into: &buffer)
-        return buffer
-    }
-
     /// Reads exactly `count` bytes at `offset` into `buffer`, replacing its contents. When the
     /// connection has released the previous chunk, the buffer's memory is reused as it is: no
     /// allocation per chunk (a copy is made only while someone else still holds it).

@@ -201,6 +201,18 @@ extension MediaCache {
         var waited = false
         var attempts = 0
         var failuresSeen = entry.failureState.count
+        /// Counts a fetch failure that happened since this reader last looked. The planner starts
+        /// another fetch unless the failure is permanent or the retries are used up: then the
+        /// error to give up with is returned.
+        func noteFailures() -> (failed: Bool, giveUp: (any Error)?) {
+            let failures = entry.failureState
+            guard failures.count != failuresSeen else { return (false, nil) }
+            failuresSeen = failures.count
+            attempts += 1
+            if let error = failures.last as? UpstreamError, !error.isTransient { return (true, error) }
+            if attempts > configuration.fetchRetries { return (true, failures.last ?? UpstreamError.badResponse("fetch failed")) }
+            return (true, nil)
+        }
         while position < range.upperBound {
             try Task.checkCancellation()
             switch entry.nextStep(at: position, until: range.upperBound, generation: generation, attached: &attached, seekThreshold: configuration.seekThreshold) {
@@ -217,34 +229,18 @@ extension MediaCache {
                 position += Int64(size)
                 attempts = 0
             case .wait(let changes):
-                let failures = entry.failureState
-                if failures.count != failuresSeen {
-                    // A fetch failed since this reader last looked; the planner will start
-                    // another one unless the failure is permanent or retries are used up.
-                    failuresSeen = failures.count
-                    attempts += 1
-                    if let error = failures.last as? UpstreamError, !error.isTransient { throw error }
-                    if attempts > configuration.fetchRetries { throw failures.last ?? UpstreamError.badResponse("fetch failed") }
-                }
+                if case (_, let giveUp?) = noteFailures() { throw giveUp }
                 waited = true
                 await entry.waitForChange(after: changes)
             case .fetch(let id, let fetchRange, let meta, let fetchGeneration):
-                let failures = entry.failureState
-                if failures.count != failuresSeen {
-                    failuresSeen = failures.count
-                    attempts += 1
-                    if let error = failures.last as? UpstreamError, !error.isTransient {
-                        entry.detach([id])
-                        attached.remove(id)
-                        entry.didFinish(fetch: id, error: nil)
-                        throw error
-                    }
-                    if attempts > configuration.fetchRetries {
-                        entry.detach([id])
-                        attached.remove(id)
-                        entry.didFinish(fetch: id, error: nil)
-                        throw failures.last ?? UpstreamError.badResponse("fetch failed")
-                    }
+                let (failed, giveUp) = noteFailures()
+                if let giveUp {
+                    entry.detach([id])
+                    attached.remove(id)
+                    entry.didFinish(fetch: id, error: nil)
+                    throw giveUp
+                }
+                if failed {
                     // Back off a little before asking a failing origin again.
                     try await Task.sleep(for: .milliseconds(100 * attempts))
                 }
