@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "MediaFormats", targets: ["MediaFormats"]),
         .library(name: "MediaCache", targets: ["MediaCache"]),
         .library(name: "Catalog", targets: ["Catalog"]),
+        .library(name: "Transfers", targets: ["Transfers"]),
         .library(name: "TunerApp", targets: ["TunerApp"]),
         .library(name: "TunerServer", targets: ["TunerServer"]),
     ],
@@ -52,10 +53,24 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Transfers",
+            dependencies: [
+                "MediaFormats",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
             name: "TunerApp",
             dependencies: [
                 "MediaCache",
                 "Catalog",
+                "Transfers",
                 "MediaFormats",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -69,6 +84,7 @@ let package = Package(
                 "TunerApp",
                 "MediaCache",
                 "Catalog",
+                "Transfers",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -86,6 +102,7 @@ let package = Package(
                 "TunerApp",
                 "MediaCache",
                 "Catalog",
+                "Transfers",
                 "MediaFormats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -112,6 +129,14 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(
+            name: "TransfersTests",
+            dependencies: ["Transfers", "TunerTesting", "MediaFormats",
+                           .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
             name: "MediaFormatsTests",
             dependencies: ["MediaFormats"]
         ),
@@ -121,7 +146,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TunerServerTests",
-            dependencies: ["TunerServer", "TunerApp", "MediaCache", "TunerTesting",
+            dependencies: ["TunerServer", "TunerApp", "MediaCache", "Transfers", "TunerTesting",
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
         .testTarget(

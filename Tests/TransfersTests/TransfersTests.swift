@@ -1,0 +1,1 @@
+// Tests of the Transfers module: downloads, uploads, the scheduler and durability.
