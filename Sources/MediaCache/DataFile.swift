@@ -66,6 +66,17 @@ final class DataFile: Sendable {
         }
     }
 
+    /// A second descriptor of the same open file, owned by the caller (for `sendfile`).
+    func duplicateDescriptor() throws -> Int32 {
+        #if canImport(Darwin)
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        #else
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, Int32(0))
+        #endif
+        guard copy >= 0 else { throw MediaCacheError.io("dup", path: path, errno: errno) }
+        return copy
+    }
+
     /// Forces written bytes to stable storage; only after this may the index claim them.
     func sync() throws {
         #if canImport(Darwin)

@@ -41,8 +41,18 @@ private struct ProgressSink: MediaBodySink {
     var done: Int64 = 0
     var lastReported: Int64 = 0
 
+    /// Bytes the cache already holds need no reading: a preload only counts them.
+    mutating func write(_ region: CachedFileRegion) async throws -> Bool {
+        count(region.count)
+        return true
+    }
+
     mutating func write(_ buffer: ByteBuffer) async throws {
-        done += Int64(buffer.readableBytes)
+        count(Int64(buffer.readableBytes))
+    }
+
+    private mutating func count(_ bytes: Int64) {
+        done += bytes
         if done - lastReported >= 1 << 20 {
             lastReported = done
             report(PreloadProgress(url: url, bytesDone: done, bytesTotal: total, finished: false))

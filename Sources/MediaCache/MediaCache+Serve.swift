@@ -217,6 +217,17 @@ extension MediaCache {
             try Task.checkCancellation()
             switch entry.nextStep(at: position, until: range.upperBound, generation: generation, attached: &attached, seekThreshold: configuration.seekThreshold) {
             case .read(let file, let count):
+                // Long runs go to the connection without a copy through user space (sendfile),
+                // when the sink can; at most 16 MiB at a time, so counters and cancellation move.
+                let run = min(count, range.upperBound - position, 16 << 20)
+                if run >= configuration.fileRegionThreshold,
+                   try await sink.write(CachedFileRegion(file: file, offset: position, count: run)) {
+                    let wasMiss = waited
+                    counters.withLockedValue { wasMiss ? ($0.missBytes += run) : ($0.hitBytes += run) }
+                    position += run
+                    attempts = 0
+                    continue
+                }
                 let size = Int(min(count, Int64(configuration.readChunkSize), range.upperBound - position))
                 try file.read(at: position, count: size, into: &chunk)
                 let wasMiss = waited

@@ -18,6 +18,9 @@ public struct MediaCacheConfiguration: Sendable {
     public var seekThreshold: Int64
     /// Size of each read from disk handed to the client.
     public var readChunkSize: Int
+    /// Runs of cached bytes at least this long are offered to the sink as file regions
+    /// (sent with `sendfile` by the server); shorter ones are read and written.
+    public var fileRegionThreshold: Int64 = 128 << 10
     /// Times a reader retries a failed transient fetch before giving up.
     public var fetchRetries: Int
 

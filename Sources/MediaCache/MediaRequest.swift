@@ -47,10 +47,16 @@ public protocol MediaBodySink {
     /// Returns once the bytes written so far have been handed to the connection, so a producer
     /// that is faster than its client does not queue megabytes in memory. A no-op by default.
     mutating func waitUntilHandedOver() async
+    /// Sends a run of cached bytes straight from the cache's data file (with `sendfile`, say),
+    /// and returns true once they are sent. Returns false, the default, when this sink cannot:
+    /// the cache then reads the bytes and calls `write(_:)`. A wrapper that only counts bytes
+    /// should forward it; a wrapper that looks at the bytes must not.
+    mutating func write(_ region: CachedFileRegion) async throws -> Bool
 }
 
 extension MediaBodySink {
     public mutating func waitUntilHandedOver() async {}
+    public mutating func write(_ region: CachedFileRegion) async throws -> Bool { false }
 }
 
 /// A response body that is produced while it is written, so bytes reach the client as they

@@ -380,6 +380,12 @@ struct CountingSink: MediaBodySink {
     mutating func waitUntilHandedOver() async {
         await inner.waitUntilHandedOver()
     }
+
+    mutating func write(_ region: CachedFileRegion) async throws -> Bool {
+        guard try await inner.write(region) else { return false }
+        report(Int(region.count))
+        return true
+    }
 }
 
 extension StreamKind {

@@ -73,6 +73,30 @@ private struct WriterSink: MediaBodySink {
         try await writer.write(buffer)
     }
 
+    /// Sends cached bytes with `sendfile`: the kernel copies them from the page cache to the
+    /// socket, with no user-space buffer (the warm path's cost halves, and a slow player holds
+    /// no memory at all). The region enters the pipeline just above NIO's HTTP/1 encoder, which
+    /// frames it like any body part; see ``FileRegionBodyWriter``.
+    mutating func write(_ region: CachedFileRegion) async throws -> Bool {
+        guard let channel else { return false }
+        let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: try region.openDescriptor())
+        let fileRegion = FileRegion(fileHandle: handle, readerIndex: Int(region.offset), endIndex: Int(region.offset + region.count))
+        let sent: EventLoopFuture<Void>?
+        do {
+            sent = try await channel.eventLoop.submit { FileRegionBodyWriter.write(fileRegion, on: channel) }.get()
+        } catch {
+            try? handle.close()
+            throw error
+        }
+        guard let sent else {
+            try? handle.close()
+            return false
+        }
+        defer { try? handle.close() }
+        try await sent.get()
+        return true
+    }
+
     /// Waits until the connection has taken what was written: every 256 KiB (or whenever the
     /// channel says it is full) the channel's writability is read on its event loop, after the
     /// writes queued before, and while the socket is full the reader pauses, so a slow player
@@ -86,5 +110,38 @@ private struct WriterSink: MediaBodySink {
             guard let (active, writable) = state, active, !writable else { return }
             try? await Task.sleep(for: .milliseconds(10))
         }
+    }
+}
+
+/// A pass-through handler placed right above NIO's `HTTPResponseEncoder`, so a response body can
+/// be written there as a `FileRegion`. Hummingbird's own writer carries only `ByteBuffer`s; the
+/// encoder below frames a file region like any other body part (Content-Length or chunked).
+///
+/// Ordering is safe: the head and earlier body parts are already in the pipeline (Hummingbird's
+/// writer hands each part to the event loop before its `write` returns), and the next part is
+/// written only after this region is sent.
+final class FileRegionBodyWriter: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Writes `region` as a body part on `channel`, adding the handler on first use. Returns nil
+    /// when the pipeline has no HTTP/1 encoder to frame it (then the caller copies the bytes).
+    /// Must run on the channel's event loop.
+    static func write(_ region: FileRegion, on channel: any Channel) -> EventLoopFuture<Void>? {
+        let pipeline = channel.pipeline.syncOperations
+        let context: ChannelHandlerContext
+        if let existing = try? pipeline.context(handlerType: FileRegionBodyWriter.self) {
+            context = existing
+        } else {
+            guard let encoder = try? pipeline.handler(type: HTTPResponseEncoder.self) else { return nil }
+            let writer = FileRegionBodyWriter()
+            guard (try? pipeline.addHandler(writer, position: .after(encoder))) != nil,
+                  let added = try? pipeline.context(handler: writer)
+            else { return nil }
+            context = added
+        }
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(NIOAny(HTTPServerResponsePart.body(.fileRegion(region))), promise: promise)
+        return promise.futureResult
     }
 }
