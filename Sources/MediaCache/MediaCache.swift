@@ -188,6 +188,14 @@ public final class MediaCache: Sendable {
     /// disk keeps its free reserve. Resources in use or pinned are never evicted.
     @discardableResult
     public func evictIfNeeded() -> Int {
+        evict(downTo: configuration.maxBytes)
+    }
+
+    /// Evicts least recently used resources until the cache holds at most `budget` bytes (and
+    /// the disk keeps its free reserve). Resources in use or pinned are never evicted. Returns
+    /// how many resources went.
+    @discardableResult
+    public func evict(downTo budget: Int64) -> Int {
         guard evicting.withLockedValue({ busy in
             if busy { return false }
             busy = true
@@ -196,7 +204,7 @@ public final class MediaCache: Sendable {
         defer { evicting.withLockedValue { $0 = false } }
 
         let total = counters.withLockedValue { $0.durableBytes }
-        var excess = total - configuration.maxBytes
+        var excess = total - max(0, budget)
         if let free = freeDiskBytes(at: configuration.directory), free < configuration.minimumFreeDiskBytes {
             excess = max(excess, configuration.minimumFreeDiskBytes - free)
         }

@@ -54,6 +54,20 @@ struct APIController {
         var pinned: Bool?
     }
 
+    struct TrimRequest: Decodable {
+        /// The budget to evict down to; the configured cache size when absent.
+        var bytes: Int64?
+    }
+
+    /// What a trim did, and how long the eviction took.
+    struct TrimResponse: ResponseEncodable, Decodable {
+        var evicted: Int
+        var bytesFreed: Int64
+        var entries: Int
+        var bytes: Int64
+        var milliseconds: Double
+    }
+
     struct PreloadList: ResponseEncodable {
         var preloads: [PreloadJobs.Job]
     }
@@ -74,6 +88,24 @@ struct APIController {
         api.delete("cache") { _, _ in
             try engine.cache.clear()
             return Message(message: "cache cleared")
+        }
+        api.post("cache/trim") { request, context in
+            // The body is optional: without one the cache is trimmed to its configured size.
+            var request = request
+            let raw = try await request.collectBody(upTo: 4096)
+            let body = raw.readableBytes == 0
+                ? TrimRequest()
+                : try await decode(TrimRequest.self, request: request, context: context)
+            let budget = body.bytes ?? engine.cache.configuration.maxBytes
+            guard budget >= 0 else { throw HTTPError(.badRequest, message: "bytes must not be negative") }
+            let before = engine.cache.statistics()
+            let started = ContinuousClock.now
+            let evicted = engine.cache.evict(downTo: budget)
+            let elapsed = ContinuousClock.now - started
+            let after = engine.cache.statistics()
+            return TrimResponse(
+                evicted: evicted, bytesFreed: before.bytes - after.bytes, entries: after.entries, bytes: after.bytes,
+                milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
         }
         api.post("cache/preload", use: startPreload)
         api.get("cache/preloads") { _, _ in PreloadList(preloads: engine.preloads.all) }

@@ -8,7 +8,7 @@ import TunerApp
 struct Cache: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Inspect and manage the media cache.",
-        subcommands: [Stats.self, Clear.self, Preload.self, Export.self, Pin.self])
+        subcommands: [Stats.self, Clear.self, Trim.self, Preload.self, Export.self, Pin.self])
 
     struct Target: ParsableArguments {
         @OptionGroup var dataOptions: DataOptions
@@ -178,6 +178,47 @@ struct Cache: AsyncParsableCommand {
                 }
             }
             print("exported to \(absolute)")
+        }
+    }
+
+    struct Trim: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Evict least recently used resources down to a size (default: the configured cache size).")
+        @Option(help: "The size to trim to, e.g. 500MiB or 0 (pinned and playing resources stay).") var to: String?
+        @OptionGroup var target: Target
+
+        struct Result: Decodable {
+            var evicted: Int
+            var bytesFreed: Int64
+            var entries: Int
+            var bytes: Int64
+            var milliseconds: Double
+        }
+
+        func run() async throws {
+            var budget: Int64?
+            if let to {
+                guard let value = ByteCount.parse(to), value >= 0 else { throw ValidationError("--to must be a size like 500MiB, got '\(to)'") }
+                budget = value
+            }
+            let result: Result
+            if let client = try await target.client() {
+                let (status, data) = try await client.request("POST", "/api/v1/cache/trim", json: budget.map { ["bytes": $0] } ?? [:])
+                guard status == 200 else { throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))") }
+                result = try JSONDecoder().decode(Result.self, from: data)
+            } else {
+                let engine = try target.localEngine()
+                let before = engine.cache.statistics()
+                let started = ContinuousClock.now
+                let evicted = engine.cache.evict(downTo: budget ?? engine.cache.configuration.maxBytes)
+                let elapsed = ContinuousClock.now - started
+                let after = engine.cache.statistics()
+                try await engine.shutdown()
+                result = Result(
+                    evicted: evicted, bytesFreed: before.bytes - after.bytes, entries: after.entries, bytes: after.bytes,
+                    milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+            }
+            print("evicted \(result.evicted) resources (\(result.bytesFreed) bytes) in \(String(format: "%.1f", result.milliseconds)) ms; \(result.entries) resources (\(result.bytes) bytes) remain")
         }
     }
 

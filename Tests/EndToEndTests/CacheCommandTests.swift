@@ -54,6 +54,14 @@ import TunerTesting
         let exportAgain = try await TunerProcess.run(["cache", "export", originURL, exported, "--data", data])
         #expect(!exportAgain.succeeded, "export never overwrites a file: \(exportAgain.transcript)")
 
+        // Trimming through the server: a budget above what is held evicts nothing, zero evicts it.
+        let keep = try await TunerProcess.run(["cache", "trim", "--to", "1GiB", "--data", data])
+        #expect(keep.succeeded && keep.output.contains("evicted 0 resources"), "\(keep.transcript)")
+        let trim = try await TunerProcess.run(["cache", "trim", "--to", "0", "--data", data])
+        #expect(trim.succeeded && trim.output.contains("evicted 1 resources (\(size) bytes)"), "\(trim.transcript)")
+        let trimmed = try await TunerProcess.cacheStatistics(data: data)
+        #expect(trimmed["entries"] as? Int == 0 && trimmed["bytes"] as? Int == 0, "\(trimmed)")
+
         let clear = try await TunerProcess.run(["cache", "clear", "--data", data])
         #expect(clear.succeeded && clear.output.contains("cache cleared"), "\(clear.transcript)")
         let cleared = try await TunerProcess.cacheStatistics(data: data)
@@ -115,6 +123,21 @@ import TunerTesting
         expectSameBytes(played.body, TestOrigin.content(name: name, range: 0..<size), "served after a local preload")
         #expect(origin.bodyBytesSent == 0, "the server serves the locally preloaded bytes from disk")
         await server.stop()
+
+        // Trimming the folder itself: a pinned resource stays, an unpinned one goes.
+        let pin = try await TunerProcess.run(["cache", "pin", originURL, "--data", data])
+        #expect(pin.succeeded, "\(pin.transcript)")
+        let pinnedTrim = try await TunerProcess.run(["cache", "trim", "--to", "0", "--data", data])
+        #expect(pinnedTrim.succeeded && pinnedTrim.output.contains("evicted 0 resources"), "\(pinnedTrim.transcript)")
+        let unpin = try await TunerProcess.run(["cache", "pin", originURL, "--off", "--data", data])
+        #expect(unpin.succeeded, "\(unpin.transcript)")
+        let trim = try await TunerProcess.run(["cache", "trim", "--to", "0", "--data", data])
+        #expect(trim.succeeded && trim.output.contains("evicted 1 resources (\(size) bytes)"), "\(trim.transcript)")
+        let trimmed = try await TunerProcess.cacheStatistics(data: data)
+        #expect(trimmed["entries"] as? Int == 0 && trimmed["bytes"] as? Int == 0, "\(trimmed)")
+        // Everything is gone now; fill it again for the clear below.
+        let refill = try await TunerProcess.run(["cache", "preload", originURL, "--data", data])
+        #expect(refill.succeeded, "\(refill.transcript)")
 
         let clear = try await TunerProcess.run(["cache", "clear", "--data", data])
         #expect(clear.succeeded && clear.output.contains("cache cleared"), "\(clear.transcript)")

@@ -9,9 +9,13 @@
   helper.py origin-bytes LOG URI          sum of $body_bytes_sent of LOG lines for URI ("uri status bytes")
   helper.py stat API_BASE KEY             one field of GET /api/v1/cache/stats
   helper.py median X...                   median of numbers
+  helper.py fill-cache CACHE_DIR N BYTES  add N resources of BYTES each to a Tuner cache folder that
+                                          `tuner cache stats` created (index rows, spans and data files)
 """
 import json
+import os
 import socket
+import sqlite3
 import statistics
 import sys
 import urllib.parse
@@ -92,10 +96,26 @@ def median(values):
     print("%.1f" % statistics.median(float(v) for v in values))
 
 
+def fill_cache(cache_dir, count, size):
+    count, size = int(count), int(size)
+    db = sqlite3.connect(os.path.join(cache_dir, "index.sqlite"))
+    with db:
+        for n in range(count):
+            key = "%064x" % n
+            db.execute("INSERT INTO resource (key, url, length, lastAccess) VALUES (?, ?, ?, ?)",
+                       (key, "http://bench.invalid/%d" % n, size, float(n)))
+            db.execute('INSERT INTO span (key, start, "end") VALUES (?, 0, ?)', (key, size))
+            folder = os.path.join(cache_dir, key[:2])
+            os.makedirs(folder, exist_ok=True)
+            with open(os.path.join(folder, key), "wb") as f:
+                f.write(b"\0" * size)
+    db.close()
+
+
 def main(argv):
     commands = {
         "ports": ports, "proxy-urls": proxy_urls, "lua-paths": lua_paths, "curl-config": curl_config,
-        "origin-bytes": origin_bytes, "stat": stat,
+        "origin-bytes": origin_bytes, "stat": stat, "fill-cache": fill_cache,
     }
     if len(argv) >= 2 and argv[1] == "median":
         median(argv[2:])
