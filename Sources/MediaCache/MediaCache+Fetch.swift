@@ -96,7 +96,7 @@ extension MediaCache {
                 let count = Int64(chunk.readableBytes)
                 try file.write(chunk, at: offset)
                 counters.withLockedValue { $0.originBytes += count }
-                entry.didWrite(fetch: id, range: offset..<(offset + count), generation: generation)
+                entry.didWrite(fetch: id, range: offset..<(offset + count), generation: generation, buffer: chunk)
                 offset += count
                 if offset - unsyncedFrom >= configuration.syncInterval {
                     try commit(entry: entry, file: file, range: unsyncedFrom..<offset, generation: generation)

@@ -239,6 +239,15 @@ extension MediaCache {
                 await sink.waitUntilHandedOver()
                 position += Int64(size)
                 attempts = 0
+            case .memory(let buffer):
+                // A reader right behind a fetch: the bytes it just wrote, without reading them back.
+                let size = buffer.readableBytes
+                let wasMiss = waited
+                counters.withLockedValue { wasMiss ? ($0.missBytes += Int64(size)) : ($0.hitBytes += Int64(size)) }
+                try await sink.write(buffer)
+                await sink.waitUntilHandedOver()
+                position += Int64(size)
+                attempts = 0
             case .wait(let changes):
                 if case (_, let giveUp?) = noteFailures() { throw giveUp }
                 waited = true

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// The live state of one cached resource, shared by every request, fetch and preload of it.
 ///
@@ -48,15 +49,32 @@ final class ResourceEntry: Sendable {
         var pinned = false
         var probing = false
         var evicted = false
+        /// The chunks fetches wrote most recently (at most ``recentChunkBytes``), so a reader
+        /// that follows a fetch takes the bytes from memory instead of reading them back.
+        var recentChunks: [RecentChunk] = []
+        var recentBytes = 0
         /// The last failure of a fetch, per generation, for readers to report.
         var lastFailure: (any Error)?
         var failures: UInt64 = 0
     }
 
+    /// A chunk as a fetch wrote it to the data file.
+    struct RecentChunk {
+        let offset: Int64
+        let generation: Int
+        let buffer: ByteBuffer
+    }
+
+    /// Bytes of recent chunks kept per resource while fetches run.
+    static let recentChunkBytes = 1 << 20
+
     /// What a reader should do next at its position.
     enum ReadStep {
         /// `count` bytes are on disk from the position.
         case read(DataFile, count: Int64)
+        /// The bytes at the position, still in memory from the fetch that wrote them (a copy of
+        /// what the data file holds there).
+        case memory(ByteBuffer)
         /// A fetch in flight will bring the bytes: wait for the next change after `changes`.
         case wait(changes: UInt64)
         /// The caller must start a fetch of `range` (it is registered and attached already).
@@ -208,6 +226,8 @@ final class ResourceEntry: Sendable {
             state.file = file
             state.available = SpanSet()
             state.durable = SpanSet()
+            state.recentChunks = []
+            state.recentBytes = 0
             for id in state.fetches.keys { state.fetches[id]?.task?.cancel() }
             state.fetches = [:]
             state.probing = false
@@ -228,6 +248,14 @@ final class ResourceEntry: Sendable {
             guard !state.evicted, state.generation == generation, let meta = state.meta else { return .changed }
             let held = state.available.contiguousCount(from: position)
             if held > 0, let file = state.file {
+                for chunk in state.recentChunks.reversed() where chunk.generation == generation
+                    && chunk.offset <= position && position < chunk.offset + Int64(chunk.buffer.readableBytes) {
+                    let skip = Int(position - chunk.offset)
+                    let length = Int(min(Int64(chunk.buffer.readableBytes - skip), held, rangeEnd - position))
+                    if let slice = chunk.buffer.getSlice(at: chunk.buffer.readerIndex + skip, length: length) {
+                        return .memory(slice)
+                    }
+                }
                 return .read(file, count: held)
             }
             // A fetch that will reach this position soon: wait for it.
@@ -326,10 +354,20 @@ final class ResourceEntry: Sendable {
     }
 
     /// Records bytes written by a fetch and wakes the readers waiting for them.
-    func didWrite(fetch id: Int, range: Range<Int64>, generation: Int) {
+    func didWrite(fetch id: Int, range: Range<Int64>, generation: Int, buffer: ByteBuffer? = nil) {
         let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
             guard state.generation == generation else { return [] }
             state.available.insert(range)
+            if let buffer, buffer.readableBytes == range.count {
+                state.recentChunks.append(RecentChunk(offset: range.lowerBound, generation: generation, buffer: buffer))
+                state.recentBytes += buffer.readableBytes
+                var drop = 0
+                while state.recentBytes > Self.recentChunkBytes, drop < state.recentChunks.count - 1 {
+                    state.recentBytes -= state.recentChunks[drop].buffer.readableBytes
+                    drop += 1
+                }
+                if drop > 0 { state.recentChunks.removeFirst(drop) }
+            }
             state.fetches[id]?.position = range.upperBound
             return state.takeWaiters()
         }
@@ -350,6 +388,11 @@ final class ResourceEntry: Sendable {
     func didFinish(fetch id: Int, error: (any Error)?) {
         let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
             state.fetches.removeValue(forKey: id)
+            if state.fetches.isEmpty {
+                // Every reader can reach what is left from the data file: free the memory.
+                state.recentChunks = []
+                state.recentBytes = 0
+            }
             if let error {
                 state.lastFailure = error
                 state.failures += 1
@@ -373,6 +416,8 @@ final class ResourceEntry: Sendable {
             guard state.users == 0, state.fetches.isEmpty, !state.pinned, !state.probing else { return (false, []) }
             state.evicted = true
             state.file = nil
+            state.recentChunks = []
+            state.recentBytes = 0
             return (true, state.takeWaiters())
         }
         waiters.forEach { $0.resume() }
@@ -384,6 +429,8 @@ final class ResourceEntry: Sendable {
         let (tasks, waiters) = state.withLockedValue { state -> ([Task<Void, Never>], [CheckedContinuation<Void, Never>]) in
             state.evicted = true
             state.file = nil
+            state.recentChunks = []
+            state.recentBytes = 0
             let tasks = state.fetches.values.compactMap(\.task)
             state.fetches = [:]
             return (tasks, state.takeWaiters())
