@@ -1,0 +1,62 @@
+import Crypto
+import Foundation
+import Testing
+@testable import TunerApp
+
+/// Proxy URLs: the hand-written payload encoding must mean exactly what JSONDecoder reads back,
+/// and a signature must hold for it and for nothing else.
+@Suite struct StreamLinkSignerTests {
+    let signer = StreamLinkSigner(key: SymmetricKey(data: Array(repeating: UInt8(7), count: 32)))
+
+    static let awkwardLinks: [StreamLink] = [
+        StreamLink(url: URL(string: "http://example.com/a.ts")!),
+        StreamLink(url: URL(string: "https://example.com/live/index.m3u8?token=a%22b&x=%5C")!, headers: [
+            StreamHeader(name: "User-Agent", value: #"VLC "3.0" \ back\slash / slash"#),
+            StreamHeader(name: "Referer", value: "https://ex.com/ü/日本/\u{1F600}"),
+            StreamHeader(name: "X-Tab", value: "a\tb\u{7}c\u{1F}d"),
+        ], kind: .segment, playlist: URL(string: "http://example.com/p/index.m3u8")!),
+        StreamLink(url: URL(string: "http://[::1]:8080/k.key")!, kind: .key),
+        StreamLink(url: URL(string: "http://example.com/dir/%E2%82%AC%20name.mp4")!, headers: [StreamHeader(name: "A", value: "")]),
+    ]
+
+    @Test(arguments: awkwardLinks) func thePayloadDecodesToTheLink(link: StreamLink) throws {
+        let json = StreamLinkSigner.payloadJSON(of: link)
+        let decoded = try JSONDecoder().decode(StreamLinkSigner.Payload.self, from: Data(json))
+        #expect(decoded.u == link.url.absoluteString)
+        #expect((decoded.h ?? []) == link.headers.map { [$0.name, $0.value] })
+        #expect(decoded.k == link.kind?.rawValue)
+        #expect(decoded.p == link.playlist?.absoluteString)
+    }
+
+    @Test(arguments: awkwardLinks) func aSignedPathVerifiesToTheSameLink(link: StreamLink) throws {
+        let path = try signer.path(for: link)
+        let parts = path.split(separator: "/")
+        #expect(parts.count == 4 && parts[0] == "stream", "\(path)")
+        let back = try signer.verify(signature: parts[1], payload: parts[2])
+        #expect(back == link)
+    }
+
+    @Test func aTamperedPayloadOrAnotherKeyIsRefused() throws {
+        let link = Self.awkwardLinks[1]
+        let parts = try signer.path(for: link).split(separator: "/")
+        var tampered = Array(parts[2])
+        tampered[5] = tampered[5] == "A" ? "B" : "A"
+        #expect(throws: StreamLinkError.badSignature) { try signer.verify(signature: parts[1], payload: String(tampered)) }
+        let other = StreamLinkSigner(key: SymmetricKey(data: Array(repeating: UInt8(8), count: 32)))
+        #expect(throws: StreamLinkError.badSignature) { try other.verify(signature: parts[1], payload: parts[2]) }
+    }
+
+    @Test func base64URLMatchesFoundationForEveryLength() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<100 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(Base64URL.encode(bytes) == Data(bytes).base64URLEncodedString(), "length \(length)")
+        }
+    }
+
+    @Test func theLastComponentKeepsTheExtensionAndEscapesTheRest() {
+        #expect(StreamLinkSigner.lastComponent(of: URL(string: "http://e.com/a/seg-01.ts?x=1")!) == "seg-01.ts")
+        #expect(StreamLinkSigner.lastComponent(of: URL(string: "http://e.com/a/%E2%82%AC%20b;c.mp4")!) == "%E2%82%AC%20b%3Bc.mp4")
+        #expect(StreamLinkSigner.lastComponent(of: URL(string: "http://e.com/")!) == "index")
+    }
+}
