@@ -52,7 +52,7 @@ struct OriginRouter {
     // MARK: Content
 
     private func filePlan(name: String, target: RequestTarget, request: HTTPRequestHead) -> ResponsePlan {
-        let faults = RequestedFaults(query: target.query)
+        let faults = RequestedFaults(query: target.query).forRequest(number: state.requests(path: target.path))
         let draw = faults.isEmpty ? state.drawFaults() : .none
         let version = state.versionForRequest(of: name, bumpingAfterwards: faults.flip)
 
@@ -98,7 +98,7 @@ struct OriginRouter {
             length: size,
             contentType: target.query["type"] ?? Self.contentType(forFileName: components.last ?? "")
         )
-        let faults = RequestedFaults(query: target.query)
+        let faults = RequestedFaults(query: target.query).forRequest(number: state.requests(path: target.path))
         if let status = faults.status {
             return errorPlan(status: status, faults: faults, request: request)
         }

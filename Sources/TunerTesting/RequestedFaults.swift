@@ -25,6 +25,10 @@ struct RequestedFaults {
     var delay: TimeAmount?
     /// `flip=1`: bump the resource's version after every request, so its ETag never repeats.
     var flip = false
+    /// `failfirst=N`: apply the other faults of the query only to the first N requests of this
+    /// path (counted since start or `resetCounters()`); later requests are answered faithfully, so
+    /// a test can make a resource fail a few times and then succeed.
+    var failFirst: Int?
 
     /// True when the query asked for nothing, which is when the random `FaultPlan` applies.
     private(set) var isEmpty = true
@@ -54,8 +58,19 @@ struct RequestedFaults {
         chunked = flag("chunked")
         delay = int("delay").map { .milliseconds(Int64($0)) }
         flip = flag("flip")
+        failFirst = int("failfirst")
 
-        let names = ["reset", "rst", "drip", "status", "retryafter", "badlength", "norange", "chunked", "delay", "flip"]
+        let names = ["reset", "rst", "drip", "status", "retryafter", "badlength", "norange", "chunked", "delay", "flip",
+                     "failfirst"]
         isEmpty = !names.contains { query[$0] != nil }
+    }
+
+    /// These faults for the `requestNumber`-th request (1-based) of a path: none once `failfirst=N`
+    /// requests have had them. The result still opts out of the random `FaultPlan`.
+    func forRequest(number requestNumber: Int) -> RequestedFaults {
+        guard let failFirst, requestNumber > failFirst else { return self }
+        var faithful = RequestedFaults(query: [:])
+        faithful.isEmpty = false
+        return faithful
     }
 }

@@ -10,7 +10,8 @@ import NIOPosix
 ///   with ETag, Last-Modified, `Range` (206/416) and `If-Range`, `If-None-Match` (304). Faults from
 ///   the query combine freely: `reset=K` (close after K body bytes; add `rst=1` for a TCP RST),
 ///   `drip=B,MS`, `status=CODE` (+ `retryafter=S` on 429/503), `badlength=D`, `norange=1`,
-///   `chunked=1`, `delay=MS`, `flip=1`. Requests without any of these get the random `faults`.
+///   `chunked=1`, `delay=MS`, `flip=1`; `failfirst=N` limits the others to the first N requests of
+///   the path. Requests without any of these get the random `faults`.
 /// - `GET|HEAD /static/<relative path>`: the files of `serveDirectory(_:)`, with the same headers,
 ///   ranges and query faults (but not the random plan).
 /// - `GET|HEAD /live/<name>/index.m3u8` and `/live/<name>/seg<N>.ts`: a simulated live HLS stream
