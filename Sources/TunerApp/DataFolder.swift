@@ -12,6 +12,8 @@ public struct DataFolder: Sendable {
     }
 
     public var cacheDirectory: String { path + "/cache" }
+    /// tus uploads received by `tuner serve` (see Transfers.TusUploadStore).
+    public var uploadsDirectory: String { path + "/uploads" }
     public var secretPath: String { path + "/secret" }
     public var tokenPath: String { path + "/token" }
     /// Where a running server writes its base URL, so the CLI can find it.

@@ -23,6 +23,8 @@ public struct TunerConfiguration: Sendable {
     public var accessToken: String?
     /// HLS segments fetched ahead of the player; 0 turns pre-fetching off.
     public var prefetchSegments: Int = 3
+    /// The largest tus upload `/api/v1/uploads` accepts.
+    public var uploadMaxSize: Int64 = 64 << 30
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".tuner", cacheSize: Int64 = 1 << 30,
@@ -68,6 +70,10 @@ public struct TunerConfiguration: Sendable {
         if let count = environment["TUNER_PREFETCH_SEGMENTS"] {
             guard let value = Int(count), value >= 0 else { throw ConfigurationError("TUNER_PREFETCH_SEGMENTS must be a whole number, got '\(count)'") }
             configuration.prefetchSegments = value
+        }
+        if let size = environment["TUNER_UPLOAD_MAX_SIZE"] {
+            guard let value = ByteCount.parse(size), value > 0 else { throw ConfigurationError("TUNER_UPLOAD_MAX_SIZE must be a size like 4GiB, got '\(size)'") }
+            configuration.uploadMaxSize = value
         }
         return configuration
     }

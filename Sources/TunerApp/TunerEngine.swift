@@ -3,6 +3,7 @@ import Catalog
 import Foundation
 import Logging
 import MediaCache
+import Transfers
 
 /// The composition root: builds every service once from a configuration. The server, the CLI
 /// and embedding apps all start from here.
@@ -18,6 +19,8 @@ public final class TunerEngine: Sendable {
     /// Sources, channels, guide and favourites, in `<data folder>/tuner.sqlite`.
     public let catalog: SQLiteCatalogStore
     public let catalogImporter: CatalogImporter
+    /// tus uploads received at `/api/v1/uploads`, in `<data folder>/uploads`.
+    public let uploads: TusUploadStore
 
     public init(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) throws {
         self.configuration = configuration
@@ -41,6 +44,13 @@ public final class TunerEngine: Sendable {
         }
         do {
             catalog = try SQLiteCatalogStore(path: dataFolder.path + "/tuner.sqlite", logger: logger)
+        } catch {
+            try? httpClient.syncShutdown()
+            throw error
+        }
+        do {
+            uploads = try TusUploadStore(
+                configuration: .init(directory: dataFolder.uploadsDirectory, maxSize: configuration.uploadMaxSize), logger: logger)
         } catch {
             try? httpClient.syncShutdown()
             throw error

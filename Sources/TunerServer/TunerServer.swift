@@ -55,6 +55,7 @@ public final class TunerServer: Sendable {
         StreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         APIController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         CatalogController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
+        UploadsController(store: engine.uploads, fallbackBaseURL: { [self] in baseURL }, logger: engine.logger).addRoutes(to: router)
         return Application(
             router: router,
             configuration: .init(address: .hostname(engine.configuration.host, port: engine.configuration.port), serverName: "Tuner"),

@@ -11,6 +11,8 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let state: OriginState
     private var requestHead: HTTPRequestHead?
     private var response: ResponseStreamer?
+    /// The body being received by `PUT|POST /sink/<name>`.
+    private var sink: UploadSink?
 
     init(state: OriginState) {
         self.state = state
@@ -21,12 +23,17 @@ final class OriginHandler: ChannelInboundHandler, RemovableChannelHandler {
         switch Self.unwrapInboundIn(data) {
         case .head(let head):
             requestHead = head
-        case .body:
-            // No route reads a request body.
-            break
+            sink = OriginRouter.sink(for: head)
+        case .body(let buffer):
+            // Only the sink reads request bodies; other routes ignore them.
+            buffer.withUnsafeReadableBytes { sink?.update($0) }
         case .end:
             guard let head = requestHead else { return }
             requestHead = nil
+            if let finished = sink {
+                sink = nil
+                state.recordUpload(finished.finish(), name: finished.name)
+            }
             let streamer = ResponseStreamer(context: context, plan: router.plan(for: head), state: state)
             response = streamer
             streamer.start()

@@ -14,6 +14,14 @@ struct OriginRouter {
 
     let state: OriginState
 
+    /// A sink for the body of `PUT|POST /sink/<name>` (without `status=` in the query), or nil.
+    static func sink(for request: HTTPRequestHead) -> UploadSink? {
+        let target = RequestTarget(uri: request.uri)
+        guard request.method == .PUT || request.method == .POST, target.query["status"] == nil,
+              let name = target.path.removingPrefix("/sink/"), !name.isEmpty else { return nil }
+        return UploadSink(name: RequestTarget.percentDecoded(name), method: request.method.rawValue, contentType: request.headers.first(name: "Content-Type"))
+    }
+
     func plan(for request: HTTPRequestHead) -> ResponsePlan {
         var plan = route(request)
         plan.path = RequestTarget(uri: request.uri).path
@@ -24,6 +32,12 @@ struct OriginRouter {
         let target = RequestTarget(uri: request.uri)
         state.recordRequest(path: target.path, uri: request.uri, headers: request.headers.map { ($0.name, $0.value) })
 
+        if let name = target.path.removingPrefix("/sink/"), !name.isEmpty, request.method == .PUT || request.method == .POST {
+            if let status = target.query["status"].flatMap({ Int($0) }) {
+                return errorPlan(status: status, faults: RequestedFaults(query: target.query), request: request)
+            }
+            return .text(.created, "stored\n", replyingTo: request)
+        }
         guard request.method == .GET || request.method == .HEAD else {
             return .text(.methodNotAllowed, "method not allowed\n", replyingTo: request, headers: [("Allow", "GET, HEAD")])
         }

@@ -19,6 +19,7 @@ final class OriginState: @unchecked Sendable {
     private var faultPlan = FaultPlan.none
     private var faultGenerator = SplitMix64(seed: 0)
     private var staticRoot: String?
+    private var uploads: [String: ReceivedUpload] = [:]
     /// The streams of `TestOrigin.serveLive`, behind their own lock.
     let liveStreams = LiveStreams()
     private var connections: [ObjectIdentifier: any Channel] = [:]
@@ -28,6 +29,16 @@ final class OriginState: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body()
+    }
+
+    // MARK: Uploads
+
+    func recordUpload(_ upload: ReceivedUpload, name: String) {
+        locked { uploads[name] = upload }
+    }
+
+    func upload(name: String) -> ReceivedUpload? {
+        locked { uploads[name] }
     }
 
     // MARK: Counters

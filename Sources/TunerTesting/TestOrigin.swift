@@ -18,6 +18,8 @@ import NIOPosix
 ///   (`serveLive(playlist:name:window:)`, in TestOrigin+Live.swift).
 /// - `GET /redirect/<n>/<rest>`: 302 to `/redirect/<n-1>/<rest>`, at n == 0 to `/<rest>`, query kept.
 /// - `GET /redirect-to?url=<percent-encoded URL>`: 302 to that URL, whatever its scheme.
+/// - `PUT|POST /sink/<name>`: takes the request body, answers 201, and remembers its length and
+///   SHA-256 (`receivedUpload(name:)`); `status=CODE` (+ `retryafter=S`) answers that instead.
 /// - Anything else: 404 (405 for methods other than GET and HEAD).
 public final class TestOrigin: Sendable {
     /// The port the origin listens on, chosen by the system.
@@ -112,6 +114,11 @@ public final class TestOrigin: Sendable {
     /// check which of several URLs of one resource a proxy used.
     public func lastRequestURI(path: String) -> String? {
         state.lastURI(path: path)
+    }
+
+    /// What the last complete `PUT|POST /sink/<name>` delivered, or nil when none did.
+    public func receivedUpload(name: String) -> ReceivedUpload? {
+        state.upload(name: name)
     }
 
     // MARK: Content and faults
