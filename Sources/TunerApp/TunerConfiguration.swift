@@ -23,6 +23,9 @@ public struct TunerConfiguration: Sendable {
     public var accessToken: String?
     /// HLS segments fetched ahead of the player; 0 turns pre-fetching off.
     public var prefetchSegments: Int = 3
+    /// How often the server looks for catalog sources due for their scheduled refresh; 0 turns
+    /// scheduled refreshes off.
+    public var catalogRefreshCheckSeconds: Int64 = 60
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".tuner", cacheSize: Int64 = 1 << 30,

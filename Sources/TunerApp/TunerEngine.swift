@@ -18,6 +18,10 @@ public final class TunerEngine: Sendable {
     /// Sources, channels, guide and favourites, in `<data folder>/tuner.sqlite`.
     public let catalog: SQLiteCatalogStore
     public let catalogImporter: CatalogImporter
+    /// Re-imports sources when their refresh interval has passed; `tuner serve` runs it.
+    public let catalogScheduler: CatalogRefreshScheduler
+    /// Probes channels' streams and records which are online.
+    public let streamChecker: StreamChecker
 
     public init(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) throws {
         self.configuration = configuration
@@ -46,6 +50,8 @@ public final class TunerEngine: Sendable {
             throw error
         }
         catalogImporter = CatalogImporter(store: catalog, httpClient: httpClient, logger: logger)
+        catalogScheduler = CatalogRefreshScheduler(importer: catalogImporter, logger: logger)
+        streamChecker = StreamChecker(store: catalog, logger: logger)
         streams = StreamService(cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, logger: logger)
         preloads = PreloadJobs(cache: cache, streams: streams, logger: logger)
     }
