@@ -45,6 +45,8 @@ let package = Package(
             dependencies: [
                 "MediaFormats",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The bulk import binds values with SQLite's C API directly.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -23,6 +23,12 @@ public struct CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func unsupported(_ what: String) -> CatalogError { CatalogError(.unsupported(what)) }
 
     /// Whether the error means "no such thing" (HTTP 404) rather than a failure.
+    /// The operation does not apply to this item or source (not an error of the provider).
+    public var isUnsupported: Bool {
+        if case .unsupported = code { return true }
+        return false
+    }
+
     public var isNotFound: Bool {
         switch code {
         case .sourceNotFound, .itemNotFound: return true

@@ -44,6 +44,7 @@ public enum CatalogIdentity {
     /// Lowercased, without diacritics, with every run of punctuation and spaces turned into one
     /// space: "  BBC One HD! " and "bbc-one hd" compare equal, as do "Télé" and "tele".
     public static func normalizedName(_ name: String) -> String {
+        if let ascii = asciiNormalizedName(name) { return ascii }
         var result = String.UnicodeScalarView()
         var pendingSpace = false
         func append(_ scalar: Unicode.Scalar) {
@@ -74,5 +75,31 @@ public enum CatalogIdentity {
             }
         }
         return String(result)
+    }
+
+    /// ``normalizedName(_:)`` of an all-ASCII name, byte by byte (most names of most playlists);
+    /// `nil` when the name has other characters.
+    static func asciiNormalizedName(_ name: String) -> String? {
+        var name = name
+        return name.withUTF8 { bytes -> String? in
+            var output = [UInt8]()
+            output.reserveCapacity(bytes.count)
+            var pendingSpace = false
+            for byte in bytes {
+                guard byte < 0x80 else { return nil }
+                var lowered = byte
+                switch byte {
+                case 0x30...0x39, 0x61...0x7A: break
+                case 0x41...0x5A: lowered = byte + 0x20
+                default:
+                    pendingSpace = true
+                    continue
+                }
+                if pendingSpace, !output.isEmpty { output.append(0x20) }
+                pendingSpace = false
+                output.append(lowered)
+            }
+            return String(decoding: output, as: UTF8.self)
+        }
     }
 }

@@ -64,11 +64,39 @@ extension CatalogImporter {
         let counts = try await store.replaceItems(ofSource: sourceID) { sink in
             for item in items { try sink.add(item) }
         }
+        if configuration.movieDetailsOnImport {
+            await loadMissingMovieDetails(sourceID: sourceID, logger: logger)
+        }
         if source.epgURLs.isEmpty {
             var updated = source
             updated.epgURLs = [client.guideURL]
             try await store.updateSource(updated)
         }
         return counts
+    }
+
+    /// Fetches the details of the source's movies that have none yet, four at a time. A movie
+    /// the panel cannot describe is logged and skipped: details are extras, not the import.
+    private func loadMissingMovieDetails(sourceID: Int64, logger: Logger) async {
+        guard let movies = try? await store.streamItems(ids: nil, sourceID: sourceID, kind: .movie) else { return }
+        var missing: [Int64] = []
+        for movie in movies where (try? await store.movieDetails(itemID: movie.id)) == nil { missing.append(movie.id) }
+        await withTaskGroup(of: Void.self) { group in
+            var next = 0
+            func startNext() {
+                guard next < missing.count else { return }
+                let id = missing[next]
+                next += 1
+                group.addTask {
+                    do {
+                        try await self.loadXtreamMovieDetails(movieItemID: id)
+                    } catch {
+                        logger.info("Movie details not loaded", metadata: ["item": "\(id)", "error": "\(error)"])
+                    }
+                }
+            }
+            for _ in 0..<4 { startNext() }
+            for await _ in group { startNext() }
+        }
     }
 }

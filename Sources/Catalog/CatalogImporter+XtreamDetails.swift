@@ -24,6 +24,33 @@ extension CatalogImporter {
         return try await store.episodes(ofSeries: seriesItemID)
     }
 
+    /// Fetches a movie's details from its Xtream panel (`get_vod_info`: plot, cast, duration,
+    /// container…) and stores them; when the panel's container differs from the one the listing
+    /// gave, the item's stream URL is corrected too.
+    @discardableResult
+    public func loadXtreamMovieDetails(movieItemID: Int64) async throws -> CatalogMovieDetails {
+        let (providerID, client) = try await xtreamItem(movieItemID, kind: .movie, prefix: "movie:")
+        let streamID = String(providerID.dropFirst("movie:".count))
+        let info: XtreamClient.VODInfo = try await client.get(action: "get_vod_info", parameters: [("vod_id", streamID)])
+        guard info.info != nil || info.movie_data != nil else {
+            throw CatalogError.fetchFailed("the panel has no details for movie \(streamID)")
+        }
+        let details = info.details
+        var url: String?
+        if let container = details.containerExtension {
+            let corrected = client.movieURL(streamID: streamID, container: container)
+            if try await store.item(id: movieItemID)?.url != corrected { url = corrected }
+        }
+        try await store.setMovieDetails(itemID: movieItemID, details, url: url)
+        return details
+    }
+
+    /// A movie's stored details, fetched from its Xtream panel the first time they are asked for.
+    public func movieDetails(itemID: Int64) async throws -> CatalogMovieDetails {
+        if let stored = try await store.movieDetails(itemID: itemID) { return stored }
+        return try await loadXtreamMovieDetails(movieItemID: itemID)
+    }
+
     /// The next programmes of an Xtream live channel straight from the panel (`get_short_epg`),
     /// for channels the XMLTV guide does not cover. Not stored.
     public func xtreamShortEPG(channelItemID: Int64, limit: Int = 4) async throws -> [GuideProgramme] {

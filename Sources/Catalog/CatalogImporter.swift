@@ -20,6 +20,9 @@ public final class CatalogImporter: Sendable {
         public var temporaryDirectory: URL
         /// How many items go by between two progress reports.
         public var progressInterval: Int
+        /// Whether an Xtream import also fetches each new movie's details (`get_vod_info`, one
+        /// request per movie, four at a time); otherwise they are fetched when first asked for.
+        public var movieDetailsOnImport = false
 
         public init(
             userAgent: String = "Tuner/1.0", requestTimeout: TimeAmount = .minutes(10), maxDownloadBytes: Int64 = 2 << 30,

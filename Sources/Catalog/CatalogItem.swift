@@ -26,12 +26,14 @@ public struct CatalogItem: Sendable, Hashable, Codable, Identifiable {
     /// Order within the source, as the provider listed it.
     public var position: Int
     public var isFavourite: Bool
+    /// The last stream check, if the item was ever checked.
+    public var streamCheck: CatalogStreamCheck?
 
     public init(
         id: Int64, sourceID: Int64, kind: CatalogItemKind, identity: String, name: String, group: String? = nil,
         tvgID: String? = nil, tvgName: String? = nil, logo: String? = nil, number: String? = nil, url: String? = nil,
         headers: [CatalogHeader] = [], catchup: CatalogCatchup? = nil, tvgShift: Double? = nil, isRadio: Bool = false,
-        position: Int = 0, isFavourite: Bool = false
+        position: Int = 0, isFavourite: Bool = false, streamCheck: CatalogStreamCheck? = nil
     ) {
         self.id = id
         self.sourceID = sourceID
@@ -50,5 +52,6 @@ public struct CatalogItem: Sendable, Hashable, Codable, Identifiable {
         self.isRadio = isRadio
         self.position = position
         self.isFavourite = isFavourite
+        self.streamCheck = streamCheck
     }
 }

@@ -58,4 +58,21 @@ public protocol CatalogStore: Sendable {
 
     /// Moves a favourite to `position` in the user's own order of favourites (0 is first).
     func moveFavourite(itemID: Int64, to position: Int) async throws
+    /// The user's guide channel for an item, if one was set.
+    func guideMapping(itemID: Int64) async throws -> String?
+    /// One programme of the guide by its id.
+    func programme(id: Int64) async throws -> GuideProgramme?
+
+    // MARK: Stream checks
+
+    /// Items with a stream URL: those of `ids` (all when `nil`), of `sourceID` and `kind` when given.
+    func streamItems(ids: [Int64]?, sourceID: Int64?, kind: CatalogItemKind?) async throws -> [CatalogItem]
+    /// Stores the outcome of stream checks (the last one per item); items gone meanwhile are skipped.
+    func recordStreamChecks(_ checks: [CatalogStreamCheck]) async throws
+
+    // MARK: Movie details
+
+    func movieDetails(itemID: Int64) async throws -> CatalogMovieDetails?
+    /// Stores a movie's details and, when `url` is given, its corrected stream URL.
+    func setMovieDetails(itemID: Int64, _ details: CatalogMovieDetails, url: String?) async throws
 }

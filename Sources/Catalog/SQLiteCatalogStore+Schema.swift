@@ -136,6 +136,39 @@ extension SQLiteCatalogStore {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("catalog-v3-checks-details") { db in
+            try db.execute(sql: """
+                -- The last probe of an item's stream. Keyed by row id: ids survive refreshes while
+                -- the identity does, and a channel that disappears takes its check with it.
+                CREATE TABLE streamCheck (
+                    itemID INTEGER PRIMARY KEY REFERENCES catalogItem(id) ON DELETE CASCADE,
+                    online INTEGER NOT NULL CHECK (online IN (0, 1)),
+                    checkedAt REAL NOT NULL,
+                    reason TEXT NOT NULL
+                );
+                -- A movie's details from the provider (Xtream get_vod_info), as JSON.
+                CREATE TABLE movieDetails (
+                    itemID INTEGER PRIMARY KEY REFERENCES catalogItem(id) ON DELETE CASCADE,
+                    details TEXT NOT NULL CHECK (json_valid(details)),
+                    fetchedAt REAL NOT NULL
+                );
+                """)
+        }
+        migrator.registerMigration("catalog-v4-search-prefixes") { db in
+            // Prefix indexes for two- and three-letter prefixes, the ones people type first:
+            // "the"* otherwise merges the lists of every word starting with "the" on each search
+            // (3x slower), and the index costs a twentieth of a second on a 200,000-entry import.
+            try db.execute(sql: """
+                DROP TABLE catalogSearch;
+                CREATE VIRTUAL TABLE catalogSearch USING fts5(
+                    name, groupName,
+                    content = 'catalogItem', content_rowid = 'id',
+                    tokenize = 'unicode61 remove_diacritics 2',
+                    prefix = '2 3'
+                );
+                INSERT INTO catalogSearch (catalogSearch) VALUES ('rebuild');
+                """)
+        }
         return migrator
     }
 }

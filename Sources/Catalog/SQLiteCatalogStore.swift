@@ -158,6 +158,11 @@ public final class SQLiteCatalogStore: CatalogStore {
                     // Nothing searchable (only punctuation): no match rather than everything.
                     return CatalogPage(items: [], total: 0, offset: offset, limit: limit)
                 }
+                if let page = try Self.broadSearch(
+                    db, matchExpression: matchExpression, conditions: conditions, arguments: arguments,
+                    favouritesOnly: query.favouritesOnly, offset: offset, limit: limit) {
+                    return page
+                }
                 from = "catalogSearch s JOIN catalogItem i ON i.id = s.rowid"
                 if query.favouritesOnly {
                     from += " JOIN catalogFavourite f ON f.kind = i.kind AND f.identity = i.identity"
@@ -176,8 +181,10 @@ public final class SQLiteCatalogStore: CatalogStore {
                 db,
                 sql: """
                     SELECT i.*,
-                        EXISTS (SELECT 1 FROM catalogFavourite fav WHERE fav.kind = i.kind AND fav.identity = i.identity) AS isFavourite
+                        EXISTS (SELECT 1 FROM catalogFavourite fav WHERE fav.kind = i.kind AND fav.identity = i.identity) AS isFavourite,
+                        \(Self.checkColumns)
                     FROM \(from)
+                    LEFT JOIN streamCheck c ON c.itemID = i.id
                     \(whereClause)
                     ORDER BY \(order)
                     LIMIT ? OFFSET ?
@@ -188,14 +195,85 @@ public final class SQLiteCatalogStore: CatalogStore {
         }
     }
 
+    /// Above this many matches a search is not ranked by bm25: scoring every match costs
+    /// milliseconds per ten thousand, and ranking "the" among nine thousand names means little.
+    static let rankedSearchLimit = 300
+
+    /// A search that matches more than ``rankedSearchLimit`` items: names that match come before
+    /// items that match only by group, each in catalogue order (row ids follow the provider's
+    /// order). Returns `nil` when the search is narrow enough to rank.
+    static func broadSearch(
+        _ db: Database, matchExpression: String, conditions: [String], arguments: StatementArguments,
+        favouritesOnly: Bool, offset: Int, limit: Int
+    ) throws -> CatalogPage<CatalogItem>? {
+        let filtered = !conditions.isEmpty || favouritesOnly
+        var from = "catalogSearch s JOIN catalogItem i ON i.id = s.rowid"
+        if favouritesOnly { from += " JOIN catalogFavourite f ON f.kind = i.kind AND f.identity = i.identity" }
+        let whereClause = (conditions.map { " AND " + $0 }).joined()
+        var countArguments = StatementArguments([matchExpression])
+        if filtered { _ = countArguments.append(contentsOf: arguments) }
+        // Unfiltered, the count needs no row of catalogItem at all.
+        let total = try Int.fetchOne(
+            db,
+            sql: filtered
+                ? "SELECT count(*) FROM \(from) WHERE catalogSearch MATCH ?\(whereClause)"
+                : "SELECT count(*) FROM catalogSearch WHERE catalogSearch MATCH ?",
+            arguments: countArguments) ?? 0
+        guard total > rankedSearchLimit else { return nil }
+        let byName = "name : (\(matchExpression))"
+        let byGroupOnly = "(\(matchExpression)) NOT name : (\(matchExpression))"
+        // FTS5 yields matches in row id order, so each tier reads only as far as the page needs.
+        func ids(_ expression: String, offset: Int, limit: Int) throws -> [Int64] {
+            var tierArguments = StatementArguments([expression])
+            if filtered { _ = tierArguments.append(contentsOf: arguments) }
+            _ = tierArguments.append(contentsOf: [limit, offset])
+            return try Int64.fetchAll(
+                db,
+                sql: filtered
+                    ? "SELECT s.rowid FROM \(from) WHERE catalogSearch MATCH ?\(whereClause) ORDER BY s.rowid LIMIT ? OFFSET ?"
+                    : "SELECT rowid FROM catalogSearch WHERE catalogSearch MATCH ? ORDER BY rowid LIMIT ? OFFSET ?",
+                arguments: tierArguments)
+        }
+        var nameArguments = StatementArguments([byName])
+        if filtered { _ = nameArguments.append(contentsOf: arguments) }
+        let nameCount = try Int.fetchOne(
+            db,
+            sql: filtered
+                ? "SELECT count(*) FROM \(from) WHERE catalogSearch MATCH ?\(whereClause)"
+                : "SELECT count(*) FROM catalogSearch WHERE catalogSearch MATCH ?",
+            arguments: nameArguments) ?? 0
+        var pageIDs: [Int64] = []
+        if offset < nameCount {
+            pageIDs = try ids(byName, offset: offset, limit: limit)
+        }
+        if pageIDs.count < limit {
+            pageIDs += try ids(byGroupOnly, offset: max(0, offset - nameCount), limit: limit - pageIDs.count)
+        }
+        guard !pageIDs.isEmpty else { return CatalogPage(items: [], total: total, offset: offset, limit: limit) }
+        let order = Dictionary(pageIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT i.*,
+                    EXISTS (SELECT 1 FROM catalogFavourite fav WHERE fav.kind = i.kind AND fav.identity = i.identity) AS isFavourite,
+                    \(checkColumns)
+                FROM catalogItem i LEFT JOIN streamCheck c ON c.itemID = i.id
+                WHERE i.id IN (\(databaseQuestionMarks(count: pageIDs.count)))
+                """,
+            arguments: StatementArguments(pageIDs))
+        let items = try rows.map(item(from:)).sorted { order[$0.id, default: 0] < order[$1.id, default: 0] }
+        return CatalogPage(items: items, total: total, offset: offset, limit: limit)
+    }
+
     public func item(id: Int64) async throws -> CatalogItem? {
         try await database.read { db in
             try Row.fetchOne(
                 db,
                 sql: """
                     SELECT i.*,
-                        EXISTS (SELECT 1 FROM catalogFavourite fav WHERE fav.kind = i.kind AND fav.identity = i.identity) AS isFavourite
-                    FROM catalogItem i WHERE i.id = ?
+                        EXISTS (SELECT 1 FROM catalogFavourite fav WHERE fav.kind = i.kind AND fav.identity = i.identity) AS isFavourite,
+                        \(Self.checkColumns)
+                    FROM catalogItem i LEFT JOIN streamCheck c ON c.itemID = i.id WHERE i.id = ?
                     """,
                 arguments: [id]
             ).map(Self.item(from:))
@@ -261,7 +339,8 @@ public final class SQLiteCatalogStore: CatalogStore {
             id: row["id"], sourceID: row["sourceID"], kind: CatalogItemKind(rawValue: row["kind"]), identity: row["identity"],
             name: row["name"], group: row["groupName"], tvgID: row["tvgID"], tvgName: row["tvgName"], logo: row["logo"],
             number: row["number"], url: row["url"], headers: try decodeHeaders(headers), catchup: catchup,
-            tvgShift: row["tvgShift"], isRadio: row["isRadio"], position: row["position"], isFavourite: row["isFavourite"]
+            tvgShift: row["tvgShift"], isRadio: row["isRadio"], position: row["position"], isFavourite: row["isFavourite"],
+            streamCheck: streamCheck(from: row)
         )
     }
 

@@ -11,16 +11,16 @@ final class SQLiteImportSink: CatalogImportSink {
     private let db: Database
     private let sourceID: Int64
     private let generation: Int64
-    private let upsertItem: Statement
-    private let upsertSeries: Statement
+    private var upsertItem: SQLiteBulkStatement
+    private var upsertSeries: SQLiteBulkStatement
     private let upsertGroup: Statement
-    private let insertEpisode: Statement
+    private var insertEpisode: SQLiteBulkStatement
     private let encoder = JSONEncoder()
 
     private var groupIDs: [String: Int64] = [:]
     private var seriesIDs: [String: Int64] = [:]
-    /// How often each identity was seen in this import, to tell duplicated entries apart.
-    private var seen: [String: Int] = [:]
+    /// How often each identity of each kind was seen in this import, to tell duplicated entries apart.
+    private var seen: [String: [String: Int]] = [:]
     private var position = 0
     private var episodePosition = 0
     private(set) var counts = CatalogImportCounts()
@@ -51,21 +51,26 @@ final class SQLiteImportSink: CatalogImportSink {
             sql: "DELETE FROM catalogEpisode WHERE seriesID IN (SELECT id FROM catalogItem WHERE sourceID = ? AND kind = 'series')",
             arguments: [sourceID]
         )
-        upsertItem = try db.cachedStatement(sql: Self.itemColumns)
-        upsertSeries = try db.cachedStatement(sql: Self.itemColumns + " RETURNING id")
+        upsertItem = SQLiteBulkStatement(try db.cachedStatement(sql: Self.itemColumns))
+        upsertSeries = SQLiteBulkStatement(try db.cachedStatement(sql: Self.itemColumns + " RETURNING id"))
         upsertGroup = try db.cachedStatement(sql: """
             INSERT INTO catalogGroup (sourceID, kind, name, generation) VALUES (?, ?, ?, ?)
             ON CONFLICT (sourceID, kind, name) DO UPDATE SET generation = excluded.generation
             RETURNING id
             """)
-        insertEpisode = try db.cachedStatement(sql: """
+        insertEpisode = SQLiteBulkStatement(try db.cachedStatement(sql: """
             INSERT INTO catalogEpisode (seriesID, season, episode, title, url, headers, duration, position)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+            """))
     }
 
     func add(_ item: CatalogItemDraft) throws {
-        _ = try write(item, statement: upsertItem)
+        try add(item, normalizedName: CatalogIdentity.normalizedName(item.name))
+    }
+
+    /// ``add(_:)`` with the name normalized already (by the parsing thread of a playlist import).
+    func add(_ item: CatalogItemDraft, normalizedName: String) throws {
+        _ = try write(item, returningID: false, normalizedName: normalizedName)
         switch item.kind {
         case .live: counts.live += 1
         case .movie: counts.movies += 1
@@ -75,24 +80,33 @@ final class SQLiteImportSink: CatalogImportSink {
     }
 
     func add(_ episode: CatalogEpisodeDraft, of series: CatalogItemDraft) throws {
-        let normalized = CatalogIdentity.normalizedName(series.name)
+        try add(episode, of: series, seriesNormalizedName: CatalogIdentity.normalizedName(series.name))
+    }
+
+    /// ``add(_:of:)`` with the series name normalized already.
+    func add(_ episode: CatalogEpisodeDraft, of series: CatalogItemDraft, seriesNormalizedName normalized: String) throws {
         let key = CatalogIdentity.identity(kind: .series, tvgID: nil, providerID: series.providerID, normalizedName: normalized, url: nil)
         let seriesID: Int64
         if let known = seriesIDs[key] {
             seriesID = known
         } else {
-            guard let id = try write(series, statement: upsertSeries, normalizedName: normalized) else {
+            guard let id = try write(series, returningID: true, normalizedName: normalized) else {
                 throw CatalogError.unsupported("series upsert returned no id")
             }
             seriesIDs[key] = id
             seriesID = id
             counts.series += 1
         }
-        insertEpisode.setUncheckedArguments([
-            seriesID, episode.season, episode.episode, episode.title, episode.url, try headersJSON(episode.headers),
-            episode.duration, episodePosition,
-        ])
-        try insertEpisode.execute()
+        insertEpisode.reset()
+        insertEpisode.bind(seriesID)
+        insertEpisode.bind(episode.season)
+        insertEpisode.bind(episode.episode)
+        insertEpisode.bind(episode.title)
+        insertEpisode.bind(episode.url)
+        insertEpisode.bind(try headersJSON(episode.headers))
+        insertEpisode.bind(episode.duration)
+        insertEpisode.bind(episodePosition)
+        try insertEpisode.step(db)
         episodePosition += 1
         counts.episodes += 1
     }
@@ -104,31 +118,54 @@ final class SQLiteImportSink: CatalogImportSink {
         try SQLiteCatalogStore.rebuildSearch(db)
     }
 
-    /// Upserts an item; returns its id when the statement has `RETURNING id`.
-    private func write(_ item: CatalogItemDraft, statement: Statement, normalizedName: String? = nil) throws -> Int64? {
+    /// Upserts an item; returns its id when `returningID` (the statement with `RETURNING id`).
+    private func write(_ item: CatalogItemDraft, returningID: Bool, normalizedName: String? = nil) throws -> Int64? {
         let normalized = normalizedName ?? CatalogIdentity.normalizedName(item.name)
         var identity = CatalogIdentity.identity(kind: item.kind, tvgID: item.tvgID, providerID: item.providerID, normalizedName: normalized, url: item.url)
-        let seenKey = item.kind.rawValue + "\u{0}" + identity
-        let occurrences = seen[seenKey, default: 0]
-        seen[seenKey] = occurrences + 1
+        func count(_ seen: inout [String: Int], _ key: String) -> Int {
+            let before = seen[key, default: 0]
+            seen[key] = before + 1
+            return before
+        }
+        let occurrences = count(&seen[item.kind.rawValue, default: [:]], identity)
         if occurrences > 0 {
             // Providers list the same channel twice (backup streams); order of appearance keeps
             // each duplicate's identity stable from one refresh to the next.
             identity += "#\(occurrences + 1)"
         }
         let groupID = try item.group.map { try self.groupID(kind: item.kind, name: $0) }
-        let arguments: StatementArguments = [
-            sourceID, item.kind.rawValue, identity, item.name, normalized, groupID, item.group, item.tvgID, item.tvgName, item.logo,
-            item.number, item.url, try headersJSON(item.headers), item.catchup?.type, item.catchup?.days, item.catchup?.source,
-            item.tvgShift, item.isRadio, item.providerID, position, generation,
-        ]
-        position += 1
-        // The statements are ours and the argument count fixed: skip GRDB's per-call validation.
-        statement.setUncheckedArguments(arguments)
-        if statement === upsertSeries {
-            return try Int64.fetchOne(statement)
+        let headers = try headersJSON(item.headers)
+        func bindAll(_ statement: inout SQLiteBulkStatement) {
+            statement.reset()
+            statement.bind(sourceID)
+            statement.bind(item.kind.rawValue)
+            statement.bind(identity)
+            statement.bind(item.name)
+            statement.bind(normalized)
+            statement.bind(groupID)
+            statement.bind(item.group)
+            statement.bind(item.tvgID)
+            statement.bind(item.tvgName)
+            statement.bind(item.logo)
+            statement.bind(item.number)
+            statement.bind(item.url)
+            statement.bind(headers)
+            statement.bind(item.catchup?.type)
+            statement.bind(item.catchup?.days)
+            statement.bind(item.catchup?.source)
+            statement.bind(item.tvgShift)
+            statement.bind(item.isRadio)
+            statement.bind(item.providerID)
+            statement.bind(position)
+            statement.bind(generation)
         }
-        try statement.execute()
+        position += 1
+        if returningID {
+            bindAll(&upsertSeries)
+            return try upsertSeries.step(db)
+        }
+        bindAll(&upsertItem)
+        try upsertItem.step(db)
         return nil
     }
 

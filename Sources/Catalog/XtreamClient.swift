@@ -63,6 +63,88 @@ struct XtreamClient: Sendable {
         }
     }
 
+    /// `get_vod_info`: `info` holds the details (an empty `[]` on some panels when there are
+    /// none), `movie_data` the stream; numbers arrive as strings or numbers.
+    struct VODInfo: Decodable, Sendable {
+        struct Info: Decodable, Sendable {
+            var plot: String?
+            var description: String?
+            var cast: String?
+            var actors: String?
+            var director: String?
+            var genre: String?
+            var releasedate: String?
+            var release_date: String?
+            var duration_secs: XtreamValue?
+            var duration: String?
+            var rating: XtreamValue?
+            var movie_image: String?
+            var cover_big: String?
+            var backdrop_path: BackdropList?
+            var youtube_trailer: String?
+            var tmdb_id: XtreamValue?
+        }
+        struct MovieData: Decodable, Sendable {
+            var stream_id: XtreamValue?
+            var name: String?
+            var container_extension: String?
+        }
+        /// Panels send `backdrop_path` as a list of URLs or as one string.
+        struct BackdropList: Decodable, Sendable {
+            var urls: [String]
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if let list = try? container.decode([String].self) {
+                    urls = list
+                } else if let single = try? container.decode(String.self) {
+                    urls = single.isEmpty ? [] : [single]
+                } else {
+                    urls = []
+                }
+            }
+        }
+        var info: Info?
+        var movie_data: MovieData?
+
+        enum CodingKeys: String, CodingKey { case info, movie_data }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            info = try? container.decode(Info.self, forKey: .info)
+            movie_data = try? container.decode(MovieData.self, forKey: .movie_data)
+        }
+
+        var details: CatalogMovieDetails {
+            // Field by field: one expression of this many optionals is too much for the type checker.
+            func text(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
+            var details = CatalogMovieDetails()
+            guard let info else {
+                details.containerExtension = text(movie_data?.container_extension)
+                return details
+            }
+            details.plot = text(info.plot) ?? text(info.description)
+            details.cast = text(info.cast) ?? text(info.actors)
+            details.director = text(info.director)
+            details.genre = text(info.genre)
+            details.releaseDate = text(info.releasedate) ?? text(info.release_date)
+            details.durationSeconds = info.duration_secs?.int ?? info.duration.flatMap(Self.seconds(ofDuration:))
+            details.rating = info.rating?.text.flatMap(Double.init)
+            details.containerExtension = text(movie_data?.container_extension)
+            details.poster = text(info.movie_image) ?? text(info.cover_big)
+            details.backdrops = info.backdrop_path?.urls ?? []
+            details.trailer = text(info.youtube_trailer)
+            details.tmdbID = info.tmdb_id?.string
+            return details
+        }
+
+        /// `"01:52:10"` → 6730.
+        static func seconds(ofDuration text: String) -> Int? {
+            let parts = text.split(separator: ":").map { Int($0) }
+            guard !parts.isEmpty, parts.count <= 3, !parts.contains(nil) else { return nil }
+            return parts.reduce(0) { $0 * 60 + ($1 ?? 0) }
+        }
+    }
+
     struct ShortEPG: Decodable, Sendable {
         struct Listing: Decodable, Sendable {
             var id: XtreamValue?

@@ -25,6 +25,9 @@ public struct TunerConfiguration: Sendable {
     public var prefetchSegments: Int = 3
     /// The largest tus upload `/api/v1/uploads` accepts.
     public var uploadMaxSize: Int64 = 64 << 30
+    /// How often the server looks for catalog sources due for their scheduled refresh; 0 turns
+    /// scheduled refreshes off.
+    public var catalogRefreshCheckSeconds: Int64 = 60
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".tuner", cacheSize: Int64 = 1 << 30,

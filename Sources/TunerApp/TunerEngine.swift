@@ -21,6 +21,10 @@ public final class TunerEngine: Sendable {
     public let catalogImporter: CatalogImporter
     /// tus uploads received at `/api/v1/uploads`, in `<data folder>/uploads`.
     public let uploads: TusUploadStore
+    /// Re-imports sources when their refresh interval has passed; `tuner serve` runs it.
+    public let catalogScheduler: CatalogRefreshScheduler
+    /// Probes channels' streams and records which are online.
+    public let streamChecker: StreamChecker
 
     public init(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) throws {
         self.configuration = configuration
@@ -56,6 +60,8 @@ public final class TunerEngine: Sendable {
             throw error
         }
         catalogImporter = CatalogImporter(store: catalog, httpClient: httpClient, logger: logger)
+        catalogScheduler = CatalogRefreshScheduler(importer: catalogImporter, logger: logger)
+        streamChecker = StreamChecker(store: catalog, logger: logger)
         streams = StreamService(cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, logger: logger)
         preloads = PreloadJobs(cache: cache, streams: streams, logger: logger)
     }

@@ -18,6 +18,8 @@ struct CatalogController {
         var username: String?
         var password: String?
         var epgURLs: [String]?
+        /// Seconds between scheduled refreshes (default a day).
+        var refreshInterval: Double?
     }
 
     /// A catalog value as the JSON body, without conforming Catalog's types to Hummingbird's protocols.
@@ -27,7 +29,14 @@ struct CatalogController {
     }
 
     struct SourceList: ResponseEncodable { var sources: [CatalogSource] }
-    struct Refreshed: ResponseEncodable { var source: CatalogSource?; var counts: CatalogImportCounts }
+    struct Refreshed: ResponseEncodable {
+        var source: CatalogSource?
+        var counts: CatalogImportCounts
+        /// The source's guide, imported after its items when it has guide URLs.
+        var guide: GuideImportCounts? = nil
+        /// Why the guide failed (the items were imported; the previous guide is kept).
+        var guideError: String? = nil
+    }
     struct Play: ResponseEncodable { var proxyURL: String; var item: CatalogItem }
     struct Message: ResponseEncodable { var message: String }
 
@@ -51,6 +60,7 @@ struct CatalogController {
             try await mapped { try await engine.catalog.setFavourite(itemID: try context.parameters.require("id", as: Int64.self), false) }
             return Message(message: "favourite removed")
         }
+        addGuideRoutes(to: api)
     }
 
     @Sendable func addSource(request: Request, context: TunerRequestContext) async throws -> EditedResponse<Body<CatalogSource>> {
@@ -61,6 +71,10 @@ struct CatalogController {
             throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
         }
         var draft = CatalogSourceDraft(kind: CatalogSourceKind(rawValue: body.kind ?? "m3u"), name: body.name, location: body.location, epgURLs: body.epgURLs ?? [])
+        if let interval = body.refreshInterval {
+            guard interval > 0 else { throw HTTPError(.badRequest, message: "'refreshInterval' must be a positive number of seconds") }
+            draft.refreshInterval = interval
+        }
         if draft.kind == .xtream {
             guard let username = body.username, let password = body.password else {
                 throw HTTPError(.badRequest, message: "an Xtream source needs 'username' and 'password'")
@@ -83,11 +97,25 @@ struct CatalogController {
                 return Refreshed(source: try await engine.catalog.source(id: id), counts: CatalogImportCounts(live: guide.channels))
             }
             let counts = try await engine.catalogImporter.refresh(sourceID: id)
-            return Refreshed(source: try await engine.catalog.source(id: id), counts: counts)
+            var refreshed = Refreshed(source: try await engine.catalog.source(id: id), counts: counts)
+            if let urls = refreshed.source?.epgURLs, !urls.isEmpty {
+                do {
+                    refreshed.guide = try await engine.catalogImporter.refreshGuide(sourceID: id, now: Int64(Date().timeIntervalSince1970))
+                } catch {
+                    refreshed.guideError = "\(error)"
+                }
+            }
+            return refreshed
         }
     }
 
     @Sendable func channels(request: Request, context: TunerRequestContext) async throws -> Body<CatalogPage<CatalogItem>> {
+        Body(value: try await engine.catalog.items(Self.itemQuery(request)))
+    }
+
+    /// The channel filters shared by the listing and the guide: kind, group, search, source,
+    /// favourites, offset and limit.
+    static func itemQuery(_ request: Request) -> CatalogItemQuery {
         let query = request.uri.queryParameters
         var itemQuery = CatalogItemQuery(kind: .live)
         if let kind = query["kind"] { itemQuery.kind = kind == "all" ? nil : CatalogItemKind(rawValue: String(kind)) }
@@ -97,7 +125,7 @@ struct CatalogController {
         itemQuery.favouritesOnly = query["favourites"].map { $0 == "true" || $0 == "1" } ?? false
         itemQuery.offset = query["offset"].flatMap { Int(String($0)) } ?? 0
         itemQuery.limit = query["limit"].flatMap { Int(String($0)) } ?? 100
-        return Body(value: try await engine.catalog.items(itemQuery))
+        return itemQuery
     }
 
     @Sendable func item(request: Request, context: TunerRequestContext) async throws -> Body<CatalogItem> {
@@ -121,12 +149,12 @@ struct CatalogController {
         }
     }
 
-    /// Catalog errors as HTTP: unknown ids are 404, failed imports 502 (the provider failed).
-    private func mapped<T>(_ body: () async throws -> T) async throws -> T {
+    /// Catalog errors as HTTP: unknown ids are 404, what does not apply 409, failed imports 502 (the provider failed).
+    func mapped<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as CatalogError {
-            throw HTTPError(error.isNotFound ? .notFound : .badGateway, message: error.description)
+            throw HTTPError(error.isNotFound ? .notFound : error.isUnsupported ? .conflict : .badGateway, message: error.description)
         }
     }
 }

@@ -59,7 +59,7 @@ public final class TunerServer: Sendable {
         return Application(
             router: router,
             configuration: .init(address: .hostname(engine.configuration.host, port: engine.configuration.port), serverName: "Tuner"),
-            services: [CacheMaintenanceService(cache: engine.cache)],
+            services: [CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine)],
             onServerRunning: { [state] channel in
                 let port = channel.localAddress?.port ?? 0
                 state.withLockedValue { $0.port = port }
@@ -119,6 +119,23 @@ struct CacheMaintenanceService: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             await cache.run()
+        }
+    }
+}
+
+/// Runs the catalog's scheduled source refreshes while the server runs.
+struct CatalogRefreshService: Service {
+    let engine: TunerEngine
+
+    func run() async throws {
+        let seconds = engine.configuration.catalogRefreshCheckSeconds
+        guard seconds > 0 else {
+            // Nothing to do, but a service that returns early would stop the server.
+            try? await gracefulShutdown()
+            return
+        }
+        await cancelWhenGracefulShutdown {
+            await engine.catalogScheduler.run(checkEvery: .seconds(seconds))
         }
     }
 }

@@ -7,8 +7,9 @@ import NIOPosix
 /// `xmltv.php` from JSON and XML documents the test sets, the way real panels do: numbers
 /// sometimes as strings, wrong credentials answered with `200` and `auth: 0`.
 ///
-/// Routes: `GET /player_api.php?username=U&password=P[&action=A…]` → `responses[A]` (no action:
-/// the account info); `GET /xmltv.php?username=U&password=P` → `guide`. Anything else: 404.
+/// Routes: `GET /player_api.php?username=U&password=P[&action=A…]` → `responses["A:ID"]` when the
+/// request names an item (`vod_id`, `series_id` or `stream_id` = ID), else `responses[A]` (no
+/// action: the account info); `GET /xmltv.php?username=U&password=P` → `guide`. Anything else: 404.
 public final class XtreamFake: Sendable {
     public let port: Int
     public let username: String
@@ -126,7 +127,12 @@ final class XtreamFakeHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard let action = query["action"] else {
                 return (.ok, "application/json", #"{"user_info":{"auth":1,"status":"Active","username":"\#(username)"},"server_info":{"url":"127.0.0.1"}}"#)
             }
-            let body = state.withLockedValue { $0.responses[action] } ?? "[]"
+            // Per-item actions (get_vod_info, get_series_info, get_short_epg) look for
+            // "action:id" first, so a test can answer each movie or series differently.
+            let itemID = query["vod_id"] ?? query["series_id"] ?? query["stream_id"]
+            let body = state.withLockedValue { state in
+                itemID.flatMap { state.responses["\(action):\($0)"] } ?? state.responses[action]
+            } ?? "[]"
             return (.ok, "application/json", body)
         case "/xmltv.php":
             guard authorised else { return (.forbidden, "text/plain", "forbidden") }

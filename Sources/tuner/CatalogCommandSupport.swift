@@ -9,6 +9,7 @@ struct LocalCatalog {
     let store: SQLiteCatalogStore
     let httpClient: HTTPClient
     let importer: CatalogImporter
+    let logger: Logger
 
     init(dataDirectory: String) throws {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
@@ -17,6 +18,7 @@ struct LocalCatalog {
         store = try SQLiteCatalogStore(path: (dataDirectory as NSString).appendingPathComponent("tuner.sqlite"), logger: logger)
         httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
         importer = CatalogImporter(store: store, httpClient: httpClient, logger: logger)
+        self.logger = logger
     }
 
     /// Runs `body` and shuts the HTTP client down whatever happens.

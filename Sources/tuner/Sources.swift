@@ -32,6 +32,8 @@ struct Sources: AsyncParsableCommand {
         @Option(help: "Xtream Codes username (the location is then the server URL).") var username: String?
         @Option(help: "Xtream Codes password.") var password: String?
         @Flag(help: "Add without importing now.") var noRefresh = false
+        @Option(help: "Hours between scheduled refreshes while `tuner serve` runs (default 24).") var refreshHours: Double?
+        @Option(help: "Guide (XMLTV) URL to import with a playlist or account; repeat for several.") var epg: [String] = []
 
         func run() async throws {
             var location = location
@@ -39,7 +41,11 @@ struct Sources: AsyncParsableCommand {
                 location = URL(fileURLWithPath: location).standardizedFileURL.path
                 guard FileManager.default.fileExists(atPath: location) else { throw ValidationError("no such file: \(location)") }
             }
-            var draft = CatalogSourceDraft(kind: guide ? .xmltv : .m3u, name: name, location: location)
+            var draft = CatalogSourceDraft(kind: guide ? .xmltv : .m3u, name: name, location: location, epgURLs: epg)
+            if let refreshHours {
+                guard refreshHours > 0 else { throw ValidationError("--refresh-hours must be positive") }
+                draft.refreshInterval = refreshHours * 3600
+            }
             if let username, let password {
                 draft.kind = .xtream
                 draft.xtream = XtreamCredentials(server: location, username: username, password: password)
@@ -85,6 +91,14 @@ struct Sources: AsyncParsableCommand {
             }
             let counts = try await catalog.importer.refresh(sourceID: source.id)
             print("source \(source.id): \(counts.live) channels, \(counts.movies) movies, \(counts.series) series, \(counts.episodes) episodes in \(clock.now - start)")
+            // The playlist's x-tvg-url, the panel's xmltv.php or --epg: the guide comes along.
+            guard let updated = try await catalog.store.source(id: source.id), !updated.epgURLs.isEmpty else { return }
+            do {
+                let guide = try await catalog.importer.refreshGuide(sourceID: source.id, now: Int64(Date().timeIntervalSince1970))
+                print("source \(source.id) guide: \(guide.channels) channels, \(guide.programmes) programmes")
+            } catch {
+                print("source \(source.id) guide failed (the previous guide is kept): \(error)")
+            }
         }
     }
 

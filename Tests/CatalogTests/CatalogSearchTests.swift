@@ -111,4 +111,30 @@ struct CatalogSearchTests {
     func names(_ catalog: TemporaryCatalog, _ query: CatalogItemQuery) async throws -> [String] {
         try await catalog.store.items(query).items.map(\.name)
     }
+
+    @Test("A broad search lists name matches before group-only matches, in catalogue order, paged and filtered")
+    func broadSearch() async throws {
+        let catalog = try TemporaryCatalog()
+        var lines = ["#EXTM3U"]
+        // More group-only matches than a search ranks one by one, then two name matches.
+        for index in 0..<(SQLiteCatalogStore.rankedSearchLimit + 20) {
+            lines.append("#EXTINF:-1 group-title=\"Sport\",Channel \(index)")
+            lines.append("http://example.com/\(index)")
+        }
+        lines += ["#EXTINF:-1 group-title=\"Other\",Sporting Life", "http://example.com/life",
+                  "#EXTINF:-1 group-title=\"Sport\",Sport One", "http://example.com/one",
+                  "#EXTINF:-1 group-title=\"Films\",Sport Movie", "http://example.com/movie/u/p/9.mp4"]
+        let path = try catalog.write(lines.joined(separator: "\n"), to: "broad.m3u")
+        let source = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: path))
+        try await withImporter(catalog) { _ = try await $0.refresh(sourceID: source.id) }
+
+        let first = try await catalog.store.items(CatalogItemQuery(search: "sport", limit: 4))
+        #expect(first.total == SQLiteCatalogStore.rankedSearchLimit + 23)
+        #expect(first.items.map(\.name) == ["Sporting Life", "Sport One", "Sport Movie", "Channel 0"])
+        let next = try await catalog.store.items(CatalogItemQuery(search: "sport", offset: 4, limit: 2))
+        #expect(next.items.map(\.name) == ["Channel 1", "Channel 2"])
+        let live = try await catalog.store.items(CatalogItemQuery(kind: .live, search: "sport", limit: 3))
+        #expect(live.total == SQLiteCatalogStore.rankedSearchLimit + 22)
+        #expect(live.items.map(\.name) == ["Sporting Life", "Sport One", "Channel 0"])
+    }
 }

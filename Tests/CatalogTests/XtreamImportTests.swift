@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Testing
 import TunerTesting
@@ -115,5 +116,88 @@ struct XtreamDetailsTests {
 
             await #expect(throws: CatalogError.self) { try await importer.loadXtreamEpisodes(seriesItemID: live.id) }
         }
+    }
+
+    @Test("Movie details come from get_vod_info (numbers as strings or ints, info as [] when empty), once, and fix the container")
+    func movieDetails() async throws {
+        var responses = XtreamImportTests.responses
+        responses["get_vod_streams"] = #"""
+            [{"num":1,"name":"The Matrix","stream_id":"9001","stream_icon":"http://logo/m.jpg","category_id":"10","container_extension":"mp4"},
+             {"num":2,"name":"Bare Movie","stream_id":9002,"category_id":10,"container_extension":"avi"}]
+            """#
+        responses["get_vod_info:9001"] = #"""
+            {"info":{"kinopoisk_url":"","tmdb_id":603,"name":"The Matrix","movie_image":"http://img/matrix.jpg","releasedate":"1999-03-31",
+              "youtube_trailer":"vKQi3bBA1y8","director":"Lana Wachowski, Lilly Wachowski","actors":"Keanu Reeves, Laurence Fishburne",
+              "cast":"Keanu Reeves, Laurence Fishburne, Carrie-Anne Moss","description":"A hacker learns the truth.","plot":"Neo learns the truth.",
+              "genre":"Action, Science Fiction","backdrop_path":["http://img/b1.jpg","http://img/b2.jpg"],"duration_secs":"8160","duration":"02:16:00",
+              "rating":"7.9","bitrate":0},
+             "movie_data":{"stream_id":9001,"name":"The Matrix","added":"1600000000","category_id":"10","container_extension":"mkv","custom_sid":"","direct_source":""}}
+            """#
+        responses["get_vod_info:9002"] = #"{"info":[],"movie_data":{"stream_id":"9002","name":"Bare Movie","container_extension":"avi"}}"#
+        let fake = try await XtreamFake.start(responses: responses)
+        defer { Task { try? await fake.shutdown() } }
+        let catalog = try TemporaryCatalog()
+        let source = try await catalog.store.addSource(CatalogSourceDraft(
+            kind: .xtream, location: fake.baseURL, xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
+        ))
+        try await withImporter(catalog) { importer in
+            _ = try await importer.refresh(sourceID: source.id)
+            let movies = try await catalog.store.items(CatalogItemQuery(kind: .movie)).items
+            let matrix = try #require(movies.first { $0.name == "The Matrix" })
+            let bare = try #require(movies.first { $0.name == "Bare Movie" })
+
+            let details = try await importer.movieDetails(itemID: matrix.id)
+            #expect(details.plot == "Neo learns the truth.")
+            #expect(details.cast == "Keanu Reeves, Laurence Fishburne, Carrie-Anne Moss")
+            #expect(details.director == "Lana Wachowski, Lilly Wachowski")
+            #expect(details.genre == "Action, Science Fiction")
+            #expect(details.releaseDate == "1999-03-31")
+            #expect(details.durationSeconds == 8160)
+            #expect(details.rating == 7.9)
+            #expect(details.tmdbID == "603")
+            #expect(details.backdrops == ["http://img/b1.jpg", "http://img/b2.jpg"])
+            #expect(details.containerExtension == "mkv")
+            // The listing said mp4; the panel's details say mkv, and the URL follows them.
+            #expect(try await catalog.store.item(id: matrix.id)?.url == "\(fake.baseURL)/movie/user/pass/9001.mkv")
+            // Asked again: from the database, not the panel.
+            _ = try await importer.movieDetails(itemID: matrix.id)
+            #expect(fake.requests.filter { $0.contains("action=get_vod_info") && $0.contains("vod_id=9001") }.count == 1)
+
+            let bareDetails = try await importer.movieDetails(itemID: bare.id)
+            #expect(bareDetails.plot == nil)
+            #expect(bareDetails.containerExtension == "avi")
+
+            // Details survive a refresh (the movie keeps its row id).
+            _ = try await importer.refresh(sourceID: source.id)
+            #expect(try await catalog.store.movieDetails(itemID: matrix.id)?.durationSeconds == 8160)
+
+            let live = try #require(try await catalog.store.items(CatalogItemQuery(kind: .live)).items.first)
+            await #expect(throws: CatalogError.self) { try await importer.loadXtreamMovieDetails(movieItemID: live.id) }
+        }
+    }
+
+    @Test("An import can fetch every movie's details at once")
+    func movieDetailsOnImport() async throws {
+        var responses = XtreamImportTests.responses
+        responses["get_vod_info:9001"] = #"{"info":{"plot":"Neo learns the truth.","duration_secs":8160},"movie_data":{"stream_id":9001,"container_extension":"mkv"}}"#
+        let fake = try await XtreamFake.start(responses: responses)
+        defer { Task { try? await fake.shutdown() } }
+        let catalog = try TemporaryCatalog()
+        let source = try await catalog.store.addSource(CatalogSourceDraft(
+            kind: .xtream, location: fake.baseURL, xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
+        ))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        var configuration = CatalogImporter.Configuration(temporaryDirectory: catalog.directory)
+        configuration.movieDetailsOnImport = true
+        let importer = CatalogImporter(store: catalog.store, httpClient: client, configuration: configuration, logger: testLogger)
+        do {
+            _ = try await importer.refresh(sourceID: source.id)
+            let movie = try #require(try await catalog.store.items(CatalogItemQuery(kind: .movie)).items.first)
+            #expect(try await catalog.store.movieDetails(itemID: movie.id)?.plot == "Neo learns the truth.")
+        } catch {
+            try await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
     }
 }

@@ -1,0 +1,191 @@
+import Catalog
+import Foundation
+import Hummingbird
+import TunerApp
+
+/// The catalog routes beyond listing: guide (now/next, grid, a channel's programmes), manual
+/// guide mapping, catch-up, stream checks, movie details and source settings.
+extension CatalogController {
+    struct NowNextChannel: Encodable, Sendable { var item: CatalogItem; var now: GuideProgramme?; var next: GuideProgramme? }
+    struct NowNextPage: ResponseEncodable { var at: Int64; var total: Int; var offset: Int; var limit: Int; var channels: [NowNextChannel] }
+    struct GridChannel: Encodable, Sendable { var item: CatalogItem; var programmes: [GuideProgramme] }
+    struct GridPage: ResponseEncodable { var from: Int64; var to: Int64; var total: Int; var offset: Int; var limit: Int; var channels: [GridChannel] }
+    struct ChannelGuide: ResponseEncodable { var itemID: Int64; var epgID: String?; var mapping: String?; var from: Int64; var to: Int64; var programmes: [GuideProgramme] }
+    struct MappingRequest: Decodable { var epgID: String? }
+    struct Mapping: ResponseEncodable { var itemID: Int64; var epgID: String? }
+    struct Catchup: ResponseEncodable { var proxyURL: String; var start: Int64; var end: Int64; var programme: GuideProgramme? }
+    struct CheckRequest: Decodable { var ids: [Int64]? = nil; var source: Int64? = nil }
+    struct CheckResults: ResponseEncodable { var checked: Int; var online: Int; var offline: Int; var results: [CatalogStreamCheck] }
+    struct SourcePatch: Decodable { var name: String?; var epgURLs: [String]?; var refreshInterval: Double? }
+
+    func addGuideRoutes(to api: RouterGroup<TunerRequestContext>) {
+        api.patch("sources/:id", use: patchSource)
+        api.get("guide", use: grid)
+        api.get("guide/now", use: nowNext)
+        api.get("channels/:id/guide", use: channelGuide)
+        api.put("channels/:id/guide-mapping", use: setMapping)
+        api.delete("channels/:id/guide-mapping") { _, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            try await mapped { try await engine.catalog.setGuideMapping(itemID: id, epgID: nil) }
+            return Mapping(itemID: id, epgID: nil)
+        }
+        api.get("channels/:id/catchup", use: catchup)
+        api.post("channels/check", use: check)
+        api.get("channels/:id/details") { _, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            return Body(value: try await mapped { try await engine.catalogImporter.movieDetails(itemID: id) })
+        }
+    }
+
+    @Sendable func patchSource(request: Request, context: TunerRequestContext) async throws -> Body<CatalogSource> {
+        let id = try context.parameters.require("id", as: Int64.self)
+        let patch = try await decode(SourcePatch.self, request, context)
+        return Body(value: try await mapped {
+            guard var source = try await engine.catalog.source(id: id) else { throw CatalogError.sourceNotFound(id) }
+            if let name = patch.name { source.name = name }
+            if let urls = patch.epgURLs { source.epgURLs = urls }
+            if let interval = patch.refreshInterval {
+                guard interval > 0 else { throw HTTPError(.badRequest, message: "'refreshInterval' must be a positive number of seconds") }
+                source.refreshInterval = interval
+            }
+            try await engine.catalog.updateSource(source)
+            return try await engine.catalog.source(id: id) ?? source
+        })
+    }
+
+    /// `GET /guide/now?at=…` and the channel filters: what is on now and next, for a page of channels.
+    @Sendable func nowNext(request: Request, context: TunerRequestContext) async throws -> NowNextPage {
+        let at = try Self.time(request, "at") ?? Self.now()
+        let page = try await channelPage(request)
+        let guide = try await engine.catalog.nowNext(itemIDs: page.items.map(\.id), at: at)
+        let byItem = Dictionary(guide.map { ($0.itemID, $0) }, uniquingKeysWith: { first, _ in first })
+        return NowNextPage(
+            at: at, total: page.total, offset: page.offset, limit: page.limit,
+            channels: page.items.map { NowNextChannel(item: $0, now: byItem[$0.id]?.now, next: byItem[$0.id]?.next) })
+    }
+
+    /// `GET /guide?from=…&to=…` and the channel filters: the programmes of a page of channels
+    /// that overlap the window (default: now to three hours on).
+    @Sendable func grid(request: Request, context: TunerRequestContext) async throws -> GridPage {
+        let from = try Self.time(request, "from") ?? Self.now()
+        let to = try Self.time(request, "to") ?? from + 3 * 3600
+        guard to > from else { throw HTTPError(.badRequest, message: "'to' must be after 'from'") }
+        guard to - from <= 7 * 86_400 else { throw HTTPError(.badRequest, message: "a grid covers at most 7 days; narrow 'from' and 'to'") }
+        let page = try await channelPage(request)
+        let guide = try await engine.catalog.guide(itemIDs: page.items.map(\.id), from: from, to: to)
+        return GridPage(
+            from: from, to: to, total: page.total, offset: page.offset, limit: page.limit,
+            channels: page.items.map { GridChannel(item: $0, programmes: guide[$0.id] ?? []) })
+    }
+
+    /// `GET /channels/{id}/guide?from&to`: one channel's programmes (default: 3 hours ago to a day on).
+    @Sendable func channelGuide(request: Request, context: TunerRequestContext) async throws -> ChannelGuide {
+        let id = try context.parameters.require("id", as: Int64.self)
+        guard try await engine.catalog.item(id: id) != nil else { throw HTTPError(.notFound, message: "no channel with id \(id)") }
+        let now = Self.now()
+        let from = try Self.time(request, "from") ?? now - 3 * 3600
+        let to = try Self.time(request, "to") ?? now + 86_400
+        guard to > from else { throw HTTPError(.badRequest, message: "'to' must be after 'from'") }
+        let programmes = try await engine.catalog.guide(itemIDs: [id], from: from, to: to)[id] ?? []
+        let mapping = try await engine.catalog.guideMapping(itemID: id)
+        return ChannelGuide(itemID: id, epgID: programmes.first?.epgID ?? mapping, mapping: mapping, from: from, to: to, programmes: programmes)
+    }
+
+    /// `PUT /channels/{id}/guide-mapping {"epgID": "bbc1.uk"}`: use that guide channel for this
+    /// channel, whatever its tvg-id and name say. Kept by identity, so it survives refreshes.
+    @Sendable func setMapping(request: Request, context: TunerRequestContext) async throws -> Mapping {
+        let id = try context.parameters.require("id", as: Int64.self)
+        let body = try await decode(MappingRequest.self, request, context)
+        let epgID = body.epgID?.trimmingCharacters(in: .whitespaces)
+        try await mapped { try await engine.catalog.setGuideMapping(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil) }
+        return Mapping(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
+    }
+
+    /// `GET /channels/{id}/catchup?programme=P` or `?start=…&end=…`: a signed proxy URL that plays
+    /// a past programme, from the channel's catch-up settings (templates or Xtream timeshift).
+    @Sendable func catchup(request: Request, context: TunerRequestContext) async throws -> Catchup {
+        let id = try context.parameters.require("id", as: Int64.self)
+        guard let item = try await engine.catalog.item(id: id) else { throw HTTPError(.notFound, message: "no channel with id \(id)") }
+        guard let catchup = item.catchup, let streamURL = item.url else {
+            throw HTTPError(.conflict, message: "channel \(id) has no catch-up (its playlist sets no catchup attributes)")
+        }
+        var programme: GuideProgramme?
+        let start: Int64, end: Int64
+        if let programmeText = request.uri.queryParameters["programme"] {
+            guard let programmeID = Int64(String(programmeText)) else { throw HTTPError(.badRequest, message: "'programme' must be a programme id") }
+            guard let found = try await engine.catalog.programme(id: programmeID) else {
+                throw HTTPError(.notFound, message: "no programme with id \(programmeID) (old programmes are pruned)")
+            }
+            programme = found
+            (start, end) = (found.start, found.stop)
+        } else {
+            guard let from = try Self.time(request, "start"), let until = try Self.time(request, "end") else {
+                throw HTTPError(.badRequest, message: "give 'programme' (an id from the guide), or 'start' and 'end'")
+            }
+            (start, end) = (from, until)
+        }
+        guard end > start else { throw HTTPError(.badRequest, message: "'end' must be after 'start'") }
+        let now = Self.now()
+        guard start < now else { throw HTTPError(.conflict, message: "the programme has not started yet; play the channel live") }
+        if let days = catchup.days, days > 0, start < now - Int64(days) * 86_400 {
+            throw HTTPError(.conflict, message: "the provider keeps \(days) days of catch-up; this programme is older")
+        }
+        let builderRequest = CatchupURLBuilder.Request(
+            streamURL: streamURL, catchup: catchup, start: start, end: end, now: now, catchupID: programme?.catchupID)
+        guard let text = CatchupURLBuilder.url(for: builderRequest), let url = URL(string: text) else {
+            throw HTTPError(.conflict, message: "channel \(id)'s catch-up settings (type \(catchup.type)) give no URL")
+        }
+        let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
+        do {
+            let proxy = try engine.proxyURL(for: url, headers: item.headers.map { StreamHeader(name: $0.name, value: $0.value) }, baseURL: base)
+            return Catchup(proxyURL: proxy, start: start, end: end, programme: programme)
+        } catch {
+            throw HTTPError(.badRequest, message: error.description)
+        }
+    }
+
+    /// `POST /channels/check {"ids": […]}` or `{"source": N}` or `{}` (every live channel):
+    /// probes the streams and stores online/offline; listings then show it as `streamCheck`.
+    @Sendable func check(request: Request, context: TunerRequestContext) async throws -> CheckResults {
+        var body = CheckRequest()
+        if let length = request.headers[.contentLength], length != "0" {
+            body = try await decode(CheckRequest.self, request, context)
+        }
+        let checks = try await mapped { try await engine.streamChecker.check(ids: body.ids, sourceID: body.source) }
+        let online = checks.filter { $0.online }.count
+        return CheckResults(checked: checks.count, online: online, offline: checks.count - online, results: checks)
+    }
+
+    // MARK: - Helpers
+
+    private func channelPage(_ request: Request) async throws -> CatalogPage<CatalogItem> {
+        if let ids = request.uri.queryParameters["ids"] {
+            let parsed = ids.split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            var items: [CatalogItem] = []
+            for id in parsed.prefix(1000) {
+                if let item = try await engine.catalog.item(id: id) { items.append(item) }
+            }
+            return CatalogPage(items: items, total: items.count, offset: 0, limit: items.count)
+        }
+        return try await engine.catalog.items(Self.itemQuery(request))
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: TunerRequestContext) async throws -> T {
+        do {
+            return try await request.decode(as: type, context: context)
+        } catch {
+            throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
+        }
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// A time parameter: seconds since 1970, or ISO 8601 (`2024-03-05T06:00:00Z`).
+    static func time(_ request: Request, _ name: String) throws -> Int64? {
+        guard let value = request.uri.queryParameters[Substring(name)], !value.isEmpty else { return nil }
+        let text = String(value)
+        if let seconds = Int64(text) { return seconds }
+        if let date = ISO8601DateFormatter().date(from: text) { return Int64(date.timeIntervalSince1970) }
+        throw HTTPError(.badRequest, message: "'\(name)' must be seconds since 1970 or an ISO 8601 time, got '\(text)'")
+    }
+}
