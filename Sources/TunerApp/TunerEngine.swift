@@ -3,6 +3,7 @@ import Catalog
 import Foundation
 import Logging
 import MediaCache
+import Transfers
 
 /// The composition root: builds every service once from a configuration. The server, the CLI
 /// and embedding apps all start from here.
@@ -18,6 +19,11 @@ public final class TunerEngine: Sendable {
     /// Sources, channels, guide and favourites, in `<data folder>/tuner.sqlite`.
     public let catalog: SQLiteCatalogStore
     public let catalogImporter: CatalogImporter
+    /// Downloads and uploads, in `<data folder>/tuner.sqlite` and `<data folder>/downloads`.
+    /// Built here, run by ``runTransfers()`` (the server's transfer service).
+    public let transfers: TransferManager
+    /// The downloads' own client: it follows redirects, unlike the proxy's.
+    let transfersHTTPClient: HTTPClient
 
     public init(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) throws {
         self.configuration = configuration
@@ -46,6 +52,17 @@ public final class TunerEngine: Sendable {
             throw error
         }
         catalogImporter = CatalogImporter(store: catalog, httpClient: httpClient, logger: logger)
+        transfersHTTPClient = FileDownloadExecutor.makeHTTPClient()
+        do {
+            let store = try SQLiteTransferStore(path: dataFolder.path + "/tuner.sqlite")
+            transfers = try TransferManager(
+                store: store, loadedTasks: try store.loadAllNow(), dataDirectory: dataFolder.path,
+                configuration: configuration.transferManagerConfiguration, logger: logger)
+        } catch {
+            try? transfersHTTPClient.syncShutdown()
+            try? httpClient.syncShutdown()
+            throw error
+        }
         streams = StreamService(cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, logger: logger)
         preloads = PreloadJobs(cache: cache, streams: streams, logger: logger)
     }
@@ -55,8 +72,24 @@ public final class TunerEngine: Sendable {
         try signer.proxyURL(for: StreamLink(url: url, headers: headers), baseURL: baseURL)
     }
 
+    /// Registers the executors and runs the transfer manager until the calling task is
+    /// cancelled; then active transfers commit their synced offsets and stop.
+    public func runTransfers() async {
+        await transfers.register(FileDownloadExecutor(httpClient: transfersHTTPClient))
+        await transfers.run()
+    }
+
+    /// Registers the executors and starts the transfer manager in the background (embedders
+    /// without a service group); ``shutdown()`` stops it.
+    public func startTransfers() async {
+        await transfers.register(FileDownloadExecutor(httpClient: transfersHTTPClient))
+        await transfers.start()
+    }
+
     /// Saves state and closes connections.
     public func shutdown() async throws {
+        await transfers.shutdown()
+        try? await transfersHTTPClient.shutdown()
         try await cache.shutdown()
         try await httpClient.shutdown()
     }
