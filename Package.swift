@@ -132,7 +132,8 @@ let package = Package(
         ),
         .testTarget(
             name: "TransfersTests",
-            dependencies: ["Transfers", "TunerTesting", "MediaFormats",
+            dependencies: ["Transfers", "TunerTesting", "MediaFormats", "Catalog",
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Crypto", package: "swift-crypto"),

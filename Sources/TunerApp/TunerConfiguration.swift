@@ -1,4 +1,5 @@
 import Foundation
+import Transfers
 
 /// Everything `tuner serve` and embedders can set. Flags override environment variables, which
 /// override the defaults.
@@ -28,6 +29,14 @@ public struct TunerConfiguration: Sendable {
     /// How often the server looks for catalog sources due for their scheduled refresh; 0 turns
     /// scheduled refreshes off.
     public var catalogRefreshCheckSeconds: Int64 = 60
+    /// Downloads and uploads running at once (env TUNER_TRANSFERS_MAX_ACTIVE, default 3).
+    public var transfersMaximumActive: Int = 3
+    /// Of those, at once against one host (env TUNER_TRANSFERS_PER_HOST, default 2).
+    public var transfersMaximumPerHost: Int = 2
+    /// Seconds without bytes before a transfer is retried (env TUNER_TRANSFERS_STALL_TIMEOUT, default 30).
+    public var transfersStallTimeoutSeconds: Double = 30
+    /// Milliseconds between a download's syncs of its partial file (env TUNER_TRANSFERS_SYNC_MS, default 2000).
+    public var transfersSyncIntervalMilliseconds: Int = 2000
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = ".tuner", cacheSize: Int64 = 1 << 30,
@@ -78,7 +87,31 @@ public struct TunerConfiguration: Sendable {
             guard let value = ByteCount.parse(size), value > 0 else { throw ConfigurationError("TUNER_UPLOAD_MAX_SIZE must be a size like 4GiB, got '\(size)'") }
             configuration.uploadMaxSize = value
         }
+        if let count = environment["TUNER_TRANSFERS_MAX_ACTIVE"] {
+            guard let value = Int(count), value > 0 else { throw ConfigurationError("TUNER_TRANSFERS_MAX_ACTIVE must be a positive whole number, got '\(count)'") }
+            configuration.transfersMaximumActive = value
+        }
+        if let count = environment["TUNER_TRANSFERS_PER_HOST"] {
+            guard let value = Int(count), value > 0 else { throw ConfigurationError("TUNER_TRANSFERS_PER_HOST must be a positive whole number, got '\(count)'") }
+            configuration.transfersMaximumPerHost = value
+        }
+        if let seconds = environment["TUNER_TRANSFERS_STALL_TIMEOUT"] {
+            guard let value = Double(seconds), value > 0 else { throw ConfigurationError("TUNER_TRANSFERS_STALL_TIMEOUT must be seconds, got '\(seconds)'") }
+            configuration.transfersStallTimeoutSeconds = value
+        }
+        if let milliseconds = environment["TUNER_TRANSFERS_SYNC_MS"] {
+            guard let value = Int(milliseconds), value > 0 else { throw ConfigurationError("TUNER_TRANSFERS_SYNC_MS must be milliseconds, got '\(milliseconds)'") }
+            configuration.transfersSyncIntervalMilliseconds = value
+        }
         return configuration
+    }
+
+    /// The transfer manager's settings from this configuration.
+    public var transferManagerConfiguration: TransferManager.Configuration {
+        TransferManager.Configuration(
+            maximumActive: transfersMaximumActive, maximumActivePerHost: transfersMaximumPerHost,
+            stallTimeout: transfersStallTimeoutSeconds,
+            tuning: TransferTuning(syncInterval: Double(transfersSyncIntervalMilliseconds) / 1000))
     }
 
     /// True when the server listens only on the loopback interface.

@@ -25,6 +25,11 @@ public final class TunerEngine: Sendable {
     public let catalogScheduler: CatalogRefreshScheduler
     /// Probes channels' streams and records which are online.
     public let streamChecker: StreamChecker
+    /// Downloads and uploads, in `<data folder>/tuner.sqlite` and `<data folder>/downloads`.
+    /// Built here, run by ``runTransfers()`` (the server's transfer service).
+    public let transfers: TransferManager
+    /// The downloads' own client: it follows redirects, unlike the proxy's.
+    let transfersHTTPClient: HTTPClient
 
     public init(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) throws {
         self.configuration = configuration
@@ -62,6 +67,17 @@ public final class TunerEngine: Sendable {
         catalogImporter = CatalogImporter(store: catalog, httpClient: httpClient, logger: logger)
         catalogScheduler = CatalogRefreshScheduler(importer: catalogImporter, logger: logger)
         streamChecker = StreamChecker(store: catalog, logger: logger)
+        transfersHTTPClient = FileDownloadExecutor.makeHTTPClient()
+        do {
+            let store = try SQLiteTransferStore(path: dataFolder.path + "/tuner.sqlite")
+            transfers = try TransferManager(
+                store: store, loadedTasks: try store.loadAllNow(), dataDirectory: dataFolder.path,
+                configuration: configuration.transferManagerConfiguration, logger: logger)
+        } catch {
+            try? transfersHTTPClient.syncShutdown()
+            try? httpClient.syncShutdown()
+            throw error
+        }
         streams = StreamService(cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, logger: logger)
         preloads = PreloadJobs(cache: cache, streams: streams, logger: logger)
     }
@@ -71,8 +87,24 @@ public final class TunerEngine: Sendable {
         try signer.proxyURL(for: StreamLink(url: url, headers: headers), baseURL: baseURL)
     }
 
+    /// Registers the executors and runs the transfer manager until the calling task is
+    /// cancelled; then active transfers commit their synced offsets and stop.
+    public func runTransfers() async {
+        await transfers.register(FileDownloadExecutor(httpClient: transfersHTTPClient))
+        await transfers.run()
+    }
+
+    /// Registers the executors and starts the transfer manager in the background (embedders
+    /// without a service group); ``shutdown()`` stops it.
+    public func startTransfers() async {
+        await transfers.register(FileDownloadExecutor(httpClient: transfersHTTPClient))
+        await transfers.start()
+    }
+
     /// Saves state and closes connections.
     public func shutdown() async throws {
+        await transfers.shutdown()
+        try? await transfersHTTPClient.shutdown()
         try await cache.shutdown()
         try await httpClient.shutdown()
     }

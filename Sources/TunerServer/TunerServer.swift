@@ -56,10 +56,11 @@ public final class TunerServer: Sendable {
         APIController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         CatalogController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         UploadsController(store: engine.uploads, fallbackBaseURL: { [self] in baseURL }, logger: engine.logger).addRoutes(to: router)
+        TransfersController(engine: engine).addRoutes(to: router)
         return Application(
             router: router,
             configuration: .init(address: .hostname(engine.configuration.host, port: engine.configuration.port), serverName: "Tuner"),
-            services: [CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine)],
+            services: [CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine), TransferService(engine: engine)],
             onServerRunning: { [state] channel in
                 let port = channel.localAddress?.port ?? 0
                 state.withLockedValue { $0.port = port }

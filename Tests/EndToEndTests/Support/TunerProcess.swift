@@ -76,7 +76,7 @@ final class TunerProcess: Sendable {
     /// it listens on.
     static func serve(
         data dataDirectory: String, arguments extra: [String] = [], logPath: String? = nil,
-        sourceLocation: SourceLocation = #_sourceLocation
+        environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> TunerProcess {
         let binary = Self.binary
         guard FileManager.default.isExecutableFile(atPath: binary) else {
@@ -90,7 +90,7 @@ final class TunerProcess: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["serve", "--port", "0", "--data", dataDirectory] + extra
-        process.environment = Subprocess.childEnvironment()
+        process.environment = Subprocess.childEnvironment().merging(environment) { $1 }
         process.standardInput = FileHandle.nullDevice
         process.standardError = logHandle
         let stdout = Pipe()

@@ -1,0 +1,84 @@
+import Foundation
+
+/// When to try a failed task again: pure, so it is tested with injected randomness and time.
+///
+/// The delay before attempt `n + 1` (after `n` failures in a row) is
+/// `min(cap, base × multiplier^(n-1))`, then jittered to a uniformly random value in
+/// `[delay × (1 - jitter), delay]` so tasks failing together do not retry together. A server's
+/// `Retry-After` replaces the computed delay (capped at `maximumRetryAfter`). Only transient
+/// errors are retried, at most `maximumAttempts` times in a row; the manager resets the count
+/// whenever the task makes progress.
+public struct RetryPolicy: Sendable, Hashable {
+    public var baseDelay: TimeInterval
+    public var multiplier: Double
+    public var maximumDelay: TimeInterval
+    /// Fraction of the delay that is random, 0...1.
+    public var jitter: Double
+    /// Failed attempts in a row (without progress) after which the task goes to `error`.
+    public var maximumAttempts: Int
+    /// A longer Retry-After is shortened to this.
+    public var maximumRetryAfter: TimeInterval
+
+    public init(
+        baseDelay: TimeInterval = 1, multiplier: Double = 2, maximumDelay: TimeInterval = 60, jitter: Double = 0.5,
+        maximumAttempts: Int = 8, maximumRetryAfter: TimeInterval = 3600
+    ) {
+        self.baseDelay = baseDelay
+        self.multiplier = multiplier
+        self.maximumDelay = maximumDelay
+        self.jitter = min(1, max(0, jitter))
+        self.maximumAttempts = maximumAttempts
+        self.maximumRetryAfter = maximumRetryAfter
+    }
+
+    /// The default: 1 s, 2 s, 4 s … up to 60 s, eight attempts.
+    public static let standard = RetryPolicy()
+
+    /// What to do after a failure.
+    public enum Decision: Sendable, Hashable {
+        /// Try again after this many seconds.
+        case retry(after: TimeInterval)
+        /// Stop: the error is not transient, or the attempts are used up.
+        case giveUp
+    }
+
+    /// The decision after the `failures`-th failure in a row (1 for the first).
+    public func decision(
+        for error: TransferError, failures: Int, random: inout some RandomNumberGenerator
+    ) -> Decision {
+        guard error.errorClass == .transient, failures <= maximumAttempts else { return .giveUp }
+        if let retryAfter = error.retryAfter {
+            return .retry(after: min(max(0, retryAfter), maximumRetryAfter))
+        }
+        return .retry(after: delay(afterFailures: failures, random: &random))
+    }
+
+    /// The jittered backoff after `failures` failures in a row.
+    public func delay(afterFailures failures: Int, random: inout some RandomNumberGenerator) -> TimeInterval {
+        let exponent = Double(max(0, failures - 1))
+        let uncapped = baseDelay * pow(multiplier, exponent)
+        let capped = min(maximumDelay, uncapped.isFinite ? uncapped : maximumDelay)
+        guard jitter > 0 else { return capped }
+        // The top 53 bits as a fraction in [0, 1): no rejection sampling, so a test's constant
+        // generator gives a known value.
+        let fraction = Double(random.next() >> 11) * 0x1p-53
+        return capped * (1 - jitter * fraction)
+    }
+
+    /// Parses a Retry-After value: delay seconds, or an HTTP-date (IMF-fixdate, RFC 850 or
+    /// asctime) measured from `now`. A date in the past means "now" (0).
+    public static func parseRetryAfter(_ value: String, now: Date) -> TimeInterval? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(text) { return seconds >= 0 ? TimeInterval(seconds) : nil }
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) {
+                return max(0, date.timeIntervalSince(now))
+            }
+        }
+        return nil
+    }
+}

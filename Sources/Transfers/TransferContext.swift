@@ -1,0 +1,45 @@
+import Foundation
+import Logging
+
+/// What an executor gets from the manager for one task: where to put files, and the calls that
+/// report progress and durable checkpoints. See ``TransferExecutor`` for when to make them.
+public final class TransferContext: Sendable {
+    public let taskID: Int64
+    /// The data folder.
+    public let dataDirectory: String
+    /// `<data>/downloads`: finished downloads, and partial files ending in `.partial`.
+    public let downloadsDirectory: String
+    public let tuning: TransferTuning
+    public let logger: Logger
+    let meter: TransferMeter
+    private let manager: TransferManager
+
+    init(taskID: Int64, manager: TransferManager, meter: TransferMeter) {
+        self.taskID = taskID
+        self.manager = manager
+        self.meter = meter
+        dataDirectory = manager.dataDirectory
+        downloadsDirectory = manager.downloadsDirectory
+        tuning = manager.configuration.tuning
+        var logger = manager.logger
+        logger[metadataKey: "transfer"] = "\(taskID)"
+        self.logger = logger
+    }
+
+    /// Reports the bytes on disk (or sent) so far, committed or not. Cheap: call it per chunk.
+    public func progress(bytes: Int64, total: Int64?) {
+        meter.update(bytes: bytes, total: total)
+    }
+
+    /// Records a durable checkpoint and returns once the store has it. Only commit bytes that
+    /// are synced. `note`, when given, goes into the task's history (restarts must say why).
+    public func commit(_ checkpoint: TransferCheckpoint, note: String? = nil) async throws {
+        meter.update(bytes: checkpoint.committedBytes, total: checkpoint.totalBytes)
+        try await manager.recordCheckpoint(id: taskID, checkpoint, note: note)
+    }
+
+    /// Adds a line to the task's history.
+    public func note(_ message: String) async {
+        await manager.recordNote(id: taskID, message)
+    }
+}

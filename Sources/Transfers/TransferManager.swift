@@ -1,0 +1,693 @@
+import Foundation
+import Logging
+
+/// The task manager: keeps every transfer, schedules them within the concurrency limits, hands
+/// each to the executor of its kind, retries failures, and announces changes.
+///
+/// Every task lives in memory and is written through to the ``TransferStore`` (a single writer
+/// flushes the newest state of changed tasks, so writes never overtake each other). Operations
+/// that the user calls are valid from any state they make sense in and throw
+/// ``TransferManagerError`` otherwise. Nothing runs until ``start()``; operations work before
+/// that (the CLI edits the queue without running it).
+public actor TransferManager {
+    /// Limits and timings.
+    public struct Configuration: Sendable {
+        /// Tasks running at once.
+        public var maximumActive: Int
+        /// Tasks running at once against one host.
+        public var maximumActivePerHost: Int
+        /// A run that moves no bytes for this long is cancelled and retried.
+        public var stallTimeout: TimeInterval
+        public var retryPolicy: RetryPolicy
+        /// How often progress events are emitted and stalls checked.
+        public var progressInterval: TimeInterval
+        public var tuning: TransferTuning
+        /// False: tasks already in the store are kept but not run; only tasks added through this
+        /// manager are (the CLI's in-process `--wait` uses it so it does not start the server's queue).
+        public var runsStoredTasks: Bool
+
+        public init(
+            maximumActive: Int = 3, maximumActivePerHost: Int = 2, stallTimeout: TimeInterval = 30,
+            retryPolicy: RetryPolicy = .standard, progressInterval: TimeInterval = 0.5, tuning: TransferTuning = TransferTuning(),
+            runsStoredTasks: Bool = true
+        ) {
+            self.maximumActive = max(1, maximumActive)
+            self.maximumActivePerHost = max(1, maximumActivePerHost)
+            self.stallTimeout = stallTimeout
+            self.retryPolicy = retryPolicy
+            self.progressInterval = progressInterval
+            self.tuning = tuning
+            self.runsStoredTasks = runsStoredTasks
+        }
+    }
+
+    /// Why the manager cancelled a run; decides the task's state once the run has ended.
+    enum StopIntent {
+        case pause, cancel, delete, shutdown, requeue, stall
+    }
+
+    struct Run {
+        var task: Task<Void, Never>
+        var meter: TransferMeter
+        var intent: StopIntent?
+        var lastProgress: (bytes: Int64, at: Date, speed: Double)
+    }
+
+    nonisolated public let configuration: Configuration
+    nonisolated public let dataDirectory: String
+    nonisolated public let downloadsDirectory: String
+    nonisolated let logger: Logger
+    private let store: any TransferStore
+    private let hub = TransferEventHub()
+    private var executors: [TransferKind: any TransferExecutor] = [:]
+    private var tasks: [Int64: TransferTask] = [:]
+    private var runs: [Int64: Run] = [:]
+    private var addedHere: Set<Int64> = []
+    /// The highest committed offset each task reached in this process.
+    private var highWater: [Int64: Int64] = [:]
+    private var started = false
+    private var stopping = false
+    private var ticker: Task<Void, Never>?
+    private var wakeUp: (task: Task<Void, Never>, at: Date)?
+    private var random = SystemRandomNumberGenerator()
+
+    // The single writer: ids whose newest state must reach the store, and waiters for a flush.
+    private var dirty: Set<Int64> = []
+    private var flushing = false
+    private var markGeneration = 0
+    private var flushedGeneration = 0
+    private var flushWaiters: [(generation: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// Opens the manager on `store`, loading its tasks. Files go to `<dataDirectory>/downloads`.
+    public init(store: any TransferStore, dataDirectory: String, configuration: Configuration = Configuration(), logger: Logger) async throws {
+        let loaded = try await store.loadAll()
+        try self.init(store: store, loadedTasks: loaded, dataDirectory: dataDirectory, configuration: configuration, logger: logger)
+    }
+
+    /// Opens the manager with tasks already loaded from `store` (for synchronous composition roots).
+    public init(store: any TransferStore, loadedTasks: [TransferTask], dataDirectory: String, configuration: Configuration = Configuration(), logger: Logger) throws {
+        self.store = store
+        self.configuration = configuration
+        self.dataDirectory = dataDirectory
+        downloadsDirectory = dataDirectory + "/downloads"
+        self.logger = logger
+        try FileManager.default.createDirectory(atPath: downloadsDirectory, withIntermediateDirectories: true)
+        var byID: [Int64: TransferTask] = [:]
+        for task in loadedTasks { byID[task.id] = task }
+        tasks = byID
+    }
+
+    /// Makes `executor` run its kinds.
+    public func register(_ executor: any TransferExecutor) {
+        for kind in executor.kinds { executors[kind] = executor }
+        schedule()
+    }
+
+    /// A new stream of every change from now on; any number of subscribers.
+    nonisolated public func events() -> AsyncStream<TransferEvent> {
+        hub.subscribe()
+    }
+
+    // MARK: - Life cycle
+
+    /// Restores the tasks that were active when the process stopped (they resume from their
+    /// committed offset, after the executor checks the partial file against it) and starts
+    /// scheduling.
+    public func start() {
+        guard !started else { return }
+        started = true
+        stopping = false
+        if configuration.runsStoredTasks {
+            for (id, var task) in tasks where task.state == .active && runs[id] == nil {
+                task.state = .waiting
+                task.record("resuming after a restart from byte \(task.committedBytes)")
+                store(task)
+            }
+        }
+        let interval = max(0.05, min(configuration.progressInterval, configuration.stallTimeout / 4))
+        ticker = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: UInt64(interval * 1e9))
+                await self?.tick()
+            }
+        }
+        schedule()
+    }
+
+    /// Stops every run (each commits what it has synced), keeps their tasks `active` in the store
+    /// so the next start resumes them, and writes everything out.
+    public func shutdown() async {
+        stopping = true
+        started = false
+        ticker?.cancel()
+        ticker = nil
+        wakeUp?.task.cancel()
+        wakeUp = nil
+        let running = runs
+        for id in running.keys { runs[id]?.intent = .shutdown; runs[id]?.task.cancel() }
+        for run in running.values { await run.task.value }
+        await flush()
+        hub.finish()
+    }
+
+    /// Starts, runs until the calling task is cancelled, then shuts down: the body of a service.
+    public func run() async {
+        start()
+        while !Task.isCancelled {
+            try? await Task.sleep(nanoseconds: 3_600_000_000_000)
+        }
+        await shutdown()
+    }
+
+    // MARK: - Queries
+
+    /// Every task, in queue order: higher priority first, then by position.
+    public func list() -> [TransferTask] {
+        tasks.values.sorted(by: Self.queueOrder)
+    }
+
+    public func task(id: Int64) -> TransferTask? { tasks[id] }
+
+    /// The latest progress of a running task.
+    public func progress(id: Int64) -> TransferProgress? {
+        guard let run = runs[id] else { return nil }
+        let reading = run.meter.reading
+        return Self.progress(id: id, reading: reading, speed: run.lastProgress.speed)
+    }
+
+    /// Waits until every task in `ids` is complete, in error or removed (or deleted), and returns them.
+    public func waitUntilFinished(ids: [Int64]) async -> [TransferTask] {
+        let stream = events()
+        var pending = Set(ids.filter { id in tasks[id].map { !$0.state.isFinished } ?? false })
+        if !pending.isEmpty {
+            for await event in stream {
+                switch event {
+                case .changed(let task) where task.state.isFinished: pending.remove(task.id)
+                case .deleted(let id): pending.remove(id)
+                default: break
+                }
+                if pending.isEmpty { break }
+            }
+        }
+        return ids.compactMap { tasks[$0] }
+    }
+
+    // MARK: - Operations
+
+    /// Adds one task; see ``add(_:)-(TransferRequest)``.
+    public func add(_ request: TransferRequest) async throws -> TransferTask {
+        try await add([request])[0]
+    }
+
+    /// Adds tasks in one transaction, `waiting` (or `paused`), and schedules them.
+    public func add(_ requests: [TransferRequest]) async throws -> [TransferTask] {
+        var drafts: [TransferTask] = []
+        var taken = Set(tasks.values.filter { $0.state != .removed }.map(\.destinationName))
+        var nextPosition = (tasks.values.map(\.position).max() ?? -1) + 1
+        let now = Date()
+        for request in requests {
+            try validate(request)
+            let wanted = request.destinationName.map(DestinationName.sanitize) ?? DestinationName.derive(from: request.sourceURL)
+            let name = DestinationName.unique(wanted) { candidate in
+                taken.contains(candidate)
+                    || FileManager.default.fileExists(atPath: downloadsDirectory + "/" + candidate)
+                    || FileManager.default.fileExists(atPath: downloadsDirectory + "/" + candidate + ".partial")
+            }
+            taken.insert(name)
+            var task = TransferTask(
+                kind: request.kind, sourceURL: request.sourceURL, headers: request.headers, destinationName: name,
+                priority: request.priority, position: nextPosition, state: request.paused ? .paused : .waiting,
+                expectedSHA256: request.expectedSHA256?.lowercased(), properties: request.properties, createdAt: now, updatedAt: now)
+            task.record("added")
+            nextPosition += 1
+            drafts.append(task)
+        }
+        let stored = try await store.insert(drafts)
+        for task in stored {
+            tasks[task.id] = task
+            addedHere.insert(task.id)
+            hub.publish(.changed(task))
+        }
+        // Requests with an explicit position are moved there after the insert.
+        for (request, task) in zip(requests, stored) {
+            if let position = request.position { try move(id: task.id, to: position) }
+        }
+        schedule()
+        return stored.map { tasks[$0.id] ?? $0 }
+    }
+
+    /// Stops a task, keeping its partial data. Waiting, active and error tasks can be paused.
+    public func pause(id: Int64) async throws {
+        var task = try existing(id)
+        switch task.state {
+        case .paused: return
+        case .waiting, .error:
+            task.state = .paused
+            task.nextAttemptAt = nil
+            task.record("paused")
+            store(task)
+        case .active:
+            await stop(id, intent: .pause)
+        case .complete, .removed:
+            throw TransferManagerError.invalidState(id: id, state: task.state, action: "pause", hint: "")
+        }
+        schedule()
+    }
+
+    /// Queues a paused task again.
+    public func resume(id: Int64) throws {
+        var task = try existing(id)
+        switch task.state {
+        case .waiting, .active: return
+        case .paused:
+            task.state = .waiting
+            task.nextAttemptAt = nil
+            task.record("resumed")
+            store(task)
+        case .error:
+            throw TransferManagerError.invalidState(id: id, state: task.state, action: "resume", hint: "use retry")
+        case .complete, .removed:
+            throw TransferManagerError.invalidState(id: id, state: task.state, action: "resume", hint: "")
+        }
+        schedule()
+    }
+
+    /// Queues a failed (or paused, or backing-off) task again now, with a fresh retry budget.
+    public func retry(id: Int64) throws {
+        var task = try existing(id)
+        switch task.state {
+        case .active: return
+        case .error, .paused, .waiting:
+            task.state = .waiting
+            task.nextAttemptAt = nil
+            task.retryCount = 0
+            task.errorReason = nil
+            task.errorClass = nil
+            task.record("retry requested")
+            store(task)
+        case .complete, .removed:
+            throw TransferManagerError.invalidState(id: id, state: task.state, action: "retry", hint: "add it again")
+        }
+        schedule()
+    }
+
+    /// Cancels a task: state `removed`, partial data deleted; the record stays until purged.
+    public func cancel(id: Int64) async throws {
+        let task = try existing(id)
+        switch task.state {
+        case .removed: return
+        case .complete:
+            throw TransferManagerError.invalidState(id: id, state: task.state, action: "cancel", hint: "delete it instead")
+        case .active:
+            await stop(id, intent: .cancel)
+        case .waiting, .paused, .error:
+            var changed = task
+            changed.state = .removed
+            changed.nextAttemptAt = nil
+            changed.record("cancelled")
+            store(changed)
+        }
+        if let current = tasks[id] { try await discardPartial(of: current) }
+        schedule()
+    }
+
+    /// Deletes a task and what it produced: a complete download's file, or a partial one.
+    public func delete(id: Int64) async throws {
+        let task = try existing(id)
+        if runs[id] != nil { await stop(id, intent: .delete) }
+        let current = tasks[id] ?? task
+        if current.state == .complete {
+            if let executor = executors[current.kind] {
+                try await executor.deleteResult(current, context: context(for: id))
+            } else {
+                throw TransferManagerError.invalidState(id: id, state: current.state, action: "delete", hint: "no executor handles \(current.kind)")
+            }
+        } else {
+            try await discardPartial(of: current)
+        }
+        try await remove(ids: [id])
+        schedule()
+    }
+
+    /// Moves a task to `index` in the queue (0 = first), renumbering the others.
+    public func move(id: Int64, to index: Int) throws {
+        _ = try existing(id)
+        var ordered = tasks.values.sorted { ($0.position, $0.id) < ($1.position, $1.id) }
+        guard let current = ordered.firstIndex(where: { $0.id == id }) else { return }
+        let moving = ordered.remove(at: current)
+        ordered.insert(moving, at: min(max(0, index), ordered.count))
+        for (position, var task) in ordered.enumerated() where task.position != Int64(position) {
+            task.position = Int64(position)
+            store(task, publish: task.id == id)
+        }
+        schedule()
+    }
+
+    /// Gives a task a new source URL (an expired link renewed). Partial data is kept: the next
+    /// attempt resumes with the old validators, and restarts from 0 if the new URL's resource
+    /// does not match them.
+    public func changeSource(id: Int64, to url: String) async throws {
+        let task = try existing(id)
+        guard task.state != .complete && task.state != .removed else {
+            throw TransferManagerError.invalidState(id: id, state: task.state, action: "change the URL of", hint: "add a new task")
+        }
+        try validate(TransferRequest(kind: task.kind, sourceURL: url))
+        if runs[id] != nil { await stop(id, intent: .requeue) }
+        guard var changed = tasks[id] else { throw TransferManagerError.notFound(id) }
+        changed.sourceURL = url
+        changed.retryCount = 0
+        changed.errorReason = nil
+        changed.errorClass = nil
+        changed.nextAttemptAt = nil
+        if changed.state == .error || changed.state == .active { changed.state = .waiting }
+        changed.record("source URL changed")
+        store(changed)
+        schedule()
+    }
+
+    /// Pauses every waiting and active task.
+    public func pauseAll() async {
+        for task in tasks.values where task.state == .waiting || task.state == .active {
+            try? await pause(id: task.id)
+        }
+    }
+
+    /// Resumes every paused task.
+    public func resumeAll() {
+        // All first, then one scheduling pass, so the queue order decides what starts.
+        for var task in tasks.values where task.state == .paused {
+            task.state = .waiting
+            task.nextAttemptAt = nil
+            task.record("resumed")
+            store(task)
+        }
+        schedule()
+    }
+
+    /// Deletes the records of complete, failed and removed tasks (finished files stay on disk;
+    /// a failed task's partial data is deleted). Returns how many records went.
+    @discardableResult
+    public func purgeFinished() async throws -> Int {
+        let finished = tasks.values.filter { $0.state.isFinished }
+        for task in finished where task.state == .error { try await discardPartial(of: task) }
+        try await remove(ids: finished.map(\.id))
+        return finished.count
+    }
+
+    /// Waits until every change so far is in the store.
+    public func flush() async {
+        guard flushing || !dirty.isEmpty else { return }
+        let target = markGeneration
+        guard flushedGeneration < target else { return }
+        await withCheckedContinuation { continuation in
+            flushWaiters.append((target, continuation))
+        }
+    }
+
+    // MARK: - Executor callbacks
+
+    func recordCheckpoint(id: Int64, _ checkpoint: TransferCheckpoint, note: String?) async throws {
+        guard var task = tasks[id] else { throw CancellationError() }
+        // Progress is a new high-water mark: bytes re-downloaded after a restart from 0 do not
+        // count, or a resource that changes on every request would be retried forever.
+        if checkpoint.committedBytes > highWater[id, default: task.committedBytes] {
+            highWater[id] = checkpoint.committedBytes
+            task.retryCount = 0
+        }
+        task.committedBytes = checkpoint.committedBytes
+        task.totalBytes = checkpoint.totalBytes
+        task.etag = checkpoint.etag
+        task.lastModified = checkpoint.lastModified
+        for (key, value) in checkpoint.properties { task.properties[key] = value }
+        if let note {
+            task.record(note)
+            logger.info("transfer note", metadata: ["transfer": "\(id)", "note": "\(note)"])
+        }
+        store(task, publish: note != nil)
+        await flush()
+    }
+
+    func recordNote(id: Int64, _ message: String) {
+        guard var task = tasks[id] else { return }
+        task.record(message)
+        store(task)
+    }
+
+    // MARK: - Scheduling
+
+    static func queueOrder(_ a: TransferTask, _ b: TransferTask) -> Bool {
+        if a.priority != b.priority { return a.priority > b.priority }
+        if a.position != b.position { return a.position < b.position }
+        return a.id < b.id
+    }
+
+    /// Starts waiting tasks while the global and per-host limits allow, highest priority first.
+    private func schedule() {
+        guard started, !stopping else { return }
+        let now = Date()
+        var perHost: [String: Int] = [:]
+        for id in runs.keys { if let task = tasks[id] { perHost[task.host, default: 0] += 1 } }
+        var active = runs.count
+        var earliestLater: Date?
+        let candidates = tasks.values.filter { task in
+            task.state == .waiting && runs[task.id] == nil && executors[task.kind] != nil
+                && (configuration.runsStoredTasks || addedHere.contains(task.id))
+        }.sorted(by: Self.queueOrder)
+        for task in candidates {
+            if let at = task.nextAttemptAt, at > now {
+                earliestLater = min(earliestLater ?? at, at)
+                continue
+            }
+            guard active < configuration.maximumActive else { break }
+            guard perHost[task.host, default: 0] < configuration.maximumActivePerHost else { continue }
+            launch(task)
+            active += 1
+            perHost[task.host, default: 0] += 1
+        }
+        if let earliestLater { armWakeUp(at: earliestLater) }
+    }
+
+    private func armWakeUp(at date: Date) {
+        if let wakeUp, wakeUp.at <= date { return }
+        wakeUp?.task.cancel()
+        let delay = max(0, date.timeIntervalSinceNow)
+        let task = Task { [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(delay * 1e9) + 1_000_000)
+            guard !Task.isCancelled else { return }
+            await self?.wokeUp()
+        }
+        wakeUp = (task, date)
+    }
+
+    private func wokeUp() {
+        wakeUp = nil
+        schedule()
+    }
+
+    private func launch(_ snapshot: TransferTask) {
+        guard let executor = executors[snapshot.kind] else { return }
+        var task = snapshot
+        task.state = .active
+        task.nextAttemptAt = nil
+        store(task)
+        let meter = TransferMeter(startBytes: task.committedBytes, total: task.totalBytes)
+        let context = TransferContext(taskID: task.id, manager: self, meter: meter)
+        let id = task.id
+        let running = task
+        let handle = Task { [self] in
+            let result: Result<TransferOutcome, any Error>
+            do {
+                result = .success(try await executor.run(running, context: context))
+            } catch {
+                result = .failure(error)
+            }
+            await self.finished(id: id, result: result)
+        }
+        runs[id] = Run(task: handle, meter: meter, intent: nil, lastProgress: (task.committedBytes, Date(), 0))
+    }
+
+    /// Cancels a run for `intent` and waits until it has ended and its task's state is settled.
+    private func stop(_ id: Int64, intent: StopIntent) async {
+        guard let run = runs[id] else { return }
+        // What the user asked for wins over what the manager decided by itself (a stall, a requeue).
+        switch runs[id]?.intent {
+        case nil, .stall?, .requeue?: runs[id]?.intent = intent
+        default: break
+        }
+        run.task.cancel()
+        await run.task.value
+    }
+
+    private func finished(id: Int64, result: Result<TransferOutcome, any Error>) {
+        guard let run = runs.removeValue(forKey: id) else { return }
+        guard var task = tasks[id] else { schedule(); return }
+        switch run.intent {
+        case .pause:
+            task.state = .paused
+            task.record("paused at byte \(task.committedBytes)")
+        case .cancel:
+            task.state = .removed
+            task.record("cancelled")
+        case .delete:
+            break
+        case .shutdown:
+            // Stays active in the store: the next start resumes it.
+            break
+        case .requeue:
+            task.state = .waiting
+        case .stall:
+            fail(&task, TransferError.transient("no bytes arrived for \(Int(configuration.stallTimeout)) s (stalled)"))
+        case nil:
+            switch result {
+            case .success(let outcome):
+                task.state = .complete
+                task.destinationName = outcome.resultName
+                task.committedBytes = outcome.bytes
+                task.totalBytes = outcome.bytes
+                task.errorReason = nil
+                task.errorClass = nil
+                task.retryCount = 0
+                task.record("complete (\(outcome.bytes) bytes)")
+            case .failure(let error):
+                fail(&task, TransferError.classify(error))
+            }
+        }
+        if run.intent != .shutdown { store(task) }
+        schedule()
+    }
+
+    private func fail(_ task: inout TransferTask, _ error: TransferError) {
+        let failures = task.retryCount + 1
+        task.errorReason = error.reason
+        task.errorClass = error.errorClass
+        switch configuration.retryPolicy.decision(for: error, failures: failures, random: &random) {
+        case .retry(let delay):
+            task.retryCount = failures
+            task.state = .waiting
+            task.nextAttemptAt = Date().addingTimeInterval(delay)
+            task.record("attempt failed: \(error.reason); retry \(failures) in \(String(format: "%.1f", delay)) s")
+        case .giveUp:
+            task.state = .error
+            task.nextAttemptAt = nil
+            task.record("failed: \(error.reason)")
+        }
+        logger.info("transfer attempt failed", metadata: [
+            "transfer": "\(task.id)", "reason": "\(error.reason)", "class": "\(error.errorClass.rawValue)", "state": "\(task.state.rawValue)",
+        ])
+    }
+
+    // MARK: - Progress and stalls
+
+    private func tick() {
+        let now = Date()
+        for (id, run) in runs {
+            let reading = run.meter.reading
+            let elapsed = now.timeIntervalSince(run.lastProgress.at)
+            if reading.bytes != run.lastProgress.bytes, elapsed > 0 {
+                let instant = Double(max(0, reading.bytes - run.lastProgress.bytes)) / elapsed
+                // Exponential smoothing over roughly the last few ticks.
+                let speed = run.lastProgress.speed == 0 ? instant : run.lastProgress.speed * 0.7 + instant * 0.3
+                runs[id]?.lastProgress = (reading.bytes, now, speed)
+                hub.publish(.progress(Self.progress(id: id, reading: reading, speed: speed)))
+            } else if elapsed > 3, run.lastProgress.speed != 0 {
+                runs[id]?.lastProgress = (reading.bytes, now, 0)
+            }
+            if run.intent == nil, now.timeIntervalSince(reading.lastByteAt) > configuration.stallTimeout {
+                runs[id]?.intent = .stall
+                run.task.cancel()
+            }
+        }
+    }
+
+    private static func progress(id: Int64, reading: TransferMeter.Reading, speed: Double) -> TransferProgress {
+        var eta: Double?
+        if let total = reading.total, speed > 0 { eta = Double(max(0, total - reading.bytes)) / speed }
+        return TransferProgress(id: id, bytes: reading.bytes, total: reading.total, bytesPerSecond: speed, etaSeconds: eta)
+    }
+
+    // MARK: - Storage
+
+    private func existing(_ id: Int64) throws -> TransferTask {
+        guard let task = tasks[id] else { throw TransferManagerError.notFound(id) }
+        return task
+    }
+
+    /// Keeps `task` as the newest state, announces it, and queues it for the store.
+    private func store(_ changed: TransferTask, publish: Bool = true) {
+        var task = changed
+        task.updatedAt = Date()
+        tasks[task.id] = task
+        if publish { hub.publish(.changed(task)) }
+        dirty.insert(task.id)
+        markGeneration += 1
+        if !flushing {
+            flushing = true
+            Task { await self.flushLoop() }
+        }
+    }
+
+    private func flushLoop() async {
+        while !dirty.isEmpty {
+            let generation = markGeneration
+            let ids = dirty
+            dirty = []
+            let snapshot = ids.compactMap { tasks[$0] }
+            do {
+                try await store.update(snapshot)
+            } catch {
+                logger.error("cannot save transfers", metadata: ["error": "\(error)"])
+            }
+            flushedGeneration = generation
+            let ready = flushWaiters.filter { $0.generation <= generation }
+            flushWaiters.removeAll { $0.generation <= generation }
+            for waiter in ready { waiter.continuation.resume() }
+        }
+        flushing = false
+        flushedGeneration = markGeneration
+        let ready = flushWaiters
+        flushWaiters = []
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
+    private func remove(ids: [Int64]) async throws {
+        guard !ids.isEmpty else { return }
+        await flush()
+        try await store.delete(ids: ids)
+        for id in ids {
+            tasks[id] = nil
+            dirty.remove(id)
+            addedHere.remove(id)
+            hub.publish(.deleted(id: id))
+        }
+    }
+
+    private func discardPartial(of task: TransferTask) async throws {
+        guard let executor = executors[task.kind] else { return }
+        try await executor.discard(task, context: context(for: task.id))
+    }
+
+    private func context(for id: Int64) -> TransferContext {
+        TransferContext(taskID: id, manager: self, meter: TransferMeter(startBytes: 0, total: nil))
+    }
+
+    private func validate(_ request: TransferRequest) throws {
+        guard TransferKind.known.contains(request.kind) || executors[request.kind] != nil else {
+            throw TransferManagerError.invalidRequest("unknown transfer kind '\(request.kind)'; known kinds: \(TransferKind.known.map(\.rawValue).joined(separator: ", "))")
+        }
+        if request.kind == .downloadFile || request.kind == .downloadHLS {
+            guard let components = URLComponents(string: request.sourceURL), let scheme = components.scheme?.lowercased(),
+                  scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
+            else {
+                throw TransferManagerError.invalidRequest("'\(request.sourceURL)' is not an http(s) URL; give a full URL such as https://example.com/video.mp4")
+            }
+        }
+        if let sha = request.expectedSHA256 {
+            guard sha.count == 64, sha.allSatisfy(\.isHexDigit) else {
+                throw TransferManagerError.invalidRequest("the SHA-256 must be 64 hex digits, got '\(sha)'")
+            }
+        }
+        if let name = request.destinationName, name.contains("/") || name == "." || name == ".." || name.isEmpty {
+            throw TransferManagerError.invalidRequest("the file name '\(name)' must be a plain name without '/'")
+        }
+    }
+}

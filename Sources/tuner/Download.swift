@@ -1,0 +1,187 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Transfers
+import TunerApp
+
+/// `tuner download URL` and `tuner download --input-file FILE`: queue downloads on the running
+/// server, or in the data folder; with `--wait`, follow them to the end.
+struct Download: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Download files into <data>/downloads (resumable, verified).",
+        discussion: """
+            With a running server the downloads are queued there. Without one they are queued in the
+            data folder (and run when `tuner serve` starts), or, with --wait, run right here.
+            """)
+
+    @Argument(help: "The URL to download.") var url: String?
+    @Option(name: .customLong("input-file"), help: "A file with one URL per line (blank lines and # comments skipped), like aria2c -i.")
+    var inputFile: String?
+    @Option(help: "Expected SHA-256 (hex) of the file; a mismatch fails the download.") var sha256: String?
+    @Option(help: "Priority: higher runs first (default 0).") var priority: Int = 0
+    @Option(help: "File name under <data>/downloads (default: from the URL).") var out: String?
+    @Option(name: .customLong("header"), help: "A header sent with every request, \"Name: value\" (repeatable).")
+    var headers: [String] = []
+    @Flag(help: "Wait until the downloads finish, showing progress; exit non-zero if one fails.") var wait = false
+    @Option(help: "Downloads at once when they run in this process (--wait without a server); default 3.")
+    var concurrency: Int?
+    @OptionGroup var target: TransfersTarget
+
+    func run() async throws {
+        var urls: [String] = []
+        if let url { urls.append(url) }
+        if let inputFile {
+            guard let text = try? String(contentsOfFile: inputFile, encoding: .utf8) else {
+                throw ValidationError("cannot read --input-file \(inputFile)")
+            }
+            urls += text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        }
+        guard !urls.isEmpty else { throw ValidationError("give a URL or --input-file FILE") }
+        if urls.count > 1, out != nil || sha256 != nil {
+            throw ValidationError("--out and --sha256 apply to a single URL")
+        }
+        var parsedHeaders: [TransferHeader] = []
+        for line in headers {
+            guard let header = TransferHeader(line: line) else { throw ValidationError("--header must look like \"Name: value\", got '\(line)'") }
+            parsedHeaders.append(header)
+        }
+        if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be 1 or more") }
+        let requests = urls.map { url in
+            TransferRequest(sourceURL: url, headers: parsedHeaders, destinationName: out, priority: priority, expectedSHA256: sha256)
+        }
+
+        if let client = try await target.client() {
+            let items: [[String: Any]] = requests.map { request in
+                var item: [String: Any] = ["url": request.sourceURL, "priority": request.priority]
+                if let name = request.destinationName { item["name"] = name }
+                if let sha = request.expectedSHA256 { item["sha256"] = sha }
+                if !request.headers.isEmpty {
+                    item["headers"] = Dictionary(request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+                }
+                return item
+            }
+            let (status, body) = try await client.request("POST", "/api/v1/transfers", json: ["transfers": items])
+            guard status == 201 else { throw CLIError("server answered \(status): \(TransfersTarget.message(body))") }
+            let added = try TransfersTarget.decodeList(body)
+            if !wait || added.count <= 20 {
+                for task in added { print("queued \(task.id) \(task.destinationName)") }
+            }
+            if wait {
+                let finished = try await TransfersTarget.pollUntilFinished(client: client, ids: added.map(\.id))
+                try Self.report(finished)
+            }
+            return
+        }
+
+        var configuration = TransferManager.Configuration(runsStoredTasks: false)
+        if let concurrency {
+            configuration.maximumActive = concurrency
+            configuration.maximumActivePerHost = concurrency
+        }
+        let local = try await target.localManager(configuration: configuration)
+        let added = try await local.manager.add(requests)
+        guard wait else {
+            for task in added { print("queued \(task.id) \(task.destinationName) (it runs when `tuner serve` starts, or use --wait)") }
+            await local.close()
+            return
+        }
+        let display = ProgressDisplay(total: added.count)
+        let events = local.manager.events()
+        let watcher = Task {
+            for await event in events { display.handle(event) }
+        }
+        await local.manager.start()
+        let finished = await local.manager.waitUntilFinished(ids: added.map(\.id))
+        watcher.cancel()
+        display.finish()
+        await local.close()
+        try Self.report(finished)
+    }
+
+    static func report(_ tasks: [TransferTask]) throws {
+        let failed = tasks.filter { $0.state != .complete }
+        let done = tasks.count - failed.count
+        if tasks.count > 1 || !failed.isEmpty { print("\(done) of \(tasks.count) downloads complete") }
+        for task in tasks where task.state == .complete && tasks.count == 1 {
+            print("complete \(task.id) \(task.destinationName) (\(task.committedBytes) bytes)")
+        }
+        for task in failed {
+            print("\(task.state.rawValue) \(task.id) \(task.destinationName): \(task.errorReason ?? "not finished")")
+        }
+        if !failed.isEmpty { throw ExitCode(1) }
+    }
+}
+
+/// Shows progress of in-process downloads: a redrawn bar on a terminal, plain lines otherwise.
+final class ProgressDisplay: @unchecked Sendable {
+    private let lock = NSLock()
+    private let total: Int
+    private let isTerminal = isatty(STDOUT_FILENO) == 1
+    private var finished = 0
+    private var progress: [Int64: TransferProgress] = [:]
+    private var lastDraw = Date.distantPast
+    private var lastPlain = Date()
+
+    init(total: Int) {
+        self.total = total
+    }
+
+    func handle(_ event: TransferEvent) {
+        lock.lock()
+        defer { lock.unlock() }
+        switch event {
+        case .progress(let value):
+            progress[value.id] = value
+        case .changed(let task) where task.state.isFinished:
+            finished += 1
+            progress[task.id] = nil
+            if !isTerminal || total <= 20 {
+                clearLine()
+                print("\(task.state.rawValue) \(task.id) \(task.destinationName)\(task.errorReason.map { ": \($0)" } ?? "")")
+            }
+        case .changed(let task) where task.state == .waiting && task.retryCount > 0:
+            if !isTerminal {
+                print("retrying \(task.id) \(task.destinationName): \(task.errorReason ?? "")")
+            }
+        default:
+            return
+        }
+        draw()
+    }
+
+    private func draw() {
+        let now = Date()
+        let bytes = progress.values.reduce(Int64(0)) { $0 + $1.bytes }
+        let totals = progress.values.compactMap(\.total)
+        let speed = progress.values.reduce(0) { $0 + $1.bytesPerSecond }
+        let speedText = String(format: "%.1f MB/s", speed / 1e6)
+        if isTerminal {
+            guard now.timeIntervalSince(lastDraw) > 0.1 else { return }
+            lastDraw = now
+            var fraction = Double(finished) / Double(max(1, total))
+            if total == 1, let only = progress.values.first, let size = only.total, size > 0 {
+                fraction = Double(only.bytes) / Double(size)
+            }
+            let width = 30
+            let filled = Int(fraction * Double(width))
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            let eta = progress.values.count == 1 ? progress.values.first?.etaSeconds.map { String(format: " ETA %.0fs", $0) } ?? "" : ""
+            FileHandle.standardOutput.write(Data("\r[\(bar)] \(finished)/\(total) \(bytes >> 20) MiB \(speedText)\(eta)   ".utf8))
+        } else if now.timeIntervalSince(lastPlain) >= 2, !progress.isEmpty {
+            lastPlain = now
+            let known = totals.reduce(Int64(0), +)
+            print("progress: \(finished)/\(total) done, \(bytes) bytes\(known > 0 ? " of \(known)" : "") in flight, \(speedText)")
+        }
+    }
+
+    private func clearLine() {
+        if isTerminal { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
+    }
+
+    func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        clearLine()
+    }
+}

@@ -1,0 +1,168 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import Logging
+import Transfers
+import TunerApp
+
+/// `tuner transfers [list|pause|resume|cancel|retry|rm|purge] [ID]`: the queue, on the running
+/// server or in the data folder.
+struct TransfersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "transfers",
+        abstract: "List and manage downloads: list, pause, resume, cancel, retry, rm, purge.",
+        discussion: "pause and resume without an ID act on every transfer. rm deletes a transfer and its file.")
+
+    @Argument(help: "list (default), pause, resume, cancel, retry, rm or purge.") var action: String = "list"
+    @Argument(help: "The transfer's id.") var id: Int64?
+    @Flag(help: "Print JSON (list).") var json = false
+    @OptionGroup var target: TransfersTarget
+
+    func run() async throws {
+        let actions = ["list", "pause", "resume", "cancel", "retry", "rm", "purge"]
+        guard actions.contains(action) else { throw ValidationError("unknown action '\(action)'; use one of \(actions.joined(separator: ", "))") }
+        if ["cancel", "retry", "rm"].contains(action), id == nil { throw ValidationError("\(action) needs a transfer id") }
+
+        if let client = try await target.client() {
+            let (method, path, json): (String, String, [String: Any]?) = switch (action, id) {
+            case ("list", _): ("GET", "/api/v1/transfers", nil)
+            case ("pause", nil): ("POST", "/api/v1/transfers/pause-all", nil)
+            case ("resume", nil): ("POST", "/api/v1/transfers/resume-all", nil)
+            case ("purge", _): ("POST", "/api/v1/transfers/purge", nil)
+            case ("rm", let id?): ("DELETE", "/api/v1/transfers/\(id)", nil)
+            case (let action, let id?): ("PATCH", "/api/v1/transfers/\(id)", ["action": action])
+            default: ("GET", "/api/v1/transfers", nil)
+            }
+            let (status, body) = try await client.request(method, path, json: json)
+            guard (200..<300).contains(status) else { throw CLIError("server answered \(status): \(TransfersTarget.message(body))") }
+            if action == "list" {
+                try show(TransfersTarget.decodeList(body), raw: body)
+            } else if let task = try? TransfersTarget.decoder().decode(TransferTask.self, from: body) {
+                print("transfer \(task.id) is \(task.state.rawValue)")
+            } else {
+                print(TransfersTarget.message(body))
+            }
+            return
+        }
+
+        let local = try await target.localManager(configuration: TransferManager.Configuration(runsStoredTasks: false))
+        do {
+            let manager = local.manager
+            switch (action, id) {
+            case ("list", _):
+                try show(await manager.list(), raw: nil)
+            case ("pause", nil): await manager.pauseAll(); print("all transfers paused")
+            case ("resume", nil): await manager.resumeAll(); print("all transfers resumed")
+            case ("purge", _): print("\(try await manager.purgeFinished()) finished transfers purged")
+            case ("pause", let id?): try await manager.pause(id: id); print("transfer \(id) paused")
+            case ("resume", let id?): try await manager.resume(id: id); print("transfer \(id) resumed")
+            case ("cancel", let id?): try await manager.cancel(id: id); print("transfer \(id) cancelled")
+            case ("retry", let id?): try await manager.retry(id: id); print("transfer \(id) queued again")
+            case ("rm", let id?): try await manager.delete(id: id); print("transfer \(id) deleted")
+            default: break
+            }
+            await local.close()
+        } catch let error as TransferManagerError {
+            await local.close()
+            throw CLIError(error.description)
+        }
+    }
+
+    private func show(_ tasks: [TransferTask], raw: Data?) throws {
+        if json {
+            if let raw { print(String(decoding: raw, as: UTF8.self)); return }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.dateEncodingStrategy = .iso8601
+            print(String(decoding: try encoder.encode(["transfers": tasks]), as: UTF8.self))
+            return
+        }
+        if tasks.isEmpty { print("no transfers"); return }
+        for task in tasks {
+            let size = task.totalBytes.map { "\(task.committedBytes)/\($0)" } ?? "\(task.committedBytes)"
+            let error = task.errorReason.map { "  (\($0))" } ?? ""
+            print("\(task.id)\t\(task.state.rawValue)\t\(size)\t\(task.destinationName)\t\(task.sourceURL)\(error)")
+        }
+    }
+}
+
+/// Where transfer commands act: the running server, or the data folder directly.
+struct TransfersTarget: ParsableArguments {
+    @OptionGroup var dataOptions: DataOptions
+    @Option(help: "URL of a running server (env TUNER_SERVER; default: the one the data folder names).")
+    var server: String?
+
+    func client() async throws -> ServerClient? {
+        let client = await ServerClient.find(server: server, dataDirectory: dataOptions.resolvedDataDirectory())
+        if client == nil, let server { throw ValidationError("no Tuner server answers at \(server)") }
+        return client
+    }
+
+    /// A manager on the data folder's store, with the file executor registered, not started.
+    func localManager(configuration: TransferManager.Configuration) async throws -> LocalTransfers {
+        let folder = try DataFolder(path: dataOptions.resolvedDataDirectory())
+        var logger = Logger(label: "tuner")
+        logger.logLevel = .warning
+        let environment = try TunerConfiguration.fromEnvironment()
+        var configuration = configuration
+        configuration.stallTimeout = environment.transfersStallTimeoutSeconds
+        configuration.tuning.syncInterval = Double(environment.transfersSyncIntervalMilliseconds) / 1000
+        let store = try SQLiteTransferStore(path: folder.path + "/tuner.sqlite")
+        let manager = try await TransferManager(store: store, dataDirectory: folder.path, configuration: configuration, logger: logger)
+        let client = FileDownloadExecutor.makeHTTPClient()
+        await manager.register(FileDownloadExecutor(httpClient: client))
+        return LocalTransfers(manager: manager, httpClient: client)
+    }
+
+    static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+
+    static func decodeList(_ body: Data) throws -> [TransferTask] {
+        struct List: Decodable { var transfers: [TransferTask] }
+        return try decoder().decode(List.self, from: body).transfers
+    }
+
+    /// The `message` (or Hummingbird's `error.message`) of a JSON answer, else its text.
+    static func message(_ body: Data) -> String {
+        if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
+            if let message = object["message"] as? String { return message }
+            if let error = object["error"] as? [String: Any], let message = error["message"] as? String { return message }
+        }
+        return String(decoding: body, as: UTF8.self)
+    }
+
+    /// Polls the server until every task is finished, printing plain progress lines.
+    static func pollUntilFinished(client: ServerClient, ids: [Int64]) async throws -> [TransferTask] {
+        var lastPrint = Date.distantPast
+        while true {
+            let (status, body) = try await client.request("GET", "/api/v1/transfers")
+            guard status == 200 else { throw CLIError("server answered \(status): \(message(body))") }
+            let wanted = Set(ids)
+            let tasks = try decodeList(body).filter { wanted.contains($0.id) }
+            let missing = wanted.subtracting(tasks.map(\.id))
+            if !missing.isEmpty { throw CLIError("transfers \(missing.sorted()) were deleted while waiting") }
+            if tasks.allSatisfy({ $0.state.isFinished }) { return ids.compactMap { id in tasks.first { $0.id == id } } }
+            if Date().timeIntervalSince(lastPrint) >= 2 {
+                lastPrint = Date()
+                let done = tasks.filter { $0.state.isFinished }.count
+                let bytes = tasks.reduce(Int64(0)) { $0 + $1.committedBytes }
+                print("progress: \(done)/\(tasks.count) done, \(bytes) bytes committed")
+            }
+            try await Task.sleep(nanoseconds: 300_000_000)
+        }
+    }
+}
+
+/// A manager opened by the CLI on the data folder, and the client it must shut down.
+struct LocalTransfers: Sendable {
+    let manager: TransferManager
+    let httpClient: HTTPClient
+
+    func close() async {
+        await manager.shutdown()
+        try? await httpClient.shutdown()
+    }
+}

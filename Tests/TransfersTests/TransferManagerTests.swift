@@ -1,0 +1,205 @@
+import Catalog
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import Testing
+import TunerTesting
+@testable import Transfers
+
+/// The scheduler's limits and order, the operations, events and restore after a restart.
+@Suite struct TransferManagerTests {
+    /// Records which tasks are active at once, from the manager's events.
+    final class ActiveWatcher: Sendable {
+        struct State { var active: [Int64: String] = [:]; var maxTotal = 0; var maxPerHost: [String: Int] = [:]; var started: [Int64] = [] }
+        let state = NIOLockedValueBox(State())
+        let task: Task<Void, Never>
+
+        init(_ events: AsyncStream<TransferEvent>) {
+            let state = self.state
+            task = Task {
+                for await event in events {
+                    guard case .changed(let task) = event else { continue }
+                    state.withLockedValue { state in
+                        if task.state == .active {
+                            if state.active[task.id] == nil { state.started.append(task.id) }
+                            state.active[task.id] = task.host
+                        } else {
+                            state.active[task.id] = nil
+                        }
+                        state.maxTotal = max(state.maxTotal, state.active.count)
+                        for host in Set(state.active.values) {
+                            state.maxPerHost[host] = max(state.maxPerHost[host] ?? 0, state.active.values.filter { $0 == host }.count)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func theGlobalAndPerHostLimitsHold() async throws {
+        let harness = try await TransfersHarness()
+        let watcher = ActiveWatcher(harness.manager.events())
+        var ids: [Int64] = []
+        for index in 0..<6 {
+            // Two host names for the same origin: 127.0.0.1 and localhost.
+            let host = index % 2 == 0 ? "127.0.0.1" : "localhost"
+            let url = "http://\(host):\(harness.origin.port)/files/limit\(index).bin?size=400000&drip=65536,30"
+            ids.append(try await harness.manager.add(TransferRequest(sourceURL: url)).id)
+        }
+        await harness.manager.start()
+        for id in ids {
+            let done = try await harness.waitFinished(id)
+            #expect(done.state == .complete)
+        }
+        let state = watcher.state.withLockedValue { $0 }
+        #expect(state.maxTotal == 3)
+        #expect(state.maxPerHost.values.allSatisfy { $0 <= 2 })
+        #expect(state.maxPerHost.values.contains(2))
+        watcher.task.cancel()
+        await harness.close()
+    }
+
+    @Test func priorityThenPositionDecidesTheOrder() async throws {
+        var configuration = TransfersHarness.fastConfiguration
+        configuration.maximumActive = 1
+        let harness = try await TransfersHarness(configuration: configuration)
+        let watcher = ActiveWatcher(harness.manager.events())
+        let a = try await harness.manager.add(TransferRequest(sourceURL: harness.url("a.bin", size: 1000), paused: true))
+        let b = try await harness.manager.add(TransferRequest(sourceURL: harness.url("b.bin", size: 1000), paused: true))
+        let c = try await harness.manager.add(TransferRequest(sourceURL: harness.url("c.bin", size: 1000), priority: 5, paused: true))
+        let d = try await harness.manager.add(TransferRequest(sourceURL: harness.url("d.bin", size: 1000), position: 0, paused: true))
+        try await harness.manager.move(id: b.id, to: 0)
+        let order = await harness.manager.list().map(\.id)
+        #expect(order == [c.id, b.id, d.id, a.id])
+        await harness.manager.resumeAll()
+        await harness.manager.start()
+        for id in [a.id, b.id, c.id, d.id] { _ = try await harness.waitFinished(id) }
+        #expect(watcher.state.withLockedValue { $0.started } == [c.id, b.id, d.id, a.id])
+        watcher.task.cancel()
+        await harness.close()
+    }
+
+    @Test func pauseResumeCancelAndPurge() async throws {
+        let harness = try await TransfersHarness()
+        await harness.manager.start()
+        let slow = try await harness.manager.add(TransferRequest(sourceURL: harness.url("slow.bin", size: 2 << 20, "drip=65536,20")))
+        try await harness.waitForCommitted(slow.id, atLeast: 300_000)
+        try await harness.manager.pause(id: slow.id)
+        let paused = try #require(await harness.manager.task(id: slow.id))
+        #expect(paused.state == .paused)
+        #expect(harness.partialSize(paused) == paused.committedBytes)
+        await #expect(throws: TransferManagerError.self) { try await harness.manager.resume(id: 999) }
+        await #expect(throws: TransferManagerError.self) { try await harness.manager.retry(id: 999) }
+
+        try await harness.manager.cancel(id: slow.id)
+        let removed = try #require(await harness.manager.task(id: slow.id))
+        #expect(removed.state == .removed)
+        #expect(harness.partialSize(removed) == nil)
+        await #expect(throws: TransferManagerError.self) { try await harness.manager.resume(id: slow.id) }
+
+        let quick = try await harness.manager.add(TransferRequest(sourceURL: harness.url("quick.bin", size: 5000)))
+        let done = try await harness.waitFinished(quick.id)
+        #expect(done.state == .complete)
+        await #expect(throws: TransferManagerError.self) { try await harness.manager.cancel(id: quick.id) }
+        let purged = try await harness.manager.purgeFinished()
+        #expect(purged == 2)
+        #expect(await harness.manager.list().isEmpty)
+        #expect(try await harness.store.loadAll().isEmpty)
+        // Purging keeps finished files; delete removes them.
+        #expect(FileManager.default.fileExists(atPath: harness.directory + "/downloads/quick.bin"))
+        let again = try await harness.manager.add(TransferRequest(sourceURL: harness.url("quick.bin", size: 5000)))
+        let second = try await harness.waitFinished(again.id)
+        try await harness.manager.delete(id: again.id)
+        #expect(!FileManager.default.fileExists(atPath: harness.directory + "/downloads/" + second.destinationName))
+        #expect(await harness.manager.task(id: again.id) == nil)
+        await harness.close()
+    }
+
+    @Test func eventsReachEverySubscriberWithProgress() async throws {
+        let harness = try await TransfersHarness()
+        let first = harness.manager.events()
+        let second = harness.manager.events()
+        await harness.manager.start()
+        let task = try await harness.manager.add(TransferRequest(sourceURL: harness.url("events.bin", size: 1 << 20, "drip=65536,20")))
+        func collect(_ stream: AsyncStream<TransferEvent>) async -> (progress: Int, complete: Bool) {
+            var progress = 0
+            for await event in stream {
+                switch event {
+                case .progress(let value) where value.id == task.id:
+                    progress += 1
+                    #expect(value.total == 1 << 20)
+                case .changed(let changed) where changed.id == task.id && changed.state == .complete:
+                    return (progress, true)
+                default: break
+                }
+            }
+            return (progress, false)
+        }
+        async let a = collect(first)
+        async let b = collect(second)
+        let (resultA, resultB) = await (a, b)
+        #expect(resultA.complete && resultB.complete)
+        #expect(resultA.progress > 0 && resultB.progress > 0)
+        await harness.close()
+    }
+
+    @Test func activeTasksResumeAfterReopeningTheStoreFromTheirCheckedOffset() async throws {
+        let size = 3 << 20
+        let first = try await TransfersHarness()
+        await first.manager.start()
+        let sha = TransfersHarness.sha256(name: "restore.bin", size: size)
+        let other = TransfersHarness.sha256(name: "shrunk.bin", size: size)
+        let longer = try await first.manager.add(TransferRequest(sourceURL: first.url("restore.bin", size: size, "drip=65536,20"), expectedSHA256: sha))
+        let shorter = try await first.manager.add(TransferRequest(sourceURL: first.url("shrunk.bin", size: size, "drip=65536,20"), expectedSHA256: other))
+        try await first.waitForCommitted(longer.id, atLeast: 600_000)
+        try await first.waitForCommitted(shorter.id, atLeast: 600_000)
+        await first.close(keepFiles: true, keepOrigin: true)
+
+        // What a crash leaves: bytes past the committed offset in one file, fewer in the other.
+        let stored = try await first.store.loadAll()
+        let longerState = try #require(stored.first { $0.id == longer.id })
+        let shorterState = try #require(stored.first { $0.id == shorter.id })
+        #expect(longerState.state == .active && shorterState.state == .active)
+        let longerPath = first.directory + "/downloads/restore.bin.partial"
+        let handle = try #require(FileHandle(forWritingAtPath: longerPath))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(repeating: 0xAB, count: 100_000))
+        try handle.close()
+        let shorterPath = first.directory + "/downloads/shrunk.bin.partial"
+        #expect(truncate(shorterPath, off_t(shorterState.committedBytes / 2)) == 0)
+
+        first.origin.resetCounters()
+        let second = try await TransfersHarness(origin: first.origin, directory: first.directory)
+        await second.manager.start()
+        let resumed = try await second.waitFinished(longer.id)
+        let lowered = try await second.waitFinished(shorter.id)
+        #expect(resumed.state == .complete && lowered.state == .complete)
+        #expect(try second.sha256(ofDownload: "restore.bin") == sha)
+        #expect(try second.sha256(ofDownload: "shrunk.bin") == other)
+        #expect(lowered.history.contains { $0.message.contains("the partial file had") })
+        #expect(resumed.history.contains { $0.message.contains("resuming after a restart") })
+        // Only the missing bytes were fetched again.
+        let expected = 2 * size - Int(longerState.committedBytes) - Int(shorterState.committedBytes / 2)
+        #expect(second.origin.bodyBytesSent <= expected + size / 10)
+        await second.close()
+    }
+
+    @Test func theStoreSharesTheCatalogsDatabaseFile() async throws {
+        // Two migrators on one file: each applies only its own identifiers.
+        let directory = NSTemporaryDirectory() + "transfers-shared-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/tuner.sqlite"
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let catalog = try SQLiteCatalogStore(path: path, logger: logger)
+        let store = try SQLiteTransferStore(path: path)
+        _ = try await catalog.addSource(CatalogSourceDraft(kind: .m3u, name: "s", location: "http://h/list.m3u"))
+        let inserted = try await store.insert([TransferTask(kind: .downloadFile, sourceURL: "http://h/x", destinationName: "x")])
+        let reopened = try SQLiteTransferStore(path: path)
+        #expect(try await reopened.loadAll().map(\.id) == inserted.map(\.id))
+        #expect(try await reopened.loadAll().first?.sourceURL == "http://h/x")
+        let catalogAgain = try SQLiteCatalogStore(path: path, logger: logger)
+        #expect(try await catalogAgain.sources().count == 1)
+    }
+}

@@ -1,1 +1,0 @@
-// Tests of the Transfers module: downloads, uploads, the scheduler and durability.
