@@ -9,6 +9,20 @@ enum DestinationName {
         return sanitize(last.removingPercentEncoding ?? last)
     }
 
+    /// A folder name for an HLS stream: the playlist's name without `.m3u8`, or (for the usual
+    /// `…/movie/index.m3u8`, `master.m3u8`, `playlist.m3u8`) the folder it sits in.
+    static func deriveFolder(from url: String) -> String {
+        let path = URLComponents(string: url)?.percentEncodedPath ?? ""
+        var parts = path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        guard var last = parts.popLast() else { return "stream" }
+        if last.lowercased().hasSuffix(".m3u8") { last = String(last.dropLast(5)) }
+        if ["index", "master", "playlist", "prog_index", "main", ""].contains(last.lowercased()), let parent = parts.last {
+            last = parent
+        }
+        let name = sanitize(last)
+        return name == "download" ? "stream" : name
+    }
+
     /// Removes path separators and control characters; never empty, `.` or `..`.
     static func sanitize(_ name: String) -> String {
         var cleaned = String(name.unicodeScalars.filter { $0 != "/" && $0 != "\\" && $0.value >= 0x20 && $0.value != 0x7F }

@@ -207,7 +207,8 @@ public actor TransferManager {
         let now = Date()
         for request in requests {
             try validate(request)
-            let wanted = request.destinationName.map(DestinationName.sanitize) ?? DestinationName.derive(from: request.sourceURL)
+            let wanted = request.destinationName.map(DestinationName.sanitize)
+                ?? (request.kind == .downloadHLS ? DestinationName.deriveFolder(from: request.sourceURL) : DestinationName.derive(from: request.sourceURL))
             let name = DestinationName.unique(wanted) { candidate in
                 taken.contains(candidate)
                     || FileManager.default.fileExists(atPath: downloadsDirectory + "/" + candidate)
@@ -679,6 +680,18 @@ public actor TransferManager {
                   scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
             else {
                 throw TransferManagerError.invalidRequest("'\(request.sourceURL)' is not an http(s) URL; give a full URL such as https://example.com/video.mp4")
+            }
+        }
+        if request.kind == .uploadTus || request.kind == .uploadPlain {
+            let path = URL(string: request.sourceURL).flatMap { $0.isFileURL ? $0.path : nil } ?? request.sourceURL
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                throw TransferManagerError.invalidRequest("'\(request.sourceURL)' is not a file to upload; give the path of an existing file")
+            }
+            guard let target = request.properties["destinationURL"], let components = URLComponents(string: target),
+                  let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https", components.host?.isEmpty == false
+            else {
+                throw TransferManagerError.invalidRequest("an upload needs an http(s) destinationURL, got '\(request.properties["destinationURL"] ?? "")'")
             }
         }
         if let sha = request.expectedSHA256 {

@@ -90,14 +90,14 @@ public final class TunerEngine: Sendable {
     /// Registers the executors and runs the transfer manager until the calling task is
     /// cancelled; then active transfers commit their synced offsets and stop.
     public func runTransfers() async {
-        await transfers.register(FileDownloadExecutor(httpClient: transfersHTTPClient))
+        for executor in TransferExecutors.standard(httpClient: transfersHTTPClient) { await transfers.register(executor) }
         await transfers.run()
     }
 
     /// Registers the executors and starts the transfer manager in the background (embedders
     /// without a service group); ``shutdown()`` stops it.
     public func startTransfers() async {
-        await transfers.register(FileDownloadExecutor(httpClient: transfersHTTPClient))
+        for executor in TransferExecutors.standard(httpClient: transfersHTTPClient) { await transfers.register(executor) }
         await transfers.start()
     }
 

@@ -10,8 +10,11 @@ struct TransfersController {
 
     struct AddRequest: Decodable {
         var url: String
-        /// `download-file` (default); other kinds once their executors exist.
+        /// `download-file` (default), `download-hls`, `upload-tus` or `upload-plain`. For uploads
+        /// `url` is the local file's path and `properties.destinationURL` the target.
         var kind: String?
+        /// `maxBandwidth` (HLS), `destinationURL` and `method` (uploads).
+        var properties: [String: String]?
         var headers: [String: String]?
         var name: String?
         var priority: Int?
@@ -102,7 +105,7 @@ struct TransfersController {
                 kind: TransferKind(rawValue: item.kind ?? TransferKind.downloadFile.rawValue), sourceURL: item.url,
                 headers: (item.headers ?? [:]).sorted { $0.key < $1.key }.map { TransferHeader(name: $0.key, value: $0.value) },
                 destinationName: item.name, priority: item.priority ?? 0, position: item.position,
-                expectedSHA256: item.sha256, paused: item.paused ?? false)
+                expectedSHA256: item.sha256, paused: item.paused ?? false, properties: item.properties ?? [:])
         }
         let added = try await mapped { try await engine.transfers.add(requests) }
         return EditedResponse(status: .created, response: TransferList(transfers: added.map { TransferBody(task: $0, progress: nil) }))

@@ -22,6 +22,10 @@ struct Download: AsyncParsableCommand {
     @Option(help: "File name under <data>/downloads (default: from the URL).") var out: String?
     @Option(name: .customLong("header"), help: "A header sent with every request, \"Name: value\" (repeatable).")
     var headers: [String] = []
+    @Flag(help: "The URL is an HLS playlist (master or media): download one rendition, its keys and init sections into a folder that plays offline.")
+    var hls = false
+    @Option(name: .customLong("max-bandwidth"), help: "With --hls: the highest variant bandwidth wanted (bits per second).")
+    var maxBandwidth: Int?
     @Flag(help: "Wait until the downloads finish, showing progress; exit non-zero if one fails.") var wait = false
     @Option(help: "Downloads at once when they run in this process (--wait without a server); default 3.")
     var concurrency: Int?
@@ -47,13 +51,26 @@ struct Download: AsyncParsableCommand {
             parsedHeaders.append(header)
         }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be 1 or more") }
-        let requests = urls.map { url in
-            TransferRequest(sourceURL: url, headers: parsedHeaders, destinationName: out, priority: priority, expectedSHA256: sha256)
+        var properties: [String: String] = [:]
+        if let maxBandwidth {
+            guard hls, maxBandwidth > 0 else { throw ValidationError("--max-bandwidth is a positive number of bits per second, for --hls") }
+            properties["maxBandwidth"] = String(maxBandwidth)
         }
+        let requests = urls.map { url in
+            TransferRequest(
+                kind: hls ? .downloadHLS : .downloadFile, sourceURL: url, headers: parsedHeaders, destinationName: out,
+                priority: priority, expectedSHA256: sha256, properties: properties)
+        }
+        try await Self.queue(requests, wait: wait, concurrency: concurrency, target: target)
+    }
 
+    /// Queues `requests` on the running server or in the data folder; with `wait`, follows them
+    /// to the end (running them here when no server runs) and fails when one fails.
+    static func queue(_ requests: [TransferRequest], wait: Bool, concurrency: Int?, target: TransfersTarget) async throws {
         if let client = try await target.client() {
             let items: [[String: Any]] = requests.map { request in
-                var item: [String: Any] = ["url": request.sourceURL, "priority": request.priority]
+                var item: [String: Any] = ["url": request.sourceURL, "priority": request.priority, "kind": request.kind.rawValue]
+                if !request.properties.isEmpty { item["properties"] = request.properties }
                 if let name = request.destinationName { item["name"] = name }
                 if let sha = request.expectedSHA256 { item["sha256"] = sha }
                 if !request.headers.isEmpty {
@@ -80,7 +97,13 @@ struct Download: AsyncParsableCommand {
             configuration.maximumActivePerHost = concurrency
         }
         let local = try await target.localManager(configuration: configuration)
-        let added = try await local.manager.add(requests)
+        let added: [TransferTask]
+        do {
+            added = try await local.manager.add(requests)
+        } catch {
+            await local.close()   // the manager's HTTP client must be shut down before it goes
+            throw error
+        }
         guard wait else {
             for task in added { print("queued \(task.id) \(task.destinationName) (it runs when `tuner serve` starts, or use --wait)") }
             await local.close()
@@ -183,5 +206,43 @@ final class ProgressDisplay: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         clearLine()
+    }
+}
+
+/// `tuner upload FILE --to URL [--tus]`: queue an upload (tus, or one plain PUT/POST).
+struct Upload: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Upload a file with tus (resumable) or as a plain HTTP PUT/POST.",
+        discussion: """
+            With --tus, URL is a tus 1.0 creation endpoint (Tuner's own is /api/v1/uploads); the upload
+            resumes from the server's offset after any failure or restart. Without it the file is sent
+            as one PUT (or POST with --post), from the start on every attempt.
+            """)
+
+    @Argument(help: "The file to upload.") var file: String
+    @Option(help: "Where to send it: a tus endpoint (with --tus) or the PUT/POST target.") var to: String
+    @Flag(help: "Use the tus 1.0 resumable upload protocol.") var tus = false
+    @Flag(help: "Send a POST instead of a PUT (plain uploads).") var post = false
+    @Option(name: .customLong("header"), help: "A header sent with every request, \"Name: value\" (repeatable).")
+    var headers: [String] = []
+    @Option(help: "Priority: higher runs first (default 0).") var priority: Int = 0
+    @Flag(help: "Wait until the upload finishes; exit non-zero if it fails.") var wait = false
+    @OptionGroup var target: TransfersTarget
+
+    func run() async throws {
+        let path = (file as NSString).standardizingPath
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var parsedHeaders: [TransferHeader] = []
+        for line in headers {
+            guard let header = TransferHeader(line: line) else { throw ValidationError("--header must look like \"Name: value\", got '\(line)'") }
+            parsedHeaders.append(header)
+        }
+        if tus && post { throw ValidationError("--post is for plain uploads; tus uses its own requests") }
+        var properties = ["destinationURL": to]
+        if post { properties["method"] = "POST" }
+        let request = TransferRequest(
+            kind: tus ? .uploadTus : .uploadPlain, sourceURL: absolute, headers: parsedHeaders,
+            destinationName: (absolute as NSString).lastPathComponent, priority: priority, properties: properties)
+        try await Download.queue([request], wait: wait, concurrency: nil, target: target)
     }
 }

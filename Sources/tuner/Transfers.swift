@@ -110,7 +110,7 @@ struct TransfersTarget: ParsableArguments {
         let store = try SQLiteTransferStore(path: folder.path + "/tuner.sqlite")
         let manager = try await TransferManager(store: store, dataDirectory: folder.path, configuration: configuration, logger: logger)
         let client = FileDownloadExecutor.makeHTTPClient()
-        await manager.register(FileDownloadExecutor(httpClient: client))
+        for executor in TransferExecutors.standard(httpClient: client) { await manager.register(executor) }
         return LocalTransfers(manager: manager, httpClient: client)
     }
 

@@ -6,7 +6,7 @@ struct TunerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tuner",
         abstract: "A caching stream proxy and IPTV gateway.",
-        subcommands: [Serve.self, ProxyURL.self, Cache.self, Playlist.self, Sources.self, Channels.self, Guide.self, M3U.self, XMLTV.self, Download.self, TransfersCommand.self]
+        subcommands: [Serve.self, ProxyURL.self, Cache.self, Playlist.self, Sources.self, Channels.self, Guide.self, M3U.self, XMLTV.self, Download.self, Upload.self, TransfersCommand.self]
     )
 }
 

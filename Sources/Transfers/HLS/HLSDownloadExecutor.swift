@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AsyncHTTPClient
+import Foundation
+import Logging
+
+/// Runs `download-hls` tasks: ``HLSDownloader`` fills `<data>/downloads/<name>.partial/`, and
+/// the folder is renamed to `<data>/downloads/<name>/` only once its `index.m3u8` is written
+/// (every segment, key and init map present, each synced). The downloader's own journal is
+/// what a resume continues from, so a crash or a pause loses no finished segment.
+///
+/// Task properties: `maxBandwidth` (bits per second) picks the highest variant not above it.
+public struct HLSDownloadExecutor: TransferExecutor {
+    public let httpClient: HTTPClient
+    /// Tries per file inside one run; the manager retries the run itself after that.
+    public var retry: HLSDownloadRetrySettings
+
+    public init(httpClient: HTTPClient, retry: HLSDownloadRetrySettings = HLSDownloadRetrySettings(attempts: 3)) {
+        self.httpClient = httpClient
+        self.retry = retry
+    }
+
+    public var kinds: [TransferKind] { [.downloadHLS] }
+
+    public func run(_ task: TransferTask, context: TransferContext) async throws -> TransferOutcome {
+        let partial = context.downloadsDirectory + "/" + task.destinationName + ".partial"
+        let final = context.downloadsDirectory + "/" + task.destinationName
+        let fileManager = FileManager.default
+        // A crash between the rename and the store's update: the folder is done already.
+        if !fileManager.fileExists(atPath: partial), fileManager.fileExists(atPath: final + "/" + HLSDownloader.localPlaylistName) {
+            let bytes = Self.folderBytes(final)
+            try await context.commit(TransferCheckpoint(committedBytes: bytes, totalBytes: bytes, etag: nil, lastModified: nil))
+            return TransferOutcome(resultName: task.destinationName, bytes: bytes)
+        }
+        guard let url = URL(string: task.sourceURL) else {
+            throw TransferError.permanent("'\(task.sourceURL)' is not a URL")
+        }
+        var rendition = HLSDownloadRendition.highestBandwidth
+        if let limit = task.properties["maxBandwidth"].flatMap(Int.init) { rendition = .highestBandwidth(atMost: limit) }
+        let request = HLSDownloadRequest(
+            playlistURL: url, destination: URL(fileURLWithPath: partial),
+            headers: Dictionary(task.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }),
+            rendition: rendition, retry: retry)
+        let downloader = HLSDownloader(client: httpClient, logger: context.logger)
+        let result: HLSDownloadResult
+        do {
+            result = try await downloader.download(request) { progress in
+                // Items are counted only once synced and journalled, so these bytes are safe.
+                context.progress(bytes: progress.completedBytes, total: nil)
+            }
+        } catch let error as HLSDownloadError {
+            throw Self.transferError(error)
+        }
+        try Task.checkCancellation()
+        guard !fileManager.fileExists(atPath: final) else {
+            throw TransferError.permanent("\(final) appeared while the stream downloaded; move it away, then retry")
+        }
+        do {
+            try fileManager.moveItem(atPath: partial, toPath: final)
+        } catch {
+            throw TransferError.classify(error)
+        }
+        syncDirectory(context.downloadsDirectory)
+        try await context.commit(
+            TransferCheckpoint(committedBytes: result.totalBytes, totalBytes: result.totalBytes, etag: nil, lastModified: nil),
+            note: "\(result.segmentCount) segments, \(result.itemCount) files\(result.variantBandwidth.map { ", variant of \($0) bit/s" } ?? "")")
+        return TransferOutcome(resultName: task.destinationName, bytes: result.totalBytes)
+    }
+
+    public func discard(_ task: TransferTask, context: TransferContext) async throws {
+        let partial = context.downloadsDirectory + "/" + task.destinationName + ".partial"
+        if FileManager.default.fileExists(atPath: partial) { try FileManager.default.removeItem(atPath: partial) }
+    }
+
+    public func deleteResult(_ task: TransferTask, context: TransferContext) async throws {
+        let final = context.downloadsDirectory + "/" + (task.destinationName)
+        if FileManager.default.fileExists(atPath: final) { try FileManager.default.removeItem(atPath: final) }
+    }
+
+    /// The downloader's classification, in the manager's terms.
+    static func transferError(_ error: HLSDownloadError) -> TransferError {
+        let retryAfter = error.retryAfter.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        switch error.classification {
+        case .transient: return TransferError(.transient, error.description, retryAfter: retryAfter, status: error.httpStatus)
+        case .needsNewURL: return TransferError(.needsNewURL, error.description + "; give the task a new URL", status: error.httpStatus)
+        case .permanent: return TransferError(.permanent, error.description, status: error.httpStatus)
+        }
+    }
+
+    static func folderBytes(_ path: String) -> Int64 {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        return files.reduce(Int64(0)) { total, name in
+            let size = (try? FileManager.default.attributesOfItem(atPath: path + "/" + name)[.size] as? NSNumber)?.int64Value ?? 0
+            return total + size
+        }
+    }
+}
+
+/// Makes a rename inside `path` durable.
+func syncDirectory(_ path: String) {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else { return }
+    _ = fsync(descriptor)
+    close(descriptor)
+}
