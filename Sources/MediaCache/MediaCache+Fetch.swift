@@ -85,6 +85,10 @@ extension MediaCache {
     ) async throws {
         var offset = start
         var unsyncedFrom = start
+        // One sync at a time runs beside the download: the disk flushes the last 16 MiB while the
+        // next arrive. It claims only bytes written before it started, so the order (write, sync,
+        // then index) holds; the next sync waits for it, so spans reach the index in order.
+        var pendingSync: Task<Void, any Error>?
         do {
             for try await chunk in response.body {
                 guard entry.shouldContinue(fetch: id, at: offset) else { break }
@@ -99,16 +103,44 @@ extension MediaCache {
                 entry.didWrite(fetch: id, range: offset..<(offset + count), generation: generation, buffer: chunk)
                 offset += count
                 if offset - unsyncedFrom >= configuration.syncInterval {
-                    try commit(entry: entry, file: file, range: unsyncedFrom..<offset, generation: generation)
+                    if let previous = pendingSync { try await previous.value }
+                    let range = unsyncedFrom..<offset
+                    pendingSync = Task { try await self.commitOffThread(entry: entry, file: file, range: range, generation: generation) }
                     unsyncedFrom = offset
                 }
             }
         } catch {
             // Keep what arrived intact before the failure.
+            if let previous = pendingSync { _ = try? await previous.value }
             try? commit(entry: entry, file: file, range: unsyncedFrom..<offset, generation: generation)
             throw error
         }
+        if let previous = pendingSync {
+            do {
+                try await previous.value
+            } catch {
+                try? commit(entry: entry, file: file, range: unsyncedFrom..<offset, generation: generation)
+                throw error
+            }
+        }
         try commit(entry: entry, file: file, range: unsyncedFrom..<offset, generation: generation)
+    }
+
+    /// Where blocking syncs run, so they never hold one of Swift's few cooperative threads.
+    private static let syncQueue = DispatchQueue(label: "tuner.cache.sync", attributes: .concurrent)
+
+    /// ``commit(entry:file:range:generation:)`` on a thread of its own.
+    private func commitOffThread(entry: ResourceEntry, file: DataFile, range: Range<Int64>, generation: Int) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Self.syncQueue.async {
+                do {
+                    try self.commit(entry: entry, file: file, range: range, generation: generation)
+                    continuation.resume()
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
     }
 
     /// Syncs the data file, then records the synced range in the index: the order that makes a
