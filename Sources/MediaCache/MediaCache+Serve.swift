@@ -213,6 +213,13 @@ extension MediaCache {
             if attempts > configuration.fetchRetries { return (true, failures.last ?? UpstreamError.badResponse("fetch failed")) }
             return (true, nil)
         }
+        /// Counts bytes handed to the sink (a miss if this reader had to wait for them) and moves on.
+        func delivered(_ count: Int64) {
+            let wasMiss = waited
+            counters.withLockedValue { wasMiss ? ($0.missBytes += count) : ($0.hitBytes += count) }
+            position += count
+            attempts = 0
+        }
         while position < range.upperBound {
             try Task.checkCancellation()
             switch entry.nextStep(at: position, until: range.upperBound, generation: generation, attached: &attached, seekThreshold: configuration.seekThreshold) {
@@ -222,32 +229,22 @@ extension MediaCache {
                 let run = min(count, range.upperBound - position, 16 << 20)
                 if run >= configuration.fileRegionThreshold,
                    try await sink.write(CachedFileRegion(file: file, offset: position, count: run)) {
-                    let wasMiss = waited
-                    counters.withLockedValue { wasMiss ? ($0.missBytes += run) : ($0.hitBytes += run) }
-                    position += run
-                    attempts = 0
+                    delivered(run)
                     continue
                 }
                 let size = Int(min(count, Int64(configuration.readChunkSize), range.upperBound - position))
                 try file.read(at: position, count: size, into: &chunk)
-                let wasMiss = waited
-                counters.withLockedValue { wasMiss ? ($0.missBytes += Int64(size)) : ($0.hitBytes += Int64(size)) }
                 try await sink.write(chunk)
                 // A write that did not suspend says nothing about the socket yet: without this a
                 // reader of cached bytes can queue megabytes before its connection reports it is
                 // not writable (500 slow players would hold gigabytes).
                 await sink.waitUntilHandedOver()
-                position += Int64(size)
-                attempts = 0
+                delivered(Int64(size))
             case .memory(let buffer):
                 // A reader right behind a fetch: the bytes it just wrote, without reading them back.
-                let size = buffer.readableBytes
-                let wasMiss = waited
-                counters.withLockedValue { wasMiss ? ($0.missBytes += Int64(size)) : ($0.hitBytes += Int64(size)) }
                 try await sink.write(buffer)
                 await sink.waitUntilHandedOver()
-                position += Int64(size)
-                attempts = 0
+                delivered(Int64(buffer.readableBytes))
             case .wait(let changes):
                 if case (_, let giveUp?) = noteFailures() { throw giveUp }
                 waited = true

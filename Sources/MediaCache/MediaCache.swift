@@ -191,6 +191,29 @@ public final class MediaCache: Sendable {
         evict(downTo: configuration.maxBytes)
     }
 
+    /// What ``trim(downTo:)`` did.
+    public struct TrimReport: Sendable, Codable {
+        public var evicted: Int
+        public var bytesFreed: Int64
+        /// What the cache holds afterwards.
+        public var entries: Int
+        public var bytes: Int64
+        /// How long the eviction took.
+        public var milliseconds: Double
+    }
+
+    /// ``evict(downTo:)``, timed and reported (for `tuner cache trim` and its API route).
+    public func trim(downTo budget: Int64) -> TrimReport {
+        let before = statistics().bytes
+        let started = ContinuousClock.now
+        let evicted = evict(downTo: budget)
+        let (seconds, attoseconds) = (ContinuousClock.now - started).components
+        let after = statistics()
+        return TrimReport(
+            evicted: evicted, bytesFreed: before - after.bytes, entries: after.entries, bytes: after.bytes,
+            milliseconds: Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+    }
+
     /// Evicts least recently used resources until the cache holds at most `budget` bytes (and
     /// the disk keeps its free reserve). Resources in use or pinned are never evicted. Returns
     /// how many resources went.

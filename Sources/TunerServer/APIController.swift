@@ -60,12 +60,10 @@ struct APIController {
     }
 
     /// What a trim did, and how long the eviction took.
-    struct TrimResponse: ResponseEncodable, Decodable {
-        var evicted: Int
-        var bytesFreed: Int64
-        var entries: Int
-        var bytes: Int64
-        var milliseconds: Double
+    struct TrimResponse: ResponseEncodable {
+        var report: MediaCache.TrimReport
+
+        func encode(to encoder: any Encoder) throws { try report.encode(to: encoder) }
     }
 
     struct PreloadList: ResponseEncodable {
@@ -98,14 +96,7 @@ struct APIController {
                 : try await decode(TrimRequest.self, request: request, context: context)
             let budget = body.bytes ?? engine.cache.configuration.maxBytes
             guard budget >= 0 else { throw HTTPError(.badRequest, message: "bytes must not be negative") }
-            let before = engine.cache.statistics()
-            let started = ContinuousClock.now
-            let evicted = engine.cache.evict(downTo: budget)
-            let elapsed = ContinuousClock.now - started
-            let after = engine.cache.statistics()
-            return TrimResponse(
-                evicted: evicted, bytesFreed: before.bytes - after.bytes, entries: after.entries, bytes: after.bytes,
-                milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+            return TrimResponse(report: engine.cache.trim(downTo: budget))
         }
         api.post("cache/preload", use: startPreload)
         api.get("cache/preloads") { _, _ in PreloadList(preloads: engine.preloads.all) }

@@ -187,36 +187,21 @@ struct Cache: AsyncParsableCommand {
         @Option(help: "The size to trim to, e.g. 500MiB or 0 (pinned and playing resources stay).") var to: String?
         @OptionGroup var target: Target
 
-        struct Result: Decodable {
-            var evicted: Int
-            var bytesFreed: Int64
-            var entries: Int
-            var bytes: Int64
-            var milliseconds: Double
-        }
-
         func run() async throws {
             var budget: Int64?
             if let to {
                 guard let value = ByteCount.parse(to), value >= 0 else { throw ValidationError("--to must be a size like 500MiB, got '\(to)'") }
                 budget = value
             }
-            let result: Result
+            let result: MediaCache.TrimReport
             if let client = try await target.client() {
                 let (status, data) = try await client.request("POST", "/api/v1/cache/trim", json: budget.map { ["bytes": $0] } ?? [:])
                 guard status == 200 else { throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))") }
-                result = try JSONDecoder().decode(Result.self, from: data)
+                result = try JSONDecoder().decode(MediaCache.TrimReport.self, from: data)
             } else {
                 let engine = try target.localEngine()
-                let before = engine.cache.statistics()
-                let started = ContinuousClock.now
-                let evicted = engine.cache.evict(downTo: budget ?? engine.cache.configuration.maxBytes)
-                let elapsed = ContinuousClock.now - started
-                let after = engine.cache.statistics()
+                result = engine.cache.trim(downTo: budget ?? engine.cache.configuration.maxBytes)
                 try await engine.shutdown()
-                result = Result(
-                    evicted: evicted, bytesFreed: before.bytes - after.bytes, entries: after.entries, bytes: after.bytes,
-                    milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
             }
             print("evicted \(result.evicted) resources (\(result.bytesFreed) bytes) in \(String(format: "%.1f", result.milliseconds)) ms; \(result.entries) resources (\(result.bytes) bytes) remain")
         }

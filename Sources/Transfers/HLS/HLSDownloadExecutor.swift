@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AsyncHTTPClient
 import Foundation
 import Logging
@@ -65,7 +58,7 @@ public struct HLSDownloadExecutor: TransferExecutor {
         } catch {
             throw TransferError.classify(error)
         }
-        syncDirectory(context.downloadsDirectory)
+        PartialFile.syncDirectory(context.downloadsDirectory)
         try await context.commit(
             TransferCheckpoint(committedBytes: result.totalBytes, totalBytes: result.totalBytes, etag: nil, lastModified: nil),
             note: "\(result.segmentCount) segments, \(result.itemCount) files\(result.variantBandwidth.map { ", variant of \($0) bit/s" } ?? "")")
@@ -94,17 +87,6 @@ public struct HLSDownloadExecutor: TransferExecutor {
 
     static func folderBytes(_ path: String) -> Int64 {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-        return files.reduce(Int64(0)) { total, name in
-            let size = (try? FileManager.default.attributesOfItem(atPath: path + "/" + name)[.size] as? NSNumber)?.int64Value ?? 0
-            return total + size
-        }
+        return files.reduce(Int64(0)) { $0 + (HLSDownloadFiles.size(of: path + "/" + $1) ?? 0) }
     }
-}
-
-/// Makes a rename inside `path` durable.
-func syncDirectory(_ path: String) {
-    let descriptor = open(path, O_RDONLY)
-    guard descriptor >= 0 else { return }
-    _ = fsync(descriptor)
-    close(descriptor)
 }
