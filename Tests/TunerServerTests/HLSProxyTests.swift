@@ -207,6 +207,11 @@ import TunerTesting
             origin.serveDirectory(fixtures.directory)
             let playlist = try await HTTP.fetch(try harness.proxyURL(fixtures.encrypted.staticPath))
             #expect(playlist.status == 200)
+            // Pre-fetches start just after the playlist is answered: on a loaded machine the cache
+            // can look idle before the last one has begun, so wait (at most 10 s) for them to begin.
+            for _ in 0..<400 where origin.bodyBytesSentByPath.filter({ $0.key.hasSuffix(".ts") && $0.value > 0 }).count < 3 {
+                try await Task.sleep(for: .milliseconds(25))
+            }
             try await waitForIdleCache(harness)
             let prefetched = origin.bodyBytesSentByPath.filter { $0.key.hasSuffix(".ts") && $0.value > 0 }
             #expect(prefetched.count == 3, "the first 3 segments are fetched before the player asks: \(prefetched)")
