@@ -42,8 +42,8 @@ public enum ExternalCommand {
     }
 
     /// Runs `executable` (a path, or a name looked up on PATH) with `arguments` and waits for it
-    /// without blocking a thread. Output goes to temporary files rather than pipes, so a chatty
-    /// child never stalls on a full pipe. After `timeout` the child is killed (SIGKILL) and the
+    /// without blocking a thread (see `ChildProcess`). Output goes to temporary files rather than
+    /// pipes, so a chatty child never stalls on a full pipe. After `timeout` the child is killed (SIGKILL) and the
     /// result says `timedOut`.
     public static func run(
         _ executable: String,
@@ -60,43 +60,21 @@ public enum ExternalCommand {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outPath = scratch.appendingPathComponent("stdout").path
         let errPath = scratch.appendingPathComponent("stderr").path
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let errHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: resolved)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        let exited = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in exited.continuation.finish() }
-        do {
-            try process.run()
-        } catch {
-            try? outHandle.close()
-            try? errHandle.close()
-            throw error
-        }
-        try? outHandle.close()
-        try? errHandle.close()
-
-        let pid = process.processIdentifier
+        let child = try ChildProcess(
+            resolved, arguments, environment: environment, currentDirectory: currentDirectory,
+            standardOutput: .file(outPath), standardError: .file(errPath))
         let watchdog = Task {
             try await Task.sleep(for: timeout)
-            kill(pid, SIGKILL)
+            child.send(SIGKILL)
             return true
         }
-        for await _ in exited.stream {}
+        let termination = await child.wait()
         watchdog.cancel()
         let timedOut = (try? await watchdog.value) ?? false
         return CommandResult(
-            status: process.terminationStatus,
-            signaled: process.terminationReason == .uncaughtSignal,
+            status: termination.status,
+            signaled: termination.signaled,
             timedOut: timedOut,
             stdout: FileManager.default.contents(atPath: outPath) ?? Data(),
             stderr: FileManager.default.contents(atPath: errPath) ?? Data()

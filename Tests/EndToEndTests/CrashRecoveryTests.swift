@@ -7,8 +7,8 @@ import TunerTesting
 @Suite struct CrashRecoveryTests {
     static let files = 3
     static let size = 64 << 20
-    /// 256 KiB every 10 ms: at most 25 MB/s per download, so a kill after 1.5 s lands mid-transfer
-    /// with one or two of the cache's 16 MiB sync points behind each file.
+    /// 256 KiB every 10 ms: at most 25 MB/s per download, so a file takes at least 2.6 s and a
+    /// kill once the furthest is 20 MiB in lands mid-transfer with a sync point behind it.
     static let drip = "262144,10"
 
     @Test func killDashNineDuringColdReadsNeverCorruptsTheCache() async throws {
@@ -41,7 +41,17 @@ import TunerTesting
                 let url = victim.baseURL + paths[index]
                 return (output, Task { try await Curl.fetch(tools[.curl], url, bodyPath: output) })
             }
-            try await Task.sleep(for: .milliseconds(1500))
+            // Kill once every curl has bytes and the furthest is past the first 16 MiB sync point.
+            // Polling, not a fixed sleep: on a loaded machine a curl may start seconds late.
+            let outputs = downloads.map(\.0)
+            var polls = 0
+            while true {
+                let counts = outputs.map { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0 }
+                if counts.allSatisfy({ $0 > 0 }) && counts.max()! >= 20 << 20 { break }
+                polls += 1
+                if polls > 3000 { Issue.record("cycle \(cycle): the downloads never got going: \(counts)"); break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
             await victim.kill9()
             var received: [Int] = []
             for (output, download) in downloads {

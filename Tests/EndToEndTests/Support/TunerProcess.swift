@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TunerTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -18,14 +19,10 @@ final class TunerProcess: Sendable {
     /// Where the server's stderr (its log) goes, for failure messages.
     let logPath: String
 
-    private let process: Process
-    private let exited: LockedBox<Bool>
-    private let exitStream: AsyncStream<Void>
+    private let process: ChildProcess
 
-    private init(process: Process, exited: LockedBox<Bool>, exitStream: AsyncStream<Void>, dataDirectory: String, baseURL: String, port: Int, logPath: String) {
+    private init(process: ChildProcess, dataDirectory: String, baseURL: String, port: Int, logPath: String) {
         self.process = process
-        self.exited = exited
-        self.exitStream = exitStream
         self.dataDirectory = dataDirectory
         self.baseURL = baseURL
         self.port = port
@@ -34,7 +31,7 @@ final class TunerProcess: Sendable {
 
     /// A test that fails before stopping its server must not leave it running.
     deinit {
-        if isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.send(SIGKILL)
     }
 
     // MARK: The binary
@@ -84,58 +81,32 @@ final class TunerProcess: Sendable {
             throw EndToEndError("no tuner binary at \(binary)")
         }
         let logPath = logPath ?? (dataDirectory as NSString).deletingLastPathComponent + "/serve-\(UUID().uuidString.prefix(8)).log"
-        FileManager.default.createFile(atPath: logPath, contents: nil)
-        let logHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", "--port", "0", "--data", dataDirectory] + extra
-        process.environment = Subprocess.childEnvironment().merging(environment) { $1 }
-        process.standardInput = FileHandle.nullDevice
-        process.standardError = logHandle
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        let printed = LockedBox(Data())
-        // Keep draining stdout for the life of the server, so it never blocks on a full pipe.
-        stdout.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-            } else {
-                printed.withLockedValue { $0.append(chunk) }
-            }
-        }
-        let exited = LockedBox(false)
-        let exit = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in
-            exited.withLockedValue { $0 = true }
-            exit.continuation.finish()
-        }
-        try process.run()
-        try? logHandle.close()
-        try? stdout.fileHandleForWriting.close()
+        let stdoutPath = logPath + ".stdout"
+        let process = try ChildProcess(
+            binary, ["serve", "--port", "0", "--data", dataDirectory] + extra,
+            environment: Subprocess.childEnvironment().merging(environment) { $1 },
+            standardOutput: .file(stdoutPath), standardError: .file(logPath))
 
         let deadline = ContinuousClock.now + .seconds(30)
+        var printed = ""
         while ContinuousClock.now < deadline {
-            let text = String(decoding: printed.withLockedValue { $0 }, as: UTF8.self)
-            for line in text.split(separator: "\n") where line.hasPrefix("Tuner listening on http://127.0.0.1:") {
+            printed = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
+            for line in printed.split(separator: "\n") where line.hasPrefix("Tuner listening on http://127.0.0.1:") {
                 let address = String(line.dropFirst("Tuner listening on ".count)).trimmingCharacters(in: .whitespaces)
                 if let port = Int(address.split(separator: ":").last ?? "") {
-                    return TunerProcess(
-                        process: process, exited: exited, exitStream: exit.stream, dataDirectory: dataDirectory,
-                        baseURL: address, port: port, logPath: logPath)
+                    return TunerProcess(process: process, dataDirectory: dataDirectory, baseURL: address, port: port, logPath: logPath)
                 }
             }
-            if exited.withLockedValue({ $0 }) { break }
+            if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(20))
         }
-        if !exited.withLockedValue({ $0 }) { kill(process.processIdentifier, SIGKILL) }
+        process.send(SIGKILL)
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        throw EndToEndError("tuner serve did not print its address within 30 s\nstdout:\n\(String(decoding: printed.withLockedValue { $0 }, as: UTF8.self))\nlog:\n\(log)")
+        throw EndToEndError("tuner serve did not print its address within 30 s\nstdout:\n\(printed)\nlog:\n\(log)")
     }
 
     var pid: Int32 { process.processIdentifier }
-    var isRunning: Bool { !exited.withLockedValue { $0 } }
+    var isRunning: Bool { process.isRunning }
 
     /// The server's log so far.
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
@@ -144,17 +115,17 @@ final class TunerProcess: Sendable {
     /// A server that outlives the timeout is killed, and the result says `timedOut`.
     @discardableResult
     func stop(signal: Int32 = SIGTERM, timeout: Duration = .seconds(20)) async -> (status: Int32, signaled: Bool, timedOut: Bool) {
-        if isRunning { kill(pid, signal) }
-        let pid = self.pid
+        process.send(signal)
+        let process = self.process
         let watchdog = Task {
             try await Task.sleep(for: timeout)
-            kill(pid, SIGKILL)
+            process.send(SIGKILL)
             return true
         }
-        for await _ in exitStream {}
+        let termination = await process.wait()
         watchdog.cancel()
         let timedOut = (try? await watchdog.value) ?? false
-        return (process.terminationStatus, process.terminationReason == .uncaughtSignal, timedOut)
+        return (termination.status, termination.signaled, timedOut)
     }
 
     /// `kill -9`: the server gets no chance to save anything.
