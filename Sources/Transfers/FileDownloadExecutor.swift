@@ -13,7 +13,8 @@ import Darwin
 
 /// Downloads one file over HTTP(S) into `<data>/downloads/`, resumable and verified.
 ///
-/// Bytes go to `<name>.partial` through a 1 MiB write buffer. Every `tuning.syncBytes` or
+/// Bytes go to `<name>.partial` through a `DownloadWriter` (written and hashed beside the
+/// receiving task, in batches of `tuning.writeBufferBytes`). Every `tuning.syncBytes` or
 /// `tuning.syncInterval` the file is synced (off the cooperative pool, overlapping the next
 /// writes) and only then is the offset committed. A resume sends `Range` with `If-Range` (the
 /// strong ETag, else Last-Modified); a 200 to it (Range ignored or resource changed), or a 206
@@ -269,71 +270,68 @@ private struct Download {
         return try await complete()
     }
 
-    /// Streams the body into the file, committing synced offsets on the way. On any failure it
-    /// commits what is synced, then rethrows.
+    /// Streams the body into the file (through a `DownloadWriter`, which writes and hashes beside
+    /// this task), committing synced offsets on the way. On any failure it commits what is
+    /// written and synced, then rethrows.
     private mutating func receive(_ body: HTTPClientResponse.Body) async throws {
         let tuning = context.tuning
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(tuning.writeBufferBytes)
-        var written = committed // bytes in the file (buffer not included)
+        if task.expectedSHA256 != nil && hasher == nil { try hashPrefix() }
+        let writer = DownloadWriter(
+            file: file, offset: committed, hasher: hasher,
+            batchBytes: tuning.writeBufferBytes, maximumBytesInFlight: 8 * tuning.writeBufferBytes)
         var pendingSync: (task: Task<Void, any Error>, offset: Int64)?
         var lastSyncStart = Date()
         var lastSyncOffset = committed
         let declaredTotal = total
 
-        func flushBuffer() throws {
-            guard !buffer.isEmpty else { return }
-            try buffer.withUnsafeBytes { try file.write($0, at: written) }
-            written += Int64(buffer.count)
-            buffer.removeAll(keepingCapacity: true)
-        }
-
         do {
             for try await chunk in body {
-                let count = chunk.readableBytes
-                if let declaredTotal, written + Int64(buffer.count) + Int64(count) > declaredTotal {
+                if let declaredTotal, writer.receivedEnd + Int64(chunk.readableBytes) > declaredTotal {
                     throw TransferError.transient("the server sent more bytes than the \(declaredTotal) it declared")
                 }
-                chunk.withUnsafeReadableBytes { bytes in
-                    buffer.append(contentsOf: bytes)
-                    hasher?.update(bufferPointer: bytes)
-                }
-                if buffer.count >= tuning.writeBufferBytes { try flushBuffer() }
-                context.progress(bytes: written + Int64(buffer.count), total: total)
-                let unsynced = written + Int64(buffer.count) - lastSyncOffset
+                try await writer.append(chunk)
+                let received = writer.receivedEnd
+                context.progress(bytes: received, total: total)
+                let unsynced = received - lastSyncOffset
                 if unsynced >= tuning.syncBytes || (unsynced > 0 && Date().timeIntervalSince(lastSyncStart) >= tuning.syncInterval) {
-                    try flushBuffer()
+                    let offset = try await writer.drain()
                     // The previous sync ran while these bytes arrived; commit it, start the next.
                     if let pending = pendingSync {
                         try await pending.task.value
                         committed = pending.offset
                         try await context.commit(checkpoint)
                     }
-                    let offset = written
                     let file = self.file
                     pendingSync = (Task { try await file.syncOffPool() }, offset)
                     lastSyncStart = Date()
                     lastSyncOffset = offset
                 }
             }
-            try flushBuffer()
+            let written = try await writer.drain()
             if let pending = pendingSync { try await pending.task.value }
             pendingSync = nil
             try await file.syncOffPool()
             // Synced; `complete()` commits this offset together with the final name, saving a
             // store write per file (it matters for many small files).
             committed = written
+            if hasher != nil { hasher = await writer.finishHashing() }
         } catch {
             // Keep what is safely on disk so the next attempt resumes there.
-            try? flushBuffer()
+            _ = try? await writer.drain()
+            let written = writer.writtenEnd
             if let pending = pendingSync { _ = try? await pending.task.value }
             if (try? await file.syncOffPool()) != nil {
                 committed = written
                 try? await context.commit(checkpoint)
             }
+            // The checksum state is reusable only when it covers exactly the committed bytes;
+            // otherwise the next attempt hashes the committed prefix again from the file.
+            if hasher != nil {
+                hasher = writer.receivedEnd == committed ? await writer.finishHashing() : nil
+            }
             if Task.isCancelled || error is CancellationError { throw CancellationError() }
             if let error = error as? TransferError { throw error }
-            throw TransferError.transient("the connection broke after \(written) bytes: \(error)")
+            throw TransferError.transient("the connection broke after \(writer.receivedEnd) bytes: \(error)")
         }
         // A body that ended because the run was cancelled is not an end of file.
         if Task.isCancelled {

@@ -61,6 +61,9 @@ public actor TransferManager {
     private let hub = TransferEventHub()
     private var executors: [TransferKind: any TransferExecutor] = [:]
     private var tasks: [Int64: TransferTask] = [:]
+    /// The waiting ones among `tasks`, kept by `keep(_:)` and `forget(_:)`, so `schedule()`
+    /// reads a few small values per waiting task instead of walking and copying every task.
+    private var waiting: [Int64: WaitingTask] = [:]
     private var runs: [Int64: Run] = [:]
     private var addedHere: Set<Int64> = []
     /// The highest committed offset each task reached in this process.
@@ -93,8 +96,13 @@ public actor TransferManager {
         self.logger = logger
         try FileManager.default.createDirectory(atPath: downloadsDirectory, withIntermediateDirectories: true)
         var byID: [Int64: TransferTask] = [:]
-        for task in loadedTasks { byID[task.id] = task }
+        var waiting: [Int64: WaitingTask] = [:]
+        for task in loadedTasks {
+            byID[task.id] = task
+            if task.state == .waiting { waiting[task.id] = WaitingTask(task) }
+        }
         tasks = byID
+        self.waiting = waiting
     }
 
     /// Makes `executor` run its kinds.
@@ -225,7 +233,7 @@ public actor TransferManager {
         }
         let stored = try await store.insert(drafts)
         for task in stored {
-            tasks[task.id] = task
+            keep(task)
             addedHere.insert(task.id)
             hub.publish(.changed(task))
         }
@@ -437,33 +445,73 @@ public actor TransferManager {
     // MARK: - Scheduling
 
     static func queueOrder(_ a: TransferTask, _ b: TransferTask) -> Bool {
-        if a.priority != b.priority { return a.priority > b.priority }
-        if a.position != b.position { return a.position < b.position }
-        return a.id < b.id
+        QueueKey(a) < QueueKey(b)
+    }
+
+    /// What the scheduler needs of a waiting task.
+    struct WaitingTask {
+        var key: QueueKey
+        var kind: TransferKind
+        var nextAttemptAt: Date?
+
+        init(_ task: TransferTask) {
+            key = QueueKey(task)
+            kind = task.kind
+            nextAttemptAt = task.nextAttemptAt
+        }
+    }
+
+    /// A task's place in the queue: higher priority first, then lower position, then older.
+    struct QueueKey: Comparable {
+        var priority: Int
+        var position: Int64
+        var id: Int64
+
+        init(_ task: TransferTask) {
+            priority = task.priority
+            position = task.position
+            id = task.id
+        }
+
+        static func < (a: QueueKey, b: QueueKey) -> Bool {
+            if a.priority != b.priority { return a.priority > b.priority }
+            if a.position != b.position { return a.position < b.position }
+            return a.id < b.id
+        }
     }
 
     /// Starts waiting tasks while the global and per-host limits allow, highest priority first.
+    ///
+    /// It runs every time a task ends, so with a long queue it must stay cheap: nothing happens
+    /// while every slot is taken, and it reads the `waiting` index of small values (`QueueKey`)
+    /// rather than walking and sorting copies of every task.
     private func schedule() {
         guard started, !stopping else { return }
+        var active = runs.count
+        guard active < configuration.maximumActive else { return }
         let now = Date()
         var perHost: [String: Int] = [:]
         for id in runs.keys { if let task = tasks[id] { perHost[task.host, default: 0] += 1 } }
-        var active = runs.count
         var earliestLater: Date?
-        let candidates = tasks.values.filter { task in
-            task.state == .waiting && runs[task.id] == nil && executors[task.kind] != nil
-                && (configuration.runsStoredTasks || addedHere.contains(task.id))
-        }.sorted(by: Self.queueOrder)
-        for task in candidates {
-            if let at = task.nextAttemptAt, at > now {
+        var due: [QueueKey] = []
+        for entry in waiting.values {
+            guard runs[entry.key.id] == nil, executors[entry.kind] != nil,
+                  configuration.runsStoredTasks || addedHere.contains(entry.key.id) else { continue }
+            if let at = entry.nextAttemptAt, at > now {
                 earliestLater = min(earliestLater ?? at, at)
                 continue
             }
+            due.append(entry.key)
+        }
+        due.sort()
+        for key in due {
             guard active < configuration.maximumActive else { break }
-            guard perHost[task.host, default: 0] < configuration.maximumActivePerHost else { continue }
+            guard let task = tasks[key.id] else { continue }
+            let host = task.host
+            guard perHost[host, default: 0] < configuration.maximumActivePerHost else { continue }
             launch(task)
             active += 1
-            perHost[task.host, default: 0] += 1
+            perHost[host, default: 0] += 1
         }
         if let earliestLater { armWakeUp(at: earliestLater) }
     }
@@ -613,11 +661,22 @@ public actor TransferManager {
         return task
     }
 
+    /// Every change of `tasks` goes through here, so `waiting` stays its index.
+    private func keep(_ task: TransferTask) {
+        tasks[task.id] = task
+        waiting[task.id] = task.state == .waiting ? WaitingTask(task) : nil
+    }
+
+    private func forget(_ id: Int64) {
+        tasks[id] = nil
+        waiting[id] = nil
+    }
+
     /// Keeps `task` as the newest state, announces it, and queues it for the store.
     private func store(_ changed: TransferTask, publish: Bool = true) {
         var task = changed
         task.updatedAt = Date()
-        tasks[task.id] = task
+        keep(task)
         if publish { hub.publish(.changed(task)) }
         dirty.insert(task.id)
         markGeneration += 1
@@ -655,7 +714,7 @@ public actor TransferManager {
         await flush()
         try await store.delete(ids: ids)
         for id in ids {
-            tasks[id] = nil
+            forget(id)
             dirty.remove(id)
             addedHere.remove(id)
             hub.publish(.deleted(id: id))
