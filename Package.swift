@@ -141,7 +141,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaFormatsTests",
-            dependencies: ["MediaFormats"]
+            dependencies: ["MediaFormats", "TunerTesting"]
         ),
         .testTarget(
             name: "MediaCacheTests",

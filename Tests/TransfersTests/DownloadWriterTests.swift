@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NIOCore
 import Testing
+import TunerTesting
 @testable import Transfers
 
 /// The queue-backed writer under file downloads: bytes land in order at the right offsets, the
@@ -57,18 +58,5 @@ import Testing
         }
         #expect("\(error.map { "\($0)" } ?? "")".contains("disk is full"), "\(String(describing: error))")
         #expect(writer.writtenEnd == 0)
-    }
-}
-
-/// A small deterministic generator (SplitMix64) for reproducible test data.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

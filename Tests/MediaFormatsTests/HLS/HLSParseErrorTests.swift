@@ -1,6 +1,7 @@
 import Foundation
 import MediaFormats
 import Testing
+import TunerTesting
 
 @Suite("HLS parse errors")
 struct HLSParseErrorTests {
@@ -76,7 +77,7 @@ struct HLSParseErrorTests {
             "#EXTM3U\n#EXT-X-DEFINE:NAME=\"a\",VALUE=\"b\"\n#EXT-X-KEY:METHOD=AES-128,URI=\"{$a}\",IV=0x1\n#EXTINF:1,\n#EXT-X-BYTERANGE:1@2\nx{$a}\n",
         ]
         let alphabet = Array("#EXT-XINF:,=\"@{$}0123456789.\n\r \tURIABC-x".utf8)
-        var generator = HLSSeededGenerator(seed: 0x5EED)
+        var generator = SeededGenerator(seed: 0x5EED)
         for seed in seeds {
             let original = Array(seed.utf8)
             for _ in 0..<400 {
@@ -109,20 +110,5 @@ struct HLSParseErrorTests {
             #expect((try? HLSPlaylist(parsing: prefix, configuration: .lenient))?.serializedBytes()
                     == HLSTestSupport.normalized(prefix))
         }
-    }
-}
-
-/// A small seeded generator, so the mutation test is the same on every run.
-struct HLSSeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

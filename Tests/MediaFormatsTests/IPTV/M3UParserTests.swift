@@ -1,6 +1,7 @@
 import Foundation
 import MediaFormats
 import Testing
+import TunerTesting
 
 @Suite("M3U parser")
 struct M3UParserTests {
@@ -450,7 +451,7 @@ struct M3UParserTests {
     }
 
     @Test func neverCrashesOnRandomBytes() throws {
-        var generator = IPTVSeededGenerator(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         let alphabet = Array("#EXTINF:-1 tvg-id=\"',|&=\r\n{}\\%AZaz09 ".utf8) + [0x00, 0xFF, 0xC3, 0xA9, 0xEF, 0xBB, 0xBF]
         for _ in 0..<200 {
             let length = Int.random(in: 0..<400, using: &generator)
@@ -483,18 +484,5 @@ struct M3UParserTests {
         #expect(parser.entryCount == 2)
         #expect(parser.warningCount == 1)
         #expect(parser.header?.tvgURLs == ["http://g"])
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so fuzz cases are reproducible.
-struct IPTVSeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import MediaFormats
 import Testing
+import TunerTesting
 
 @Suite("XMLTV parser")
 struct XMLTVParserTests {
@@ -229,7 +230,7 @@ struct XMLTVParserTests {
     }
 
     @Test func neverCrashesOnRandomBytes() throws {
-        var generator = XMLTVSeededGenerator(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         let pieces = ["<", ">", "/", "tv", "programme", "channel", "title", " start=\"2020\"", " channel='c'", "&amp;", "&", "<!--", "-->",
                       "<![CDATA[", "]]>", "<?xml", "?>", "\"", "'", "=", " ", "\n", "é", "\u{FEFF}", "<!DOCTYPE", "[", "]"]
         for _ in 0..<300 {
@@ -264,18 +265,5 @@ struct XMLTVParserTests {
         #expect(parser.channelCount == 1)
         #expect(parser.programmeCount == 1)
         #expect(parser.warningCount == 0)
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so fuzz cases are reproducible.
-struct XMLTVSeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
