@@ -13,6 +13,10 @@ import Foundation
 ///   (`HLSFixtures.key`) and an explicit IV (`HLSFixtures.iv`).
 /// - `fmp4/index.m3u8`: fragmented MP4 segments (`.m4s`) with `EXT-X-MAP:URI="init.mp4"`.
 /// - `byterange/index.m3u8`: every segment is an `EXT-X-BYTERANGE` of one `index.ts`.
+/// - `altaudio/master.m3u8`: one video-only variant (`altaudio/video/`) whose sound is a separate
+///   audio rendition (`#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="group_aud"`, `altaudio/audio/`), both
+///   fragmented MP4 with their own `EXT-X-MAP` and the same segment file names. The audio is a
+///   little shorter (5.9 s of sine), so it is exactly 3 segments whatever the AAC priming.
 /// - `live/index.m3u8`: 60 s (`liveSegmentCount` segments of 2 s, continuous timestamps) that
 ///   `TestOrigin.serveLive(playlist:name:window:)` loops as a live stream.
 public struct HLSFixtures: Sendable {
@@ -26,6 +30,9 @@ public struct HLSFixtures: Sendable {
         case fragmentedMP4
         /// Byte ranges (`EXT-X-BYTERANGE`) of a single MPEG-TS file.
         case byteRange
+        /// A master playlist whose variant plays its audio from a separate rendition
+        /// (`#EXT-X-MEDIA:TYPE=AUDIO` with a URI), fragmented MP4 in both.
+        case separateAudio
 
         public var description: String { rawValue }
     }
@@ -52,12 +59,13 @@ public struct HLSFixtures: Sendable {
     public let encrypted: Stream
     public let fragmentedMP4: Stream
     public let byteRange: Stream
+    public let separateAudio: Stream
 
     /// The media playlist whose segments `TestOrigin.serveLive` loops, relative to `directory`.
     public let liveSource: String
 
     /// Every VOD stream, one per `Kind`.
-    public var vods: [Stream] { [multiVariant, encrypted, fragmentedMP4, byteRange] }
+    public var vods: [Stream] { [multiVariant, encrypted, fragmentedMP4, byteRange, separateAudio] }
 
     /// The stream of one kind.
     public func stream(_ kind: Kind) -> Stream {
@@ -66,6 +74,7 @@ public struct HLSFixtures: Sendable {
         case .encrypted: encrypted
         case .fragmentedMP4: fragmentedMP4
         case .byteRange: byteRange
+        case .separateAudio: separateAudio
         }
     }
 
@@ -89,7 +98,7 @@ public struct HLSFixtures: Sendable {
     public static let iv = "0x000102030405060708090a0b0c0d0e0f"
 
     /// Changes whenever the generated content changes, so an old cache is regenerated.
-    static let formatVersion = "tuner-hls-fixtures-2"
+    static let formatVersion = "tuner-hls-fixtures-3"
     static let markerName = ".complete"
 
     // MARK: Generation
@@ -138,6 +147,13 @@ public struct HLSFixtures: Sendable {
                 playlist: "byterange/index.m3u8",
                 files: ["byterange/index.m3u8", "byterange/index.ts"]
             ),
+            separateAudio: Stream(
+                kind: .separateAudio,
+                playlist: "altaudio/master.m3u8",
+                files: ["altaudio/master.m3u8", "altaudio/video/index.m3u8", "altaudio/video/init_0.mp4",
+                        "altaudio/audio/index.m3u8", "altaudio/audio/init_1.mp4"]
+                    + segments.map { "altaudio/video/seg\($0).m4s" } + segments.map { "altaudio/audio/seg\($0).m4s" }
+            ),
             liveSource: "live/index.m3u8"
         )
     }
@@ -163,7 +179,7 @@ public struct HLSFixtures: Sendable {
         let staging = directory + ".staging-" + UUID().uuidString
         try fileManager.createDirectory(atPath: staging, withIntermediateDirectories: true)
         defer { try? fileManager.removeItem(atPath: staging) }
-        for folder in ["vod", "aes", "fmp4", "byterange", "live"] {
+        for folder in ["vod", "aes", "fmp4", "byterange", "altaudio", "live"] {
             try fileManager.createDirectory(atPath: staging + "/" + folder, withIntermediateDirectories: true)
         }
 
@@ -221,6 +237,21 @@ public struct HLSFixtures: Sendable {
 
         // Byte ranges of one file.
         try await run(single + ["-hls_flags", "single_file", "byterange/index.m3u8"])
+
+        // A video-only variant and its audio as a separate rendition (ffmpeg's `agroup`), fMP4.
+        // The audio stops at 5.9 s so that AAC priming never spills into a fourth segment.
+        try await run(
+            [
+                "-f", "lavfi", "-i", "testsrc=size=320x180:rate=25:duration=\(duration)",
+                "-f", "lavfi", "-i", "sine=frequency=660:sample_rate=44100:duration=\(Double(duration) - 0.1)",
+                "-map", "0:v", "-map", "1:a",
+            ] + video + ["-b:v", "120k"] + audio + hls + [
+                "-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4",
+                "-master_pl_name", "master.m3u8",
+                "-var_stream_map", "v:0,agroup:aud,name:video a:0,agroup:aud,default:yes,language:en,name:audio",
+                "-hls_segment_filename", "altaudio/%v/seg%d.m4s",
+                "altaudio/%v/index.m3u8",
+            ])
 
         // The live source: one continuous encode cut into many segments.
         try await run(

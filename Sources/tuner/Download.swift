@@ -26,6 +26,8 @@ struct Download: AsyncParsableCommand {
     var hls = false
     @Option(name: .customLong("max-bandwidth"), help: "With --hls: the highest variant bandwidth wanted (bits per second).")
     var maxBandwidth: Int?
+    @Option(name: .customLong("audio-language"), help: "With --hls: the audio language wanted (e.g. en, pt-BR) when the variant's sound is a separate rendition; default: the stream's default.")
+    var audioLanguage: String?
     @Flag(help: "Wait until the downloads finish, showing progress; exit non-zero if one fails.") var wait = false
     @Option(help: "Downloads at once when they run in this process (--wait without a server); default 3.")
     var concurrency: Int?
@@ -55,6 +57,10 @@ struct Download: AsyncParsableCommand {
         if let maxBandwidth {
             guard hls, maxBandwidth > 0 else { throw ValidationError("--max-bandwidth is a positive number of bits per second, for --hls") }
             properties["maxBandwidth"] = String(maxBandwidth)
+        }
+        if let audioLanguage {
+            guard hls, !audioLanguage.isEmpty else { throw ValidationError("--audio-language is a language tag such as en, for --hls") }
+            properties["audioLanguage"] = audioLanguage
         }
         let requests = urls.map { url in
             TransferRequest(

@@ -36,6 +36,37 @@ import TunerTesting
         #expect(list.succeeded && list.output.contains("complete"), "\(list.transcript)")
     }
 
+    /// A master playlist whose variant plays its sound from a separate audio rendition: `tuner
+    /// download --hls … --wait` fetches both, and with the origin gone the folder's `index.m3u8`
+    /// has a video and an audio stream and decodes to exactly what the origin's master decodes to.
+    @Test func anHLSDownloadWithASeparateAudioRenditionPlaysOfflineWithSound() async throws {
+        guard let tools = Tools.require(.ffmpeg, .ffprobe) else { return }
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let fixtures = try await HLSFixtures.shared()
+        let origin = try await TestOrigin.start()
+        origin.serveDirectory(fixtures.directory)
+        let url = origin.baseURL + fixtures.separateAudio.staticPath
+        func decoded(_ input: String) async throws -> String {
+            let result = try await ExternalCommand.run(
+                tools[.ffmpeg], ["-v", "error", "-allowed_extensions", "ALL", "-i", input, "-map", "0", "-f", "md5", "-"])
+            #expect(result.succeeded, "\(result.transcript)")
+            return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let expected = try await decoded(url)
+        let data = workspace.file("data")
+
+        let download = try await TunerProcess.run(["download", "--hls", url, "--out", "film", "--wait", "--data", data])
+        #expect(download.succeeded, "\(download.transcript)")
+        try await origin.shutdown()
+        let playlist = data + "/downloads/film/index.m3u8"
+        let probe = try await ExternalCommand.run(
+            tools[.ffprobe], ["-v", "error", "-show_entries", "stream=index,codec_type", "-of", "csv=p=0", playlist])
+        let streams = Set(probe.output.split(whereSeparator: \.isNewline).map(String.init))
+        #expect(streams == ["0,audio", "1,video"], "\(probe.transcript)")
+        #expect(try await decoded(playlist) == expected, "offline playback decodes the same video and sound")
+    }
+
     @Test func aTusUploadFromTheCommandLineArrivesWhole() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }

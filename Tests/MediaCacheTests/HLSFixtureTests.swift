@@ -33,9 +33,20 @@ import TunerTesting
         let ranges = try text(fixtures.path(fixtures.byteRange.playlist))
         #expect(ranges.components(separatedBy: "#EXT-X-BYTERANGE:").count - 1 == HLSFixtures.duration / HLSFixtures.segmentDuration)
 
+        let separate = try text(fixtures.path(fixtures.separateAudio.playlist))
+        #expect(separate.contains("#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"group_aud\"") && separate.contains("URI=\"audio/index.m3u8\""))
+        #expect(separate.contains("AUDIO=\"group_aud\"") && separate.contains("\nvideo/index.m3u8"))
+
         for stream in fixtures.vods {
-            let playlist = try text(fixtures.path(stream.kind == .multiVariant ? "vod/low/index.m3u8" : stream.playlist))
-            #expect(playlist.contains("#EXT-X-PLAYLIST-TYPE:VOD") && playlist.contains("#EXT-X-ENDLIST"), "\(stream)")
+            let media = switch stream.kind {
+            case .multiVariant: ["vod/low/index.m3u8"]
+            case .separateAudio: ["altaudio/video/index.m3u8", "altaudio/audio/index.m3u8"]
+            default: [stream.playlist]
+            }
+            for path in media {
+                let playlist = try text(fixtures.path(path))
+                #expect(playlist.contains("#EXT-X-PLAYLIST-TYPE:VOD") && playlist.contains("#EXT-X-ENDLIST"), "\(stream): \(path)")
+            }
         }
         let live = try text(fixtures.liveSourcePath)
         #expect(live.components(separatedBy: "#EXTINF:").count - 1 == HLSFixtures.liveSegmentCount)

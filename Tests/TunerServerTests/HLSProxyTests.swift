@@ -29,6 +29,7 @@ import TunerTesting
             case .encrypted: [.key: 1, .segment: 3]
             case .fragmentedMP4: [.map: 1, .segment: 3]
             case .byteRange: [.segment: 3]
+            case .separateAudio: [.playlist: 2, .map: 2, .segment: 6]
             }
             #expect(crawl.countsByKind == expected, "\(crawl.uris.map(\.origin))")
             #expect(crawl.notProxied.isEmpty, "URIs not rewritten: \(crawl.notProxied)")

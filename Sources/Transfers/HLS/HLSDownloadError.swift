@@ -26,8 +26,7 @@ public struct HLSDownloadError: Error, Sendable, CustomStringConvertible {
         public static let invalidPlaylist = Kind(name: "invalid playlist")
         /// No variant of the master playlist fits the requested rendition.
         public static let noMatchingVariant = Kind(name: "no matching variant")
-        /// The stream needs something this downloader does not fetch (a separate audio rendition
-        /// group, DRM keys).
+        /// The stream needs something this downloader does not fetch (DRM keys).
         public static let unsupported = Kind(name: "unsupported")
         /// Writing to the destination failed (disk full, permissions).
         public static let fileSystem = Kind(name: "file system")
@@ -53,6 +52,9 @@ public struct HLSDownloadError: Error, Sendable, CustomStringConvertible {
     /// The 0-based index of the segment in the media playlist, when the file is a segment (for a
     /// byte-range file shared by several segments, the first segment that failed).
     public let segmentIndex: Int?
+    /// `"audio"` when the file belongs to the separate audio rendition of the chosen variant
+    /// (then `segmentIndex` counts that rendition's segments); nil for the variant's own files.
+    public let rendition: String?
     /// The HTTP status of the last try, when the server answered.
     public let httpStatus: Int?
     /// `Retry-After` of the last answer, when the server sent one.
@@ -65,12 +67,13 @@ public struct HLSDownloadError: Error, Sendable, CustomStringConvertible {
     public let message: String
 
     init(
-        _ kind: Kind, url: URL? = nil, segmentIndex: Int? = nil, httpStatus: Int? = nil,
+        _ kind: Kind, url: URL? = nil, segmentIndex: Int? = nil, rendition: String? = nil, httpStatus: Int? = nil,
         retryAfter: Duration? = nil, attempts: Int = 0, underlying: (any Error)? = nil, _ message: String
     ) {
         self.kind = kind
         self.url = url
         self.segmentIndex = segmentIndex
+        self.rendition = rendition
         self.httpStatus = httpStatus
         self.retryAfter = retryAfter
         self.attempts = attempts
@@ -99,7 +102,7 @@ public struct HLSDownloadError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         var text = "HLS download failed (\(kind), \(classification.rawValue))"
-        if let segmentIndex { text += " at segment \(segmentIndex)" }
+        if let segmentIndex { text += " at \(rendition.map { $0 + " " } ?? "")segment \(segmentIndex)" }
         if let url { text += " for \(url.absoluteString)" }
         if let httpStatus { text += ": HTTP \(httpStatus)" }
         text += ": " + message

@@ -4,10 +4,13 @@ import Logging
 
 /// Runs `download-hls` tasks: ``HLSDownloader`` fills `<data>/downloads/<name>.partial/`, and
 /// the folder is renamed to `<data>/downloads/<name>/` only once its `index.m3u8` is written
-/// (every segment, key and init map present, each synced). The downloader's own journal is
-/// what a resume continues from, so a crash or a pause loses no finished segment.
+/// (every segment, key and init map present, each synced, the separate audio rendition's too).
+/// The downloader's own journal is what a resume continues from, so a crash or a pause loses no
+/// finished segment.
 ///
-/// Task properties: `maxBandwidth` (bits per second) picks the highest variant not above it.
+/// Task properties: `maxBandwidth` (bits per second) picks the highest variant not above it;
+/// `audioLanguage` (a language tag) picks the audio rendition when the variant has several.
+/// Progress counts the bytes of every synced file, audio included.
 public struct HLSDownloadExecutor: TransferExecutor {
     public let httpClient: HTTPClient
     /// Tries per file inside one run; the manager retries the run itself after that.
@@ -38,7 +41,7 @@ public struct HLSDownloadExecutor: TransferExecutor {
         let request = HLSDownloadRequest(
             playlistURL: url, destination: URL(fileURLWithPath: partial),
             headers: Dictionary(task.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }),
-            rendition: rendition, retry: retry)
+            rendition: rendition, audioLanguage: task.properties["audioLanguage"], retry: retry)
         let downloader = HLSDownloader(client: httpClient, logger: context.logger)
         let result: HLSDownloadResult
         do {
@@ -61,7 +64,8 @@ public struct HLSDownloadExecutor: TransferExecutor {
         PartialFile.syncDirectory(context.downloadsDirectory)
         try await context.commit(
             TransferCheckpoint(committedBytes: result.totalBytes, totalBytes: result.totalBytes, etag: nil, lastModified: nil),
-            note: "\(result.segmentCount) segments, \(result.itemCount) files\(result.variantBandwidth.map { ", variant of \($0) bit/s" } ?? "")")
+            note: "\(result.segmentCount) segments, \(result.itemCount) files\(result.variantBandwidth.map { ", variant of \($0) bit/s" } ?? "")"
+                + (result.audioPlaylistURL == nil ? "" : ", separate audio (\(result.audioSegmentCount) segments\(result.audioLanguage.map { ", \($0)" } ?? ""))"))
         return TransferOutcome(resultName: task.destinationName, bytes: result.totalBytes)
     }
 

@@ -35,8 +35,8 @@ struct HLSDownloadFetcher: Sendable {
     // MARK: Public operations
 
     /// The bytes of a playlist and the URL it was finally fetched from (after redirects).
-    func fetchPlaylist(_ url: URL) async throws -> (bytes: [UInt8], finalURL: URL) {
-        let outcome = try await withRetries(url: url, segmentIndex: nil, what: "playlist") {
+    func fetchPlaylist(_ url: URL, media: HLSDownloadMedia = .main) async throws -> (bytes: [UInt8], finalURL: URL) {
+        let outcome = try await withRetries(url: url, segmentIndex: nil, media: media, what: "playlist") {
             try await attempt(url: url, range: nil, destination: nil)
         }
         guard case .body(let bytes, let finalURL) = outcome else { preconditionFailure("a playlist fetch returns a body") }
@@ -47,7 +47,7 @@ struct HLSDownloadFetcher: Sendable {
     /// (and, for a whole file, renamed into place).
     func fetch(_ item: HLSDownloadItem, into directory: String) async throws -> Int64 {
         let outcome = try await withRetries(url: item.url, segmentIndex: item.role == .segment ? item.segmentIndex : nil,
-                                            what: item.role.rawValue) {
+                                            media: item.media, what: item.role.rawValue) {
             try await attempt(url: item.url, range: item.range, destination: directory + "/" + item.localName)
         }
         guard case .written(let count) = outcome else { preconditionFailure("an item fetch writes a file") }
@@ -57,8 +57,10 @@ struct HLSDownloadFetcher: Sendable {
     // MARK: Retries
 
     private func withRetries(
-        url: URL, segmentIndex: Int?, what: String, _ body: () async throws -> Outcome
+        url: URL, segmentIndex: Int?, media: HLSDownloadMedia, what: String, _ body: () async throws -> Outcome
     ) async throws -> Outcome {
+        let rendition = media.label
+        let subject = rendition.map { $0 + " " + what } ?? what
         var attempt = 0
         while true {
             attempt += 1
@@ -84,17 +86,18 @@ struct HLSDownloadFetcher: Sendable {
             case .status(let status, let after):
                 retryAfter = after
                 error = HLSDownloadError(
-                    .httpStatus, url: url, segmentIndex: segmentIndex, httpStatus: status, retryAfter: after,
-                    attempts: attempt, "the \(what) request was answered with HTTP \(status)")
+                    .httpStatus, url: url, segmentIndex: segmentIndex, rendition: rendition, httpStatus: status, retryAfter: after,
+                    attempts: attempt, "the \(subject) request was answered with HTTP \(status)")
                 guard HLSDownloadError.classify(status: status) == .transient else { throw error }
             case .transport(let underlying):
-                error = HLSDownloadError(.transport, url: url, segmentIndex: segmentIndex, attempts: attempt,
-                                         underlying: underlying, "the \(what) request failed")
+                error = HLSDownloadError(.transport, url: url, segmentIndex: segmentIndex, rendition: rendition, attempts: attempt,
+                                         underlying: underlying, "the \(subject) request failed")
             case .stalled:
-                error = HLSDownloadError(.stalled, url: url, segmentIndex: segmentIndex, attempts: attempt,
-                                         "no byte of the \(what) arrived for \(retry.stallTimeout)")
+                error = HLSDownloadError(.stalled, url: url, segmentIndex: segmentIndex, rendition: rendition, attempts: attempt,
+                                         "no byte of the \(subject) arrived for \(retry.stallTimeout)")
             case .lengthMismatch(let detail):
-                error = HLSDownloadError(.lengthMismatch, url: url, segmentIndex: segmentIndex, attempts: attempt, detail)
+                error = HLSDownloadError(.lengthMismatch, url: url, segmentIndex: segmentIndex, rendition: rendition,
+                                         attempts: attempt, detail)
             case .notPermitted(let permanent):
                 throw permanent
             }

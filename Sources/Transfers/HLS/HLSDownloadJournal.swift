@@ -10,6 +10,14 @@ struct HLSDownloadState: Codable, Sendable {
     /// The media playlist chosen, as finally fetched; its text is in `.hls-download.m3u8`.
     var mediaPlaylistURL: String
     var variantBandwidth: Int?
+    /// The separate audio rendition's playlist, as finally fetched; its text is in
+    /// `.hls-download-audio.m3u8`. Nil (and absent from older files) without one.
+    var audioPlaylistURL: String?
+    /// `LANGUAGE` of that rendition.
+    var audioLanguage: String?
+    /// The text of the local master playlist written as `index.m3u8` at the end, when there is a
+    /// separate audio rendition (built from the origin's master when the download began).
+    var localMaster: String?
     /// Item id → bytes, for every item whose file is complete, length-checked and synced.
     var completed: [String: Int64]
 }
@@ -21,6 +29,7 @@ struct HLSDownloadState: Codable, Sendable {
 actor HLSDownloadJournal {
     static let stateFileName = ".hls-download.json"
     static let playlistFileName = ".hls-download.m3u8"
+    static let audioPlaylistFileName = ".hls-download-audio.m3u8"
 
     private var state: HLSDownloadState
     private let path: String

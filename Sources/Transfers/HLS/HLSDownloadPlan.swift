@@ -1,6 +1,30 @@
 import Foundation
 import MediaFormats
 
+/// Which media playlist of a download an item belongs to: the chosen variant (or the media
+/// playlist asked for), or the separate audio rendition the variant plays its sound from.
+enum HLSDownloadMedia: String, Sendable, Hashable {
+    case main
+    case audio
+
+    /// Put before every local name of the playlist's files, so two renditions whose files have
+    /// the same names (`seg0.m4s` in `video/` and in `audio/`) never share a local file.
+    var namePrefix: String {
+        switch self {
+        case .main: ""
+        case .audio: "audio-"
+        }
+    }
+
+    /// How errors and logs name the playlist's files ("audio segment"); nil for the main one.
+    var label: String? {
+        switch self {
+        case .main: nil
+        case .audio: "audio"
+        }
+    }
+}
+
 /// One file (or one byte range of a file) a download fetches.
 struct HLSDownloadItem: Sendable, Hashable {
     /// What the item is, for the error message and the log.
@@ -19,6 +43,8 @@ struct HLSDownloadItem: Sendable, Hashable {
     let role: Role
     /// The 0-based index of the first segment that uses the item.
     let segmentIndex: Int
+    /// The media playlist the item belongs to.
+    var media: HLSDownloadMedia = .main
 }
 
 /// What to fetch for a media playlist, and the local name of each of its URIs: pure, so the
@@ -26,7 +52,8 @@ struct HLSDownloadItem: Sendable, Hashable {
 ///
 /// Local names: segments `segment-NNNNN.<ext>` (numbered by first use, extension kept from the
 /// URL so players pick the right demuxer: `.ts` or `.m4s` when the URL has none), init sections
-/// `init-N.<ext>` (`.mp4` by default), keys `key-N.key`.
+/// `init-N.<ext>` (`.mp4` by default), keys `key-N.key`; the files of a separate audio rendition
+/// get the same names behind `audio-` (`audio-segment-00000.m4s`).
 ///
 /// Byte ranges: a resource that the playlist only uses through byte ranges is fetched range by
 /// range (one item each, so a resume skips the ranges already done) into one local file at the
@@ -39,7 +66,7 @@ struct HLSDownloadPlan: Sendable {
     let localNames: [String: String]
     let segmentCount: Int
 
-    init(playlist: HLSPlaylist, baseURL: URL) throws(HLSDownloadError) {
+    init(playlist: HLSPlaylist, baseURL: URL, media: HLSDownloadMedia = .main) throws(HLSDownloadError) {
         let rewriter = HLSRewriter(baseURL: baseURL)
         var names: [String: String] = [:]
         var roles: [String: (role: HLSDownloadItem.Role, url: URL, segment: Int)] = [:]
@@ -50,7 +77,8 @@ struct HLSDownloadPlan: Sendable {
 
         func resolve(_ uri: String, segment: Int) throws(HLSDownloadError) -> URL {
             guard let url = rewriter.resolve(uri) else {
-                throw HLSDownloadError(.invalidPlaylist, segmentIndex: segment, "cannot read the URI \"\(uri)\" as a URL")
+                throw HLSDownloadError(.invalidPlaylist, segmentIndex: segment, rendition: media.label,
+                                       "cannot read the URI \"\(uri)\" as a URL")
             }
             return url
         }
@@ -60,7 +88,7 @@ struct HLSDownloadPlan: Sendable {
             if names[key] == nil {
                 let number = counts[role, default: 0]
                 counts[role] = number + 1
-                names[key] = HLSDownloadPlan.localName(for: url, role: role, number: number, hasMap: hasMap)
+                names[key] = media.namePrefix + HLSDownloadPlan.localName(for: url, role: role, number: number, hasMap: hasMap)
                 roles[key] = (role, url, segment)
                 order.append(key)
             }
@@ -79,7 +107,8 @@ struct HLSDownloadPlan: Sendable {
             }
             for key in segment.keys where key.method != .none {
                 guard let uri = key.uri else {
-                    throw HLSDownloadError(.invalidPlaylist, segmentIndex: index, "the #EXT-X-KEY on line \(key.line) has no URI")
+                    throw HLSDownloadError(.invalidPlaylist, segmentIndex: index, rendition: media.label,
+                                           "the #EXT-X-KEY on line \(key.line) has no URI")
                 }
                 let url = try resolve(uri, segment: index)
                 switch url.scheme?.lowercased() {
@@ -89,7 +118,7 @@ struct HLSDownloadPlan: Sendable {
                     continue  // Inline: already in the playlist, plays offline as it is.
                 default:
                     throw HLSDownloadError(
-                        .unsupported, url: url, segmentIndex: index,
+                        .unsupported, url: url, segmentIndex: index, rendition: media.label,
                         "the key on line \(key.line) (\(key.method), KEYFORMAT \(key.keyFormat)) is not an http(s) URL: DRM-protected streams cannot be downloaded")
                 }
             }
@@ -102,12 +131,12 @@ struct HLSDownloadPlan: Sendable {
             guard let name = names[key], let origin = roles[key] else { continue }
             if wholeUse.contains(key) {
                 items.append(HLSDownloadItem(id: name, url: origin.url, localName: name, range: nil, role: origin.role,
-                                             segmentIndex: origin.segment))
+                                             segmentIndex: origin.segment, media: media))
             } else {
                 for range in ranges[key] ?? [] {
                     items.append(HLSDownloadItem(
                         id: "\(name)@\(range.offset)+\(range.length)", url: origin.url, localName: name, range: range,
-                        role: origin.role, segmentIndex: origin.segment))
+                        role: origin.role, segmentIndex: origin.segment, media: media))
                 }
             }
         }
@@ -123,7 +152,7 @@ struct HLSDownloadPlan: Sendable {
             items = items.map { item in
                 guard let index = firstSegment[item.id], item.role == .segment else { return item }
                 return HLSDownloadItem(id: item.id, url: item.url, localName: item.localName, range: item.range,
-                                       role: item.role, segmentIndex: index)
+                                       role: item.role, segmentIndex: index, media: media)
             }
         }
         self.items = items

@@ -11,6 +11,10 @@ public struct HLSDownloadRequest: Sendable {
     public var headers: [String: String]
     /// Which variant of a master playlist to download; ignored for a media playlist.
     public var rendition: HLSDownloadRendition
+    /// The audio language wanted (a language tag such as `en` or `pt-BR`) when the chosen variant
+    /// plays its sound from a group of separate audio renditions; nil takes the group's
+    /// `DEFAULT=YES` rendition. A language the group does not offer falls back to that default.
+    public var audioLanguage: String?
     /// The folder that receives the files, `index.m3u8` and the resume state. Created if needed.
     /// Calling `download` again with the same folder resumes.
     public var destination: URL
@@ -24,6 +28,7 @@ public struct HLSDownloadRequest: Sendable {
         destination: URL,
         headers: [String: String] = [:],
         rendition: HLSDownloadRendition = .highestBandwidth,
+        audioLanguage: String? = nil,
         retry: HLSDownloadRetrySettings = .default,
         concurrency: Int = 4
     ) {
@@ -31,6 +36,7 @@ public struct HLSDownloadRequest: Sendable {
         self.destination = destination
         self.headers = headers
         self.rendition = rendition
+        self.audioLanguage = audioLanguage
         self.retry = retry
         self.concurrency = concurrency
     }

@@ -3,8 +3,9 @@ import Foundation
 import Logging
 import MediaFormats
 
-/// Downloads an HLS VOD (one rendition: its segments, keys and init sections) into a folder with
-/// a local `index.m3u8` that plays offline, and resumes where it stopped.
+/// Downloads an HLS VOD (one variant: its segments, keys and init sections, and the separate
+/// audio rendition it plays its sound from, if any) into a folder with a local `index.m3u8` that
+/// plays offline, and resumes where it stopped.
 ///
 /// What it guarantees:
 /// - Nothing is skipped. Every file is retried on transient errors (timeouts, resets, stalls,
@@ -16,25 +17,37 @@ import MediaFormats
 ///   record itself is replaced atomically. Calling `download` again on the same destination
 ///   (after a crash, a kill or a cancellation) re-checks the sizes of recorded files, skips them,
 ///   and fetches the rest.
-/// - Same rendition on resume. The media playlist chosen the first time is saved in the folder
-///   (`.hls-download.m3u8`) and reused, so a resumed download never mixes renditions or segment
-///   lists, and needs no network for the playlist. Resuming with a different playlist URL (a
-///   link that expired, after a 401/403) fetches the new playlist and keeps the files already done
-///   only when it has exactly the same segment list (same local names, byte ranges and
-///   durations); otherwise the folder is refused (`destinationInUse`) rather than mixed.
+/// - Same rendition on resume. The media playlists chosen the first time are saved in the folder
+///   (`.hls-download.m3u8`, and `.hls-download-audio.m3u8` for the audio rendition) and reused,
+///   so a resumed download never mixes renditions or segment lists, and needs no network for the
+///   playlists. Resuming with a different playlist URL (a link that expired, after a 401/403)
+///   fetches the new playlists and keeps the files already done only when they have exactly the
+///   same segment lists (same local names, byte ranges and durations); otherwise the folder is
+///   refused (`destinationInUse`) rather than mixed.
+/// - Sound included. When the chosen variant names an `AUDIO` group whose chosen rendition
+///   (`HLSDownloadRequest.audioLanguage`, else `DEFAULT=YES`, else `AUTOSELECT=YES`, else the
+///   first) has its own playlist, that playlist is downloaded with the same guarantees, its files
+///   named `audio-…`; the folder then gets `video.m3u8`, `audio.m3u8` and an `index.m3u8` master
+///   playlist tying them together (still written last). Otherwise `index.m3u8` is the local
+///   media playlist, as it always was.
 /// - Keys are saved in the folder (`key-N.key`), next to the segments, because offline playback
 ///   needs them: whoever can read the folder can decrypt the video.
 ///
-/// What it refuses, with an error: live playlists (no `#EXT-X-ENDLIST`), DRM keys (non-http(s)
-/// key URIs), and variants whose audio is a separate rendition group with its own playlist (not
-/// downloaded yet). Subtitle and closed-caption renditions are not downloaded. Task cancellation
-/// stops the fetches promptly and rethrows `CancellationError`; completed items stay recorded.
+/// What it refuses, with an error: live playlists (no `#EXT-X-ENDLIST`) and DRM keys (non-http(s)
+/// key URIs). Subtitle, alternative video and closed-caption renditions are not downloaded. Task
+/// cancellation stops the fetches promptly and rethrows `CancellationError`; completed items stay
+/// recorded.
 ///
 /// Memory stays bounded: each fetch streams its body to its file chunk by chunk, and at most
 /// `HLSDownloadRequest.concurrency` fetches run at once.
 public struct HLSDownloader: Sendable {
     /// The name of the local playlist in the destination folder.
     public static let localPlaylistName = "index.m3u8"
+    /// With a separate audio rendition: the local media playlist of the variant, which the local
+    /// master playlist (`index.m3u8`) names.
+    public static let localVideoPlaylistName = "video.m3u8"
+    /// With a separate audio rendition: its local media playlist.
+    public static let localAudioPlaylistName = "audio.m3u8"
 
     private let client: HTTPClient
     private let logger: Logger
@@ -44,6 +57,23 @@ public struct HLSDownloader: Sendable {
     public init(client: HTTPClient, logger: Logger) {
         self.client = client
         self.logger = logger
+    }
+
+    /// A media playlist as fetched (or as saved in the folder), with the URL it came from.
+    struct MediaPlaylist {
+        var playlist: HLSPlaylist
+        var bytes: [UInt8]
+        var url: URL
+    }
+
+    /// What `choosePlaylists` picked: the media playlist, and the audio rendition's when separate.
+    struct ChosenPlaylists {
+        var main: MediaPlaylist
+        var bandwidth: Int?
+        var audio: MediaPlaylist?
+        var audioLanguage: String?
+        /// The text of the local master playlist, when there is a separate audio rendition.
+        var localMaster: String?
     }
 
     /// Downloads `request.playlistURL` into `request.destination`, or continues an earlier call
@@ -60,31 +90,60 @@ public struct HLSDownloader: Sendable {
         }
         let fetcher = HLSDownloadFetcher(client: client, logger: logger, headers: request.headers, retry: request.retry)
         let playlistPath = directory + "/" + HLSDownloadJournal.playlistFileName
+        let audioPlaylistPath = directory + "/" + HLSDownloadJournal.audioPlaylistFileName
         let localPlaylistPath = directory + "/" + Self.localPlaylistName
 
-        // The media playlist: the saved one when resuming, otherwise fetched (and saved).
+        /// Saves the chosen playlists, then the state that points at them.
+        func begin(_ chosen: ChosenPlaylists, completed: [String: Int64]) throws(HLSDownloadError) -> HLSDownloadState {
+            try HLSDownloadFiles.writeAtomically(chosen.main.bytes, to: playlistPath)
+            if let audio = chosen.audio { try HLSDownloadFiles.writeAtomically(audio.bytes, to: audioPlaylistPath) }
+            let state = HLSDownloadState(
+                sourceURL: request.playlistURL.absoluteString, mediaPlaylistURL: chosen.main.url.absoluteString,
+                variantBandwidth: chosen.bandwidth, audioPlaylistURL: chosen.audio?.url.absoluteString,
+                audioLanguage: chosen.audioLanguage, localMaster: chosen.localMaster, completed: completed)
+            try HLSDownloadJournal.save(state, directory: directory)
+            return state
+        }
+
+        // The media playlists: the saved ones when resuming, otherwise fetched (and saved).
         var state: HLSDownloadState
         let playlist: HLSPlaylist
-        if let saved = try HLSDownloadJournal.load(directory: directory),
-           let text = FileManager.default.contents(atPath: playlistPath) {
-            let savedPlaylist = try Self.parse(Array(text), url: URL(string: saved.mediaPlaylistURL) ?? request.playlistURL)
+        var audioPlaylist: HLSPlaylist?
+        let saved = try HLSDownloadJournal.load(directory: directory)
+        let savedText = FileManager.default.contents(atPath: playlistPath)
+        let savedAudioText = saved?.audioPlaylistURL == nil ? nil : FileManager.default.contents(atPath: audioPlaylistPath)
+        if let saved, let savedText, saved.audioPlaylistURL == nil || savedAudioText != nil {
+            let savedURL = URL(string: saved.mediaPlaylistURL) ?? request.playlistURL
+            let savedPlaylist = try Self.parse(Array(savedText), url: savedURL)
+            let savedAudioURL = saved.audioPlaylistURL.flatMap { URL(string: $0) } ?? savedURL
+            let savedAudio = try savedAudioText.map { text throws(HLSDownloadError) in try Self.parse(Array(text), url: savedAudioURL) }
             if saved.sourceURL == request.playlistURL.absoluteString {
                 state = saved
                 playlist = savedPlaylist
+                audioPlaylist = savedAudio
             } else {
                 // A new URL for the same download (an expired link): fetch it, and keep the files
-                // already done only when it serves the very same segment list.
-                let chosen = try await choosePlaylist(request, fetcher: fetcher)
+                // already done only when it serves the very same segment lists.
+                let chosen = try await choosePlaylists(request, fetcher: fetcher)
                 try Self.checkSameStream(
-                    saved: savedPlaylist, savedURL: URL(string: saved.mediaPlaylistURL) ?? request.playlistURL,
-                    new: chosen.playlist, newURL: chosen.url, savedSource: saved.sourceURL, directory: directory,
-                    sameVariant: saved.variantBandwidth == chosen.bandwidth)
-                playlist = chosen.playlist
-                try HLSDownloadFiles.writeAtomically(chosen.bytes, to: playlistPath)
-                state = HLSDownloadState(
-                    sourceURL: request.playlistURL.absoluteString, mediaPlaylistURL: chosen.url.absoluteString,
-                    variantBandwidth: chosen.bandwidth, completed: saved.completed)
-                try HLSDownloadJournal.save(state, directory: directory)
+                    saved: savedPlaylist, savedURL: savedURL, new: chosen.main.playlist, newURL: chosen.main.url,
+                    savedSource: saved.sourceURL, directory: directory, sameVariant: saved.variantBandwidth == chosen.bandwidth)
+                switch (savedAudio, chosen.audio) {
+                case (nil, nil):
+                    break
+                case (let before?, let after?):
+                    try Self.checkSameStream(
+                        saved: before, savedURL: savedAudioURL, new: after.playlist, newURL: after.url,
+                        savedSource: saved.sourceURL, directory: directory,
+                        sameVariant: saved.audioLanguage == chosen.audioLanguage, media: .audio)
+                default:
+                    throw HLSDownloadError(
+                        .destinationInUse, url: chosen.main.url,
+                        "\(directory) holds the download of \(saved.sourceURL), \(savedAudio == nil ? "without" : "with") a separate audio rendition, and the new URL serves a stream \(savedAudio == nil ? "with" : "without") one; choose another folder, or delete this one to start over")
+                }
+                playlist = chosen.main.playlist
+                audioPlaylist = chosen.audio?.playlist
+                state = try begin(chosen, completed: saved.completed)
             }
             logger.info("HLS download resuming", metadata: [
                 "directory": "\(directory)", "completed": "\(saved.completed.count)",
@@ -92,20 +151,23 @@ public struct HLSDownloader: Sendable {
         } else {
             // A new download: a final playlist left by something else must not pass for ours.
             HLSDownloadFiles.remove(localPlaylistPath)
-            let chosen = try await choosePlaylist(request, fetcher: fetcher)
-            playlist = chosen.playlist
-            try HLSDownloadFiles.writeAtomically(chosen.bytes, to: playlistPath)
-            state = HLSDownloadState(
-                sourceURL: request.playlistURL.absoluteString, mediaPlaylistURL: chosen.url.absoluteString,
-                variantBandwidth: chosen.bandwidth, completed: [:])
-            try HLSDownloadJournal.save(state, directory: directory)
+            let chosen = try await choosePlaylists(request, fetcher: fetcher)
+            playlist = chosen.main.playlist
+            audioPlaylist = chosen.audio?.playlist
+            state = try begin(chosen, completed: [:])
         }
         let mediaURL = URL(string: state.mediaPlaylistURL) ?? request.playlistURL
         let plan = try HLSDownloadPlan(playlist: playlist, baseURL: mediaURL)
+        let audioURL = state.audioPlaylistURL.flatMap { URL(string: $0) }
+        var audioPlan: HLSDownloadPlan?
+        if let audioPlaylist, let audioURL {
+            audioPlan = try HLSDownloadPlan(playlist: audioPlaylist, baseURL: audioURL, media: .audio)
+        }
+        let items = plan.items + (audioPlan?.items ?? [])
 
         // Trust a record only while its file is still there and long enough.
         var verified: [String: Int64] = [:]
-        for item in plan.items {
+        for item in items {
             guard let bytes = state.completed[item.id],
                   let size = HLSDownloadFiles.size(of: directory + "/" + item.localName) else { continue }
             let needed = item.range.map { Int64($0.offset + $0.length) } ?? bytes
@@ -119,32 +181,44 @@ public struct HLSDownloader: Sendable {
             try HLSDownloadJournal.save(state, directory: directory)
         }
 
-        let journal = HLSDownloadJournal(state: state, directory: directory, totalItems: plan.items.count, progress: progress)
+        let journal = HLSDownloadJournal(state: state, directory: directory, totalItems: items.count, progress: progress)
         await journal.reportProgress()
-        let pending = plan.items.filter { verified[$0.id] == nil }
+        let pending = items.filter { verified[$0.id] == nil }
         try await fetchAll(pending, fetcher: fetcher, directory: directory, journal: journal,
                            concurrency: max(1, request.concurrency))
 
-        // Every item is recorded: only now does the folder get its playlist.
+        // Every item is recorded: only now does the folder get its playlists, `index.m3u8` last.
         let completed = await journal.completed
-        if let missing = plan.items.first(where: { completed[$0.id] == nil }) {
+        if let missing = items.first(where: { completed[$0.id] == nil }) {
             // Cannot happen unless the journal lost a record; never write a playlist with a hole.
             throw HLSDownloadError(.fileSystem, url: missing.url, "\(missing.localName) is not recorded after every fetch succeeded")
         }
-        do {
-            let local = plan.localPlaylist(playlist, baseURL: mediaURL)
+        let local = plan.localPlaylist(playlist, baseURL: mediaURL)
+        if let audioPlaylist, let audioPlan, let audioURL {
+            guard let master = state.localMaster else {
+                throw HLSDownloadError(
+                    .destinationInUse, "the resume state of \(directory) names an audio rendition but no master playlist; delete the folder to start over")
+            }
+            try HLSDownloadFiles.writeAtomically(local.serializedBytes(), to: directory + "/" + Self.localVideoPlaylistName)
+            try HLSDownloadFiles.writeAtomically(
+                audioPlan.localPlaylist(audioPlaylist, baseURL: audioURL).serializedBytes(),
+                to: directory + "/" + Self.localAudioPlaylistName)
+            try HLSDownloadFiles.writeAtomically(Array(master.utf8), to: localPlaylistPath)
+        } else {
             try HLSDownloadFiles.writeAtomically(local.serializedBytes(), to: localPlaylistPath)
-            let totalBytes = plan.items.reduce(Int64(0)) { $0 + (completed[$1.id] ?? 0) }
-            logger.info("HLS download complete", metadata: [
-                "directory": "\(directory)", "items": "\(plan.items.count)", "bytes": "\(totalBytes)",
-            ])
-            return HLSDownloadResult(
-                directory: URL(fileURLWithPath: directory, isDirectory: true),
-                localPlaylist: URL(fileURLWithPath: localPlaylistPath),
-                mediaPlaylistURL: mediaURL, variantBandwidth: state.variantBandwidth,
-                segmentCount: plan.segmentCount, itemCount: plan.items.count, totalBytes: totalBytes,
-                resumedItems: verified.count)
         }
+        let totalBytes = items.reduce(Int64(0)) { $0 + (completed[$1.id] ?? 0) }
+        logger.info("HLS download complete", metadata: [
+            "directory": "\(directory)", "items": "\(items.count)", "bytes": "\(totalBytes)",
+            "audio": "\(audioURL?.absoluteString ?? "in the variant")",
+        ])
+        return HLSDownloadResult(
+            directory: URL(fileURLWithPath: directory, isDirectory: true),
+            localPlaylist: URL(fileURLWithPath: localPlaylistPath),
+            mediaPlaylistURL: mediaURL, variantBandwidth: state.variantBandwidth,
+            segmentCount: plan.segmentCount, audioPlaylistURL: audioPlan == nil ? nil : audioURL,
+            audioLanguage: audioPlan == nil ? nil : state.audioLanguage, audioSegmentCount: audioPlan?.segmentCount ?? 0,
+            itemCount: items.count, totalBytes: totalBytes, resumedItems: verified.count)
     }
 
     // MARK: Steps
@@ -185,37 +259,44 @@ public struct HLSDownloader: Sendable {
         }
     }
 
-    /// The media playlist to download: the request's URL when it is one, else the chosen variant.
-    private func choosePlaylist(
-        _ request: HLSDownloadRequest, fetcher: HLSDownloadFetcher
-    ) async throws -> (playlist: HLSPlaylist, bytes: [UInt8], url: URL, bandwidth: Int?) {
+    /// The media playlist to download (the request's URL when it is one, else the chosen
+    /// variant) and, when the variant plays its sound from a separate rendition, that one's.
+    private func choosePlaylists(_ request: HLSDownloadRequest, fetcher: HLSDownloadFetcher) async throws -> ChosenPlaylists {
         let top = try await fetcher.fetchPlaylist(request.playlistURL)
         let parsed = try Self.parse(top.bytes, url: top.finalURL)
         guard parsed.isMaster else {
             try Self.checkVOD(parsed, url: top.finalURL)
-            return (parsed, top.bytes, top.finalURL, nil)
+            return ChosenPlaylists(main: MediaPlaylist(playlist: parsed, bytes: top.bytes, url: top.finalURL))
         }
 
-        let variant = try Self.chooseVariant(parsed, rendition: request.rendition, url: top.finalURL)
-        if let group = variant.audioGroup,
-           parsed.renditions.contains(where: { $0.type == .audio && $0.groupID == group && $0.uri != nil }) {
-            throw HLSDownloadError(
-                .unsupported, url: top.finalURL,
-                "the chosen variant (BANDWIDTH \(variant.bandwidth ?? 0)) plays its audio from the separate rendition group \"\(group)\"; downloading separate audio renditions is not supported yet")
-        }
-        guard let variantURL = HLSRewriter(baseURL: top.finalURL).resolve(variant.uri) else {
-            throw HLSDownloadError(.invalidPlaylist, url: top.finalURL, "cannot read the variant URI \"\(variant.uri)\" as a URL")
-        }
+        let selection = try HLSDownloadSelection(
+            master: parsed, url: top.finalURL, rendition: request.rendition, audioLanguage: request.audioLanguage)
         logger.info("HLS download chose a variant", metadata: [
-            "bandwidth": "\(variant.bandwidth ?? 0)", "url": "\(variantURL.absoluteString)",
+            "bandwidth": "\(selection.variant.bandwidth ?? 0)", "url": "\(selection.variantURL.absoluteString)",
+            "audio": "\(selection.audioURL?.absoluteString ?? "in the variant")",
         ])
-        let media = try await fetcher.fetchPlaylist(variantURL)
-        let mediaPlaylist = try Self.parse(media.bytes, url: media.finalURL)
-        guard !mediaPlaylist.isMaster else {
-            throw HLSDownloadError(.invalidPlaylist, url: media.finalURL, "the variant is another master playlist")
+        let main = try await fetchMediaPlaylist(selection.variantURL, media: .main, fetcher: fetcher)
+        guard let audio = selection.audio, let audioURL = selection.audioURL else {
+            return ChosenPlaylists(main: main, bandwidth: selection.variant.bandwidth)
         }
-        try Self.checkVOD(mediaPlaylist, url: media.finalURL)
-        return (mediaPlaylist, media.bytes, media.finalURL, variant.bandwidth)
+        return ChosenPlaylists(
+            main: main, bandwidth: selection.variant.bandwidth,
+            audio: try await fetchMediaPlaylist(audioURL, media: .audio, fetcher: fetcher), audioLanguage: audio.language,
+            localMaster: selection.localMaster(
+                of: parsed, videoPlaylist: Self.localVideoPlaylistName, audioPlaylist: Self.localAudioPlaylistName))
+    }
+
+    /// A variant's or rendition's playlist, which must be a VOD media playlist.
+    private func fetchMediaPlaylist(_ url: URL, media: HLSDownloadMedia, fetcher: HLSDownloadFetcher) async throws -> MediaPlaylist {
+        let fetched = try await fetcher.fetchPlaylist(url, media: media)
+        let playlist = try Self.parse(fetched.bytes, url: fetched.finalURL)
+        guard !playlist.isMaster else {
+            throw HLSDownloadError(
+                .invalidPlaylist, url: fetched.finalURL, rendition: media.label,
+                "the \(media.label.map { $0 + " rendition" } ?? "variant") is another master playlist")
+        }
+        try Self.checkVOD(playlist, url: fetched.finalURL)
+        return MediaPlaylist(playlist: playlist, bytes: fetched.bytes, url: fetched.finalURL)
     }
 
     /// Throws `destinationInUse` unless `new` looks like the same stream as `saved`: the same
@@ -225,10 +306,10 @@ public struct HLSDownloader: Sendable {
     /// pass when given as media playlist URLs: the caller must only pass a renewed link.
     static func checkSameStream(
         saved: HLSPlaylist, savedURL: URL, new: HLSPlaylist, newURL: URL, savedSource: String, directory: String,
-        sameVariant: Bool
+        sameVariant: Bool, media: HLSDownloadMedia = .main
     ) throws(HLSDownloadError) {
-        let before = try HLSDownloadPlan(playlist: saved, baseURL: savedURL)
-        let after = try HLSDownloadPlan(playlist: new, baseURL: newURL)
+        let before = try HLSDownloadPlan(playlist: saved, baseURL: savedURL, media: media)
+        let after = try HLSDownloadPlan(playlist: new, baseURL: newURL, media: media)
         let same = sameVariant
             && before.items.map(\.id) == after.items.map(\.id)
             && before.items.map(\.url.lastPathComponent) == after.items.map(\.url.lastPathComponent)
@@ -236,26 +317,9 @@ public struct HLSDownloader: Sendable {
             && saved.segments.map(\.duration) == new.segments.map(\.duration)
         guard same else {
             throw HLSDownloadError(
-                .destinationInUse, url: newURL,
-                "\(directory) holds the download of \(savedSource), and the new URL serves a different segment list; choose another folder, or delete this one to start over")
+                .destinationInUse, url: newURL, rendition: media.label,
+                "\(directory) holds the download of \(savedSource), and the new URL serves a different \(media.label.map { $0 + " " } ?? "")segment list; choose another folder, or delete this one to start over")
         }
-    }
-
-    static func chooseVariant(_ master: HLSPlaylist, rendition: HLSDownloadRendition, url: URL) throws(HLSDownloadError) -> HLSVariant {
-        let candidates = master.variants.filter { !$0.isIFrameOnly }
-        let limit: Int? = switch rendition.choice {
-        case .highest: nil
-        case .highestAtMost(let limit): limit
-        }
-        let fitting = candidates.filter { limit == nil || ($0.bandwidth ?? 0) <= limit! }
-        guard let best = fitting.max(by: { ($0.bandwidth ?? 0) < ($1.bandwidth ?? 0) }) else {
-            let offered = candidates.compactMap(\.bandwidth).sorted().map(String.init).joined(separator: ", ")
-            throw HLSDownloadError(
-                .noMatchingVariant, url: url,
-                candidates.isEmpty ? "the master playlist has no variant"
-                    : "no variant has a BANDWIDTH within \(rendition); offered: \(offered)")
-        }
-        return best
     }
 
     static func parse(_ bytes: [UInt8], url: URL) throws(HLSDownloadError) -> HLSPlaylist {

@@ -52,23 +52,26 @@ struct DownloadHarness {
 
     func url(_ path: String) -> URL { URL(string: origin.baseURL + path)! }
 
-    /// Copies the fixture folder `folder` (e.g. `aes`) to a served folder of its own, with its
-    /// `index.m3u8` lines edited by `edits` (whole-line text → replacement), so a test can put
-    /// faults in the URIs. Returns the served path of the copied `index.m3u8`.
-    func servedCopy(of fixtures: HLSFixtures, folder: String, edits: [String: String]) throws -> String {
+    /// Copies the fixture folder `folder` (e.g. `aes`) to a served folder of its own, with the
+    /// lines of its `playlist` (default `index.m3u8`) edited by `edits` (whole-line text →
+    /// replacement), so a test can put faults in the URIs. Returns the served path of `entry`
+    /// (default: the edited playlist) in the copy.
+    func servedCopy(
+        of fixtures: HLSFixtures, folder: String, playlist: String = "index.m3u8", entry: String? = nil, edits: [String: String]
+    ) throws -> String {
         let root = scratch.appendingPathComponent("origin").path
         let target = root + "/" + folder
         try? FileManager.default.removeItem(atPath: target)
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: fixtures.path(folder), toPath: target)
-        let playlistPath = target + "/index.m3u8"
+        let playlistPath = target + "/" + playlist
         var lines = try String(contentsOfFile: playlistPath, encoding: .utf8).components(separatedBy: "\n")
         for (index, line) in lines.enumerated() {
             if let replacement = edits[line] { lines[index] = replacement }
         }
         try lines.joined(separator: "\n").write(toFile: playlistPath, atomically: true, encoding: .utf8)
         origin.serveDirectory(root)
-        return "/static/\(folder)/index.m3u8"
+        return "/static/\(folder)/" + (entry ?? playlist)
     }
 }
 
@@ -86,10 +89,14 @@ func decodedMD5(_ input: String, sourceLocation: SourceLocation = #_sourceLocati
 /// Checks that every segment, key and init section the local playlist names is a local file (a
 /// relative name in `directory`) holding exactly the bytes of the origin's file (`originFolder`,
 /// the fixture folder the media playlist came from), byte ranges compared range by range.
+///
+/// `localPlaylist` is the local media playlist to check: `index.m3u8`, or `video.m3u8` and
+/// `audio.m3u8` when the download has a separate audio rendition.
 func expectLocalFilesMatchOrigin(
-    directory: URL, originPlaylist: String, originFolder: String, sourceLocation: SourceLocation = #_sourceLocation
+    directory: URL, originPlaylist: String, originFolder: String, localPlaylist: String = "index.m3u8",
+    sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
-    let local = try HLSPlaylist(parsing: try String(contentsOf: directory.appendingPathComponent("index.m3u8"), encoding: .utf8))
+    let local = try HLSPlaylist(parsing: try String(contentsOf: directory.appendingPathComponent(localPlaylist), encoding: .utf8))
     let original = try HLSPlaylist(parsing: try String(contentsOfFile: originPlaylist, encoding: .utf8))
     try #require(local.segments.count == original.segments.count, sourceLocation: sourceLocation)
     #expect(local.isEndList, sourceLocation: sourceLocation)

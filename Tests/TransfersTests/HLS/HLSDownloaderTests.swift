@@ -14,9 +14,10 @@ import TunerTesting
 
     // MARK: Offline playback
 
-    /// Each kind of VOD (a master playlist, AES-128, fMP4 with EXT-X-MAP, byte ranges) downloads
-    /// into a folder whose `index.m3u8` ffmpeg decodes to exactly what the original decodes to,
-    /// with the origin already shut down; every local file is byte-identical to the origin's.
+    /// Each kind of VOD (a master playlist, AES-128, fMP4 with EXT-X-MAP, byte ranges, a variant
+    /// with a separate audio rendition) downloads into a folder whose `index.m3u8` ffmpeg decodes
+    /// to exactly what the original decodes to, with the origin already shut down; every local
+    /// file is byte-identical to the origin's.
     @Test(arguments: HLSFixtures.Kind.allCases)
     func downloadedVODPlaysOfflineLikeTheOriginal(kind: HLSFixtures.Kind) async throws {
         guard requireTools("ffmpeg") else { return }
@@ -31,11 +32,21 @@ import TunerTesting
                 progress: progress.record)
 
             // The media playlist that was downloaded: for the master, the higher-bandwidth variant.
-            let mediaPlaylist = kind == .multiVariant ? "vod/high/index.m3u8" : stream.playlist
+            let mediaPlaylist = switch kind {
+            case .multiVariant: "vod/high/index.m3u8"
+            case .separateAudio: "altaudio/video/index.m3u8"
+            default: stream.playlist
+            }
             #expect(result.mediaPlaylistURL.absoluteString == harness.origin.baseURL + "/static/" + mediaPlaylist)
             #expect(result.segmentCount == HLSFixtures.duration / HLSFixtures.segmentDuration)
             #expect(result.localPlaylist.path == destination.appendingPathComponent("index.m3u8").path)
-            let expectedItems = result.segmentCount + (kind == .encrypted || kind == .fragmentedMP4 ? 1 : 0)
+            #expect((result.audioPlaylistURL != nil) == (kind == .separateAudio))
+            let expectedItems = switch kind {
+            case .encrypted, .fragmentedMP4: result.segmentCount + 1
+            // Both renditions' segments and init sections.
+            case .separateAudio: result.segmentCount + 1 + result.audioSegmentCount + 1
+            default: result.segmentCount
+            }
             #expect(result.itemCount == expectedItems)
             #expect(result.resumedItems == 0)
             let last = try #require(progress.all.last)
@@ -52,12 +63,19 @@ import TunerTesting
 
             try expectLocalFilesMatchOrigin(
                 directory: destination, originPlaylist: fixtures.path(mediaPlaylist),
-                originFolder: fixtures.path((mediaPlaylist as NSString).deletingLastPathComponent))
+                originFolder: fixtures.path((mediaPlaylist as NSString).deletingLastPathComponent),
+                localPlaylist: kind == .separateAudio ? HLSDownloader.localVideoPlaylistName : "index.m3u8")
+            if kind == .separateAudio {
+                try expectLocalFilesMatchOrigin(
+                    directory: destination, originPlaylist: fixtures.path("altaudio/audio/index.m3u8"),
+                    originFolder: fixtures.path("altaudio/audio"), localPlaylist: HLSDownloader.localAudioPlaylistName)
+            }
 
             // Nothing can come from the network any more.
             try await harness.origin.shutdown()
             let offline = try await decodedMD5(result.localPlaylist.path)
-            let original = try await decodedMD5(fixtures.path(mediaPlaylist))
+            // A separate audio rendition is only heard through the master that names it.
+            let original = try await decodedMD5(fixtures.path(kind == .separateAudio ? stream.playlist : mediaPlaylist))
             #expect(!offline.isEmpty && offline == original, "\(kind): offline playback differs from the original")
         }
     }
