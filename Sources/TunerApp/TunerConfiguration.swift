@@ -26,6 +26,12 @@ public struct TunerConfiguration: Sendable {
     public var prefetchSegments: Int = 3
     /// The largest tus upload `/api/v1/uploads` accepts.
     public var uploadMaxSize: Int64 = 64 << 30
+    /// Seconds an unfinished tus upload is kept after its creation or its last received bytes,
+    /// then removed (env TUNER_UPLOAD_EXPIRY, default 24 h); 0 keeps them forever.
+    public var uploadExpirySeconds: Double = 86400
+    /// Origins whose web pages may use `/api/v1/uploads` (CORS), like `https://app.example`;
+    /// `*` allows any (env TUNER_UPLOAD_ORIGINS=a,b; default `*`).
+    public var uploadAllowedOrigins: [String] = ["*"]
     /// How often the server looks for catalog sources due for their scheduled refresh; 0 turns
     /// scheduled refreshes off.
     public var catalogRefreshCheckSeconds: Int64 = 60
@@ -86,6 +92,13 @@ public struct TunerConfiguration: Sendable {
         if let size = environment["TUNER_UPLOAD_MAX_SIZE"] {
             guard let value = ByteCount.parse(size), value > 0 else { throw ConfigurationError("TUNER_UPLOAD_MAX_SIZE must be a size like 4GiB, got '\(size)'") }
             configuration.uploadMaxSize = value
+        }
+        if let text = environment["TUNER_UPLOAD_EXPIRY"] {
+            guard let value = TimeSpan.parseSeconds(text) else { throw ConfigurationError("TUNER_UPLOAD_EXPIRY must be a duration like 24h, 30m or 90s (0 = never), got '\(text)'") }
+            configuration.uploadExpirySeconds = value
+        }
+        if let origins = environment["TUNER_UPLOAD_ORIGINS"] {
+            configuration.uploadAllowedOrigins = origins.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
         if let count = environment["TUNER_TRANSFERS_MAX_ACTIVE"] {
             guard let value = Int(count), value > 0 else { throw ConfigurationError("TUNER_TRANSFERS_MAX_ACTIVE must be a positive whole number, got '\(count)'") }

@@ -59,7 +59,10 @@ public final class TunerEngine: Sendable {
         }
         do {
             uploads = try TusUploadStore(
-                configuration: .init(directory: dataFolder.uploadsDirectory, maxSize: configuration.uploadMaxSize), logger: logger)
+                configuration: .init(
+                    directory: dataFolder.uploadsDirectory, maxSize: configuration.uploadMaxSize,
+                    incompleteLifetime: configuration.uploadExpirySeconds > 0 ? configuration.uploadExpirySeconds : nil),
+                logger: logger)
         } catch {
             try? httpClient.syncShutdown()
             throw error

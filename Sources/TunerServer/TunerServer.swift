@@ -48,6 +48,10 @@ public final class TunerServer: Sendable {
     /// Builds the application: routes, middleware and the cache's maintenance service.
     func buildApplication(onListening: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
         let router = Router(context: TunerRequestContext.self)
+        // Before the token check: browsers send CORS preflights without credentials.
+        let maxUploadSize = engine.uploads.configuration.maxSize
+        router.add(middleware: UploadsCORSMiddleware(
+            allowedOrigins: engine.configuration.uploadAllowedOrigins, capabilities: { UploadsController.capabilities(maxSize: maxUploadSize) }))
         if !engine.configuration.isLoopbackOnly {
             let token = try engine.configuration.accessToken ?? engine.dataFolder.loadOrCreateToken()
             router.add(middleware: AccessTokenMiddleware(token: token))
@@ -60,7 +64,10 @@ public final class TunerServer: Sendable {
         return Application(
             router: router,
             configuration: .init(address: .hostname(engine.configuration.host, port: engine.configuration.port), serverName: "Tuner"),
-            services: [CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine), TransferService(engine: engine)],
+            services: [
+                CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine), TransferService(engine: engine),
+                UploadExpiryService(store: engine.uploads),
+            ],
             onServerRunning: { [state] channel in
                 let port = channel.localAddress?.port ?? 0
                 state.withLockedValue { $0.port = port }

@@ -7,7 +7,8 @@ import Transfers
 import TunerApp
 
 /// Tuner's tus 1.0 endpoint at `/api/v1/uploads`: creation (also with an upload, or with a
-/// deferred length), HEAD for the offset, PATCH, termination and checksums (sha1, md5, sha256).
+/// deferred length), HEAD for the offset, PATCH, termination, checksums (sha1, md5, sha256) and
+/// expiration (`Upload-Expires`). Cross-origin access is ``UploadsCORSMiddleware``'s.
 ///
 /// Protocol only: bytes, offsets and durability are ``TusUploadStore``'s. PATCH bodies stream
 /// from the socket to the store; nothing holds a whole body.
@@ -17,7 +18,7 @@ struct UploadsController {
     let logger: Logger
 
     static let version = "1.0.0"
-    static let extensions = "creation,creation-with-upload,creation-defer-length,termination,checksum"
+    static let extensions = "creation,creation-with-upload,creation-defer-length,termination,checksum,expiration"
     static let offsetContentType = "application/offset+octet-stream"
 
     func addRoutes(to router: Router<TunerRequestContext>) {
@@ -36,12 +37,18 @@ struct UploadsController {
     // MARK: Handlers
 
     @Sendable func options(_ request: Request) -> Response {
+        respond(.noContent, Self.capabilities(maxSize: store.configuration.maxSize))
+    }
+
+    /// What an OPTIONS answer says about this server (also in the CORS preflight's answer).
+    static func capabilities(maxSize: Int64) -> HTTPFields {
         var headers = HTTPFields()
-        headers[.tusVersion] = Self.version
-        headers[.tusExtension] = Self.extensions
-        headers[.tusMaxSize] = String(store.configuration.maxSize)
+        headers[.tusResumable] = version
+        headers[.tusVersion] = version
+        headers[.tusExtension] = extensions
+        headers[.tusMaxSize] = String(maxSize)
         headers[.tusChecksumAlgorithm] = TusChecksumAlgorithm.all.map(\.name).joined(separator: ",")
-        return respond(.noContent, headers)
+        return headers
     }
 
     @Sendable func create(request: Request, context: TunerRequestContext) async throws -> Response {
@@ -209,7 +216,7 @@ struct UploadsController {
     }
 
     private func addExpiry(_ info: TusUploadInfo, to headers: inout HTTPFields) {
-        guard !info.isComplete, let expiresAt = info.expiresAt else { return }
+        guard let expiresAt = store.expiry(of: info) else { return }
         headers[.uploadExpires] = Self.httpDate(expiresAt)
     }
 

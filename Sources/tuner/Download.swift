@@ -91,8 +91,8 @@ struct Download: AsyncParsableCommand {
                 for task in added { print("queued \(task.id) \(task.destinationName)") }
             }
             if wait {
-                let finished = try await TransfersTarget.pollUntilFinished(client: client, ids: added.map(\.id))
-                try Self.report(finished)
+                let finished = try await TransferWatch.follow(added, client: client)
+                try TransferWatch.report(finished)
             }
             return
         }
@@ -115,103 +115,9 @@ struct Download: AsyncParsableCommand {
             await local.close()
             return
         }
-        let display = ProgressDisplay(total: added.count)
-        let events = local.manager.events()
-        let watcher = Task {
-            for await event in events { display.handle(event) }
-        }
-        await local.manager.start()
-        let finished = await local.manager.waitUntilFinished(ids: added.map(\.id))
-        watcher.cancel()
-        display.finish()
+        let finished = await TransferWatch.follow(added, manager: local.manager)
         await local.close()
-        try Self.report(finished)
-    }
-
-    static func report(_ tasks: [TransferTask]) throws {
-        let failed = tasks.filter { $0.state != .complete }
-        let done = tasks.count - failed.count
-        if tasks.count > 1 || !failed.isEmpty { print("\(done) of \(tasks.count) downloads complete") }
-        for task in tasks where task.state == .complete && tasks.count == 1 {
-            print("complete \(task.id) \(task.destinationName) (\(task.committedBytes) bytes)")
-        }
-        for task in failed {
-            print("\(task.state.rawValue) \(task.id) \(task.destinationName): \(task.errorReason ?? "not finished")")
-        }
-        if !failed.isEmpty { throw ExitCode(1) }
-    }
-}
-
-/// Shows progress of in-process downloads: a redrawn bar on a terminal, plain lines otherwise.
-final class ProgressDisplay: @unchecked Sendable {
-    private let lock = NSLock()
-    private let total: Int
-    private let isTerminal = isatty(STDOUT_FILENO) == 1
-    private var finished = 0
-    private var progress: [Int64: TransferProgress] = [:]
-    private var lastDraw = Date.distantPast
-    private var lastPlain = Date()
-
-    init(total: Int) {
-        self.total = total
-    }
-
-    func handle(_ event: TransferEvent) {
-        lock.lock()
-        defer { lock.unlock() }
-        switch event {
-        case .progress(let value):
-            progress[value.id] = value
-        case .changed(let task) where task.state.isFinished:
-            finished += 1
-            progress[task.id] = nil
-            if !isTerminal || total <= 20 {
-                clearLine()
-                print("\(task.state.rawValue) \(task.id) \(task.destinationName)\(task.errorReason.map { ": \($0)" } ?? "")")
-            }
-        case .changed(let task) where task.state == .waiting && task.retryCount > 0:
-            if !isTerminal {
-                print("retrying \(task.id) \(task.destinationName): \(task.errorReason ?? "")")
-            }
-        default:
-            return
-        }
-        draw()
-    }
-
-    private func draw() {
-        let now = Date()
-        let bytes = progress.values.reduce(Int64(0)) { $0 + $1.bytes }
-        let totals = progress.values.compactMap(\.total)
-        let speed = progress.values.reduce(0) { $0 + $1.bytesPerSecond }
-        let speedText = String(format: "%.1f MB/s", speed / 1e6)
-        if isTerminal {
-            guard now.timeIntervalSince(lastDraw) > 0.1 else { return }
-            lastDraw = now
-            var fraction = Double(finished) / Double(max(1, total))
-            if total == 1, let only = progress.values.first, let size = only.total, size > 0 {
-                fraction = Double(only.bytes) / Double(size)
-            }
-            let width = 30
-            let filled = Int(fraction * Double(width))
-            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            let eta = progress.values.count == 1 ? progress.values.first?.etaSeconds.map { String(format: " ETA %.0fs", $0) } ?? "" : ""
-            FileHandle.standardOutput.write(Data("\r[\(bar)] \(finished)/\(total) \(bytes >> 20) MiB \(speedText)\(eta)   ".utf8))
-        } else if now.timeIntervalSince(lastPlain) >= 2, !progress.isEmpty {
-            lastPlain = now
-            let known = totals.reduce(Int64(0), +)
-            print("progress: \(finished)/\(total) done, \(bytes) bytes\(known > 0 ? " of \(known)" : "") in flight, \(speedText)")
-        }
-    }
-
-    private func clearLine() {
-        if isTerminal { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
-    }
-
-    func finish() {
-        lock.lock()
-        defer { lock.unlock() }
-        clearLine()
+        try TransferWatch.report(finished)
     }
 }
 

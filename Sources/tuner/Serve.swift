@@ -24,6 +24,10 @@ struct Serve: AsyncParsableCommand {
     var upstreamTimeout: Int64?
     @Option(name: .customLong("prefetch-segments"), help: "HLS segments fetched ahead of the player; 0 turns it off (env TUNER_PREFETCH_SEGMENTS, default 3).")
     var prefetchSegments: Int?
+    @Option(name: .customLong("upload-expiry"), help: "Unfinished tus uploads are removed after this long without bytes, e.g. 24h, 30m; 0 keeps them (env TUNER_UPLOAD_EXPIRY, default 24h).")
+    var uploadExpiry: String?
+    @Option(name: .customLong("upload-origin"), help: "An origin whose web pages may upload (CORS), e.g. https://app.example; * allows any (repeatable; env TUNER_UPLOAD_ORIGINS=a,b; default *).")
+    var uploadOrigins: [String] = []
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env LOG_LEVEL).")
     var logLevel: String?
 
@@ -49,6 +53,13 @@ struct Serve: AsyncParsableCommand {
             guard prefetchSegments >= 0 else { throw ValidationError("--prefetch-segments must be 0 or more") }
             configuration.prefetchSegments = prefetchSegments
         }
+        if let uploadExpiry {
+            guard let seconds = TimeSpan.parseSeconds(uploadExpiry) else {
+                throw ValidationError("--upload-expiry must be a duration like 24h, 30m or 90s (0 keeps uploads), got '\(uploadExpiry)'")
+            }
+            configuration.uploadExpirySeconds = seconds
+        }
+        if !uploadOrigins.isEmpty { configuration.uploadAllowedOrigins = uploadOrigins }
 
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

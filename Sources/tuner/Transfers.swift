@@ -133,27 +133,6 @@ struct TransfersTarget: ParsableArguments {
         }
         return String(decoding: body, as: UTF8.self)
     }
-
-    /// Polls the server until every task is finished, printing plain progress lines.
-    static func pollUntilFinished(client: ServerClient, ids: [Int64]) async throws -> [TransferTask] {
-        var lastPrint = Date.distantPast
-        while true {
-            let (status, body) = try await client.request("GET", "/api/v1/transfers")
-            guard status == 200 else { throw CLIError("server answered \(status): \(message(body))") }
-            let wanted = Set(ids)
-            let tasks = try decodeList(body).filter { wanted.contains($0.id) }
-            let missing = wanted.subtracting(tasks.map(\.id))
-            if !missing.isEmpty { throw CLIError("transfers \(missing.sorted()) were deleted while waiting") }
-            if tasks.allSatisfy({ $0.state.isFinished }) { return ids.compactMap { id in tasks.first { $0.id == id } } }
-            if Date().timeIntervalSince(lastPrint) >= 2 {
-                lastPrint = Date()
-                let done = tasks.filter { $0.state.isFinished }.count
-                let bytes = tasks.reduce(Int64(0)) { $0 + $1.committedBytes }
-                print("progress: \(done)/\(tasks.count) done, \(bytes) bytes committed")
-            }
-            try await Task.sleep(nanoseconds: 300_000_000)
-        }
-    }
 }
 
 /// A manager opened by the CLI on the data folder, and the client it must shut down.

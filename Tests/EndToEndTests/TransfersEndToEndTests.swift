@@ -99,7 +99,8 @@ import TunerTesting
             "--header", "X-Test: yes", "--wait", "--data", data,
         ])
         #expect(good.succeeded, "\(good.output) \(good.errorOutput)")
-        #expect(good.output.contains("complete"))
+        #expect(good.output.contains("complete 1 mine.bin (\(size) bytes)"), "\(good.output)")
+        #expect(good.output.contains("retrying 1 mine.bin (failure 1): "), "the reset is reported: \(good.output)")
         #expect(try Self.sha256(file: data + "/downloads/mine.bin") == sha)
         #expect(origin.lastRequestHeaders(path: "/files/one.bin")?.contains { $0.name == "X-Test" && $0.value == "yes" } == true)
 

@@ -42,8 +42,8 @@ public final class TusUploadStore: Sendable {
         public var directory: String
         /// The largest upload accepted, in bytes (advertised as `Tus-Max-Size`).
         public var maxSize: Int64
-        /// How long an unfinished upload is kept after its creation; nil keeps it forever.
-        /// Finished uploads never expire.
+        /// How long an unfinished upload is kept after its creation or the last bytes it received
+        /// (tus `expiration`); nil keeps it forever. Finished uploads never expire.
         public var incompleteLifetime: TimeInterval?
         /// Bytes between two commits inside one PATCH without a checksum: a dropped connection
         /// loses at most this much of what was received.
@@ -54,6 +54,12 @@ public final class TusUploadStore: Sendable {
             self.maxSize = maxSize
             self.incompleteLifetime = incompleteLifetime
             self.commitInterval = commitInterval
+        }
+
+        /// How often ``TusUploadStore/runExpirySweeps()`` looks for expired uploads: a quarter of
+        /// the lifetime, at most every 10 minutes; nil when uploads never expire.
+        public var expirySweepInterval: TimeInterval? {
+            incompleteLifetime.map { min(max($0 / 4, 0.05), 600) }
         }
     }
 
@@ -119,7 +125,7 @@ public final class TusUploadStore: Sendable {
         let now = Date()
         let info = TusUploadInfo(
             id: id, length: length, offset: 0, metadata: metadata, createdAt: now,
-            expiresAt: configuration.incompleteLifetime.map { now.addingTimeInterval($0) })
+            expiresAt: newExpiry(from: now))
         // The data file first, then the info file: a crash in between leaves a data file without
         // info, which `tidy()` removes; never an info file pointing at nothing.
         let dataPath = length == 0 ? completedPath(of: id) : partPath(id)
@@ -134,7 +140,7 @@ public final class TusUploadStore: Sendable {
     public func info(id: String) throws -> TusUploadInfo {
         var info = try readInfo(id)
         if !info.isComplete {
-            if let expiresAt = info.expiresAt, expiresAt < Date() {
+            if let expiresAt = expiry(of: info), expiresAt < Date() {
                 throw TusUploadStoreError(.expired, "upload \(id) expired at \(expiresAt) and was removed; create a new one")
             }
             // Never claim more than the file holds (see the type's comment).
@@ -269,19 +275,50 @@ public final class TusUploadStore: Sendable {
         logger.info("upload terminated", metadata: ["upload": "\(id)"])
     }
 
-    /// Removes unfinished uploads whose lifetime is over; returns how many.
+    /// When the unfinished upload `info` expires under the current configuration: its recorded
+    /// date (moved on by every commit), or, for one recorded while uploads did not expire, its
+    /// creation plus the lifetime. Nil when it never expires (finished, or no lifetime set).
+    public func expiry(of info: TusUploadInfo) -> Date? {
+        guard !info.isComplete, let lifetime = configuration.incompleteLifetime else { return nil }
+        return info.expiresAt ?? info.createdAt.addingTimeInterval(lifetime)
+    }
+
+    /// `now` plus the lifetime, rounded up to a whole second: the info file and `Upload-Expires`
+    /// both keep whole seconds, and rounding down could make a short lifetime end at once.
+    private func newExpiry(from now: Date) -> Date? {
+        configuration.incompleteLifetime.map { Date(timeIntervalSince1970: (now.timeIntervalSince1970 + $0).rounded(.up)) }
+    }
+
+    /// Removes unfinished uploads whose lifetime is over (their info and their bytes); returns
+    /// how many. An upload a PATCH is writing is left alone: that PATCH moves its expiry on.
     @discardableResult
     public func removeExpired(now: Date = Date()) -> Int {
         var removed = 0
         for id in allIDs() {
-            guard let info = try? readInfo(id), !info.isComplete, let expiresAt = info.expiresAt, expiresAt < now else { continue }
+            guard let info = try? readInfo(id), let expiresAt = expiry(of: info), expiresAt < now else { continue }
             guard (try? lock(id)) != nil else { continue }
+            defer { unlock(id) }
+            // Read again under the lock: a PATCH that just ended may have renewed it.
+            guard let current = try? readInfo(id), let expiresAt = expiry(of: current), expiresAt < now else { continue }
+            // The info file first, as in `terminate(id:)`: without it the upload is gone.
             unlink(infoPath(id))
             unlink(partPath(id))
-            unlock(id)
             removed += 1
+            logger.info("upload expired and removed", metadata: ["upload": "\(id)", "offset": "\(current.offset)"])
         }
+        if removed > 0 { try? TusDataFile.syncDirectory(directory) }
         return removed
+    }
+
+    /// Removes expired uploads every ``Configuration/expirySweepInterval`` until the calling task
+    /// is cancelled (the body of a server's service); returns at once when uploads never expire.
+    public func runExpirySweeps() async {
+        guard let interval = configuration.expirySweepInterval else { return }
+        while !Task.isCancelled {
+            try? await Task.sleep(nanoseconds: UInt64(interval * 1e9))
+            guard !Task.isCancelled else { return }
+            _ = try? await UploadBlockingIO.run { self.removeExpired() }
+        }
     }
 
     /// The ids of every upload in the folder, finished or not.
@@ -303,6 +340,9 @@ public final class TusUploadStore: Sendable {
     private func lock(_ id: String) throws {
         let acquired = busy.withLockedValue { $0.insert(id).inserted }
         guard acquired else {
+            // Terminations and expiry sweeps delete the info file first, while they hold the
+            // lock: an upload without it is gone, not busy.
+            guard FileManager.default.fileExists(atPath: infoPath(id)) else { throw notFound(id) }
             throw TusUploadStoreError(.locked, "another request is writing upload \(id); wait for it to end, then send HEAD")
         }
     }
@@ -340,9 +380,11 @@ public final class TusUploadStore: Sendable {
     }
 
     /// Syncs the data file, then records `offset`: the order that makes the offset trustworthy.
+    /// Received bytes also move the expiry on, so an upload that makes progress never expires.
     private func commit(_ info: inout TusUploadInfo, file: TusDataFile, offset: Int64) async throws {
         try await UploadBlockingIO.run { try file.sync() }
         info.offset = offset
+        if let expiresAt = newExpiry(from: Date()) { info.expiresAt = expiresAt }
         let snapshot = info
         try await UploadBlockingIO.run { try self.writeInfo(snapshot) }
     }

@@ -83,6 +83,13 @@ enum HTTP {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
+    /// GETs `url` and returns the status.
+    static func status(_ url: String) async throws -> Int {
+        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+        _ = try await response.body.collect(upTo: 16 << 20)
+        return Int(response.status.code)
+    }
+
     /// GETs `url` with a `Range` header; returns the status, Content-Range and body.
     static func range(_ url: String, _ range: String) async throws -> (status: Int, contentRange: String?, body: [UInt8]) {
         var request = HTTPClientRequest(url: url)

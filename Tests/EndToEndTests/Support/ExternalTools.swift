@@ -4,12 +4,15 @@ import Testing
 /// The programs the end-to-end tests drive besides `tuner`.
 enum ExternalTool: String, Sendable, CaseIterable {
     case curl, ffmpeg, ffprobe
+    /// util-linux `script`: runs a command on a pseudo-terminal, as a user's shell would.
+    case script
 
     /// How to get it on the Debian/Ubuntu images CI uses.
     var installHint: String {
         switch self {
         case .curl: "apt-get install curl"
         case .ffmpeg, .ffprobe: "apt-get install ffmpeg"
+        case .script: "apt-get install bsdutils"
         }
     }
 

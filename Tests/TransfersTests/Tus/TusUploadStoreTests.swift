@@ -162,4 +162,58 @@ struct TusUploadStoreTests {
         #expect(TusMetadata(header: "a YQ==,a YQ==") == nil)
         #expect(TusMetadata(header: "a YQ== b") == nil)
     }
+
+    @Test("Unfinished uploads expire a lifetime after their last bytes: expired before the sweep, gone with their bytes after it; finished ones never")
+    func expiration() async throws {
+        let directory = try TusFixtures.temporaryDirectory("tus-store")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let lifetime: TimeInterval = 3600
+        let store = try TusUploadStore(configuration: .init(directory: directory, incompleteLifetime: lifetime), logger: TusFixtures.logger)
+        let created = try store.create(length: 100)
+        let expiresAt = try #require(created.expiresAt)
+        #expect(expiresAt.timeIntervalSinceNow > lifetime - 60 && expiresAt.timeIntervalSinceNow <= lifetime + 1)
+        #expect(expiresAt.timeIntervalSince1970 == expiresAt.timeIntervalSince1970.rounded(), "whole seconds, like Upload-Expires")
+        let renewed = try await store.append(to: created.id, at: 0, body: PiecesBody(pieces: [TusFixtures.bytes(10)]))
+        let renewedExpiry = try #require(renewed.expiresAt)
+        #expect(renewedExpiry >= expiresAt, "received bytes move the expiry on")
+        let finished = try store.create(length: 3)
+        _ = try await store.append(to: finished.id, at: 0, body: PiecesBody(pieces: [[1, 2, 3]]))
+        #expect(store.expiry(of: try store.info(id: finished.id)) == nil)
+
+        #expect(store.removeExpired(now: Date()) == 0)
+        #expect(store.removeExpired(now: renewedExpiry.addingTimeInterval(1)) == 1)
+        #expect { try store.info(id: created.id) } throws: { ($0 as? TusUploadStoreError)?.code == .notFound }
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/\(created.id).part"))
+        #expect(!FileManager.default.fileExists(atPath: "\(directory)/\(created.id).info"))
+        #expect(try store.info(id: finished.id).isComplete)
+        #expect(FileManager.default.fileExists(atPath: store.completedPath(of: finished.id)))
+
+        // Without a lifetime nothing expires; an upload recorded then gets its creation plus the
+        // lifetime once one is set.
+        let forever = try TusUploadStore(configuration: .init(directory: directory), logger: TusFixtures.logger)
+        let old = try forever.create(length: 10)
+        #expect(old.expiresAt == nil)
+        #expect(forever.removeExpired(now: .distantFuture) == 0)
+        let reopened = try TusUploadStore(configuration: .init(directory: directory, incompleteLifetime: 60), logger: TusFixtures.logger)
+        let stored = try reopened.info(id: old.id)
+        #expect(reopened.expiry(of: stored) == stored.createdAt.addingTimeInterval(60))
+        #expect(reopened.removeExpired(now: stored.createdAt.addingTimeInterval(61)) == 1)
+
+        // Past its expiry and before a sweep, an upload answers `expired` (410 at the endpoint).
+        let brief = try TusUploadStore(configuration: .init(directory: directory, incompleteLifetime: 0.001), logger: TusFixtures.logger)
+        let short = try brief.create(length: 10)
+        var code: TusUploadStoreError.Code?
+        for _ in 0..<500 where code == nil {
+            do {
+                _ = try brief.info(id: short.id)
+                try await Task.sleep(for: .milliseconds(10))
+            } catch let error as TusUploadStoreError {
+                code = error.code
+            }
+        }
+        #expect(code == .expired)
+        await #expect { try await brief.append(to: short.id, at: 0, body: PiecesBody(pieces: [[1]])) } throws: {
+            ($0 as? TusUploadStoreError)?.code == .expired
+        }
+    }
 }
