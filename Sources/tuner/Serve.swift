@@ -24,6 +24,12 @@ struct Serve: AsyncParsableCommand {
     var upstreamTimeout: Int64?
     @Option(name: .customLong("prefetch-segments"), help: "HLS segments fetched ahead of the player; 0 turns it off (env TUNER_PREFETCH_SEGMENTS, default 3).")
     var prefetchSegments: Int?
+    @Option(name: .customLong("catalog-check-interval"),
+            help: "How often to look for catalog sources due for refresh, e.g. 60 or 5m; 0 turns scheduled refreshes off (env TUNER_CATALOG_CHECK_INTERVAL, default 60).")
+    var catalogCheckInterval: String?
+    @Option(name: .customLong("catalog-refresh-interval"),
+            help: "Refresh interval of sources added without one, e.g. 6h or 1d (env TUNER_CATALOG_REFRESH_INTERVAL, default 1d).")
+    var catalogRefreshInterval: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env LOG_LEVEL).")
     var logLevel: String?
 
@@ -48,6 +54,18 @@ struct Serve: AsyncParsableCommand {
         if let prefetchSegments {
             guard prefetchSegments >= 0 else { throw ValidationError("--prefetch-segments must be 0 or more") }
             configuration.prefetchSegments = prefetchSegments
+        }
+        if let catalogCheckInterval {
+            guard let seconds = DurationText.seconds(catalogCheckInterval) else {
+                throw ValidationError("--catalog-check-interval must be a duration like 60 or 5m (0 turns it off), got '\(catalogCheckInterval)'")
+            }
+            configuration.catalogRefreshCheckSeconds = Int64(seconds.rounded(.up))
+        }
+        if let catalogRefreshInterval {
+            guard let seconds = DurationText.seconds(catalogRefreshInterval), seconds > 0 else {
+                throw ValidationError("--catalog-refresh-interval must be a positive duration like 6h or 1d, got '\(catalogRefreshInterval)'")
+            }
+            configuration.catalogDefaultRefreshSeconds = seconds
         }
 
         LoggingSystem.bootstrap { label in
