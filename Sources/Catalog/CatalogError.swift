@@ -25,8 +25,10 @@ public struct CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether the error means "no such thing" (HTTP 404) rather than a failure.
     /// The operation does not apply to this item or source (not an error of the provider).
     public var isUnsupported: Bool {
-        if case .unsupported = code { return true }
-        return false
+        switch code {
+        case .unsupported, .notFavourite: return true
+        default: return false
+        }
     }
 
     public var isNotFound: Bool {
@@ -40,7 +42,7 @@ public struct CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
         switch code {
         case .sourceNotFound(let id): return "no catalog source has id \(id)"
         case .itemNotFound(let id): return "no catalog item has id \(id)"
-        case .notFavourite(let id): return "item \(id) is not a favourite"
+        case .notFavourite(let id): return "item \(id) is not a favourite; add it to the favourites first"
         case .emptyImport: return "the source has no entries; the previous catalog was kept"
         case .fetchFailed(let reason): return "fetching the source failed: \(reason)"
         case .truncated(let expected, let received):

@@ -10,18 +10,36 @@ extension CatalogImporter {
         let seriesID = String(providerID.dropFirst("series:".count))
         let info: XtreamClient.SeriesInfo = try await client.get(action: "get_series_info", parameters: [("series_id", seriesID)])
         var drafts: [CatalogEpisodeDraft] = []
-        for season in info.episodes.keys.sorted(by: { (Int($0) ?? 0, $0) < (Int($1) ?? 0, $1) }) {
-            for episode in info.episodes[season] ?? [] {
-                guard let id = episode.id?.string else { continue }
-                drafts.append(CatalogEpisodeDraft(
-                    season: episode.season?.int ?? Int(season), episode: episode.episode_num?.int, title: episode.title ?? id,
-                    url: client.episodeURL(episodeID: id, container: episode.container_extension),
-                    duration: episode.info?.duration_secs?.int.map(Double.init)
-                ))
-            }
+        for (filedUnder, episode) in info.episodes {
+            guard let id = episode.id?.string else { continue }
+            drafts.append(CatalogEpisodeDraft(
+                season: episode.season?.int ?? filedUnder, episode: episode.episode_num?.int, title: episode.title ?? id,
+                url: client.episodeURL(episodeID: id, container: episode.container_extension),
+                duration: episode.info?.duration_secs?.int.map(Double.init)
+            ))
         }
+        // Season, then episode number: panels list some seasons out of order. Ties keep the
+        // panel's order.
+        drafts = drafts.enumerated().sorted { left, right in
+            let l = (left.element.season ?? Int.max, left.element.episode ?? Int.max, left.offset)
+            let r = (right.element.season ?? Int.max, right.element.episode ?? Int.max, right.offset)
+            return l < r
+        }.map(\.element)
         try await store.replaceEpisodes(ofSeries: seriesItemID, with: drafts)
         return try await store.episodes(ofSeries: seriesItemID)
+    }
+
+    /// The episodes of a series item. A playlist's series has the episodes its import stored; an
+    /// Xtream series loads them from the panel the first time (an import replaces them, so again
+    /// after each refresh), or whenever `reload` is set.
+    public func episodes(seriesItemID: Int64, reload: Bool = false) async throws -> [CatalogEpisode] {
+        guard let item = try await store.item(id: seriesItemID) else { throw CatalogError.itemNotFound(seriesItemID) }
+        guard item.kind == .series else {
+            throw CatalogError.unsupported("item \(seriesItemID) is a \(item.kind.rawValue) item, not a series")
+        }
+        let stored = try await store.episodes(ofSeries: seriesItemID)
+        guard reload || stored.isEmpty, try await store.source(id: item.sourceID)?.kind == .xtream else { return stored }
+        return try await loadXtreamEpisodes(seriesItemID: seriesItemID)
     }
 
     /// Fetches a movie's details from its Xtream panel (`get_vod_info`: plot, cast, duration,

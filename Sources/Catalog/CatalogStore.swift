@@ -58,6 +58,11 @@ public protocol CatalogStore: Sendable {
 
     /// Moves a favourite to `position` in the user's own order of favourites (0 is first).
     func moveFavourite(itemID: Int64, to position: Int) async throws
+    /// Puts the favourites of `itemIDs` first, in that order; the others follow in their previous
+    /// order. Throws `itemNotFound` or `notFavourite` for an id that is not a favourite item.
+    func setFavouriteOrder(itemIDs: [Int64]) async throws
+    /// One episode of a series by its id.
+    func episode(id: Int64) async throws -> CatalogEpisode?
     /// The user's guide channel for an item, if one was set.
     func guideMapping(itemID: Int64) async throws -> String?
     /// One programme of the guide by its id.

@@ -51,15 +51,55 @@ struct XtreamClient: Sendable {
             var container_extension: String?
             var season: XtreamValue?
             var info: Info?
+
+            enum CodingKeys: String, CodingKey { case id, episode_num, title, container_extension, season, info }
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                id = try container.decodeIfPresent(XtreamValue.self, forKey: .id)
+                episode_num = try container.decodeIfPresent(XtreamValue.self, forKey: .episode_num)
+                title = try? container.decodeIfPresent(String.self, forKey: .title)
+                container_extension = try? container.decodeIfPresent(String.self, forKey: .container_extension)
+                season = try container.decodeIfPresent(XtreamValue.self, forKey: .season)
+                // `info` is `[]` on some panels when an episode has no details.
+                info = try? container.decodeIfPresent(Info.self, forKey: .info)
+            }
         }
-        /// Episodes by season number; panels send an object keyed by season (or, when empty, `[]`).
-        var episodes: [String: [Episode]]
+        /// Every episode with the season it was filed under (`nil` when the panel gave none),
+        /// in the panel's order. Panels send `episodes` as an object keyed by season whose values
+        /// are lists (or, from PHP's sparse arrays, objects keyed by index), as a list of seasons'
+        /// lists, as one flat list of episodes, or as `[]`/`null` when there are none.
+        var episodes: [(season: Int?, episode: Episode)]
 
         enum CodingKeys: String, CodingKey { case episodes }
 
+        /// A list of episodes written as a JSON array or as an object keyed by index.
+        struct EpisodeList: Decodable, Sendable {
+            var episodes: [Episode]
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if let list = try? container.decode([Episode].self) {
+                    episodes = list
+                } else if let keyed = try? container.decode([String: Episode].self) {
+                    episodes = keyed.sorted { (Int($0.key) ?? 0, $0.key) < (Int($1.key) ?? 0, $1.key) }.map(\.value)
+                } else {
+                    episodes = []
+                }
+            }
+        }
+
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            episodes = (try? container.decode([String: [Episode]].self, forKey: .episodes)) ?? [:]
+            if let bySeason = try? container.decode([String: EpisodeList].self, forKey: .episodes) {
+                episodes = bySeason.sorted { (Int($0.key) ?? 0, $0.key) < (Int($1.key) ?? 0, $1.key) }
+                    .flatMap { key, list in list.episodes.map { (Int(key), $0) } }
+            } else if let seasons = try? container.decode([[Episode]].self, forKey: .episodes) {
+                episodes = seasons.enumerated().flatMap { index, list in list.map { (index + 1, $0) } }
+            } else if let flat = try? container.decode([Episode].self, forKey: .episodes) {
+                episodes = flat.map { (nil, $0) }
+            } else {
+                episodes = []
+            }
         }
     }
 

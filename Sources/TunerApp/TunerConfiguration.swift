@@ -33,8 +33,11 @@ public struct TunerConfiguration: Sendable {
     /// `*` allows any (env TUNER_UPLOAD_ORIGINS=a,b; default `*`).
     public var uploadAllowedOrigins: [String] = ["*"]
     /// How often the server looks for catalog sources due for their scheduled refresh; 0 turns
-    /// scheduled refreshes off.
+    /// scheduled refreshes off (env TUNER_CATALOG_CHECK_INTERVAL, default 60).
     public var catalogRefreshCheckSeconds: Int64 = 60
+    /// The refresh interval a catalog source gets when it is added without one of its own
+    /// (env TUNER_CATALOG_REFRESH_INTERVAL, default a day).
+    public var catalogDefaultRefreshSeconds: Double = 86_400
     /// Downloads and uploads running at once (env TUNER_TRANSFERS_MAX_ACTIVE, default 3).
     public var transfersMaximumActive: Int = 3
     /// Of those, at once against one host (env TUNER_TRANSFERS_PER_HOST, default 2).
@@ -94,7 +97,7 @@ public struct TunerConfiguration: Sendable {
             configuration.uploadMaxSize = value
         }
         if let text = environment["TUNER_UPLOAD_EXPIRY"] {
-            guard let value = TimeSpan.parseSeconds(text) else { throw ConfigurationError("TUNER_UPLOAD_EXPIRY must be a duration like 24h, 30m or 90s (0 = never), got '\(text)'") }
+            guard let value = DurationText.seconds(text) else { throw ConfigurationError("TUNER_UPLOAD_EXPIRY must be a duration like 24h, 30m or 90s (0 = never), got '\(text)'") }
             configuration.uploadExpirySeconds = value
         }
         if let origins = environment["TUNER_UPLOAD_ORIGINS"] {
@@ -115,6 +118,18 @@ public struct TunerConfiguration: Sendable {
         if let milliseconds = environment["TUNER_TRANSFERS_SYNC_MS"] {
             guard let value = Int(milliseconds), value > 0 else { throw ConfigurationError("TUNER_TRANSFERS_SYNC_MS must be milliseconds, got '\(milliseconds)'") }
             configuration.transfersSyncIntervalMilliseconds = value
+        }
+        if let text = environment["TUNER_CATALOG_CHECK_INTERVAL"] {
+            guard let value = DurationText.seconds(text) else {
+                throw ConfigurationError("TUNER_CATALOG_CHECK_INTERVAL must be a duration like 60 or 5m (0 turns scheduled refreshes off), got '\(text)'")
+            }
+            configuration.catalogRefreshCheckSeconds = Int64(value.rounded(.up))
+        }
+        if let text = environment["TUNER_CATALOG_REFRESH_INTERVAL"] {
+            guard let value = DurationText.seconds(text), value > 0 else {
+                throw ConfigurationError("TUNER_CATALOG_REFRESH_INTERVAL must be a positive duration like 86400, 6h or 1d, got '\(text)'")
+            }
+            configuration.catalogDefaultRefreshSeconds = value
         }
         return configuration
     }

@@ -61,6 +61,7 @@ struct CatalogController {
             return Message(message: "favourite removed")
         }
         addGuideRoutes(to: api)
+        addLibraryRoutes(to: api)
     }
 
     @Sendable func addSource(request: Request, context: TunerRequestContext) async throws -> EditedResponse<Body<CatalogSource>> {
@@ -70,16 +71,23 @@ struct CatalogController {
         } catch {
             throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
         }
-        var draft = CatalogSourceDraft(kind: CatalogSourceKind(rawValue: body.kind ?? "m3u"), name: body.name, location: body.location, epgURLs: body.epgURLs ?? [])
+        // A pasted panel URL (`…/player_api.php?username=…`) is an Xtream account even unsaid.
+        let pastedPanel = body.kind == nil && body.location.lowercased().contains("/player_api.php")
+        var draft = CatalogSourceDraft(
+            kind: CatalogSourceKind(rawValue: body.kind ?? (pastedPanel ? "xtream" : "m3u")), name: body.name, location: body.location,
+            epgURLs: body.epgURLs ?? [], refreshInterval: engine.configuration.catalogDefaultRefreshSeconds)
         if let interval = body.refreshInterval {
             guard interval > 0 else { throw HTTPError(.badRequest, message: "'refreshInterval' must be a positive number of seconds") }
             draft.refreshInterval = interval
         }
         if draft.kind == .xtream {
-            guard let username = body.username, let password = body.password else {
-                throw HTTPError(.badRequest, message: "an Xtream source needs 'username' and 'password'")
+            guard let credentials = XtreamCredentials.parse(body.location, username: body.username, password: body.password) else {
+                throw HTTPError(.badRequest, message: "an Xtream source needs 'username' and 'password' (or a pasted player_api.php URL with both)")
             }
-            draft.xtream = XtreamCredentials(server: body.location, username: username, password: password)
+            // The server alone as the location (and the name's origin): a pasted URL's query holds the password.
+            draft = CatalogSourceDraft(
+                kind: .xtream, name: body.name, location: credentials.server, xtream: credentials, epgURLs: draft.epgURLs,
+                refreshInterval: draft.refreshInterval)
         }
         do {
             return EditedResponse(status: .created, response: Body(value: try await engine.catalog.addSource(draft)))

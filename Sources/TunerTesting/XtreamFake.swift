@@ -9,7 +9,9 @@ import NIOPosix
 ///
 /// Routes: `GET /player_api.php?username=U&password=P[&action=A…]` → `responses["A:ID"]` when the
 /// request names an item (`vod_id`, `series_id` or `stream_id` = ID), else `responses[A]` (no
-/// action: the account info); `GET /xmltv.php?username=U&password=P` → `guide`. Anything else: 404.
+/// action: the account info); `get_short_epg` keeps the first `limit` of its `epg_listings`, like
+/// panels; `GET /xmltv.php?username=U&password=P` → `guide`; `GET /live|movie|series/U/P/ID.ext` →
+/// ``streamBody(kind:file:)`` (403 with other credentials). Anything else: 404.
 public final class XtreamFake: Sendable {
     public let port: Int
     public let username: String
@@ -24,6 +26,8 @@ public final class XtreamFake: Sendable {
         var responses: [String: String] = [:]
         var guide = "<tv></tv>"
         var requests: [String] = []
+        /// Open connections, so that ``XtreamFake/shutdown()`` ends kept-alive ones too.
+        var connections: [ObjectIdentifier: any Channel] = [:]
     }
 
     /// The fake's mutable state, shared by its connections.
@@ -52,7 +56,10 @@ public final class XtreamFake: Sendable {
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                let key = ObjectIdentifier(channel)
+                state.withLockedValue { $0.connections[key] = channel }
+                channel.closeFuture.whenComplete { _ in _ = state.withLockedValue { $0.connections.removeValue(forKey: key) } }
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(XtreamFakeHandler(username: username, password: password, state: state))
                 }
@@ -70,11 +77,23 @@ public final class XtreamFake: Sendable {
         state.withLockedValue { $0.responses[action] = json }
     }
 
+    /// What the fake serves for a stream (`kind` is live, movie or series; `file` such as
+    /// `5001.mp4`): 1,024 bytes that name it, so a test can tell which stream it got.
+    public static func streamBody(kind: String, file: String) -> String {
+        let line = "\(kind)/\(file)\n"
+        return String(String(repeating: line, count: 1024 / line.utf8.count + 1).utf8.prefix(1024))!
+    }
+
     /// The request targets received so far, in order.
     public var requests: [String] { state.withLockedValue { $0.requests } }
 
+    /// Stops listening and closes open connections: a client then finds the panel gone, as
+    /// when a provider's server goes down.
     public func shutdown() async throws {
         try await channel.close()
+        for connection in state.withLockedValue({ Array($0.connections.values) }) {
+            try? await connection.close()
+        }
     }
 }
 
@@ -133,13 +152,36 @@ final class XtreamFakeHandler: ChannelInboundHandler, RemovableChannelHandler {
             let body = state.withLockedValue { state in
                 itemID.flatMap { state.responses["\(action):\($0)"] } ?? state.responses[action]
             } ?? "[]"
+            if action == "get_short_epg", let limit = query["limit"].flatMap(Int.init) {
+                return (.ok, "application/json", Self.firstListings(body, limit: limit))
+            }
             return (.ok, "application/json", body)
         case "/xmltv.php":
             guard authorised else { return (.forbidden, "text/plain", "forbidden") }
             return (.ok, "application/xml", state.withLockedValue { $0.guide })
         default:
-            return (.notFound, "text/plain", "not found")
+            // Streams: /live|movie|series/U/P/ID.ext, like a panel's.
+            let segments = path.split(separator: "/").map(String.init)
+            guard segments.count == 4, Self.streamKinds.contains(segments[0]) else { return (.notFound, "text/plain", "not found") }
+            guard segments[1].xtreamPercentDecoded == username, segments[2].xtreamPercentDecoded == password else {
+                return (.forbidden, "text/plain", "forbidden")
+            }
+            return (.ok, "video/mp2t", XtreamFake.streamBody(kind: segments[0], file: segments[3]))
         }
+    }
+}
+
+extension XtreamFakeHandler {
+    static let streamKinds: Set<String> = ["live", "movie", "series"]
+
+    /// `get_short_epg` answers at most `limit` listings (panels default to 4), as panels do.
+    static func firstListings(_ body: String, limit: Int) -> String {
+        guard var object = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any],
+              let listings = object["epg_listings"] as? [Any], listings.count > limit,
+              limit >= 0 else { return body }
+        object["epg_listings"] = Array(listings.prefix(limit))
+        guard let data = try? JSONSerialization.data(withJSONObject: object) else { return body }
+        return String(decoding: data, as: UTF8.self)
     }
 }
 

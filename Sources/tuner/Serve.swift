@@ -28,6 +28,12 @@ struct Serve: AsyncParsableCommand {
     var uploadExpiry: String?
     @Option(name: .customLong("upload-origin"), help: "An origin whose web pages may upload (CORS), e.g. https://app.example; * allows any (repeatable; env TUNER_UPLOAD_ORIGINS=a,b; default *).")
     var uploadOrigins: [String] = []
+    @Option(name: .customLong("catalog-check-interval"),
+            help: "How often to look for catalog sources due for refresh, e.g. 60 or 5m; 0 turns scheduled refreshes off (env TUNER_CATALOG_CHECK_INTERVAL, default 60).")
+    var catalogCheckInterval: String?
+    @Option(name: .customLong("catalog-refresh-interval"),
+            help: "Refresh interval of sources added without one, e.g. 6h or 1d (env TUNER_CATALOG_REFRESH_INTERVAL, default 1d).")
+    var catalogRefreshInterval: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env LOG_LEVEL).")
     var logLevel: String?
 
@@ -54,12 +60,24 @@ struct Serve: AsyncParsableCommand {
             configuration.prefetchSegments = prefetchSegments
         }
         if let uploadExpiry {
-            guard let seconds = TimeSpan.parseSeconds(uploadExpiry) else {
+            guard let seconds = DurationText.seconds(uploadExpiry) else {
                 throw ValidationError("--upload-expiry must be a duration like 24h, 30m or 90s (0 keeps uploads), got '\(uploadExpiry)'")
             }
             configuration.uploadExpirySeconds = seconds
         }
         if !uploadOrigins.isEmpty { configuration.uploadAllowedOrigins = uploadOrigins }
+        if let catalogCheckInterval {
+            guard let seconds = DurationText.seconds(catalogCheckInterval) else {
+                throw ValidationError("--catalog-check-interval must be a duration like 60 or 5m (0 turns it off), got '\(catalogCheckInterval)'")
+            }
+            configuration.catalogRefreshCheckSeconds = Int64(seconds.rounded(.up))
+        }
+        if let catalogRefreshInterval {
+            guard let seconds = DurationText.seconds(catalogRefreshInterval), seconds > 0 else {
+                throw ValidationError("--catalog-refresh-interval must be a positive duration like 6h or 1d, got '\(catalogRefreshInterval)'")
+            }
+            configuration.catalogDefaultRefreshSeconds = seconds
+        }
 
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

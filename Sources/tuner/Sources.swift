@@ -1,6 +1,7 @@
 import ArgumentParser
 import Catalog
 import Foundation
+import TunerApp
 
 /// `tuner sources …`: the playlists, Xtream accounts and guides the catalog imports.
 struct Sources: AsyncParsableCommand {
@@ -29,28 +30,45 @@ struct Sources: AsyncParsableCommand {
         @Argument(help: "Playlist or guide URL, or a local file.") var location: String
         @Option(help: "Display name (default: from the location).") var name: String?
         @Flag(help: "The location is an XMLTV guide rather than a playlist.") var guide = false
-        @Option(help: "Xtream Codes username (the location is then the server URL).") var username: String?
+        @Flag(help: "The location is an Xtream Codes server, or a pasted player_api.php URL with username and password.") var xtream = false
+        @Option(name: [.customLong("username"), .customLong("user")], help: "Xtream Codes username (the location is then the server URL).")
+        var username: String?
         @Option(help: "Xtream Codes password.") var password: String?
         @Flag(help: "Add without importing now.") var noRefresh = false
-        @Option(help: "Hours between scheduled refreshes while `tuner serve` runs (default 24).") var refreshHours: Double?
+        @Option(help: "Hours between scheduled refreshes while `tuner serve` runs (default 24, or env TUNER_CATALOG_REFRESH_INTERVAL).")
+        var refreshHours: Double?
         @Option(help: "Guide (XMLTV) URL to import with a playlist or account; repeat for several.") var epg: [String] = []
 
         func run() async throws {
             var location = location
-            if !location.lowercased().hasPrefix("http://"), !location.lowercased().hasPrefix("https://") {
+            let isURL = location.lowercased().hasPrefix("http://") || location.lowercased().hasPrefix("https://")
+            // An Xtream account: said with --xtream or --username, or a pasted panel URL.
+            let isXtream = xtream || username != nil || password != nil || (isURL && location.lowercased().contains("/player_api.php"))
+            if !isURL {
+                guard !isXtream else { throw ValidationError("an Xtream account's location is its server URL, such as http://host:8080") }
                 location = URL(fileURLWithPath: location).standardizedFileURL.path
                 guard FileManager.default.fileExists(atPath: location) else { throw ValidationError("no such file: \(location)") }
             }
             var draft = CatalogSourceDraft(kind: guide ? .xmltv : .m3u, name: name, location: location, epgURLs: epg)
+            if let text = ProcessInfo.processInfo.environment["TUNER_CATALOG_REFRESH_INTERVAL"] {
+                guard let seconds = DurationText.seconds(text), seconds > 0 else {
+                    throw ValidationError("TUNER_CATALOG_REFRESH_INTERVAL must be a positive duration like 6h or 1d, got '\(text)'")
+                }
+                draft.refreshInterval = seconds
+            }
             if let refreshHours {
                 guard refreshHours > 0 else { throw ValidationError("--refresh-hours must be positive") }
                 draft.refreshInterval = refreshHours * 3600
             }
-            if let username, let password {
-                draft.kind = .xtream
-                draft.xtream = XtreamCredentials(server: location, username: username, password: password)
-            } else if username != nil || password != nil {
-                throw ValidationError("an Xtream account needs both --username and --password")
+            if isXtream {
+                guard !guide else { throw ValidationError("--guide and --xtream do not go together: an Xtream account brings its own guide") }
+                guard let credentials = XtreamCredentials.parse(location, username: username, password: password) else {
+                    throw ValidationError("an Xtream account needs --user and --password (or a pasted player_api.php URL with both)")
+                }
+                // The server alone: a pasted URL's query holds the password.
+                draft = CatalogSourceDraft(
+                    kind: .xtream, name: name, location: credentials.server, xtream: credentials, epgURLs: epg,
+                    refreshInterval: draft.refreshInterval)
             }
             try await LocalCatalog.with(dataOptions) { catalog in
                 let source = try await catalog.store.addSource(draft)

@@ -61,7 +61,7 @@ final class TransfersHarness: Sendable {
     }
 
     /// Waits (at most `seconds`) until the task is finished; fails the test instead of hanging.
-    func waitFinished(_ id: Int64, seconds: Double = 60) async throws -> TransferTask {
+    func waitFinished(_ id: Int64, seconds: Double = 180) async throws -> TransferTask {
         let manager = self.manager
         return try await withThrowingTaskGroup(of: TransferTask?.self) { group in
             group.addTask { await manager.waitUntilFinished(ids: [id]).first }
@@ -81,7 +81,7 @@ final class TransfersHarness: Sendable {
     }
 
     /// Waits until `condition` holds for the task (polling), at most `seconds`.
-    func waitFor(_ id: Int64, seconds: Double = 30, _ condition: @Sendable (TransferTask) -> Bool) async throws -> TransferTask {
+    func waitFor(_ id: Int64, seconds: Double = 120, _ condition: @Sendable (TransferTask) -> Bool) async throws -> TransferTask {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let task = await manager.task(id: id), condition(task) { return task }

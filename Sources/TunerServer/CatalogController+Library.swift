@@ -1,0 +1,167 @@
+import Catalog
+import Foundation
+import Hummingbird
+import TunerApp
+
+/// The catalog routes of what a user keeps and browses: favourites in their own order, groups,
+/// a series' seasons and episodes (each playable through the proxy) and an Xtream channel's
+/// short EPG straight from the panel.
+extension CatalogController {
+    struct FavouriteRequest: Decodable { var position: Int? }
+    struct FavouriteOrderRequest: Decodable { var ids: [Int64] }
+    struct Favourite: ResponseEncodable { var message: String; var item: CatalogItem; var position: Int? }
+    struct GroupList: ResponseEncodable { var groups: [CatalogGroup] }
+    struct Season: Encodable, Sendable { var season: Int?; var episodes: [CatalogEpisode] }
+    struct Episodes: ResponseEncodable { var series: CatalogItem; var total: Int; var seasons: [Season] }
+    struct EpisodePlay: ResponseEncodable { var proxyURL: String; var episode: CatalogEpisode; var series: CatalogItem? }
+    struct ShortEPG: ResponseEncodable { var itemID: Int64; var programmes: [GuideProgramme] }
+
+    func addLibraryRoutes(to api: RouterGroup<TunerRequestContext>) {
+        api.get("favourites", use: favourites)
+        api.put("favourites/order", use: orderFavourites)
+        api.put("favourites/:id", use: addFavourite)
+        api.delete("favourites/:id") { _, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            try await mapped { try await engine.catalog.setFavourite(itemID: id, false) }
+            guard let item = try await engine.catalog.item(id: id) else { throw HTTPError(.notFound, message: "no channel with id \(id)") }
+            return Favourite(message: "favourite removed", item: item, position: nil)
+        }
+        api.get("groups", use: groups)
+        api.get("channels/:id/episodes", use: episodes)
+        api.get("episodes/:id/play", use: playEpisode)
+        api.get("channels/:id/short-epg", use: shortEPG)
+    }
+
+    /// `GET /favourites?kind&group&search&offset&limit`: every kind of favourite (unless `kind`
+    /// says otherwise), in the user's order.
+    @Sendable func favourites(request: Request, context: TunerRequestContext) async throws -> Body<CatalogPage<CatalogItem>> {
+        var query = Self.itemQuery(request)
+        query.favouritesOnly = true
+        if request.uri.queryParameters["kind"] == nil { query.kind = nil }
+        return Body(value: try await engine.catalog.items(query))
+    }
+
+    /// `PUT /favourites/{id}` with an optional `{"position": N}`: adds a favourite (at the end, or
+    /// at N, 0 being first); for a favourite already, moves it to N.
+    @Sendable func addFavourite(request: Request, context: TunerRequestContext) async throws -> Favourite {
+        let id = try context.parameters.require("id", as: Int64.self)
+        var body = FavouriteRequest()
+        if Self.hasBody(request) {
+            body = try await decodeJSON(FavouriteRequest.self, request, context)
+        }
+        if let position = body.position, position < 0 {
+            throw HTTPError(.badRequest, message: "'position' must be 0 (first) or more")
+        }
+        try await mapped {
+            try await engine.catalog.setFavourite(itemID: id, true)
+            if let position = body.position { try await engine.catalog.moveFavourite(itemID: id, to: position) }
+        }
+        guard let item = try await engine.catalog.item(id: id) else { throw HTTPError(.notFound, message: "no channel with id \(id)") }
+        return Favourite(message: "favourite added", item: item, position: try await favouritePosition(of: item))
+    }
+
+    /// `PUT /favourites/order {"ids": [3, 1, 2]}`: those favourites first, in that order; the
+    /// ones left out follow in their previous order.
+    @Sendable func orderFavourites(request: Request, context: TunerRequestContext) async throws -> Body<CatalogPage<CatalogItem>> {
+        let body = try await decodeJSON(FavouriteOrderRequest.self, request, context)
+        guard !body.ids.isEmpty else { throw HTTPError(.badRequest, message: "'ids' must list favourite ids in the order wanted") }
+        var seen: Set<Int64> = []
+        for id in body.ids where !seen.insert(id).inserted {
+            throw HTTPError(.badRequest, message: "id \(id) is listed twice in 'ids'; list each favourite once")
+        }
+        try await mapped { try await engine.catalog.setFavouriteOrder(itemIDs: body.ids) }
+        return Body(value: try await engine.catalog.items(CatalogItemQuery(kind: nil, favouritesOnly: true, limit: 1000)))
+    }
+
+    /// `GET /groups?kind=live|movie|series&source=N`: the groups to filter channels by, with how
+    /// many items each holds.
+    @Sendable func groups(request: Request, context: TunerRequestContext) async throws -> GroupList {
+        let query = request.uri.queryParameters
+        let kind = CatalogItemKind(rawValue: query["kind"].map(String.init) ?? "live")
+        guard [.live, .movie, .series].contains(kind) else {
+            throw HTTPError(.badRequest, message: "'kind' must be live, movie or series, got '\(kind)'")
+        }
+        var sourceID: Int64?
+        if let text = query["source"] {
+            guard let id = Int64(String(text)) else { throw HTTPError(.badRequest, message: "'source' must be a source id, got '\(text)'") }
+            sourceID = id
+        }
+        return GroupList(groups: try await engine.catalog.groups(kind: kind, sourceID: sourceID))
+    }
+
+    /// `GET /channels/{id}/episodes[?reload=true]`: a series' episodes by season. An Xtream
+    /// series loads them from its panel (`get_series_info`) the first time and after a refresh.
+    @Sendable func episodes(request: Request, context: TunerRequestContext) async throws -> Episodes {
+        let id = try context.parameters.require("id", as: Int64.self)
+        let reload = request.uri.queryParameters["reload"].map { $0 == "true" || $0 == "1" } ?? false
+        let episodes = try await mapped { try await engine.catalogImporter.episodes(seriesItemID: id, reload: reload) }
+        guard let series = try await engine.catalog.item(id: id) else { throw HTTPError(.notFound, message: "no channel with id \(id)") }
+        var seasons: [Season] = []
+        for episode in episodes {
+            if let last = seasons.indices.last, seasons[last].season == episode.season {
+                seasons[last].episodes.append(episode)
+            } else if let index = seasons.firstIndex(where: { $0.season == episode.season }) {
+                seasons[index].episodes.append(episode)
+            } else {
+                seasons.append(Season(season: episode.season, episodes: [episode]))
+            }
+        }
+        return Episodes(series: series, total: episodes.count, seasons: seasons)
+    }
+
+    /// `GET /episodes/{id}/play`: a signed proxy URL for an episode, with its headers (or its
+    /// series' when it has none of its own).
+    @Sendable func playEpisode(request: Request, context: TunerRequestContext) async throws -> EpisodePlay {
+        let id = try context.parameters.require("id", as: Int64.self)
+        guard let episode = try await engine.catalog.episode(id: id) else {
+            throw HTTPError(.notFound, message: "no episode with id \(id) (episodes are renumbered when their source is refreshed; list them again)")
+        }
+        guard let url = URL(string: episode.url) else { throw HTTPError(.conflict, message: "episode \(id) has no usable URL") }
+        let series = try await engine.catalog.item(id: episode.seriesID)
+        let headers = (episode.headers.isEmpty ? series?.headers ?? [] : episode.headers).map { StreamHeader(name: $0.name, value: $0.value) }
+        let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
+        do {
+            return EpisodePlay(proxyURL: try engine.proxyURL(for: url, headers: headers, baseURL: base), episode: episode, series: series)
+        } catch {
+            throw HTTPError(.badRequest, message: error.description)
+        }
+    }
+
+    /// `GET /channels/{id}/short-epg?limit=N`: the next programmes of an Xtream channel from its
+    /// panel (`get_short_epg`, titles and descriptions base64-decoded), for accounts without a
+    /// usable XMLTV guide. Asked of the panel each time; not stored.
+    @Sendable func shortEPG(request: Request, context: TunerRequestContext) async throws -> ShortEPG {
+        let id = try context.parameters.require("id", as: Int64.self)
+        var limit = 4
+        if let text = request.uri.queryParameters["limit"] {
+            guard let value = Int(String(text)), (1...100).contains(value) else {
+                throw HTTPError(.badRequest, message: "'limit' must be a number from 1 to 100, got '\(text)'")
+            }
+            limit = value
+        }
+        let programmes = try await mapped { try await engine.catalogImporter.xtreamShortEPG(channelItemID: id, limit: limit) }
+        return ShortEPG(itemID: id, programmes: programmes)
+    }
+
+    // MARK: - Helpers
+
+    /// Where `item` stands in the listing of favourites (0 is first).
+    private func favouritePosition(of item: CatalogItem) async throws -> Int? {
+        let page = try await engine.catalog.items(CatalogItemQuery(kind: nil, favouritesOnly: true, limit: 1000))
+        return page.items.firstIndex { $0.kind == item.kind && $0.identity == item.identity }
+    }
+
+    /// Whether the request carries a body (an optional JSON body may be left out).
+    private static func hasBody(_ request: Request) -> Bool {
+        if let length = request.headers[.contentLength] { return length != "0" }
+        return request.headers[.transferEncoding] != nil
+    }
+
+    private func decodeJSON<T: Decodable>(_ type: T.Type, _ request: Request, _ context: TunerRequestContext) async throws -> T {
+        do {
+            return try await request.decode(as: type, context: context)
+        } catch {
+            throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
+        }
+    }
+}
