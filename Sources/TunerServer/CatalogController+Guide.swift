@@ -49,7 +49,7 @@ extension CatalogController {
                 source.refreshInterval = interval
             }
             try await engine.catalog.updateSource(source)
-            return try await engine.catalog.source(id: id) ?? source
+            return (try await engine.catalog.source(id: id) ?? source).forClients
         })
     }
 

@@ -42,7 +42,7 @@ struct CatalogController {
 
     func addRoutes(to router: Router<TunerRequestContext>) {
         let api = router.group("/api/v1")
-        api.get("sources") { _, _ in SourceList(sources: try await engine.catalog.sources()) }
+        api.get("sources") { _, _ in SourceList(sources: try await engine.catalog.sources().map(\.forClients)) }
         api.post("sources", use: addSource)
         api.post("sources/:id/refresh", use: refresh)
         api.delete("sources/:id") { _, context in
@@ -90,7 +90,7 @@ struct CatalogController {
                 refreshInterval: draft.refreshInterval)
         }
         do {
-            return EditedResponse(status: .created, response: Body(value: try await engine.catalog.addSource(draft)))
+            return EditedResponse(status: .created, response: Body(value: try await engine.catalog.addSource(draft).forClients))
         } catch {
             throw HTTPError(.badRequest, message: "\(error)")
         }
@@ -102,10 +102,10 @@ struct CatalogController {
             guard let source = try await engine.catalog.source(id: id) else { throw CatalogError.sourceNotFound(id) }
             if source.kind == .xmltv {
                 let guide = try await engine.catalogImporter.refreshGuide(sourceID: id, now: Int64(Date().timeIntervalSince1970))
-                return Refreshed(source: try await engine.catalog.source(id: id), counts: CatalogImportCounts(live: guide.channels))
+                return Refreshed(source: try await engine.catalog.source(id: id)?.forClients, counts: CatalogImportCounts(live: guide.channels))
             }
             let counts = try await engine.catalogImporter.refresh(sourceID: id)
-            var refreshed = Refreshed(source: try await engine.catalog.source(id: id), counts: counts)
+            var refreshed = Refreshed(source: try await engine.catalog.source(id: id)?.forClients, counts: counts)
             if let urls = refreshed.source?.epgURLs, !urls.isEmpty {
                 do {
                     refreshed.guide = try await engine.catalogImporter.refreshGuide(sourceID: id, now: Int64(Date().timeIntervalSince1970))

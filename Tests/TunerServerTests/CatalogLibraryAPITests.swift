@@ -176,6 +176,11 @@ struct CatalogLibraryAPITests {
         #expect(source["location"] as? String == fake.baseURL, "the pasted query (with the password) is not kept as the location")
         #expect(source["refreshInterval"] as? Double == 7200, "the configured default refresh interval")
         let sourceID = try #require(source["id"] as? Int)
+        #expect((source["xtream"] as? [String: Any])?["username"] as? String == "user")
+        #expect((source["xtream"] as? [String: Any])?["password"] as? String == "", "the API never sends the password back")
+        let listedSources = try await HTTP.fetch(api + "/sources")
+        #expect(!String(decoding: listedSources.body, as: UTF8.self).contains("pass\""), "no password in the source list")
+        // The stored password still works: the refresh below and the episodes' streams need it.
         #expect(try await HTTP.fetch(api + "/sources/\(sourceID)/refresh", method: "POST").status == 200)
 
         let series = try #require((try HTTP.json(try await HTTP.fetch(api + "/channels?kind=series"))["items"] as? [[String: Any]])?.first)
