@@ -13,8 +13,8 @@ import Darwin
 
 /// Downloads one file over HTTP(S) into `<data>/downloads/`, resumable and verified.
 ///
-/// Bytes go to `<name>.partial` through a `DownloadWriter` (written and hashed beside the
-/// receiving task, in batches of `tuning.writeBufferBytes`). Every `tuning.syncBytes` or
+/// Bytes go to `<name>.partial` through a `DownloadWriter` (written, with O_DIRECT where it can,
+/// and hashed beside the receiving task, in batches of `tuning.writeBufferBytes`). Every `tuning.syncBytes` or
 /// `tuning.syncInterval` the file is synced (off the cooperative pool, overlapping the next
 /// writes) and only then is the offset committed. A resume sends `Range` with `If-Range` (the
 /// strong ETag, else Last-Modified); a 200 to it (Range ignored or resource changed), or a 206
@@ -294,7 +294,9 @@ private struct Download {
                 context.progress(bytes: received, total: total)
                 let unsynced = received - lastSyncOffset
                 if unsynced >= tuning.syncBytes || (unsynced > 0 && Date().timeIntervalSince(lastSyncStart) >= tuning.syncInterval) {
-                    let offset = try await writer.drain()
+                    // At a size step only full batches are written, so the next ones stay aligned
+                    // for O_DIRECT; at a time step (a slow body) the partial batch goes too.
+                    let offset = unsynced >= tuning.syncBytes ? try await writer.drainSubmitted() : try await writer.drain()
                     // The previous sync ran while these bytes arrived; commit it, start the next.
                     if let pending = pendingSync {
                         try await pending.task.value
