@@ -66,7 +66,13 @@ public final class PreloadJobs: Sendable {
                 var chosen: [StreamService.PlannedSegment] = []
                 var covered = 0.0
                 var media = 0
+                // The limits count the variant's segments; a separate audio rendition's come
+                // along for the time the chosen video covers (the plan is ordered by start time).
                 for segment in all {
+                    if segment.isAudio {
+                        if segment.start < covered || (segment.duration == 0 && segment.start <= covered) { chosen.append(segment) }
+                        continue
+                    }
                     if let segments, media >= segments { break }
                     if let seconds, covered >= seconds { break }
                     chosen.append(segment)

@@ -198,7 +198,12 @@ public final class StreamService: Sendable {
     public struct PlannedSegment: Sendable, Equatable {
         public var url: URL
         public var range: Range<Int64>?
+        /// 0 for an init section.
         public var duration: Double
+        /// Seconds from the start of its playlist.
+        public var start: Double = 0
+        /// Part of the variant's separate audio rendition rather than of the variant itself.
+        public var isAudio = false
     }
 
     /// Why a playlist could not be loaded.
@@ -209,32 +214,63 @@ public final class StreamService: Sendable {
 
     /// The segments of a stream, for preloading: a master's variant is the one with the highest
     /// bandwidth at most `maxBandwidth` (the first variant when nil or none fits), and its init
-    /// sections come before the segments that need them.
+    /// sections come before the segments that need them. When the variant's audio is a separate
+    /// rendition (chosen as a player would, `HLSPlaylist.audioRendition`), its segments are
+    /// merged in by start time, so the first seconds come with their sound.
     public func plannedSegments(link: StreamLink, maxBandwidth: Int? = nil) async throws(PlaylistError) -> [PlannedSegment] {
         var known = try await loadPlaylist(link)
+        var audio: [PlannedSegment] = []
         if known.playlist.isMaster {
+            let master = known.playlist
             let rewriter = HLSRewriter(baseURL: known.finalURL)
-            let variants = known.playlist.variants
+            let variants = master.variants
             let chosen = maxBandwidth.flatMap { limit in
                 variants.filter { ($0.bandwidth ?? 0) <= limit }.max { ($0.bandwidth ?? 0) < ($1.bandwidth ?? 0) }
             } ?? variants.first
             guard let variant = chosen, let url = rewriter.resolve(variant.uri) else {
                 throw PlaylistError(status: 502, description: "the master playlist has no usable variant")
             }
+            if let group = variant.audioGroup, let rendition = master.audioRendition(group: group),
+               let uri = rendition.uri, let audioURL = rewriter.resolve(uri) {
+                let audioPlaylist = try await loadPlaylist(StreamLink(url: audioURL, headers: link.headers, kind: .playlist))
+                audio = Self.segments(of: audioPlaylist, isAudio: true)
+            }
             known = try await loadPlaylist(StreamLink(url: url, headers: link.headers, kind: .playlist))
         }
+        let video = Self.segments(of: known, isAudio: false)
+        guard !audio.isEmpty else { return video }
+        // By start time, the variant's own first on ties; each list keeps its order.
+        var merged: [PlannedSegment] = []
+        merged.reserveCapacity(video.count + audio.count)
+        var v = 0, a = 0
+        while v < video.count || a < audio.count {
+            if a == audio.count || (v < video.count && video[v].start <= audio[a].start) {
+                merged.append(video[v]); v += 1
+            } else {
+                merged.append(audio[a]); a += 1
+            }
+        }
+        return merged
+    }
+
+    /// A media playlist's init sections and segments, with their start times.
+    private static func segments(of known: KnownPlaylist, isAudio: Bool) -> [PlannedSegment] {
         let rewriter = HLSRewriter(baseURL: known.finalURL)
         var planned: [PlannedSegment] = []
         var maps = Set<String>()
+        var start = 0.0
         for segment in known.playlist.segments {
             if let map = segment.map, let url = rewriter.resolve(map.uri) {
                 let range = map.byteRange.map { Int64($0.offset)..<Int64($0.offset + $0.length) }
                 if maps.insert(url.absoluteString + "\(String(describing: range))").inserted {
-                    planned.append(PlannedSegment(url: url, range: range, duration: 0))
+                    planned.append(PlannedSegment(url: url, range: range, duration: 0, start: start, isAudio: isAudio))
                 }
             }
             guard let url = rewriter.resolve(segment.uri) else { continue }
-            planned.append(PlannedSegment(url: url, range: segment.byteRange.map { Int64($0.offset)..<Int64($0.offset + $0.length) }, duration: segment.duration))
+            planned.append(PlannedSegment(
+                url: url, range: segment.byteRange.map { Int64($0.offset)..<Int64($0.offset + $0.length) },
+                duration: segment.duration, start: start, isAudio: isAudio))
+            start += segment.duration
         }
         return planned
     }

@@ -182,6 +182,35 @@ import TunerTesting
         }
     }
 
+    /// A preload of a stream whose audio is a separate rendition fills the audio for the time
+    /// the chosen video segments cover, so a player starts with sound from the cache.
+    @Test func hlsPreloadTakesTheSeparateAudioAlong() async throws {
+        guard requireTools("ffmpeg") else { return }
+        let fixtures = try await HLSFixtures.shared()
+        try await withHarness { harness in
+            let origin = harness.origin
+            origin.serveDirectory(fixtures.directory)
+            let master = origin.baseURL + fixtures.separateAudio.staticPath
+            let started = try await HTTP.fetch(harness.api + "/cache/preload", method: "POST", json: #"{"url":"\#(master)","segments":2}"#)
+            #expect(started.status == 202, "\(String(decoding: started.body, as: UTF8.self))")
+            let id = try #require(try HTTP.json(started)["id"] as? String)
+            var job: [String: Any] = [:]
+            for _ in 0..<400 {
+                job = try HTTP.json(try await HTTP.fetch(harness.api + "/cache/preloads/\(id)"))
+                if job["state"] as? String != "running" { break }
+                try await Task.sleep(for: .milliseconds(25))
+            }
+            #expect(job["state"] as? String == "complete", "\(job)")
+            let total = job["segmentsTotal"] as? Int ?? 0
+            #expect(job["segmentsDone"] as? Int == total && total >= 6, "video init + 2 segments, audio init + its first segments: \(job)")
+            let fetched = Set(origin.bodyBytesSentByPath.filter { $0.value > 0 }.keys.map { String($0.split(separator: "/").suffix(2).joined(separator: "/")) })
+            for file in ["video/init_0.mp4", "video/seg0.m4s", "video/seg1.m4s", "audio/init_1.mp4", "audio/seg0.m4s", "audio/seg1.m4s"] {
+                #expect(fetched.contains(file), "\(file) was not preloaded: \(fetched.sorted())")
+            }
+            #expect(!fetched.contains("video/seg2.m4s"), "only the 2 segments asked for: \(fetched.sorted())")
+        }
+    }
+
     @Test func statisticsCountPlaylistsSegmentsAndKeysApart() async throws {
         guard requireTools("ffmpeg") else { return }
         let fixtures = try await HLSFixtures.shared()

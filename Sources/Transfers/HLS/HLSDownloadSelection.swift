@@ -27,7 +27,7 @@ struct HLSDownloadSelection: Sendable {
         self.variantURL = variantURL
 
         if let group = variant.audioGroup,
-           let chosen = Self.chooseAudio(in: master, group: group, language: audioLanguage),
+           let chosen = master.audioRendition(group: group, language: audioLanguage),
            let uri = chosen.uri {
             guard let audioURL = rewriter.resolve(uri) else {
                 throw HLSDownloadError(
@@ -63,27 +63,6 @@ struct HLSDownloadSelection: Sendable {
                     : "no variant has a BANDWIDTH within \(rendition); offered: \(offered)")
         }
         return best
-    }
-
-    /// The audio rendition of `group` to keep: in `language` when one matches (the exact tag
-    /// before one with the same primary language, `en` for `en-US`), then `DEFAULT=YES`, then
-    /// `AUTOSELECT=YES`, then the first in the playlist. A language nobody offers falls back to
-    /// the group's default rather than failing: the sound of the video matters more than its
-    /// language. Nil when the group has no audio rendition.
-    static func chooseAudio(in master: HLSPlaylist, group: String, language: String?) -> HLSRendition? {
-        let members = master.renditions.filter { $0.type == .audio && $0.groupID == group }
-        func languageScore(_ rendition: HLSRendition) -> Int {
-            guard let wanted = language?.lowercased(), !wanted.isEmpty,
-                  let offered = rendition.language?.lowercased() else { return 0 }
-            if offered == wanted { return 2 }
-            let primary = { (tag: String) in tag.split(separator: "-").first.map(String.init) ?? tag }
-            return primary(offered) == primary(wanted) ? 1 : 0
-        }
-        func rank(_ rendition: HLSRendition) -> (Int, Int, Int) {
-            (languageScore(rendition), rendition.isDefault ? 1 : 0, rendition.isAutoselect ? 1 : 0)
-        }
-        // `max(by:)` replaces its pick only by a greater one, so the first of equals wins.
-        return members.max { rank($0) < rank($1) }
     }
 
     /// The local master playlist: the chosen rendition's `#EXT-X-MEDIA` and the variant's
