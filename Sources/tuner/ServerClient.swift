@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOPosix
 import TunerApp
 
 /// Talks to a running `tuner serve` when there is one, so commands act on the live server.
@@ -24,13 +25,31 @@ struct ServerClient {
         }
         for candidate in candidates {
             let client = ServerClient(baseURL: candidate.hasSuffix("/") ? String(candidate.dropLast()) : candidate, token: token)
-            if let (status, _) = try? await client.request("GET", "/api/v1/health"), status == 200 { return client }
+            do {
+                let (status, _) = try await client.request("GET", "/api/v1/health")
+                if status == 200 { return client }
+            } catch where !Self.nobodyListens(error) {
+                // Something accepted the connection but did not answer in time (a server under
+                // heavy load): acting on the data folder behind its back could undo its work, so
+                // the command goes to the server and reports what the server says.
+                return client
+            } catch {}
             if server != nil && candidate == server {
                 // An explicit --server that does not answer is an error, not a reason to act locally.
                 return nil
             }
         }
         return nil
+    }
+
+    /// True when the error says no server listens there (refused, unreachable, or the connection
+    /// never completed), as after a crash that left server.url behind.
+    static func nobodyListens(_ error: any Error) -> Bool {
+        if error is NIOConnectionError { return true }
+        if let error = error as? IOError { return [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ECONNRESET].contains(error.errnoCode) }
+        if let error = error as? HTTPClientError { return error == .connectTimeout || error == .remoteConnectionClosed }
+        if let error = error as? ChannelError, case .connectTimeout = error { return true }
+        return false
     }
 
     /// Unlike `HTTPClient.shared`, a refused connection fails at once instead of being retried
