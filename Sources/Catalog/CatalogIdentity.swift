@@ -44,6 +44,13 @@ public enum CatalogIdentity {
     /// Lowercased, without diacritics, with every run of punctuation and spaces turned into one
     /// space: "  BBC One HD! " and "bbc-one hd" compare equal, as do "Télé" and "tele".
     public static func normalizedName(_ name: String) -> String {
+        var folds = ScalarFolds()
+        return normalizedName(name, folds: &folds)
+    }
+
+    /// ``normalizedName(_:)``, remembering in `folds` how each non-ASCII character folds: an
+    /// import meets the same few accented letters over and over, and folding them is the slow part.
+    static func normalizedName(_ name: String, folds: inout ScalarFolds) -> String {
         if let ascii = asciiNormalizedName(name) { return ascii }
         var result = String.UnicodeScalarView()
         var pendingSpace = false
@@ -62,19 +69,45 @@ public enum CatalogIdentity {
                 }
                 continue
             }
-            let properties = scalar.properties
-            if properties.generalCategory == .nonspacingMark { continue }
-            guard properties.isAlphabetic || properties.numericType != nil else {
-                pendingSpace = true
-                continue
-            }
-            // Rare enough that Foundation's folding is affordable here and only here.
-            let folded = String(scalar).folding(options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: nil)
-            for foldedScalar in folded.unicodeScalars where foldedScalar.properties.generalCategory != .nonspacingMark {
-                append(foldedScalar)
+            switch folds.fold(scalar) {
+            case .dropped: continue
+            case .separator: pendingSpace = true
+            case .one(let folded): append(folded)
+            case .many(let folded): folded.forEach(append)
             }
         }
         return String(result)
+    }
+
+    /// How non-ASCII characters fold in a normalized name, computed once per character.
+    struct ScalarFolds {
+        enum Fold {
+            /// A combining mark: gone.
+            case dropped
+            /// Neither a letter nor a digit: a word break.
+            case separator
+            case one(Unicode.Scalar)
+            case many([Unicode.Scalar])
+        }
+
+        private var known: [Unicode.Scalar: Fold] = [:]
+
+        mutating func fold(_ scalar: Unicode.Scalar) -> Fold {
+            if let fold = known[scalar] { return fold }
+            let fold = Self.fold(scalar)
+            known[scalar] = fold
+            return fold
+        }
+
+        private static func fold(_ scalar: Unicode.Scalar) -> Fold {
+            let properties = scalar.properties
+            if properties.generalCategory == .nonspacingMark { return .dropped }
+            guard properties.isAlphabetic || properties.numericType != nil else { return .separator }
+            // Rare enough that Foundation's folding is affordable here and only here.
+            let folded = String(scalar).folding(options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: nil)
+            let scalars = Array(folded.unicodeScalars).filter { $0.properties.generalCategory != .nonspacingMark }
+            return scalars.count == 1 ? .one(scalars[0]) : .many(scalars)
+        }
     }
 
     /// ``normalizedName(_:)`` of an all-ASCII name, byte by byte (most names of most playlists);

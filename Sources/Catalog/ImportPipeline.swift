@@ -5,7 +5,7 @@ import Foundation
 /// cores at once while memory stays bounded.
 final class ImportPipeline<Element>: @unchecked Sendable {
     private let condition = NSCondition()
-    private var batches: [[Element]] = []
+    private var batches: [Element] = []
     private var finished = false
     private var failure: (any Error)?
     private var cancelled = false
@@ -21,8 +21,8 @@ final class ImportPipeline<Element>: @unchecked Sendable {
     /// producer has finished (so nothing outlives the call).
     static func run(
         capacity: Int = 4,
-        produce: @escaping @Sendable (_ emit: ([Element]) throws -> Void) throws -> Void,
-        consume: ([Element]) throws -> Void
+        produce: @escaping @Sendable (_ emit: (Element) throws -> Void) throws -> Void,
+        consume: (Element) throws -> Void
     ) throws {
         let pipeline = ImportPipeline(capacity: capacity)
         let thread = Thread {
@@ -47,7 +47,7 @@ final class ImportPipeline<Element>: @unchecked Sendable {
         }
     }
 
-    private func put(_ batch: [Element]) throws {
+    private func put(_ batch: Element) throws {
         condition.lock()
         defer { condition.unlock() }
         while batches.count >= capacity && !cancelled { condition.wait() }
@@ -66,7 +66,7 @@ final class ImportPipeline<Element>: @unchecked Sendable {
     }
 
     /// The next batch; `nil` once the producer is done; throws the producer's error.
-    private func take() throws -> [Element]? {
+    private func take() throws -> Element? {
         condition.lock()
         defer { condition.unlock() }
         while batches.isEmpty && !finished { condition.wait() }

@@ -8,12 +8,15 @@ import SQLite3
 /// A prepared statement of a bulk import, bound and stepped with SQLite's C API.
 ///
 /// GRDB's `StatementArguments` boxes every value in an existential and converts it again to
-/// bind it: for a 200,000-entry playlist that cost more than SQLite's own work. The statement is
-/// still prepared (and owned) by GRDB, and only used inside the import's write transaction.
+/// bind it: for a 200,000-entry playlist that cost more than SQLite's own work. Texts are bound
+/// in place from an ``ImportBatch``. The statement is still prepared (and owned) by GRDB, and
+/// only used inside the import's write transaction.
 struct SQLiteBulkStatement {
     let statement: Statement
     private var handle: SQLiteStatement { statement.sqliteStatement }
     private var index: Int32 = 0
+    /// The first bind that failed since ``reset()`` (a text over SQLite's limit): ``step(_:)`` throws it.
+    private var bindFailure: Int32?
 
     init(_ statement: Statement) {
         self.statement = statement
@@ -23,23 +26,42 @@ struct SQLiteBulkStatement {
     mutating func reset() {
         sqlite3_reset(handle)
         index = 0
+        bindFailure = nil
     }
 
-    mutating func bind(_ value: String?) {
+    private mutating func check(_ code: Int32) {
+        if code != SQLITE_OK, bindFailure == nil { bindFailure = code }
+    }
+
+    /// Binds a text of an ``ImportBatch`` in place (`SQLITE_STATIC`): `text` must stay alive and
+    /// unchanged until the statement has run, and ``clearBindings()`` must come before it goes.
+    mutating func bind(_ value: ImportText, in text: UnsafeBufferPointer<UInt8>) {
         index += 1
-        guard var text = value else {
+        guard value.count >= 0 else {
             sqlite3_bind_null(handle, index)
             return
         }
-        let handle = handle, index = index
-        text.withUTF8 { bytes in
-            // SQLITE_TRANSIENT: SQLite copies the bytes before this returns.
-            if let base = bytes.baseAddress {
-                _ = sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(bytes.count), Self.transient)
-            } else {
-                _ = sqlite3_bind_text(handle, index, "", 0, Self.transient)
-            }
+        guard let base = text.baseAddress else {
+            // Only a batch of empty texts has no bytes at all.
+            _ = sqlite3_bind_text(handle, index, "", 0, Self.transient)
+            return
         }
+        // A nil destructor is SQLITE_STATIC: SQLite reads the bytes where they are.
+        let bytes = UnsafeRawPointer(base + value.start).assumingMemoryBound(to: CChar.self)
+        check(sqlite3_bind_text64(handle, index, bytes, sqlite3_uint64(value.count), nil, UInt8(SQLITE_UTF8)))
+    }
+
+    /// Binds the scan that ``ImportBatchTable`` reads (`WHERE batch = ?`); it must stay valid
+    /// until the statement has run, and ``clearBindings()`` must come before it goes.
+    mutating func bind(_ scan: UnsafePointer<ImportBatchScan>) {
+        index += 1
+        let type = UnsafeRawPointer(ImportBatchTable.pointerType.utf8Start).assumingMemoryBound(to: CChar.self)
+        sqlite3_bind_pointer(handle, index, UnsafeMutableRawPointer(mutating: scan), type, nil)
+    }
+
+    /// Forgets every bound value, so that no pointer into a batch that is gone stays bound.
+    func clearBindings() {
+        sqlite3_clear_bindings(handle)
     }
 
     mutating func bind(_ value: Int64?) {
@@ -64,6 +86,9 @@ struct SQLiteBulkStatement {
     /// (`RETURNING id`).
     @discardableResult
     func step(_ db: Database) throws -> Int64? {
+        if let bindFailure {
+            throw DatabaseError(resultCode: ResultCode(rawValue: bindFailure), message: "cannot bind an argument", sql: statement.sql)
+        }
         var first: Int64?
         while true {
             switch sqlite3_step(handle) {

@@ -15,6 +15,8 @@ public final class SQLiteCatalogStore: CatalogStore {
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(10)
         configuration.label = "catalog"
+        // Imports write batches through it (see ImportBatchTable).
+        configuration.prepareDatabase { db in try ImportBatchTable.register(db) }
         database = try DatabasePool(path: path, configuration: configuration)
         self.logger = logger
         try Self.migrator.migrate(database)

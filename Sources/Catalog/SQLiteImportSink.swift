@@ -6,29 +6,34 @@ import GRDB
 ///
 /// Items are upserted by identity so that their row ids survive a refresh; the import's
 /// generation number marks what was seen, and ``finish()`` removes the rest and rebuilds the
-/// search index in one pass.
+/// search index in one pass. Rows arrive as ``ImportBatch``es and each run of items or episodes
+/// of a batch is one `INSERT … SELECT` from ``ImportBatchTable``.
 final class SQLiteImportSink: CatalogImportSink {
     private let db: Database
     private let sourceID: Int64
     private let generation: Int64
-    private var upsertItem: SQLiteBulkStatement
+    /// A run of item rows, as one statement over ``ImportBatchTable``.
+    private var insertItems: SQLiteBulkStatement
+    /// A run of episode rows, likewise.
+    private var insertEpisodes: SQLiteBulkStatement
+    /// A series, the first time one of its episodes comes: its id is needed before the episodes'.
     private var upsertSeries: SQLiteBulkStatement
-    private let upsertGroup: Statement
-    private var insertEpisode: SQLiteBulkStatement
-    private let encoder = JSONEncoder()
+    private var upsertGroup: SQLiteBulkStatement
+    /// Encodes what ``add(_:)`` and ``add(_:of:)`` receive into ``pending``, written a batch at a time.
+    private var encoder = ImportRowEncoder()
+    private var pending = ImportBatch()
 
-    private var groupIDs: [String: Int64] = [:]
-    private var seriesIDs: [String: Int64] = [:]
-    /// How often each identity of each kind was seen in this import, to tell duplicated entries apart.
-    private var seen: [String: [String: Int]] = [:]
-    private var position = 0
-    private var episodePosition = 0
+    /// Row ids of the import's groups and series, in the encoder's numbering.
+    private var groupIDs: [Int64] = []
+    private var seriesIDs: [Int64] = []
     private(set) var counts = CatalogImportCounts()
 
     private static let itemColumns = """
-        INSERT INTO catalogItem (sourceID, kind, identity, name, normalizedName, groupID, groupName, tvgID, tvgName, logo, number, url,
-            headers, catchupType, catchupDays, catchupSource, tvgShift, isRadio, providerID, position, generation)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        sourceID, kind, identity, name, normalizedName, groupID, groupName, tvgID, tvgName, logo, number, url,
+        headers, catchupType, catchupDays, catchupSource, tvgShift, isRadio, providerID, position, generation
+        """
+    /// An item seen before keeps its row id (and so its stream check and details).
+    private static let onConflict = """
         ON CONFLICT (kind, identity, sourceID) DO UPDATE SET
             name = excluded.name, normalizedName = excluded.normalizedName, groupID = excluded.groupID, groupName = excluded.groupName,
             tvgID = excluded.tvgID, tvgName = excluded.tvgName, logo = excluded.logo, number = excluded.number,
@@ -51,136 +56,193 @@ final class SQLiteImportSink: CatalogImportSink {
             sql: "DELETE FROM catalogEpisode WHERE seriesID IN (SELECT id FROM catalogItem WHERE sourceID = ? AND kind = 'series')",
             arguments: [sourceID]
         )
-        upsertItem = SQLiteBulkStatement(try db.cachedStatement(sql: Self.itemColumns))
-        upsertSeries = SQLiteBulkStatement(try db.cachedStatement(sql: Self.itemColumns + " RETURNING id"))
-        upsertGroup = try db.cachedStatement(sql: """
+        // `WHERE batch = ?3` also keeps SQLite from reading `ON CONFLICT` as a join constraint.
+        insertItems = SQLiteBulkStatement(try db.cachedStatement(sql: """
+            INSERT INTO catalogItem (\(Self.itemColumns))
+            SELECT ?1, kind, identity, name, normalizedName, groupID, groupName, tvgID, tvgName, logo, number, url,
+                headers, catchupType, catchupDays, catchupSource, tvgShift, isRadio, providerID, position, ?2
+            FROM \(ImportBatchTable.name) WHERE batch = ?3
+            \(Self.onConflict)
+            """))
+        insertEpisodes = SQLiteBulkStatement(try db.cachedStatement(sql: """
+            INSERT INTO catalogEpisode (seriesID, season, episode, title, url, headers, duration, position)
+            SELECT seriesID, season, episode, title, episodeURL, episodeHeaders, duration, episodePosition
+            FROM \(ImportBatchTable.name) WHERE batch = ?1
+            """))
+        upsertSeries = SQLiteBulkStatement(try db.cachedStatement(sql: """
+            INSERT INTO catalogItem (\(Self.itemColumns))
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            \(Self.onConflict)
+            RETURNING id
+            """))
+        upsertGroup = SQLiteBulkStatement(try db.cachedStatement(sql: """
             INSERT INTO catalogGroup (sourceID, kind, name, generation) VALUES (?, ?, ?, ?)
             ON CONFLICT (sourceID, kind, name) DO UPDATE SET generation = excluded.generation
             RETURNING id
-            """)
-        insertEpisode = SQLiteBulkStatement(try db.cachedStatement(sql: """
-            INSERT INTO catalogEpisode (seriesID, season, episode, title, url, headers, duration, position)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """))
     }
 
     func add(_ item: CatalogItemDraft) throws {
-        try add(item, normalizedName: CatalogIdentity.normalizedName(item.name))
-    }
-
-    /// ``add(_:)`` with the name normalized already (by the parsing thread of a playlist import).
-    func add(_ item: CatalogItemDraft, normalizedName: String) throws {
-        _ = try write(item, returningID: false, normalizedName: normalizedName)
-        switch item.kind {
-        case .live: counts.live += 1
-        case .movie: counts.movies += 1
-        case .series: counts.series += 1
-        default: break
-        }
+        try encoder.encode(item, into: &pending)
+        try added()
     }
 
     func add(_ episode: CatalogEpisodeDraft, of series: CatalogItemDraft) throws {
-        try add(episode, of: series, seriesNormalizedName: CatalogIdentity.normalizedName(series.name))
+        try encoder.encode(episode, of: series, into: &pending)
+        try added()
     }
 
-    /// ``add(_:of:)`` with the series name normalized already.
-    func add(_ episode: CatalogEpisodeDraft, of series: CatalogItemDraft, seriesNormalizedName normalized: String) throws {
-        let key = CatalogIdentity.identity(kind: .series, tvgID: nil, providerID: series.providerID, normalizedName: normalized, url: nil)
-        let seriesID: Int64
-        if let known = seriesIDs[key] {
-            seriesID = known
-        } else {
-            guard let id = try write(series, returningID: true, normalizedName: normalized) else {
-                throw CatalogError.unsupported("series upsert returned no id")
-            }
-            seriesIDs[key] = id
-            seriesID = id
-            counts.series += 1
-        }
-        insertEpisode.reset()
-        insertEpisode.bind(seriesID)
-        insertEpisode.bind(episode.season)
-        insertEpisode.bind(episode.episode)
-        insertEpisode.bind(episode.title)
-        insertEpisode.bind(episode.url)
-        insertEpisode.bind(try headersJSON(episode.headers))
-        insertEpisode.bind(episode.duration)
-        insertEpisode.bind(episodePosition)
-        try insertEpisode.step(db)
-        episodePosition += 1
-        counts.episodes += 1
+    /// Counts the row just encoded into ``pending``, and writes a full batch.
+    private func added() throws {
+        count(pending.rows[pending.rows.count - 1])
+        if pending.isFull { try flush() }
     }
 
-    /// Drops what this import did not see and rebuilds the source's search index.
+    /// Writes rows encoded by the import's one encoder: the sink's own (``add(_:)``) or, for a
+    /// playlist, the parsing thread's.
+    func write(_ batch: ImportBatch) throws {
+        try flush()
+        for row in batch.rows { count(row) }
+        try insert(batch)
+    }
+
+    /// Drops what this import did not see and rebuilds the search index.
     func finish() throws {
+        try flush()
         try db.execute(sql: "DELETE FROM catalogItem WHERE sourceID = ? AND generation < ?", arguments: [sourceID, generation])
         try db.execute(sql: "DELETE FROM catalogGroup WHERE sourceID = ? AND generation < ?", arguments: [sourceID, generation])
         try SQLiteCatalogStore.rebuildSearch(db)
     }
 
-    /// Upserts an item; returns its id when `returningID` (the statement with `RETURNING id`).
-    private func write(_ item: CatalogItemDraft, returningID: Bool, normalizedName: String? = nil) throws -> Int64? {
-        let normalized = normalizedName ?? CatalogIdentity.normalizedName(item.name)
-        var identity = CatalogIdentity.identity(kind: item.kind, tvgID: item.tvgID, providerID: item.providerID, normalizedName: normalized, url: item.url)
-        func count(_ seen: inout [String: Int], _ key: String) -> Int {
-            let before = seen[key, default: 0]
-            seen[key] = before + 1
-            return before
-        }
-        let occurrences = count(&seen[item.kind.rawValue, default: [:]], identity)
-        if occurrences > 0 {
-            // Providers list the same channel twice (backup streams); order of appearance keeps
-            // each duplicate's identity stable from one refresh to the next.
-            identity += "#\(occurrences + 1)"
-        }
-        let groupID = try item.group.map { try self.groupID(kind: item.kind, name: $0) }
-        let headers = try headersJSON(item.headers)
-        func bindAll(_ statement: inout SQLiteBulkStatement) {
-            statement.reset()
-            statement.bind(sourceID)
-            statement.bind(item.kind.rawValue)
-            statement.bind(identity)
-            statement.bind(item.name)
-            statement.bind(normalized)
-            statement.bind(groupID)
-            statement.bind(item.group)
-            statement.bind(item.tvgID)
-            statement.bind(item.tvgName)
-            statement.bind(item.logo)
-            statement.bind(item.number)
-            statement.bind(item.url)
-            statement.bind(headers)
-            statement.bind(item.catchup?.type)
-            statement.bind(item.catchup?.days)
-            statement.bind(item.catchup?.source)
-            statement.bind(item.tvgShift)
-            statement.bind(item.isRadio)
-            statement.bind(item.providerID)
-            statement.bind(position)
-            statement.bind(generation)
-        }
-        position += 1
-        if returningID {
-            bindAll(&upsertSeries)
-            return try upsertSeries.step(db)
-        }
-        bindAll(&upsertItem)
-        try upsertItem.step(db)
-        return nil
+    private func flush() throws {
+        guard !pending.rows.isEmpty else { return }
+        try insert(pending)
+        pending.removeAll()
     }
 
-    private func groupID(kind: CatalogItemKind, name: String) throws -> Int64 {
-        let key = kind.rawValue + "\u{0}" + name
-        if let id = groupIDs[key] { return id }
-        guard let id = try Int64.fetchOne(upsertGroup, arguments: [sourceID, kind.rawValue, name, generation]) else {
+    private func count(_ row: ImportRow) {
+        switch row.role {
+        case .item:
+            switch row.countedKind {
+            case .live: counts.live += 1
+            case .movie: counts.movies += 1
+            case .series: counts.series += 1
+            case .other: break
+            }
+        case .episodeOfNewSeries:
+            counts.series += 1
+            counts.episodes += 1
+        case .episode:
+            counts.episodes += 1
+        }
+    }
+
+    /// Inserts a batch: each run of items, and each run of episodes, is one statement. Groups and
+    /// series are upserted first, the first time a row names them, so that row ids follow the
+    /// order of appearance.
+    private func insert(_ batch: ImportBatch) throws {
+        try batch.text.withUnsafeBufferPointer { text in
+            try batch.rows.withUnsafeBufferPointer { rows in
+                var start = 0
+                while start < rows.count {
+                    let episodes = rows[start].role != .item
+                    var end = start
+                    while end < rows.count, (rows[end].role != .item) == episodes {
+                        try prepare(rows[end], text)
+                        end += 1
+                    }
+                    try insert(rows, start..<end, text, episodes: episodes)
+                    start = end
+                }
+            }
+        }
+    }
+
+    /// Upserts the group and, for the first episode of a series, the series that `row` names.
+    private func prepare(_ row: ImportRow, _ text: UnsafeBufferPointer<UInt8>) throws {
+        switch row.role {
+        case .item:
+            try resolveGroup(row, text)
+        case .episodeOfNewSeries:
+            try resolveGroup(row, text)
+            guard Int(row.series) == seriesIDs.count, let id = try upsertSeries(row, text) else {
+                throw CatalogError.unsupported("series upsert returned no id")
+            }
+            seriesIDs.append(id)
+        case .episode:
+            guard seriesIDs.indices.contains(Int(row.series)) else { throw CatalogError.unsupported("episode of an unknown series") }
+        }
+    }
+
+    /// Inserts `range` of `rows`: all items, or all episodes.
+    private func insert(_ rows: UnsafeBufferPointer<ImportRow>, _ range: Range<Int>, _ text: UnsafeBufferPointer<UInt8>, episodes: Bool) throws {
+        guard let base = rows.baseAddress else { return }
+        try groupIDs.withUnsafeBufferPointer { groupIDs in
+            try seriesIDs.withUnsafeBufferPointer { seriesIDs in
+                var scan = ImportBatchScan(
+                    text: text.baseAddress, rows: base, range: range, groupIDs: groupIDs.baseAddress, seriesIDs: seriesIDs.baseAddress)
+                try withUnsafePointer(to: &scan) { scan in
+                    if episodes {
+                        insertEpisodes.reset()
+                        insertEpisodes.bind(scan)
+                        defer { insertEpisodes.clearBindings() }
+                        try insertEpisodes.step(db)
+                    } else {
+                        insertItems.reset()
+                        insertItems.bind(sourceID)
+                        insertItems.bind(generation)
+                        insertItems.bind(scan)
+                        defer { insertItems.clearBindings() }
+                        try insertItems.step(db)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Upserts the series of an episode row; returns its row id.
+    private func upsertSeries(_ row: ImportRow, _ text: UnsafeBufferPointer<UInt8>) throws -> Int64? {
+        upsertSeries.reset()
+        defer { upsertSeries.clearBindings() }
+        upsertSeries.bind(sourceID)
+        upsertSeries.bind(row.kind, in: text)
+        upsertSeries.bind(row.identity, in: text)
+        upsertSeries.bind(row.name, in: text)
+        upsertSeries.bind(row.normalizedName, in: text)
+        upsertSeries.bind(row.group >= 0 ? groupIDs[Int(row.group)] : nil)
+        upsertSeries.bind(row.groupName, in: text)
+        upsertSeries.bind(row.tvgID, in: text)
+        upsertSeries.bind(row.tvgName, in: text)
+        upsertSeries.bind(row.logo, in: text)
+        upsertSeries.bind(row.number, in: text)
+        upsertSeries.bind(row.url, in: text)
+        upsertSeries.bind(row.headers, in: text)
+        upsertSeries.bind(row.catchupType, in: text)
+        upsertSeries.bind(row.catchupDays)
+        upsertSeries.bind(row.catchupSource, in: text)
+        upsertSeries.bind(row.tvgShift)
+        upsertSeries.bind(row.isRadio)
+        upsertSeries.bind(row.providerID, in: text)
+        upsertSeries.bind(row.position)
+        upsertSeries.bind(generation)
+        return try upsertSeries.step(db)
+    }
+
+    /// Upserts the row's group the first time the import names it.
+    private func resolveGroup(_ row: ImportRow, _ text: UnsafeBufferPointer<UInt8>) throws {
+        let index = Int(row.group)
+        guard index >= groupIDs.count else { return }
+        // The encoder numbers groups in order of first appearance.
+        guard index == groupIDs.count else { throw CatalogError.unsupported("group out of order") }
+        upsertGroup.reset()
+        defer { upsertGroup.clearBindings() }
+        upsertGroup.bind(sourceID)
+        upsertGroup.bind(row.kind, in: text)
+        upsertGroup.bind(row.groupName, in: text)
+        upsertGroup.bind(generation)
+        guard let id = try upsertGroup.step(db) else {
             throw CatalogError.unsupported("group upsert returned no id")
         }
-        groupIDs[key] = id
-        return id
-    }
-
-    private func headersJSON(_ headers: [CatalogHeader]) throws -> String? {
-        guard !headers.isEmpty else { return nil }
-        return String(decoding: try encoder.encode(headers), as: UTF8.self)
+        groupIDs.append(id)
     }
 }

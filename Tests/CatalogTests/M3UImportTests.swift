@@ -1,5 +1,7 @@
 import AsyncHTTPClient
 import Foundation
+import GRDB
+import MediaFormats
 import Testing
 import TunerTesting
 @testable import Catalog
@@ -141,6 +143,156 @@ struct M3UImportTests {
         #expect(seen.contains { $0.phase == .importing && $0.entries == 1 })
         #expect(seen.last?.phase == .finished)
         #expect(seen.last?.entries == 9)
+    }
+}
+
+@Suite("M3U import in batches")
+struct M3UBatchImportTests {
+    /// Entries in runs that cross the writer's batches (1,024 rows): channels in three groups,
+    /// eight of each tvg-id, some with headers; movies; and three episodes at a time of series
+    /// that span batches and come back later. `dropMovies` leaves out a third of the movies.
+    static func mixedPlaylist(entries: Int, dropMovies: Bool = false, extraChannel: Bool = false) -> String {
+        var text = "#EXTM3U\n"
+        if extraChannel { text += "#EXTINF:-1 tvg-id=\"new.tv\",Brand New\nhttp://example.com/live/new\n" }
+        for index in 0..<entries {
+            switch index % 10 {
+            case 0..<4:
+                let headers = index % 40 == 0 ? "|User-Agent=Agent\(index)" : ""
+                text += "#EXTINF:-1 tvg-id=\"ch\(index / 20).tv\" group-title=\"Group \(index % 3)\",Chaîne \(index)\n"
+                text += "http://example.com/live/\(index)\(headers)\n"
+            case 4..<7:
+                if dropMovies, index % 10 == 4 { continue }
+                text += "#EXTINF:-1 group-title=\"Films\",Movie \(index)\nhttp://example.com/movie/u/p/\(index).mkv\n"
+            default:
+                text += "#EXTINF:-1,Show \((index / 300) % 7) | EN | S01 E\(index)\nhttp://example.com/series/u/p/\(index).mkv\n"
+            }
+        }
+        return text
+    }
+
+    /// What each item should be, in order, worked out entry by entry with the mapper.
+    static func expectedItems(_ playlist: String) -> [String] {
+        var mapper = M3UItemMapper()
+        var seen: [String: Int] = [:]
+        var series: Set<String> = []
+        var rows: [String] = []
+        func add(_ item: CatalogItemDraft) {
+            var identity = item.identity
+            let key = item.kind.rawValue + " " + identity
+            seen[key, default: 0] += 1
+            if seen[key]! > 1 { identity += "#\(seen[key]!)" }
+            let headers = item.headers.map { "\($0.name)=\($0.value)" }.joined(separator: ",")
+            rows.append([item.kind.rawValue, identity, item.name, item.group ?? "-", item.url ?? "-", headers].joined(separator: "|"))
+        }
+        for entry in M3UParser.parse(Data(playlist.utf8)).entries {
+            switch mapper.map(entry) {
+            case .item(let item): add(item)
+            case .episode(_, let show):
+                if series.insert(show.identity).inserted { add(show) }
+            }
+        }
+        return rows
+    }
+
+    /// The items as stored, in the order of their positions.
+    static func storedItems(_ catalog: TemporaryCatalog) async throws -> (rows: [String], ids: [Int64]) {
+        try await catalog.store.database.read { db in
+            var rows: [String] = []
+            var ids: [Int64] = []
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM catalogItem ORDER BY position") {
+                let headers = try SQLiteCatalogStore.decodeHeaders(row["headers"]).map { "\($0.name)=\($0.value)" }.joined(separator: ",")
+                let group: String? = row["groupName"]
+                let url: String? = row["url"]
+                let fields: [String] = [row["kind"], row["identity"], row["name"], group ?? "-", url ?? "-", headers]
+                rows.append(fields.joined(separator: "|"))
+                ids.append(row["id"])
+            }
+            return (rows, ids)
+        }
+    }
+
+    @Test("Entries across batches are stored as the mapper reads them, with groups, series and episodes linked")
+    func batchesMatchEntries() async throws {
+        let catalog = try TemporaryCatalog()
+        let playlist = Self.mixedPlaylist(entries: 3_000)
+        let path = try catalog.write(playlist, to: "mixed.m3u")
+        let source = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: path))
+        let counts = try await withImporter(catalog) { try await $0.refresh(sourceID: source.id) }
+        #expect(counts == CatalogImportCounts(live: 1_200, movies: 900, series: 7, episodes: 900))
+
+        let expected = Self.expectedItems(playlist)
+        let stored = try await Self.storedItems(catalog)
+        #expect(stored.rows.count == expected.count)
+        #expect(zip(stored.rows, expected).filter { $0 != $1 }.count == 0)
+        // Row ids follow the order of appearance, as search relies on.
+        #expect(stored.ids == stored.ids.sorted())
+        #expect(stored.rows.contains { $0.hasPrefix("live|tvg:ch0.tv#8|") })
+
+        let problems = try await catalog.store.database.read { db in
+            [
+                // Every item with a group points at the group of that name.
+                try Int.fetchOne(db, sql: """
+                    SELECT count(*) FROM catalogItem i LEFT JOIN catalogGroup g ON g.id = i.groupID
+                    WHERE (i.groupName IS NULL) <> (i.groupID IS NULL) OR (i.groupID IS NOT NULL AND (g.name IS NOT i.groupName OR g.kind IS NOT i.kind))
+                    """),
+                // Every episode belongs to the series its title names.
+                try Int.fetchOne(db, sql: """
+                    SELECT count(*) FROM catalogEpisode e JOIN catalogItem s ON s.id = e.seriesID
+                    WHERE s.kind <> 'series' OR substr(e.title, 1, length(s.name)) <> s.name
+                    """),
+                // Episodes in order of appearance, positions counting from zero.
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM catalogEpisode WHERE position <> episode / 10 * 3 + episode % 10 - 7"),
+            ]
+        }
+        #expect(problems == [0, 0, 0])
+        let groups = try await catalog.store.groups(kind: .live, sourceID: source.id)
+        #expect(groups.map(\.name) == ["Group 0", "Group 1", "Group 2"])
+        #expect(groups.map(\.itemCount) == [400, 400, 400])
+        let shows = try await catalog.store.items(CatalogItemQuery(kind: .series, search: "show 0")).items
+        let show = try #require(shows.first { $0.name == "Show 0 | EN" })
+        let episodes = try await catalog.store.episodes(ofSeries: show.id)
+        // Its episodes come in two stretches, 2,100 entries apart.
+        #expect(episodes.count == 180)
+        #expect(episodes.map(\.episode) == episodes.map(\.episode).sorted { ($0 ?? 0) < ($1 ?? 0) })
+        let accented = try await catalog.store.items(CatalogItemQuery(search: "chaine 2990"))
+        #expect(accented.items.map(\.name) == ["Chaîne 2990"])
+    }
+
+    @Test("A refresh across batches keeps the row id of every item still there")
+    func refreshAcrossBatchesKeepsIDs() async throws {
+        let catalog = try TemporaryCatalog()
+        let path = try catalog.write(Self.mixedPlaylist(entries: 3_000), to: "mixed.m3u")
+        let source = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: path))
+        try await withImporter(catalog) { importer in
+            _ = try await importer.refresh(sourceID: source.id)
+            let first = try await Self.storedItems(catalog)
+            _ = try await importer.refresh(sourceID: source.id)
+            let again = try await Self.storedItems(catalog)
+            #expect(again.ids == first.ids)
+            #expect(again.rows == first.rows)
+
+            // A third of the movies gone and a channel in front: the rest keep their ids.
+            let changed = Self.mixedPlaylist(entries: 3_000, dropMovies: true, extraChannel: true)
+            _ = try catalog.write(changed, to: "mixed.m3u")
+            let counts = try await importer.refresh(sourceID: source.id)
+            #expect(counts.movies == 600)
+            let after = try await Self.storedItems(catalog)
+            #expect(zip(after.rows, Self.expectedItems(changed)).filter { $0 != $1 }.count == 0)
+            let idsBefore = Dictionary(uniqueKeysWithValues: zip(first.rows.map { $0.split(separator: "|")[1] }, first.ids))
+            var kept = 0
+            for (row, id) in zip(after.rows, after.ids) {
+                if let before = idsBefore[row.split(separator: "|")[1]] {
+                    #expect(before == id)
+                    kept += 1
+                } else {
+                    #expect(row.hasPrefix("live|tvg:new.tv|"))
+                    #expect(id > first.ids.max()!)
+                }
+            }
+            #expect(kept == after.rows.count - 1)
+        }
+        let gone = try await catalog.store.items(CatalogItemQuery(search: "movie 2994"))
+        #expect(gone.total == 0)
     }
 }
 
