@@ -163,17 +163,7 @@ import TunerTesting
             let origin = harness.origin
             origin.serveDirectory(fixtures.directory)
             let master = origin.baseURL + fixtures.multiVariant.staticPath
-            let body = #"{"url":"\#(master)","# + amount.dropFirst()
-            let started = try await HTTP.fetch(harness.api + "/cache/preload", method: "POST", json: body)
-            #expect(started.status == 202, "\(String(decoding: started.body, as: UTF8.self))")
-            let id = try #require(try HTTP.json(started)["id"] as? String)
-            var job: [String: Any] = [:]
-            for _ in 0..<400 {
-                job = try HTTP.json(try await HTTP.fetch(harness.api + "/cache/preloads/\(id)"))
-                if job["state"] as? String != "running" { break }
-                try await Task.sleep(for: .milliseconds(25))
-            }
-            #expect(job["state"] as? String == "complete", "\(job)")
+            let job = try await preloadToTheEnd(harness, #"{"url":"\#(master)","# + amount.dropFirst())
             #expect(job["segmentsDone"] as? Int == 2)
             #expect(job["segmentsTotal"] as? Int == 2)
             let fetchedSegments = origin.bodyBytesSentByPath.filter { $0.key.hasSuffix(".ts") && $0.value > 0 }
@@ -191,16 +181,7 @@ import TunerTesting
             let origin = harness.origin
             origin.serveDirectory(fixtures.directory)
             let master = origin.baseURL + fixtures.separateAudio.staticPath
-            let started = try await HTTP.fetch(harness.api + "/cache/preload", method: "POST", json: #"{"url":"\#(master)","segments":2}"#)
-            #expect(started.status == 202, "\(String(decoding: started.body, as: UTF8.self))")
-            let id = try #require(try HTTP.json(started)["id"] as? String)
-            var job: [String: Any] = [:]
-            for _ in 0..<400 {
-                job = try HTTP.json(try await HTTP.fetch(harness.api + "/cache/preloads/\(id)"))
-                if job["state"] as? String != "running" { break }
-                try await Task.sleep(for: .milliseconds(25))
-            }
-            #expect(job["state"] as? String == "complete", "\(job)")
+            let job = try await preloadToTheEnd(harness, #"{"url":"\#(master)","segments":2}"#)
             let total = job["segmentsTotal"] as? Int ?? 0
             #expect(job["segmentsDone"] as? Int == total && total >= 6, "video init + 2 segments, audio init + its first segments: \(job)")
             let fetched = Set(origin.bodyBytesSentByPath.filter { $0.value > 0 }.keys.map { String($0.split(separator: "/").suffix(2).joined(separator: "/")) })
@@ -209,6 +190,22 @@ import TunerTesting
             }
             #expect(!fetched.contains("video/seg2.m4s"), "only the 2 segments asked for: \(fetched.sorted())")
         }
+    }
+
+    /// Starts a preload with `body`, waits (at most 10 s) until it is no longer running, expects
+    /// it complete, and returns its job.
+    private func preloadToTheEnd(_ harness: ProxyHarness, _ body: String) async throws -> [String: Any] {
+        let started = try await HTTP.fetch(harness.api + "/cache/preload", method: "POST", json: body)
+        #expect(started.status == 202, "\(String(decoding: started.body, as: UTF8.self))")
+        let id = try #require(try HTTP.json(started)["id"] as? String)
+        var job: [String: Any] = [:]
+        for _ in 0..<400 {
+            job = try HTTP.json(try await HTTP.fetch(harness.api + "/cache/preloads/\(id)"))
+            if job["state"] as? String != "running" { break }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        #expect(job["state"] as? String == "complete", "\(job)")
+        return job
     }
 
     @Test func statisticsCountPlaylistsSegmentsAndKeysApart() async throws {
