@@ -188,6 +188,9 @@ struct OriginRouter {
         var ending = ResponsePlan.Ending.complete(keepAlive: keepAlive)
         if request.method == .HEAD {
             bodyRange = range.lowerBound..<range.lowerBound
+        } else if let holdAfter = faults.holdAfter, holdAfter < range.count {
+            bodyRange = range.lowerBound..<(range.lowerBound + holdAfter)
+            ending = .hold
         } else if let resetAfter = faults.resetAfter ?? draw.resetFraction.map({ Int($0 * Double(range.count)) }),
             resetAfter < range.count
         {

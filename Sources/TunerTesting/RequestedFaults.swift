@@ -7,6 +7,9 @@ import NIOCore
 struct RequestedFaults {
     /// `reset=K`: close the connection after K body bytes.
     var resetAfter: Int?
+    /// `hold=K`: after K body bytes send nothing more, but keep the connection open until the
+    /// client goes away (a transfer that is certainly still running when a test acts on it).
+    var holdAfter: Int?
     /// `rst=1`: make that close a TCP RST (SO_LINGER 0) instead of a FIN.
     var hardReset = false
     /// `drip=B,MS`: send B bytes, pause MS milliseconds, repeat.
@@ -44,6 +47,7 @@ struct RequestedFaults {
         }
 
         resetAfter = int("reset")
+        holdAfter = int("hold")
         hardReset = flag("rst")
         if let text = query["drip"] {
             let numbers = text.split(separator: ",").compactMap { Int($0) }
@@ -60,7 +64,7 @@ struct RequestedFaults {
         flip = flag("flip")
         failFirst = int("failfirst")
 
-        let names = ["reset", "rst", "drip", "status", "retryafter", "badlength", "norange", "chunked", "delay", "flip",
+        let names = ["reset", "hold", "rst", "drip", "status", "retryafter", "badlength", "norange", "chunked", "delay", "flip",
                      "failfirst"]
         isEmpty = !names.contains { query[$0] != nil }
     }

@@ -10,6 +10,8 @@ struct ResponsePlan {
         /// Close without finishing the response (the reset and bad-length faults); `hard` sends a
         /// TCP RST instead of a FIN.
         case close(hard: Bool)
+        /// Send nothing more and leave the connection open until the client closes it (`hold=`).
+        case hold
     }
 
     var head: HTTPResponseHead

@@ -145,6 +145,9 @@ final class ResponseStreamer {
             if !keepAlive {
                 ended.whenComplete { _ in channel.close(promise: nil) }
             }
+        case .hold:
+            // The response stays unfinished; the client's close ends it.
+            break
         case .close(let hard):
             // A FIN arrives after every byte already written; an RST (SO_LINGER 0) may discard
             // bytes still in the kernel's send buffer, which is why it is opt-in.

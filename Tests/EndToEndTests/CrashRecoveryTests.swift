@@ -7,9 +7,12 @@ import TunerTesting
 @Suite struct CrashRecoveryTests {
     static let files = 3
     static let size = 64 << 20
-    /// 256 KiB every 10 ms: at most 25 MB/s per download, so a file takes at least 2.6 s and a
-    /// kill once the furthest is 20 MiB in lands mid-transfer with a sync point behind it.
-    static let drip = "262144,10"
+    /// The first request of each file: 256 KiB every 10 ms (at most 25 MB/s), and after 24 MiB
+    /// nothing more until the client goes away. A kill once the furthest is 20 MiB in lands while
+    /// bytes flow, with a 16 MiB sync point behind it; on a machine so loaded that the test only
+    /// looks later, the held connections still make it land mid-transfer. Later requests (the
+    /// gap fills after the restart) are answered faithfully.
+    static let faults = "drip=262144,10&hold=25165824&failfirst=1"
 
     @Test func killDashNineDuringColdReadsNeverCorruptsTheCache() async throws {
         guard let tools = Tools.require(.curl) else { return }
@@ -22,7 +25,7 @@ import TunerTesting
 
         for cycle in 1...3 {
             let names = (0..<Self.files).map { "kill\(cycle)-\($0).bin" }
-            let originURLs = names.map { origin.baseURL + "/files/\($0)?size=\(Self.size)&drip=\(Self.drip)" }
+            let originURLs = names.map { origin.baseURL + "/files/\($0)?size=\(Self.size)&\(Self.faults)" }
             let victim = try await TunerProcess.serve(data: data, arguments: ["--cache-size", "2GiB"])
             // proxy-url finds the running server through server.url; only the path survives the
             // restart, because the next server listens on another port.
@@ -43,6 +46,7 @@ import TunerTesting
             }
             // Kill once every curl has bytes and the furthest is past the first 16 MiB sync point.
             // Polling, not a fixed sleep: on a loaded machine a curl may start seconds late.
+            // (The origin holds every file at 24 MiB, so none can finish before the kill.)
             let outputs = downloads.map(\.0)
             var polls = 0
             while true {

@@ -103,6 +103,20 @@ import TunerTesting
         }
     }
 
+    /// `hold=K` sends K bytes and then nothing, without closing: curl gives up at its deadline
+    /// (exit 28) with exactly those bytes; `failfirst=1` answers the next request in full.
+    @Test func holdKeepsTheConnectionOpenAfterKBytes() async throws {
+        try await withOrigin { origin in
+            let k = 5_000
+            let url = "\(origin.baseURL)/files/hold?size=100000&hold=\(k)&failfirst=1"
+            let held = try await Curl.run(["--max-time", "1", url])
+            #expect(held.exitCode == 28, "curl should time out waiting, not see a close")
+            #expect(held.body == TestOrigin.content(name: "hold", range: 0..<k))
+            let next = try await Curl.run([url])
+            #expect(next.exitCode == 0 && next.body == TestOrigin.content(name: "hold", range: 0..<100_000))
+        }
+    }
+
     @Test func hardResetAbortsTheTransfer() async throws {
         try await withOrigin { origin in
             let result = try await Curl.run(["\(origin.baseURL)/files/rst?size=100000&reset=1000&rst=1"])
