@@ -35,8 +35,11 @@ final class DownloadWriter: @unchecked Sendable {
 
     private let writeQueue = DispatchQueue(label: "tuner.transfers.write")
     private let hashQueue = DispatchQueue(label: "tuner.transfers.hash")
-    /// Touched only on `hashQueue`.
+    /// Touched only on `hashQueue` (after `init`).
     private var hasher: SHA256?
+    /// Whether there is a checksum to feed, fixed at `init` so the receiving task never reads
+    /// `hasher` while the hash queue updates it.
+    private let hashing: Bool
     /// A second descriptor of the file opened with O_DIRECT, or nil; touched only on `writeQueue`.
     private var directDescriptor: Int32?
 
@@ -58,6 +61,7 @@ final class DownloadWriter: @unchecked Sendable {
     init(file: PartialFile, offset: Int64, hasher: SHA256?, batchBytes: Int, maximumBytesInFlight: Int, direct: Bool = true) {
         self.file = file
         self.hasher = hasher
+        hashing = hasher != nil
         let blocks = max(1, (batchBytes + Self.alignment - 1) / Self.alignment)
         self.batchBytes = blocks * Self.alignment
         self.maximumBytesInFlight = max(self.batchBytes, maximumBytesInFlight)
@@ -168,7 +172,6 @@ final class DownloadWriter: @unchecked Sendable {
         let offset = submittedEnd
         let count = batch.count
         submittedEnd += Int64(count)
-        let hashing = hasher != nil
         // A batch is done once both queues have finished with it; the last one recycles it.
         let users = NIOLockedValueBox(hashing ? 2 : 1)
         shared.withLockedValue { $0.bytesInFlight += count }

@@ -21,8 +21,6 @@ public final class ChildProcess: Sendable {
         case discard
         /// Written to this file, created or truncated.
         case file(String)
-        /// Appended to this file, created when missing.
-        case appending(String)
     }
 
     /// How the child ended.
@@ -33,8 +31,8 @@ public final class ChildProcess: Sendable {
     }
 
     public let processIdentifier: Int32
-    private let ended = LockedState<Termination?>(nil)
-    private let waiters = LockedState<[CheckedContinuation<Termination, Never>]>([])
+    /// How the child ended (nil while it runs), and who waits for that.
+    private let state = LockedState<(ended: Termination?, waiters: [CheckedContinuation<Termination, Never>])>((nil, []))
 
     /// Starts `executable` (a full path) with `arguments`. `environment` nil inherits this
     /// process's environment.
@@ -65,15 +63,18 @@ public final class ChildProcess: Sendable {
         }
         processIdentifier = pid
         let child = pid
-        let ended = self.ended
-        let waiters = self.waiters
+        let state = self.state
         // A plain thread, not the cooperative pool: waitpid blocks until the child ends.
         let thread = Thread {
             var status: Int32 = 0
             while waitpid(child, &status, 0) == -1 && errno == EINTR {}
             let termination = Self.termination(from: status)
-            ended.withLock { $0 = termination }
-            for waiter in waiters.withLock({ list in defer { list = [] }; return list }) {
+            let waiters = state.withLock { state in
+                state.ended = termination
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters {
                 waiter.resume(returning: termination)
             }
         }
@@ -82,17 +83,14 @@ public final class ChildProcess: Sendable {
     }
 
     /// True until the child has ended and been reaped.
-    public var isRunning: Bool { ended.withLock { $0 == nil } }
-
-    /// How the child ended, once it has.
-    public var termination: Termination? { ended.withLock { $0 } }
+    public var isRunning: Bool { state.withLock { $0.ended == nil } }
 
     /// Waits (without blocking a thread) for the child to end.
     public func wait() async -> Termination {
         await withCheckedContinuation { continuation in
-            let done: Termination? = ended.withLock { ended in
-                if let ended { return ended }
-                waiters.withLock { $0.append(continuation) }
+            let done: Termination? = state.withLock { state in
+                if let ended = state.ended { return ended }
+                state.waiters.append(continuation)
                 return nil
             }
             if let done { continuation.resume(returning: done) }
@@ -101,8 +99,8 @@ public final class ChildProcess: Sendable {
 
     /// Sends `signal` unless the child has already been reaped (its pid may be reused then).
     public func send(_ signal: Int32) {
-        ended.withLock { ended in
-            if ended == nil { kill(processIdentifier, signal) }
+        state.withLock { state in
+            if state.ended == nil { kill(processIdentifier, signal) }
         }
     }
 
@@ -119,18 +117,6 @@ public struct ChildProcessError: Error, CustomStringConvertible {
     public var what: String
     public var code: Int32
     public var description: String { "\(what): \(String(cString: strerror(code)))" }
-}
-
-/// A value behind a lock (Foundation's NSLock; the tests' own helpers are not visible here).
-final class LockedState<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
 }
 
 /// `posix_spawn_file_actions_t`, whose Swift type differs between Glibc and Darwin.
@@ -157,7 +143,6 @@ private struct SpawnFileActions {
         switch output {
         case .discard: try open(descriptor, "/dev/null", O_WRONLY)
         case .file(let path): try open(descriptor, path, O_WRONLY | O_CREAT | O_TRUNC)
-        case .appending(let path): try open(descriptor, path, O_WRONLY | O_CREAT | O_APPEND)
         }
     }
 

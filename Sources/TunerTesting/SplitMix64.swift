@@ -1,9 +1,9 @@
-/// A tiny seedable random generator, so generated content and fault sequences are the same on
-/// every run and platform (the standard library's generator cannot be seeded).
-struct SplitMix64: RandomNumberGenerator, Sendable {
+/// A tiny seedable random generator, so generated content, fault sequences and randomized tests
+/// are the same on every run and platform (the standard library's generator cannot be seeded).
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         self.state = seed
     }
 
@@ -15,7 +15,7 @@ struct SplitMix64: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         return Self.mix(state)
     }

@@ -18,9 +18,7 @@ struct Cache: AsyncParsableCommand {
         /// The running server, or nil to act on the data folder. An explicit --server that does
         /// not answer is an error.
         func client() async throws -> ServerClient? {
-            let client = await ServerClient.find(server: server, dataDirectory: dataOptions.resolvedDataDirectory())
-            if client == nil, let server { throw ValidationError("no Tuner server answers at \(server)") }
-            return client
+            try await ServerClient.find(server: server, dataDirectory: dataOptions.resolvedDataDirectory())
         }
 
         func localEngine() throws -> TunerEngine {

@@ -1,3 +1,4 @@
+import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -10,8 +11,9 @@ struct ServerClient {
     let token: String?
 
     /// The running server for `dataDirectory`: `--server`, else TUNER_SERVER, else the address
-    /// the server wrote into the data folder, if it answers its health check.
-    static func find(server: String?, dataDirectory: String) async -> ServerClient? {
+    /// the server wrote into the data folder, if it answers its health check. Nil means: act on the
+    /// data folder. An explicit `server` that does not answer throws.
+    static func find(server: String?, dataDirectory: String) async throws -> ServerClient? {
         let environment = ProcessInfo.processInfo.environment
         var candidates: [String] = []
         if let server { candidates.append(server) }
@@ -34,9 +36,9 @@ struct ServerClient {
                 // the command goes to the server and reports what the server says.
                 return client
             } catch {}
-            if server != nil && candidate == server {
+            if let server, candidate == server {
                 // An explicit --server that does not answer is an error, not a reason to act locally.
-                return nil
+                throw ValidationError("no Tuner server answers at \(server)")
             }
         }
         return nil

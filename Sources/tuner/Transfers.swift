@@ -93,9 +93,7 @@ struct TransfersTarget: ParsableArguments {
     var server: String?
 
     func client() async throws -> ServerClient? {
-        let client = await ServerClient.find(server: server, dataDirectory: dataOptions.resolvedDataDirectory())
-        if client == nil, let server { throw ValidationError("no Tuner server answers at \(server)") }
-        return client
+        try await ServerClient.find(server: server, dataDirectory: dataOptions.resolvedDataDirectory())
     }
 
     /// A manager on the data folder's store, with the file executor registered, not started.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TunerTesting
 
 /// `kill -9` of `tuner serve` in the middle of a tus PATCH sent by curl, then a restart on the
 /// same data folder: the offset Tuner reports never claims bytes it does not hold, and the upload
@@ -14,14 +15,7 @@ import Testing
         defer { workspace.remove() }
         let data = workspace.file("data")
         let source = workspace.file("source.bin")
-        var bytes = [UInt8](repeating: 0, count: Self.size)
-        var state: UInt64 = 0x2545_F491_4F6C_DD1D
-        for index in bytes.indices {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            bytes[index] = UInt8(truncatingIfNeeded: state)
-        }
+        let bytes = xorshiftBytes(Self.size, seed: 0x2545_F491_4F6C_DD1D)
         try Data(bytes).write(to: URL(fileURLWithPath: source))
         try Data(bytes[..<Self.firstPart]).write(to: URL(fileURLWithPath: workspace.file("first.bin")))
         try Data(bytes[Self.firstPart...]).write(to: URL(fileURLWithPath: workspace.file("rest.bin")))

@@ -9,7 +9,7 @@ import TunerTesting
 /// checksum covers exactly what was handed over, and a failed write stops at a written prefix.
 @Suite struct DownloadWriterTests {
     static func chunks(seed: UInt64, count: Int) -> [[UInt8]] {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             (0..<Int.random(in: 1...70_000, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
         }

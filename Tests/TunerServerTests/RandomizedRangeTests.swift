@@ -11,7 +11,7 @@ import TunerTesting
         let files = [("fz0.mp4", 3_000_000), ("fz1.ts", 1_234_567), ("fz2.mp4", 65_536), ("fz3.bin", 5_000_001)]
         let urls = try files.map { try harness.proxyURL("/files/\($0.0)?size=\($0.1)") }
         let expected = files.map { TestOrigin.content(name: $0.0, range: 0..<$0.1) }
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         var plans: [(Int, Int, Int)] = []
         for _ in 0..<2000 {
             let file = Int.random(in: 0..<files.count, using: &generator)

@@ -243,15 +243,7 @@ enum Upload {
 
     /// `count` bytes that depend on `seed` (xorshift), never all the same.
     static func bytes(_ count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [UInt8] {
-        var state = seed | 1
-        var out = [UInt8](repeating: 0, count: count)
-        for index in out.indices {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            out[index] = UInt8(truncatingIfNeeded: state)
-        }
-        return out
+        xorshiftBytes(count, seed: seed)
     }
 
     static func file(size: Int) throws -> File {

@@ -39,17 +39,3 @@ struct Workspace: Sendable {
         try? FileManager.default.removeItem(atPath: path)
     }
 }
-
-/// A value shared between threads (process handlers run on Foundation's threads), behind a lock.
-final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLockedValue<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}

@@ -451,7 +451,7 @@ struct M3UParserTests {
     }
 
     @Test func neverCrashesOnRandomBytes() throws {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let alphabet = Array("#EXTINF:-1 tvg-id=\"',|&=\r\n{}\\%AZaz09 ".utf8) + [0x00, 0xFF, 0xC3, 0xA9, 0xEF, 0xBB, 0xBF]
         for _ in 0..<200 {
             let length = Int.random(in: 0..<400, using: &generator)

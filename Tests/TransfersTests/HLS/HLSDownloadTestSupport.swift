@@ -149,10 +149,10 @@ final class ProgressLog: Sendable {
         var waiters: [(items: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = LockedBox(State())
+    private let state = LockedState(State())
 
     func record(_ progress: HLSDownloadProgress) {
-        let due = state.withLocked { state -> [CheckedContinuation<Void, Never>] in
+        let due = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.reports.append(progress)
             let due = state.waiters.filter { $0.items <= progress.completedItems }.map(\.continuation)
             state.waiters.removeAll { $0.items <= progress.completedItems }
@@ -161,29 +161,17 @@ final class ProgressLog: Sendable {
         due.forEach { $0.resume() }
     }
 
-    var all: [HLSDownloadProgress] { state.withLocked { $0.reports } }
+    var all: [HLSDownloadProgress] { state.withLock { $0.reports } }
 
     /// Returns once a report says at least `items` items are complete.
     func waitFor(completedItems items: Int) async {
         await withCheckedContinuation { continuation in
-            let done = state.withLocked { state -> Bool in
+            let done = state.withLock { state -> Bool in
                 if state.reports.contains(where: { $0.completedItems >= items }) { return true }
                 state.waiters.append((items, continuation))
                 return false
             }
             if done { continuation.resume() }
         }
-    }
-}
-
-/// A small lock around a value.
-final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLocked<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
     }
 }
