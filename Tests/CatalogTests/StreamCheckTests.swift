@@ -26,7 +26,7 @@ struct StreamCheckTests {
             .write(to: served.appendingPathComponent("broken.m3u8"))
         try Data("#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-ENDLIST\n".utf8).write(to: served.appendingPathComponent("empty.m3u8"))
         origin.serveDirectory(served.path)
-        let unreachable = try await Self.closedPort()
+        let refusing = try RefusingPort()
 
         let catalog = try TemporaryCatalog()
         let path = try catalog.write("""
@@ -36,7 +36,7 @@ struct StreamCheckTests {
             #EXTINF:-1,Missing
             \(origin.baseURL)/files/missing.ts?status=404
             #EXTINF:-1,Unreachable
-            http://127.0.0.1:\(unreachable)/live.ts
+            http://127.0.0.1:\(refusing.port)/live.ts
             #EXTINF:-1,Master
             \(origin.baseURL)/static/master.m3u8
             #EXTINF:-1,Broken HLS
@@ -78,13 +78,6 @@ struct StreamCheckTests {
             throw error
         }
         try await origin.shutdown()
-    }
-
-    /// A port nothing listens on: bound, then closed.
-    static func closedPort() async throws -> Int {
-        let origin = try await TestOrigin.start()
-        let port = origin.port
-        try await origin.shutdown()
-        return port
+        withExtendedLifetime(refusing) {}
     }
 }
