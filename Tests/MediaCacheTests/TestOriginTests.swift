@@ -363,23 +363,11 @@ private struct Curl {
         let urlCount = arguments.filter { $0.hasPrefix("http://") }.count
         let bodyFiles = (0..<urlCount).map { directory.appendingPathComponent("body\($0)") }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "-s", "--http1.1", "-D", headerFile.path]
-            + bodyFiles.flatMap { ["-o", $0.path] } + arguments
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-
-        let exitCode: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
-        let writeOut = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // ExternalCommand, not Foundation's Process: see TunerTesting.ChildProcess.
+        let curl = try await ExternalCommand.run("curl", ["-s", "--http1.1", "-D", headerFile.path]
+            + bodyFiles.flatMap { ["-o", $0.path] } + arguments)
+        let exitCode = curl.status
+        let writeOut = curl.output
         let body = bodyFiles.flatMap { (try? [UInt8](Data(contentsOf: $0))) ?? [] }
 
         let headerText = (try? String(contentsOf: headerFile, encoding: .utf8)) ?? ""

@@ -333,7 +333,7 @@ import TunerTesting
     /// plays HLS natively since version 141) past 5 s.
     @Test func chromiumPlaysTheProxiedStream() async throws {
         guard requireTools("ffmpeg", "chromium", "chromedriver", "python3") else { return }
-        guard requireSelenium() else { return }
+        guard await requireSelenium() else { return }
         let fixtures = try await HLSFixtures.shared()
         try await withHarness { harness in
             harness.origin.serveDirectory(fixtures.directory)
@@ -599,15 +599,9 @@ private func requireTools(_ names: String..., sourceLocation: SourceLocation = #
 }
 
 /// The Selenium module for python3, which the Chromium test drives the browser with.
-private func requireSelenium(sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-    let check = Process()
-    check.executableURL = URL(fileURLWithPath: ExternalCommand.path(of: "python3")!)
-    check.arguments = ["-c", "import selenium"]
-    check.standardOutput = FileHandle.nullDevice
-    check.standardError = FileHandle.nullDevice
-    guard (try? check.run()) != nil else { return false }
-    check.waitUntilExit()
-    guard check.terminationStatus != 0 else { return true }
+private func requireSelenium(sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+    let check = try? await ExternalCommand.run("python3", ["-c", "import selenium"])
+    guard check?.succeeded != true else { return true }
     reportMissing("the python3 module selenium is missing (pip install selenium)", sourceLocation: sourceLocation)
     return false
 }

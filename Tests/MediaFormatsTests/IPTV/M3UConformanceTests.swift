@@ -1,6 +1,7 @@
 import Foundation
 import MediaFormats
 import Testing
+import TunerTesting
 
 /// Real playlists from other projects (../shared/data, see its SOURCES.md), parsed, compared
 /// with what those projects expect where they say, and round-tripped through the writer.
@@ -144,11 +145,11 @@ struct M3UConformanceTests {
     }
 
     @Test(.enabled(if: IPTVTestSupport.canRunProcesses, "inflating the corpus needs python3"))
-    func m3u8DecoderProviderPlaylistHasEvery194918Entries() throws {
+    func m3u8DecoderProviderPlaylistHasEvery194918Entries() async throws {
         let data = try IPTVTestSupport.data("M3U8Decoder/Tests/M3U8DecoderTests/m3u8/tv_channels_private.m3u.zlib")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("tv_channels_private-\(UUID().uuidString).m3u")
         defer { try? FileManager.default.removeItem(at: file) }
-        try IPTVTestSupport.inflateRawDeflate(data, to: file)
+        try await IPTVTestSupport.inflateRawDeflate(data, to: file)
 
         // Stream the 21 MB file through the parser in 64 KiB reads, as the catalog will.
         let handle = try FileHandle(forReadingFrom: file)
@@ -201,21 +202,16 @@ extension IPTVTestSupport {
         #endif
     }
 
-    static func inflateRawDeflate(_ data: Data, to file: URL) throws {
-        #if os(macOS) || os(Linux)
+    static func inflateRawDeflate(_ data: Data, to file: URL) async throws {
         let input = file.appendingPathExtension("deflate")
         try data.write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
+        // ExternalCommand, not Foundation's Process: see TunerTesting.ChildProcess.
+        let inflate = try await ExternalCommand.run("python3", [
+            "-c",
             "import sys, zlib; open(sys.argv[2], 'wb').write(zlib.decompress(open(sys.argv[1], 'rb').read(), -15))",
             input.path, file.path,
-        ]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "python3 could not inflate the corpus")
-        #endif
+        ])
+        try #require(inflate.succeeded, "python3 could not inflate the corpus: \(inflate.transcript)")
     }
 }
