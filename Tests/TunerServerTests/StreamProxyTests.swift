@@ -151,7 +151,10 @@ import TunerTesting
         let size = 2_000_000
         let url = try harness.proxyURL("/files/wait.mp4?size=\(size)&drip=65536,5")
         async let full = HTTP.fetch(url)
-        try await Task.sleep(for: .milliseconds(50))
+        // The full read's fetch is under way before the range is asked for (polled, bounded).
+        for _ in 0..<400 where harness.server.engine.cache.statistics().activeFetches == 0 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         let part = try await HTTP.fetch(url, headers: ["Range": "bytes=100000-199999"])
         #expect(part.body == TestOrigin.content(name: "wait.mp4", range: 100_000..<200_000))
         #expect(try await full.body.count == size)
