@@ -92,14 +92,8 @@ import Darwin
             let fetched = try await HTTP.fetch(try harness.proxyURL("/files/e\(index).mp4?size=\(size)"))
             #expect(fetched.body.count == size)
         }
-        // A resource is evicted once its server-side reader lets go, just after the client has
-        // the last byte: polled (bounded), not timed.
-        var cached = Int.max
-        for _ in 0..<200 where cached > 2_500_000 {
-            cached = try HTTP.json(try await HTTP.fetch(harness.api + "/cache/stats"))["bytes"] as? Int ?? .max
-            if cached > 2_500_000 { try await Task.sleep(for: .milliseconds(25)) }
-        }
-        #expect(cached <= 2_500_000)
+        let cached = try await harness.cachedBytes(until: { (0...2_500_000).contains($0) })
+        #expect((0...2_500_000).contains(cached), "\(cached) bytes cached")
         #expect(harness.server.engine.cache.status(of: URL(string: pinnedURL)!)?.cachedBytes == Int64(size), "pinned stays")
         #expect(harness.server.engine.cache.status(of: URL(string: harness.origin.baseURL + "/files/e4.mp4?size=\(size)")!)?.cachedBytes == Int64(size), "newest stays")
         #expect(harness.server.engine.cache.status(of: URL(string: harness.origin.baseURL + "/files/e1.mp4?size=\(size)")!) == nil, "oldest unpinned goes")

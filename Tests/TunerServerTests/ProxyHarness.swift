@@ -42,6 +42,19 @@ final class ProxyHarness: Sendable {
     }
 
     var api: String { server.baseURL + "/api/v1" }
+
+    /// The cache's `bytes` from the stats API once `condition` holds, or after 5 s whatever they
+    /// are (-1 when the answer has none). Eviction runs when the server's reader lets go of an
+    /// entry, just after the client has the last byte, so it is polled, not timed.
+    func cachedBytes(until condition: (Int) -> Bool) async throws -> Int {
+        var cached = -1
+        for attempt in 0..<200 {
+            cached = try HTTP.json(try await HTTP.fetch(api + "/cache/stats"))["bytes"] as? Int ?? -1
+            if condition(cached) || attempt == 199 { break }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        return cached
+    }
 }
 
 /// What a client received: status, headers and the body bytes that arrived (all of them, or the

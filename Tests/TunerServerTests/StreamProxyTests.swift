@@ -135,14 +135,7 @@ import TunerTesting
         let size = 500_000
         let fetched = try await HTTP.fetch(try harness.proxyURL("/files/reserve.mp4?size=\(size)"))
         #expect(fetched.body == TestOrigin.content(name: "reserve.mp4", range: 0..<size))
-        // Eviction runs when the server's reader lets go of the entry, just after the client has
-        // the last byte: polled (bounded), not timed.
-        var cached = -1
-        for _ in 0..<200 where cached != 0 {
-            cached = try HTTP.json(try await HTTP.fetch(harness.api + "/cache/stats"))["bytes"] as? Int ?? -1
-            if cached != 0 { try await Task.sleep(for: .milliseconds(25)) }
-        }
-        #expect(cached == 0)
+        #expect(try await harness.cachedBytes(until: { $0 == 0 }) == 0)
         try await harness.stop()
     }
 
