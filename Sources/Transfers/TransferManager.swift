@@ -550,7 +550,7 @@ public actor TransferManager {
             } catch {
                 result = .failure(error)
             }
-            await self.finished(id: id, result: result)
+            self.finished(id: id, result: result)
         }
         runs[id] = Run(task: handle, meter: meter, intent: nil, lastProgress: (task.committedBytes, Date(), 0))
     }

@@ -172,7 +172,7 @@ struct M3UBatchImportTests {
 
     /// What each item should be, in order, worked out entry by entry with the mapper.
     static func expectedItems(_ playlist: String) -> [String] {
-        var mapper = M3UItemMapper()
+        let mapper = M3UItemMapper()
         var seen: [String: Int] = [:]
         var series: Set<String> = []
         var rows: [String] = []

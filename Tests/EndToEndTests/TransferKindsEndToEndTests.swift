@@ -73,7 +73,7 @@ import TunerTesting
         var bytes = [UInt8](repeating: 0, count: 3 << 20)
         for index in bytes.indices { bytes[index] = UInt8(truncatingIfNeeded: index &* 2_654_435_761 >> 13) }
         let file = workspace.file("holiday.mp4")
-        FileManager.default.createFile(atPath: file, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: file, contents: Data(bytes))
         let expected = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
 
         // The receiving Tuner, and a second data folder whose CLI runs the upload in-process.
@@ -102,7 +102,7 @@ import TunerTesting
         let origin = try await TestOrigin.start()
         let bytes = [UInt8]((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let file = workspace.file("clip.bin")
-        FileManager.default.createFile(atPath: file, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: file, contents: Data(bytes))
         let upload = try await TunerProcess.run(["upload", file, "--to", origin.baseURL + "/sink/clip.bin", "--wait", "--data", workspace.file("data")])
         #expect(upload.succeeded, "\(upload.transcript)")
         let received = origin.receivedUpload(name: "clip.bin")

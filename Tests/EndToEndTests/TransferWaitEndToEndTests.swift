@@ -65,7 +65,7 @@ import TunerTesting
         // An upload through the server, to the server's own tus endpoint.
         let file = workspace.file("clip.bin")
         let bytes = (0..<(600 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31 >> 3) }
-        FileManager.default.createFile(atPath: file, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: file, contents: Data(bytes))
         let upload = try await TunerProcess.run(["upload", file, "--to", server.baseURL + "/api/v1/uploads", "--tus", "--wait", "--data", data])
         #expect(upload.succeeded, "\(upload.transcript)")
         // A finished upload's name is where it went.

@@ -10,7 +10,7 @@ import Testing
         defer { workspace.remove() }
         let data = workspace.file("data")
         let piece = workspace.file("piece.bin")
-        FileManager.default.createFile(atPath: piece, contents: Data((0..<10).map { UInt8($0) }))
+        _ = FileManager.default.createFile(atPath: piece, contents: Data((0..<10).map { UInt8($0) }))
         let server = try await TunerProcess.serve(data: data, arguments: ["--upload-expiry", "1s", "--upload-origin", "https://app.example"])
         let endpoint = server.baseURL + "/api/v1/uploads"
         let tus = ["-H", "Tus-Resumable: 1.0.0"]

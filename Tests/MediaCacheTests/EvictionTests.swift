@@ -32,7 +32,7 @@ import Testing
             for key in keys {
                 let path = MediaCache.dataPath(directory: directory, key: key)
                 try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                FileManager.default.createFile(atPath: path, contents: Data(count: 100))
+                _ = FileManager.default.createFile(atPath: path, contents: Data(count: 100))
             }
         }
         let cache = try MediaCache(configuration: MediaCacheConfiguration(directory: directory, maxBytes: 100 * 500, minimumFreeDiskBytes: 0))

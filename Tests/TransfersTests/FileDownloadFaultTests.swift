@@ -212,7 +212,7 @@ import TunerTesting
     @Test func nameCollisionsGetASuffix() async throws {
         let harness = try await TransfersHarness()
         try FileManager.default.createDirectory(atPath: harness.directory + "/downloads", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: harness.directory + "/downloads/same.bin", contents: Data("keep me".utf8))
+        _ = FileManager.default.createFile(atPath: harness.directory + "/downloads/same.bin", contents: Data("keep me".utf8))
         let first = try await harness.manager.add(TransferRequest(sourceURL: harness.url("same.bin", size: 1000)))
         let second = try await harness.manager.add(TransferRequest(sourceURL: harness.url("same.bin", size: 1000)))
         #expect(first.destinationName == "same-1.bin" && second.destinationName == "same-2.bin")
