@@ -89,22 +89,57 @@ public enum StreamLinkError: Error, Sendable, Equatable, CustomStringConvertible
     }
 }
 
-/// Makes and checks proxy URLs: `/stream/<signature>/<payload>/<name>`, where the payload is the
-/// base64url JSON of the link and the signature an HMAC-SHA256 of it with the data folder's secret.
-/// The proxy is therefore never an open relay, and URLs survive restarts.
+/// Makes and checks proxy URLs: `/stream/<nonce>/<sealed payload>/<name>`. The payload (the
+/// link as compact JSON: origin URL, headers, kind) is encrypted and authenticated with
+/// ChaCha20-Poly1305 under a key derived from the data folder's secret, so a shared proxy URL
+/// reveals neither the provider's address nor its credentials, the proxy is never an open relay,
+/// and URLs survive restarts.
+///
+/// The nonce is synthetic (an HMAC of the payload, as in SIV modes): the same link always gives
+/// the same URL, so a refreshed playlist names its segments as before and players and caches
+/// keep working, while two different links never share a nonce.
 public final class StreamLinkSigner: Sendable {
-    /// The raw key bytes: `SymmetricKey` is not `Sendable` in this version of swift-crypto.
-    private let keyBytes: [UInt8]
-    private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
-    /// An HMAC already keyed: each signature copies it, so the key is not hashed again for each
-    /// of a playlist's thousands of URIs. Never mutated, so sharing it across threads is safe.
-    nonisolated(unsafe) private let keyedHMAC: HMAC<SHA256>
-    /// Recently verified paths, so a player's many range requests skip the HMAC and JSON work.
-    private let verified = NIOLockedValueBox<[String: StreamLink]>([:])
+    /// The encryption key's bytes: `SymmetricKey` is not `Sendable` in this version of swift-crypto.
+    private let sealKeyBytes: [UInt8]
+    private var sealKey: SymmetricKey { SymmetricKey(data: sealKeyBytes) }
+    /// An HMAC keyed for nonces, already set up: each URL copies it, so the key is not hashed
+    /// again for each of a playlist's thousands of URIs. Never mutated, so sharing it is safe.
+    nonisolated(unsafe) private let nonceHMAC: HMAC<SHA256>
+    /// Recently opened paths, so a player's many range requests skip the decryption and JSON work.
+    private let verified = NIOLockedValueBox<VerifiedPaths>(VerifiedPaths())
 
+    /// ChaCha20-Poly1305's nonce and tag sizes.
+    static let nonceByteCount = 12
+    static let tagByteCount = 16
+
+    /// Opened paths kept in memory, bounded by count and by bytes (paths and links are counted).
+    struct VerifiedPaths {
+        static let maximumCount = 10_000
+        static let maximumBytes = 16 << 20
+        var links: [String: StreamLink] = [:]
+        var bytes = 0
+
+        mutating func insert(_ link: StreamLink, for path: String) {
+            let size = path.utf8.count * 2 + link.url.absoluteString.utf8.count
+                + link.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
+            // Clearing everything is the cheapest bound: a miss costs one decryption.
+            if links.count >= Self.maximumCount || bytes + size > Self.maximumBytes {
+                links.removeAll(keepingCapacity: true)
+                bytes = 0
+            }
+            links[path] = link
+            bytes += size
+        }
+    }
+
+    /// `key` is the data folder's secret; the encryption and nonce keys are derived from it.
     public init(key: SymmetricKey) {
-        self.keyBytes = key.withUnsafeBytes { Array($0) }
-        self.keyedHMAC = HMAC<SHA256>(key: key)
+        let sealKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: key, info: Data("tuner proxy URL payload v2".utf8), outputByteCount: 32)
+        let nonceKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: key, info: Data("tuner proxy URL nonce v2".utf8), outputByteCount: 32)
+        self.sealKeyBytes = sealKey.withUnsafeBytes { Array($0) }
+        self.nonceHMAC = HMAC<SHA256>(key: nonceKey)
     }
 
     struct Payload: Codable {
@@ -117,9 +152,17 @@ public final class StreamLinkSigner: Sendable {
     /// The path (starting with `/stream/`) of a proxy URL for `link`.
     public func path(for link: StreamLink) throws(StreamLinkError) -> String {
         try link.validate()
-        let encoded = Base64URL.encode(Self.payloadJSON(of: link))
-        let signature = signature(of: encoded)
-        return "/stream/\(signature)/\(encoded)/\(Self.lastComponent(of: link.url))"
+        let json = Self.payloadJSON(of: link)
+        let nonceBytes = syntheticNonce(of: json)
+        let sealed: ChaChaPoly.SealedBox
+        do {
+            sealed = try ChaChaPoly.seal(json, using: sealKey, nonce: try ChaChaPoly.Nonce(data: nonceBytes))
+        } catch {
+            throw .invalid("the proxy URL's payload cannot be encrypted: \(error)")
+        }
+        var body = Array(sealed.ciphertext)
+        body.append(contentsOf: sealed.tag)
+        return "/stream/\(Base64URL.encode(nonceBytes))/\(Base64URL.encode(body))/\(Self.lastComponent(of: link.url))"
     }
 
     /// The payload as compact JSON with sorted keys (`h`, `k`, `p`, `u`; absent ones left out),
@@ -189,30 +232,36 @@ public final class StreamLinkSigner: Sendable {
         baseURL + (try path(for: link))
     }
 
-    /// Checks the signature and decodes the link of a proxy URL's two middle components.
+    /// Decrypts and authenticates a proxy URL's two middle components (the nonce and the sealed
+    /// payload) and returns its link. Anything not made by this Tuner's secret is `.badSignature`.
     public func verify(signature: some StringProtocol, payload: some StringProtocol) throws(StreamLinkError) -> StreamLink {
         let cacheKey = "\(signature)/\(payload)"
-        if let link = verified.withLockedValue({ $0[cacheKey] }) { return link }
-        guard let expected = Data(base64URLEncoded: signature), expected.count == 32,
-              HMAC<SHA256>.isValidAuthenticationCode(expected, authenticating: Data(payload.utf8), using: key)
+        if let link = verified.withLockedValue({ $0.links[cacheKey] }) { return link }
+        guard let nonceBytes = Data(base64URLEncoded: signature), nonceBytes.count == Self.nonceByteCount,
+              let body = Data(base64URLEncoded: payload), body.count >= Self.tagByteCount,
+              let nonce = try? ChaChaPoly.Nonce(data: nonceBytes),
+              let box = try? ChaChaPoly.SealedBox(
+                nonce: nonce, ciphertext: body.prefix(body.count - Self.tagByteCount),
+                tag: body.suffix(Self.tagByteCount)),
+              let json = try? ChaChaPoly.open(box, using: sealKey)
         else { throw .badSignature }
-        guard let json = Data(base64URLEncoded: payload), let decoded = try? JSONDecoder().decode(Payload.self, from: json),
-              let url = URL(string: decoded.u)
-        else { throw .invalid("the proxy URL's payload cannot be decoded") }
-        let headers = (decoded.h ?? []).compactMap { $0.count == 2 ? StreamHeader(name: $0[0], value: $0[1]) : nil }
-        let link = StreamLink(url: url, headers: headers, kind: decoded.k.flatMap(StreamKind.init(rawValue:)), playlist: decoded.p.flatMap(URL.init(string:)))
-        try link.validate()
-        verified.withLockedValue { cache in
-            if cache.count >= 10_000 { cache.removeAll(keepingCapacity: true) }
-            cache[cacheKey] = link
+        guard let decoded = try? JSONDecoder().decode(Payload.self, from: json), let url = URL(string: decoded.u) else {
+            throw .invalid("the proxy URL's payload cannot be decoded")
         }
+        let headers = (decoded.h ?? []).compactMap { $0.count == 2 ? StreamHeader(name: $0[0], value: $0[1]) : nil }
+        let link = StreamLink(
+            url: url, headers: headers, kind: decoded.k.flatMap(StreamKind.init(rawValue:)),
+            playlist: decoded.p.flatMap(URL.init(string:)))
+        try link.validate()
+        verified.withLockedValue { $0.insert(link, for: cacheKey) }
         return link
     }
 
-    private func signature(of payload: String) -> String {
-        var hmac = keyedHMAC
-        hmac.update(data: Array(payload.utf8))
-        return Base64URL.encode(Array(hmac.finalize()))
+    /// The first 12 bytes of the payload's HMAC: unique per payload, the same for the same one.
+    private func syntheticNonce(of json: [UInt8]) -> [UInt8] {
+        var hmac = nonceHMAC
+        hmac.update(data: json)
+        return Array(Array(hmac.finalize()).prefix(Self.nonceByteCount))
     }
 
     /// Characters a last path component keeps as they are.

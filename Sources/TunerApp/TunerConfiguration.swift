@@ -30,8 +30,21 @@ public struct TunerConfiguration: Sendable {
     /// then removed (env TUNER_UPLOAD_EXPIRY, default 24 h); 0 keeps them forever.
     public var uploadExpirySeconds: Double = 86400
     /// Origins whose web pages may use `/api/v1/uploads` (CORS), like `https://app.example`;
-    /// `*` allows any (env TUNER_UPLOAD_ORIGINS=a,b; default `*`).
-    public var uploadAllowedOrigins: [String] = ["*"]
+    /// `*` allows any (env TUNER_UPLOAD_ORIGINS=a,b; default none: only Tuner's own pages).
+    public var uploadAllowedOrigins: [String] = []
+    /// Host names the server answers to besides IP literals and `localhost`, like
+    /// `tuner.home.arpa` (env TUNER_PUBLIC_HOSTS=a,b). Any other name in `Host` gets 421, which
+    /// stops DNS rebinding.
+    public var publicHosts: [String] = []
+    /// Origins (`scheme://host[:port]`) whose web pages may change state through the API besides
+    /// Tuner's own (env TUNER_ALLOWED_ORIGINS=a,b; default none).
+    public var allowedOrigins: [String] = []
+    /// Folders whose files API requests may upload or export into (env TUNER_FILES_ROOTS=a,b);
+    /// nil means the data folder's `files/`.
+    public var filesRoots: [String]?
+    /// Seconds a connection may stay idle, or take to send a request's head, before it is closed
+    /// (env TUNER_IDLE_TIMEOUT, default 60): slow-header (slowloris) connections do not pile up.
+    public var idleTimeoutSeconds: Double = 60
     /// How often the server looks for catalog sources due for their scheduled refresh; 0 turns
     /// scheduled refreshes off (env TUNER_CATALOG_CHECK_INTERVAL, default 60).
     public var catalogRefreshCheckSeconds: Int64 = 60
@@ -103,6 +116,15 @@ public struct TunerConfiguration: Sendable {
         if let origins = environment["TUNER_UPLOAD_ORIGINS"] {
             configuration.uploadAllowedOrigins = origins.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
+        if let names = environment["TUNER_PUBLIC_HOSTS"] { configuration.publicHosts = Self.list(names) }
+        if let origins = environment["TUNER_ALLOWED_ORIGINS"] { configuration.allowedOrigins = Self.list(origins) }
+        if let roots = environment["TUNER_FILES_ROOTS"] { configuration.filesRoots = Self.list(roots) }
+        if let text = environment["TUNER_IDLE_TIMEOUT"] {
+            guard let value = DurationText.seconds(text), value > 0 else {
+                throw ConfigurationError("TUNER_IDLE_TIMEOUT must be a positive duration like 60 or 2m, got '\(text)'")
+            }
+            configuration.idleTimeoutSeconds = value
+        }
         if let count = environment["TUNER_TRANSFERS_MAX_ACTIVE"] {
             guard let value = Int(count), value > 0 else { throw ConfigurationError("TUNER_TRANSFERS_MAX_ACTIVE must be a positive whole number, got '\(count)'") }
             configuration.transfersMaximumActive = value
@@ -132,6 +154,11 @@ public struct TunerConfiguration: Sendable {
             configuration.catalogDefaultRefreshSeconds = value
         }
         return configuration
+    }
+
+    /// A comma-separated list, trimmed, without empty items.
+    static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// The transfer manager's settings from this configuration.

@@ -28,6 +28,8 @@ public final class TunerEngine: Sendable {
     /// Downloads and uploads, in `<data folder>/tuner.sqlite` and `<data folder>/downloads`.
     /// Built here, run by ``runTransfers()`` (the server's transfer service).
     public let transfers: TransferManager
+    /// The folders API requests may read local files from (uploads) and write into (exports).
+    public let localFiles: LocalFileAccess
     /// The downloads' own client: it follows redirects, unlike the proxy's.
     let transfersHTTPClient: HTTPClient
 
@@ -36,6 +38,9 @@ public final class TunerEngine: Sendable {
         self.logger = logger
         dataFolder = try DataFolder(path: configuration.dataDirectory)
         signer = StreamLinkSigner(key: try dataFolder.loadOrCreateSecret())
+        localFiles = try LocalFileAccess(roots: (configuration.filesRoots ?? [dataFolder.path + "/files"]).map {
+            $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0
+        })
         httpClient = HTTPClient(
             eventLoopGroupProvider: .singleton,
             configuration: MediaCache.httpClientConfiguration(readTimeoutSeconds: configuration.upstreamReadTimeoutSeconds))

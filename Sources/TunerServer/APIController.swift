@@ -148,8 +148,14 @@ struct APIController {
 
     @Sendable func export(request: Request, context: TunerRequestContext) async throws -> Message {
         let body = try await decode(URLRequestBody.self, request: request, context: context)
-        guard let path = body.path, path.hasPrefix("/") else { throw HTTPError(.badRequest, message: "'path' must be an absolute file path") }
+        guard let requested = body.path, requested.hasPrefix("/") else { throw HTTPError(.badRequest, message: "'path' must be an absolute file path") }
         guard let url = URL(string: body.url) else { throw HTTPError(.badRequest, message: "'url' is not a URL") }
+        let path: String
+        do {
+            path = try engine.localFiles.fileToWrite(requested)
+        } catch {
+            throw HTTPError(.forbidden, message: error.description)
+        }
         do {
             try engine.cache.export(url: url, to: path)
         } catch {

@@ -100,9 +100,19 @@ struct TransfersController {
             }
         }
         guard !items.isEmpty else { throw HTTPError(.badRequest, message: "no transfers given") }
-        let requests = items.map { item in
-            TransferRequest(
-                kind: TransferKind(rawValue: item.kind ?? TransferKind.downloadFile.rawValue), sourceURL: item.url,
+        let requests = try items.map { item in
+            let kind = TransferKind(rawValue: item.kind ?? TransferKind.downloadFile.rawValue)
+            var source = item.url
+            if kind == .uploadTus || kind == .uploadPlain {
+                // An upload reads a local file: only from the folders the user allowed.
+                do {
+                    source = try engine.localFiles.fileToRead(item.url)
+                } catch {
+                    throw HTTPError(.forbidden, message: "\(error)")
+                }
+            }
+            return TransferRequest(
+                kind: kind, sourceURL: source,
                 headers: (item.headers ?? [:]).sorted { $0.key < $1.key }.map { TransferHeader(name: $0.key, value: $0.value) },
                 destinationName: item.name, priority: item.priority ?? 0, position: item.position,
                 expectedSHA256: item.sha256, paused: item.paused ?? false, properties: item.properties ?? [:])

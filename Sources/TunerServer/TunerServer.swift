@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import MediaCache
 import NIOConcurrencyHelpers
@@ -52,17 +53,26 @@ public final class TunerServer: Sendable {
         let maxUploadSize = engine.uploads.configuration.maxSize
         router.add(middleware: UploadsCORSMiddleware(
             allowedOrigins: engine.configuration.uploadAllowedOrigins, capabilities: { UploadsController.capabilities(maxSize: maxUploadSize) }))
-        if !engine.configuration.isLoopbackOnly {
-            let token = try engine.configuration.accessToken ?? engine.dataFolder.loadOrCreateToken()
-            router.add(middleware: AccessTokenMiddleware(token: token))
-        }
+        let configuration = engine.configuration
+        let token = configuration.isLoopbackOnly ? nil : try configuration.accessToken ?? engine.dataFolder.loadOrCreateToken()
+        router.add(middleware: RequestGuardMiddleware(
+            token: token, publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
+            allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
+            uploadOrigins: Set(configuration.uploadAllowedOrigins.map { $0.lowercased() })))
         StreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         APIController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         CatalogController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         UploadsController(store: engine.uploads, fallbackBaseURL: { [self] in baseURL }, logger: engine.logger).addRoutes(to: router)
         TransfersController(engine: engine).addRoutes(to: router)
+        // Request heads are bounded (NIO's decoder: 80 KiB per field and in all, here at most 200
+        // fields) and a connection that sends no complete request within the idle timeout is
+        // closed, so slow or endless headers cannot hold connections or memory.
+        let http1 = HTTP1Channel.Configuration(
+            idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1_000_000_000)),
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: 80 * 1024, maxHeaderListSize: 80 * 1024, maxHeaderFieldCount: 200))
         return Application(
             router: router,
+            server: .http1(configuration: http1),
             configuration: .init(address: .hostname(engine.configuration.host, port: engine.configuration.port), serverName: "Tuner"),
             services: [
                 CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine), TransferService(engine: engine),

@@ -26,8 +26,16 @@ struct Serve: AsyncParsableCommand {
     var prefetchSegments: Int?
     @Option(name: .customLong("upload-expiry"), help: "Unfinished tus uploads are removed after this long without bytes, e.g. 24h, 30m; 0 keeps them (env TUNER_UPLOAD_EXPIRY, default 24h).")
     var uploadExpiry: String?
-    @Option(name: .customLong("upload-origin"), help: "An origin whose web pages may upload (CORS), e.g. https://app.example; * allows any (repeatable; env TUNER_UPLOAD_ORIGINS=a,b; default *).")
+    @Option(name: .customLong("upload-origin"), help: "An origin whose web pages may upload (CORS), e.g. https://app.example; * allows any (repeatable; env TUNER_UPLOAD_ORIGINS=a,b; default none).")
     var uploadOrigins: [String] = []
+    @Option(name: .customLong("public-host"), help: "A host name this Tuner answers to besides its IP addresses and localhost, e.g. tuner.home.arpa (repeatable; env TUNER_PUBLIC_HOSTS=a,b).")
+    var publicHosts: [String] = []
+    @Option(name: .customLong("allow-origin"), help: "An origin whose web pages may change things through the API, e.g. https://app.example (repeatable; env TUNER_ALLOWED_ORIGINS=a,b; default none).")
+    var allowedOrigins: [String] = []
+    @Option(name: .customLong("files-root"), help: "A folder API requests may upload local files from and export into (repeatable; env TUNER_FILES_ROOTS=a,b; default <data>/files).")
+    var filesRoots: [String] = []
+    @Option(name: .customLong("idle-timeout"), help: "Close a connection idle (or still sending its request head) this long, e.g. 60 or 2m (env TUNER_IDLE_TIMEOUT, default 60).")
+    var idleTimeout: String?
     @Option(name: .customLong("catalog-check-interval"),
             help: "How often to look for catalog sources due for refresh, e.g. 60 or 5m; 0 turns scheduled refreshes off (env TUNER_CATALOG_CHECK_INTERVAL, default 60).")
     var catalogCheckInterval: String?
@@ -66,6 +74,15 @@ struct Serve: AsyncParsableCommand {
             configuration.uploadExpirySeconds = seconds
         }
         if !uploadOrigins.isEmpty { configuration.uploadAllowedOrigins = uploadOrigins }
+        if !publicHosts.isEmpty { configuration.publicHosts = publicHosts }
+        if !allowedOrigins.isEmpty { configuration.allowedOrigins = allowedOrigins }
+        if !filesRoots.isEmpty { configuration.filesRoots = filesRoots.map { URL(fileURLWithPath: $0).path } }
+        if let idleTimeout {
+            guard let seconds = DurationText.seconds(idleTimeout), seconds > 0 else {
+                throw ValidationError("--idle-timeout must be a positive duration like 60 or 2m, got '\(idleTimeout)'")
+            }
+            configuration.idleTimeoutSeconds = seconds
+        }
         if let catalogCheckInterval {
             guard let seconds = DurationText.seconds(catalogCheckInterval) else {
                 throw ValidationError("--catalog-check-interval must be a duration like 60 or 5m (0 turns it off), got '\(catalogCheckInterval)'")
@@ -86,6 +103,7 @@ struct Serve: AsyncParsableCommand {
             return handler
         }
         tuneMemoryAllocator()
+        let descriptors = raiseDescriptorLimit()
         let engine = try TunerEngine(configuration: configuration, logger: Logger(label: "tuner"))
         let server = TunerServer(engine: engine)
         let addressFile = engine.dataFolder.serverAddressPath
@@ -95,9 +113,31 @@ struct Serve: AsyncParsableCommand {
             try? (url + "\n").write(toFile: addressFile, atomically: true, encoding: .utf8)
             print("Tuner listening on \(url)")
             print("data folder: \(engine.dataFolder.path)")
+            if let descriptors, descriptors < 4096 {
+                print("warning: only \(descriptors) open files allowed (ulimit -n); raise the hard limit for many viewers")
+            }
             fflush(nil)
         }
     }
+}
+
+/// Raises the soft limit on open files to the hard limit: every client connection, origin
+/// connection and cache data file is a descriptor, and the usual soft limit of 1024 runs out
+/// long before memory or bandwidth does. Returns the limit now in force (nil when unknown).
+private func raiseDescriptorLimit() -> UInt64? {
+    var limit = rlimit()
+    #if os(Linux)
+    let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+    let resource = RLIMIT_NOFILE
+    #endif
+    guard getrlimit(resource, &limit) == 0 else { return nil }
+    if limit.rlim_cur < limit.rlim_max {
+        var raised = limit
+        raised.rlim_cur = limit.rlim_max
+        if setrlimit(resource, &raised) == 0 { return UInt64(raised.rlim_cur) }
+    }
+    return UInt64(limit.rlim_cur)
 }
 
 /// Keeps glibc from returning freed memory to the kernel after every response: a server that

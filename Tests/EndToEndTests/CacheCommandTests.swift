@@ -11,7 +11,9 @@ import TunerTesting
         defer { workspace.remove() }
         let origin = try await TestOrigin.start()
         let data = workspace.file("data")
-        let server = try await TunerProcess.serve(data: data)
+        // Through a server, exports go only where the user allowed (--files-root).
+        let exports = workspace.file("exports")
+        let server = try await TunerProcess.serve(data: data, arguments: ["--files-root", exports])
 
         let stats = try await TunerProcess.run(["cache", "stats", "--data", data])
         #expect(stats.succeeded, "\(stats.transcript)")
@@ -39,15 +41,18 @@ import TunerTesting
         #expect(origin.bodyBytesSent == 0, "the preloaded bytes come from the cache")
 
         // Export needs the whole file.
-        let partialExport = try await TunerProcess.run(["cache", "export", originURL, workspace.file("early.mp4"), "--data", data])
+        let partialExport = try await TunerProcess.run(["cache", "export", originURL, exports + "/early.mp4", "--data", data])
         #expect(!partialExport.succeeded, "a partly cached file cannot be exported: \(partialExport.transcript)")
         #expect(partialExport.errorOutput.contains("not") || partialExport.errorOutput.contains("409"), "\(partialExport.errorOutput)")
-        #expect(!FileManager.default.fileExists(atPath: workspace.file("early.mp4")))
+        #expect(!FileManager.default.fileExists(atPath: exports + "/early.mp4"))
 
         let full = try await Curl.fetch(tools[.curl], proxied)
         #expect(full.status == 200)
         _ = try await Self.statistics(data: data, until: { $0["bytes"] as? Int == size })
-        let exported = workspace.file("exported.mp4")
+        let outside = try await TunerProcess.run(["cache", "export", originURL, workspace.file("outside.mp4"), "--data", data])
+        #expect(!outside.succeeded && outside.errorOutput.contains("--files-root"), "\(outside.transcript)")
+        #expect(!FileManager.default.fileExists(atPath: workspace.file("outside.mp4")))
+        let exported = exports + "/exported.mp4"
         let export = try await TunerProcess.run(["cache", "export", originURL, exported, "--data", data])
         #expect(export.succeeded, "\(export.transcript)")
         expectSameBytes([UInt8](FileManager.default.contents(atPath: exported) ?? Data()), TestOrigin.content(name: name, range: 0..<size), "the exported file")

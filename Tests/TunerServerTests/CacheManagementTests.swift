@@ -67,7 +67,10 @@ import Darwin
         let harness = try await ProxyHarness.start()
         let size = 700_000
         let originURL = harness.origin.baseURL + "/files/exp.mp4?size=\(size)"
-        let destination = harness.dataDirectory + "/exported.mp4"
+        // Exports go only into the files root (the data folder's files/ by default).
+        let destination = harness.dataDirectory + "/files/exported.mp4"
+        let outside = try await HTTP.fetch(harness.api + "/cache/export", method: "POST", json: #"{"url":"\#(originURL)","path":"\#(harness.dataDirectory)/exported.mp4"}"#)
+        #expect(outside.status == 403, "a path outside the files root is refused")
         let early = try await HTTP.fetch(harness.api + "/cache/export", method: "POST", json: #"{"url":"\#(originURL)","path":"\#(destination)"}"#)
         #expect(early.status == 409, "nothing cached yet")
         _ = try await HTTP.fetch(try harness.proxyURL("/files/exp.mp4?size=\(size)"))

@@ -4,7 +4,8 @@ import Testing
 @testable import TunerApp
 
 /// Proxy URLs: the hand-written payload encoding must mean exactly what JSONDecoder reads back,
-/// and a signature must hold for it and for nothing else.
+/// the sealed payload must open for this key and nothing else, and a URL must reveal nothing of
+/// the origin URL or its headers.
 @Suite struct StreamLinkSignerTests {
     let signer = StreamLinkSigner(key: SymmetricKey(data: Array(repeating: UInt8(7), count: 32)))
 
@@ -44,6 +45,39 @@ import Testing
         #expect(throws: StreamLinkError.badSignature) { try signer.verify(signature: parts[1], payload: String(tampered)) }
         let other = StreamLinkSigner(key: SymmetricKey(data: Array(repeating: UInt8(8), count: 32)))
         #expect(throws: StreamLinkError.badSignature) { try other.verify(signature: parts[1], payload: parts[2]) }
+    }
+
+    @Test func aProxyURLRevealsNeitherTheOriginNorItsCredentials() throws {
+        let link = StreamLink(
+            url: URL(string: "http://provider.example:8080/live/alice/SECRETPW/1234.ts?token=TOKENVALUE")!,
+            headers: [StreamHeader(name: "Authorization", value: "Basic SECRETHEADER")])
+        let path = try signer.path(for: link)
+        // Every way the old plain base64 payload could have shown them: as text, and decoded.
+        var revealed = path
+        for part in path.split(separator: "/") {
+            if let data = Data(base64URLEncoded: part) { revealed += String(decoding: data, as: UTF8.self) }
+        }
+        for secret in ["SECRETPW", "alice", "TOKENVALUE", "SECRETHEADER", "provider.example", "Authorization"] {
+            #expect(!revealed.contains(secret), "\(secret) readable in \(path)")
+        }
+        #expect(path.hasSuffix("/1234.ts"))
+    }
+
+    @Test func theSameLinkGivesTheSameURLAndDifferentLinksDifferentNonces() throws {
+        let first = try signer.path(for: Self.awkwardLinks[0])
+        #expect(try signer.path(for: Self.awkwardLinks[0]) == first)
+        let nonces = try Self.awkwardLinks.map { try signer.path(for: $0).split(separator: "/")[1] }
+        #expect(Set(nonces).count == nonces.count)
+    }
+
+    @Test func aTamperedNonceOrTruncatedPayloadIsRefused() throws {
+        let parts = try signer.path(for: Self.awkwardLinks[1]).split(separator: "/")
+        var nonce = Array(parts[1])
+        nonce[0] = nonce[0] == "A" ? "B" : "A"
+        #expect(throws: StreamLinkError.badSignature) { try signer.verify(signature: String(nonce), payload: parts[2]) }
+        #expect(throws: StreamLinkError.badSignature) { try signer.verify(signature: parts[1], payload: parts[2].dropLast(4)) }
+        #expect(throws: StreamLinkError.badSignature) { try signer.verify(signature: parts[1], payload: "AAAA") }
+        #expect(throws: StreamLinkError.badSignature) { try signer.verify(signature: "", payload: "") }
     }
 
     @Test func base64URLMatchesFoundationForEveryLength() {

@@ -43,7 +43,10 @@ struct TusBrowserAndExpiryTests {
 
     @Test("A preflight gets the tus capabilities and CORS headers; every answer to a cross-origin request carries them, errors too")
     func preflightAndAnswers() async throws {
-        let harness = try await ProxyHarness.start { $0.uploadMaxSize = 10 << 20 }
+        let harness = try await ProxyHarness.start {
+            $0.uploadMaxSize = 10 << 20
+            $0.uploadAllowedOrigins = [Self.page]
+        }
         let endpoint = harness.api + "/uploads"
         let preflight = try await Upload.request(endpoint, method: "OPTIONS", headers: [
             "Origin": Self.page, "Access-Control-Request-Method": "POST",
@@ -176,7 +179,8 @@ struct TusBrowserAndExpiryTests {
     /// requests and headers tus-js-client uses; without CORS the browser would refuse all of it.
     @Test func chromiumUploadsFromAnotherOrigin() async throws {
         guard let browser = await Browser.require() else { return }
-        let harness = try await ProxyHarness.start()
+        // Cross-origin uploads are off by default; the user allows pages with --upload-origin.
+        let harness = try await ProxyHarness.start { $0.uploadAllowedOrigins = ["*"] }
         let site = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-tus-page-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: site) }
         try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)

@@ -1,0 +1,176 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The server's access control, in front of every route. It fails closed: anything it cannot
+/// classify is refused.
+///
+/// 1. The path is normalised (``RequestPath``); a path with dot segments, bad escapes or control
+///    bytes is refused (400). Every later decision uses the normalised form.
+/// 2. `Host` must be an IP literal, `localhost`, or a name the user configured (`--public-host`),
+///    else 421: a web page that points its own name at 127.0.0.1 (DNS rebinding) reaches
+///    nothing.
+/// 3. When Tuner listens beyond loopback, every path needs the access token except an explicit
+///    allow-list: signed stream URLs (`/stream/…`, the URL is the credential) and
+///    `/api/v1/health`.
+/// 4. A state-changing request (anything but GET, HEAD, OPTIONS) with an `Origin` must come from
+///    the server's own origin or a configured one (403), and one with a body must say
+///    `Content-Type: application/json` (or the tus type on the upload endpoint) (415): a web page
+///    can send neither without the browser asking Tuner first (CORS), so no page can drive the
+///    API behind the user's back, on loopback or not.
+struct RequestGuardMiddleware: RouterMiddleware {
+    typealias Context = TunerRequestContext
+
+    /// The access token, or nil when Tuner listens on loopback only.
+    let token: String?
+    /// Host names (lower-case, no port) accepted besides IP literals and `localhost`.
+    let publicHosts: Set<String>
+    /// Origins (`scheme://host[:port]`) whose pages may change state; `*` allows any.
+    let allowedOrigins: Set<String>
+    /// Origins allowed on the tus upload endpoint only (its CORS setting).
+    let uploadOrigins: Set<String>
+
+    /// Paths that need no token: the stream URLs carry their own authentication.
+    static let openPrefixes: [[String]] = [["stream"]]
+    static let openPaths: Set<String> = ["/api/v1/health"]
+    static let uploadPrefix = ["api", "v1", "uploads"]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path: RequestPath
+        do {
+            path = try RequestPath(normalising: request.uri.path)
+        } catch {
+            throw HTTPError(.badRequest, message: "the request path is not in a form Tuner accepts (\(error)): send a plain absolute path without '.' or '..' segments")
+        }
+        // HTTP/1.1's `Host` arrives as the request's authority.
+        let host = request.head.authority
+        if let host, !HostRule.accepts(host, publicHosts: publicHosts) {
+            throw HTTPError(.misdirectedRequest, message: "this Tuner does not answer to the host name in 'Host: \(Self.printable(host))': use its IP address or localhost, or start it with --public-host <name>")
+        }
+        if let token, !isOpen(path), !Self.carriesToken(request, token: token) {
+            throw HTTPError(.unauthorized, message: "this Tuner listens beyond localhost: send 'Authorization: Bearer <token>' (the token is in the data folder's 'token' file or TUNER_TOKEN)")
+        }
+        if !Self.isSafe(request.method) {
+            try checkCrossSite(request, path: path, host: host)
+        }
+        return try await next(request, context)
+    }
+
+    func isOpen(_ path: RequestPath) -> Bool {
+        Self.openPaths.contains(path.text) || Self.openPrefixes.contains { path.starts(with: $0) }
+    }
+
+    static func isSafe(_ method: HTTPRequest.Method) -> Bool {
+        method == .get || method == .head || method == .options
+    }
+
+    /// The CSRF rules for a state-changing request.
+    func checkCrossSite(_ request: Request, path: RequestPath, host: String?) throws {
+        let isUpload = path.starts(with: Self.uploadPrefix)
+        if let origin = request.headers[.origin] {
+            let normalised = origin.lowercased()
+            let own = host.map { ["http://" + $0.lowercased(), "https://" + $0.lowercased()] } ?? []
+            let allowed = own.contains(normalised) || allowedOrigins.contains("*") || allowedOrigins.contains(normalised)
+                || (isUpload && (uploadOrigins.contains("*") || uploadOrigins.contains(normalised)))
+            guard allowed else {
+                throw HTTPError(.forbidden, message: "requests from the web page at '\(Self.printable(origin))' may not change anything here: start Tuner with --allow-origin \(Self.printable(origin)) to allow that page")
+            }
+        }
+        guard Self.hasBody(request) else { return }
+        let type = request.headers[.contentType].map { $0.split(separator: ";", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let accepted = type == "application/json" || (isUpload && type == "application/offset+octet-stream")
+        guard accepted else {
+            let expected = isUpload ? "application/offset+octet-stream" : "application/json"
+            throw HTTPError(.unsupportedMediaType, message: "a request body here must be sent with 'Content-Type: \(expected)', got '\(Self.printable(type))'")
+        }
+    }
+
+    static func hasBody(_ request: Request) -> Bool {
+        if request.headers[.transferEncoding] != nil { return true }
+        guard let length = request.headers[.contentLength] else { return false }
+        // An unreadable length is treated as a body: the stricter reading.
+        return length.trimmingCharacters(in: .whitespaces) != "0"
+    }
+
+    static func carriesToken(_ request: Request, token: String) -> Bool {
+        let bearer = request.headers[.authorization].flatMap { value -> String? in
+            value.hasPrefix("Bearer ") ? String(value.dropFirst("Bearer ".count)) : nil
+        }
+        guard let supplied = bearer ?? request.uri.queryParameters["token"].map(String.init) else { return false }
+        return constantTimeEquals(supplied, token)
+    }
+
+    /// Compares without an early exit, so response times do not reveal how much of a guess matched.
+    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        let left = Array(a.utf8)
+        let right = Array(b.utf8)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+
+    /// A header value safe to repeat in an error message: short, printable ASCII.
+    static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.prefix(200).filter { $0.value >= 0x20 && $0.value < 0x7F }))
+    }
+}
+
+/// Which `Host` values the server answers to.
+enum HostRule {
+    /// An IP literal (v4 or v6, any address) always; a name only when it is `localhost` or
+    /// configured. Plex or a TV reaching `http://192.168.1.10:8080` keeps working; DNS rebinding,
+    /// which needs a name, does not.
+    static func accepts(_ authority: String, publicHosts: Set<String>) -> Bool {
+        guard let name = hostName(of: authority) else { return false }
+        if isIPLiteral(name) { return true }
+        var lowered = name.lowercased()
+        if lowered.hasSuffix(".") { lowered.removeLast() }
+        return lowered == "localhost" || publicHosts.contains(lowered)
+    }
+
+    /// The host part of an authority (`name:port`, `[v6]:port`), or nil when it is malformed.
+    static func hostName(of authority: String) -> String? {
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            let inside = authority[authority.index(after: authority.startIndex)..<close]
+            let rest = authority[authority.index(after: close)...]
+            guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isASCIIDigit)) else { return nil }
+            return isIPv6(String(inside)) ? String(inside) : nil
+        }
+        let parts = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let host = parts.first, !host.isEmpty else { return nil }
+        if parts.count == 2, !parts[1].allSatisfy(\.isASCIIDigit) { return nil }
+        return String(host)
+    }
+
+    static func isIPLiteral(_ name: String) -> Bool {
+        isIPv4(name) || isIPv6(name)
+    }
+
+    /// Dotted-quad IPv4 only: `inet_aton`'s shorter forms (`127.1`, `0x7f.1`) are names to a
+    /// browser's resolver and must not count as literals.
+    static func isIPv4(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4 else { return false }
+        return parts.allSatisfy { part in
+            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCIIDigit) && (Int(part) ?? 256) <= 255
+        }
+    }
+
+    static func isIPv6(_ name: String) -> Bool {
+        // Hex digits and colons (with an optional embedded IPv4 tail); a zone id is not allowed in Host.
+        guard name.contains(":"), name.count <= 45 else { return false }
+        let allowed = Set("0123456789abcdefABCDEF:.")
+        guard name.allSatisfy({ allowed.contains($0) }) else { return false }
+        let groups = name.components(separatedBy: "::")
+        guard groups.count <= 2 else { return false }
+        return name.split(separator: ":", omittingEmptySubsequences: true).allSatisfy { group in
+            group.count <= 4 || isIPv4(String(group))
+        }
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}
