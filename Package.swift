@@ -84,6 +84,7 @@ let package = Package(
             name: "TunerServer",
             dependencies: [
                 "TunerApp",
+                "MediaFormats",
                 "MediaCache",
                 "Catalog",
                 "Transfers",

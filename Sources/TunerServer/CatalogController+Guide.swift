@@ -43,7 +43,9 @@ extension CatalogController {
         return Body(value: try await mapped {
             guard var source = try await engine.catalog.source(id: id) else { throw CatalogError.sourceNotFound(id) }
             if let name = patch.name { source.name = name }
-            if let urls = patch.epgURLs { source.epgURLs = urls }
+            if let urls = patch.epgURLs {
+                source.epgURLs = try urls.map { try checkedLocation($0) }
+            }
             if let interval = patch.refreshInterval {
                 guard interval > 0 else { throw HTTPError(.badRequest, message: "'refreshInterval' must be a positive number of seconds") }
                 source.refreshInterval = interval

@@ -71,10 +71,14 @@ struct CatalogController {
         } catch {
             throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
         }
+        // The server fetches only http(s), or reads a local file inside the files root: any other
+        // location would read the server's disk or reach other services for whoever calls the API.
+        let location = try checkedLocation(body.location)
+        for url in body.epgURLs ?? [] { _ = try checkedLocation(url) }
         // A pasted panel URL (`…/player_api.php?username=…`) is an Xtream account even unsaid.
         let pastedPanel = body.kind == nil && body.location.lowercased().contains("/player_api.php")
         var draft = CatalogSourceDraft(
-            kind: CatalogSourceKind(rawValue: body.kind ?? (pastedPanel ? "xtream" : "m3u")), name: body.name, location: body.location,
+            kind: CatalogSourceKind(rawValue: body.kind ?? (pastedPanel ? "xtream" : "m3u")), name: body.name, location: location,
             epgURLs: body.epgURLs ?? [], refreshInterval: engine.configuration.catalogDefaultRefreshSeconds)
         if let interval = body.refreshInterval {
             guard interval > 0 else { throw HTTPError(.badRequest, message: "'refreshInterval' must be a positive number of seconds") }
@@ -94,6 +98,35 @@ struct CatalogController {
         } catch {
             throw HTTPError(.badRequest, message: "\(error)")
         }
+    }
+
+    /// `location` as the importer may use it: an http(s) URL as it is, or a local file (a path or
+    /// a `file:` URL) inside the files root, resolved. Anything else is a 400 (or 403 outside).
+    func checkedLocation(_ location: String) throws -> String {
+        if Self.isFetchable(location) { return location }
+        var path = location
+        if location.lowercased().hasPrefix("file:") {
+            guard let url = URL(string: location), url.isFileURL else {
+                throw HTTPError(.badRequest, message: "'\(location)' is not a file URL Tuner can read")
+            }
+            path = url.path
+        }
+        guard path.hasPrefix("/") else {
+            throw HTTPError(.badRequest, message: "'\(location)' is neither an http(s) URL nor an absolute path to a local file")
+        }
+        do {
+            return try engine.localFiles.fileToRead(path)
+        } catch {
+            throw HTTPError(.forbidden, message: error.description)
+        }
+    }
+
+    /// An absolute http or https URL with a host.
+    static func isFetchable(_ text: String) -> Bool {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty
+        else { return false }
+        return true
     }
 
     @Sendable func refresh(request: Request, context: TunerRequestContext) async throws -> Refreshed {

@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// The request context of Tuner's routes: JSON with ISO 8601 dates both ways.
+/// The request context of Tuner's routes: JSON with ISO 8601 dates both ways, and answers with
+/// provider secrets redacted.
 public struct TunerRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The connection, so streaming bodies can wait for its event loop to catch up.
@@ -19,10 +20,6 @@ public struct TunerRequestContext: RequestContext {
         return decoder
     }
 
-    public var responseEncoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
+    /// JSON with provider secrets redacted from every string (see ``RedactingJSONEncoder``).
+    public var responseEncoder: some ResponseEncoder { RedactingJSONEncoder() }
 }

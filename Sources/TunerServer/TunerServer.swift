@@ -59,6 +59,7 @@ public final class TunerServer: Sendable {
             token: token, publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
             allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
             uploadOrigins: Set(configuration.uploadAllowedOrigins.map { $0.lowercased() })))
+        router.add(middleware: RedactingErrorMiddleware())
         StreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         APIController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         CatalogController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)

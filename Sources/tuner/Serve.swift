@@ -100,7 +100,8 @@ struct Serve: AsyncParsableCommand {
             var handler = StreamLogHandler.standardError(label: label)
             let level = logLevel ?? ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "info"
             handler.logLevel = Logger.Level(rawValue: level) ?? .info
-            return handler
+            // Provider passwords and tokens in URLs never reach the log.
+            return RedactingLogHandler(wrapping: handler)
         }
         tuneMemoryAllocator()
         let descriptors = raiseDescriptorLimit()

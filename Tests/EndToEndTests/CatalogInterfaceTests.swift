@@ -109,7 +109,7 @@ import TunerTesting
         try Data("#EXTM3U\n#EXTINF:-1,First\nhttp://127.0.0.1:9/1.ts\n#EXTINF:-1,Second\nhttp://127.0.0.1:9/2.ts\n".utf8)
             .write(to: URL(fileURLWithPath: playlist))
         let server = try await TunerProcess.serve(
-            data: workspace.file("data"), arguments: ["--catalog-check-interval", "1"],
+            data: workspace.file("data"), arguments: ["--catalog-check-interval", "1", "--files-root", workspace.path],
             environment: ["TUNER_CATALOG_REFRESH_INTERVAL": "2h"])
 
         let added = try await Curl.fetch(tools[.curl], server.baseURL + "/api/v1/sources", options: [

@@ -21,7 +21,8 @@ import TunerTesting
         defer { workspace.remove() }
         let origin = try await TestOrigin.start()
         let data = workspace.file("data")
-        let server = try await TunerProcess.serve(data: data)
+        // Uploads through the server read local files only inside --files-root.
+        let server = try await TunerProcess.serve(data: data, arguments: ["--files-root", workspace.path])
         let size = 1 << 20
         let sha = Self.sha256(TestOrigin.content(name: "one.bin", range: 0..<size))
 

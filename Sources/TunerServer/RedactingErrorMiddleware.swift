@@ -1,0 +1,25 @@
+import Hummingbird
+import Logging
+import MediaFormats
+
+/// Keeps provider secrets out of error answers: an error's message often quotes the URL that
+/// failed, and that URL may carry a password. Sits closest to the routes, so every error a
+/// handler throws passes here before anything answers or logs it.
+struct RedactingErrorMiddleware: RouterMiddleware {
+    typealias Context = TunerRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch var error as HTTPError {
+            error.body = error.body.map(SecretRedactor.redact)
+            throw error
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch {
+            // An error no handler turned into an answer: say what failed, without secrets,
+            // instead of a bare 500 (and instead of the framework logging it as it is).
+            throw HTTPError(.internalServerError, message: SecretRedactor.redact("\(error)"))
+        }
+    }
+}
