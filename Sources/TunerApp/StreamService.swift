@@ -49,6 +49,15 @@ public final class StreamService: Sendable {
         self.logger = logger
     }
 
+    /// How many rewritten playlist texts are held in memory, and their bytes (for tests and stats).
+    var rewrittenTexts: (count: Int, bytes: Int) {
+        playlists.withLockedValue { playlists in
+            playlists.values.reduce((0, 0)) { sum, known in
+                (sum.0 + known.rewritten.count, sum.1 + known.rewritten.values.reduce(0) { $0 + $1.count })
+            }
+        }
+    }
+
     /// Per-kind counters (`playlist`, `segment`, `key`, …; links made by users count as `other`).
     public var statistics: [String: StreamCounters] {
         counters.withLockedValue { Dictionary(uniqueKeysWithValues: $0.map { ($0.key.rawValue, $0.value) }) }
@@ -112,6 +121,9 @@ public final class StreamService: Sendable {
     // MARK: - Playlists
 
     static let playlistLimit = 16 << 20
+    /// Rewritten playlist texts kept per playlist (one per address clients use), and in all.
+    static let rewrittenBasesPerPlaylist = 4
+    static let rewrittenBytesLimit = 64 << 20
     static let textHeaders: HTTPHeaders = ["Content-Type": "text/plain; charset=utf-8"]
 
     private func servePlaylist(_ link: StreamLink, request: MediaRequest, proxyBase: String) async -> MediaResponse {
@@ -260,15 +272,15 @@ public final class StreamService: Sendable {
         var maps = Set<String>()
         var start = 0.0
         for segment in known.playlist.segments {
-            if let map = segment.map, let url = rewriter.resolve(map.uri) {
-                let range = map.byteRange.map { Int64($0.offset)..<Int64($0.offset + $0.length) }
+            if let map = segment.map, let url = rewriter.resolve(map.uri), Self.isUsable(map.byteRange) {
+                let range = map.byteRange.flatMap(Self.byteRange)
                 if maps.insert(url.absoluteString + "\(String(describing: range))").inserted {
                     planned.append(PlannedSegment(url: url, range: range, duration: 0, start: start, isAudio: isAudio))
                 }
             }
-            guard let url = rewriter.resolve(segment.uri) else { continue }
+            guard let url = rewriter.resolve(segment.uri), Self.isUsable(segment.byteRange) else { continue }
             planned.append(PlannedSegment(
-                url: url, range: segment.byteRange.map { Int64($0.offset)..<Int64($0.offset + $0.length) },
+                url: url, range: segment.byteRange.flatMap(Self.byteRange),
                 duration: segment.duration, start: start, isAudio: isAudio))
             start += segment.duration
         }
@@ -296,7 +308,18 @@ public final class StreamService: Sendable {
             bytes = cached
         } else {
             bytes = rewrite(known, playlistURL: link.url, proxyBase: proxyBase)
-            playlists.withLockedValue { $0[link.url.absoluteString]?.rewritten[proxyBase] = bytes }
+            playlists.withLockedValue { playlists in
+                // The base comes from the request's Host: bound how many are kept per playlist,
+                // and the rewritten bytes in all, so varying it cannot grow memory.
+                let held = playlists.values.reduce(0) { $0 + $1.rewritten.values.reduce(0) { $0 + $1.count } }
+                if held + bytes.count > Self.rewrittenBytesLimit {
+                    for key in playlists.keys { playlists[key]?.rewritten.removeAll() }
+                }
+                if (playlists[link.url.absoluteString]?.rewritten.count ?? 0) >= Self.rewrittenBasesPerPlaylist {
+                    playlists[link.url.absoluteString]?.rewritten.removeAll()
+                }
+                playlists[link.url.absoluteString]?.rewritten[proxyBase] = bytes
+            }
         }
         playlists.withLockedValue { $0[link.url.absoluteString]?.lastUsed = .now }
         var headers: HTTPHeaders = ["Content-Type": "application/vnd.apple.mpegurl", "Content-Length": String(bytes.count)]
@@ -343,8 +366,8 @@ public final class StreamService: Sendable {
         let headers = known.headers.map { ($0.name, $0.value) }
         for position in positions {
             let segment = known.playlist.segments[position]
-            guard let url = rewriter.resolve(segment.uri) else { continue }
-            let range = segment.byteRange.map { Int64($0.offset)..<Int64($0.offset + $0.length) }
+            guard let url = rewriter.resolve(segment.uri), Self.isUsable(segment.byteRange) else { continue }
+            let range = segment.byteRange.flatMap(Self.byteRange)
             let key = url.absoluteString + (range.map { "#\($0.lowerBound)-\($0.upperBound)" } ?? "")
             if let status = cache.status(of: url), let meta = status.meta, status.cachedBytes >= (range.map { $0.upperBound - $0.lowerBound } ?? meta.length),
                range == nil || status.cachedBytes == meta.length {
@@ -363,6 +386,19 @@ public final class StreamService: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// A playlist's byte range as a range of the resource, or nil when it cannot be one (negative,
+    /// empty or past Int64.max: a hostile playlist's numbers must not trap the server).
+    static func byteRange(_ range: HLSByteRange) -> Range<Int64>? {
+        guard range.offset >= 0, range.length > 0 else { return nil }
+        let (end, overflow) = Int64(range.offset).addingReportingOverflow(Int64(range.length))
+        return overflow ? nil : Int64(range.offset)..<end
+    }
+
+    /// Whether a segment's byte range (if it has one) can be fetched; those that cannot are skipped.
+    static func isUsable(_ range: HLSByteRange?) -> Bool {
+        range.map { byteRange($0) != nil } ?? true
+    }
 
     private func counted(_ response: MediaResponse, kind: StreamKind) -> MediaResponse {
         counters.withLockedValue { $0[kind, default: StreamCounters()].requests += 1 }
