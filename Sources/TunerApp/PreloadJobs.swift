@@ -35,7 +35,7 @@ public final class PreloadJobs: Sendable {
         try link.validate()
         let id = UUID().uuidString.lowercased()
         let job = Job(id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil, segmentsDone: nil, segmentsTotal: nil)
-        jobs.withLockedValue { $0[id] = (job, nil) }
+        try admit(job)
         let task = Task { [cache, jobs, logger] in
             do {
                 _ = try await cache.preload(url: link.url, upstreamHeaders: link.headerPairs, byteCount: byteCount) { progress in
@@ -59,7 +59,7 @@ public final class PreloadJobs: Sendable {
         try link.validate()
         let id = UUID().uuidString.lowercased()
         let job = Job(id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil, segmentsDone: 0, segmentsTotal: nil)
-        jobs.withLockedValue { $0[id] = (job, nil) }
+        try admit(job)
         let task = Task { [cache, streams, jobs, logger] in
             do {
                 let all = try await streams.plannedSegments(link: link, maxBandwidth: maxBandwidth)
@@ -99,6 +99,26 @@ public final class PreloadJobs: Sendable {
         }
         jobs.withLockedValue { $0[id]?.task = task }
         return job
+    }
+
+    /// Preloads running at once, and finished ones remembered for their callers to read.
+    static let maximumRunning = 32
+    static let maximumRemembered = 256
+
+    /// Records a new job, within the bounds: too many running is refused, and the finished ones
+    /// beyond ``maximumRemembered`` are forgotten.
+    private func admit(_ job: Job) throws(StreamLinkError) {
+        let admitted = jobs.withLockedValue { jobs -> Bool in
+            guard jobs.values.count(where: { $0.job.state == "running" }) < Self.maximumRunning else { return false }
+            if jobs.count >= Self.maximumRemembered {
+                for (id, entry) in jobs where entry.job.state != "running" { jobs[id] = nil }
+            }
+            jobs[job.id] = (job, nil)
+            return true
+        }
+        guard admitted else {
+            throw .invalid("\(Self.maximumRunning) preloads are running already; wait for one to finish or cancel one")
+        }
     }
 
     /// Marks a job failed (or cancelled, when its task was) and logs real failures.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Catalog
 import Foundation
+import MediaFormats
 import TunerApp
 
 /// `tuner sources …`: the playlists, Xtream accounts and guides the catalog imports.
@@ -16,7 +17,7 @@ struct Sources: AsyncParsableCommand {
         func run() async throws {
             try await LocalCatalog.with(dataOptions) { catalog in
                 for source in try await catalog.store.sources() {
-                    var line = "\(source.id)\t\(source.kind)\t\(source.status)\t\(source.name)\t\(source.location)"
+                    var line = "\(source.id)\t\(source.kind)\t\(source.status)\t\(source.name)\t\(SecretRedactor.redactURL(source.location))"
                     if let error = source.lastError { line += "\terror: \(error)" }
                     print(line)
                 }

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import MediaFormats
 
 /// The `tuner` command line: thin wrappers around TunerApp and TunerServer.
 @main
@@ -8,6 +10,25 @@ struct TunerCommand: AsyncParsableCommand {
         abstract: "A caching stream proxy and IPTV gateway.",
         subcommands: [Serve.self, ProxyURL.self, Cache.self, Playlist.self, Sources.self, Channels.self, Guide.self, M3U.self, XMLTV.self, Download.self, Upload.self, TransfersCommand.self]
     )
+
+    /// Runs the command; an error's message is printed with provider secrets redacted, since it
+    /// often quotes the URL that failed (and terminals are shared, recorded and pasted).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let message = fullMessage(for: error)
+            let redacted = SecretRedactor.redact(message)
+            guard redacted != message else { exit(withError: error) }
+            FileHandle.standardError.write(Data((redacted + "\n").utf8))
+            Foundation.exit(exitCode(for: error).rawValue)
+        }
+    }
 }
 
 /// The data folder option shared by every command.
