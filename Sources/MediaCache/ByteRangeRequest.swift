@@ -12,10 +12,11 @@ public enum ByteRangeSpec: Sendable, Equatable {
     public func resolve(length: Int64) -> Range<Int64>? {
         switch self {
         case .closed(let first, let last):
-            guard first < length, first <= last else { return nil }
-            return first..<min(last + 1, length)
+            guard first >= 0, first < length, first <= last else { return nil }
+            // `last` comes from the client and may be Int64.max: clamp before adding one.
+            return first..<(min(last, length - 1) + 1)
         case .from(let first):
-            guard first < length else { return nil }
+            guard first >= 0, first < length else { return nil }
             return first..<length
         case .suffix(let count):
             guard count > 0, length > 0 else { return nil }

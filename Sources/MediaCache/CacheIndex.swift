@@ -76,7 +76,10 @@ final class CacheIndex: Sendable {
             var spans: [String: SpanSet] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT key, start, \"end\" FROM span") {
                 let key: String = row[0]
-                spans[key, default: SpanSet()].insert(Int64(row[1] as Int64)..<Int64(row[2] as Int64))
+                let start: Int64 = row[1], end: Int64 = row[2]
+                // A damaged index row must not trap the process; the bytes are simply fetched again.
+                guard start >= 0, start < end else { continue }
+                spans[key, default: SpanSet()].insert(start..<end)
             }
             return try Row.fetchAll(db, sql: "SELECT key, url, length, etag, lastModified, contentType, lastAccess, pinned, finalURL FROM resource").map { row in
                 let key: String = row[0]

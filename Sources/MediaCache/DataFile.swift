@@ -106,7 +106,8 @@ final class DataFile: Sendable {
 func freeDiskBytes(at path: String) -> Int64? {
     var info = statvfs()
     guard statvfs(path, &info) == 0 else { return nil }
-    return Int64(info.f_bavail) * Int64(info.f_frsize)
+    let (bytes, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
+    return overflow ? Int64.max : Int64(clamping: bytes)
 }
 
 /// Creates a hard link, the way an export shares the cached bytes instead of copying them.

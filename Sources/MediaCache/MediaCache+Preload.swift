@@ -22,7 +22,7 @@ extension MediaCache {
         guard response.status == 200 || response.status == 206 else {
             throw UpstreamError(status: response.status, description: "preload of \(url.absoluteString) failed: origin answered \(response.status)", isTransient: response.status >= 500)
         }
-        let total = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+        let total = response.headers.first(name: "Content-Length").flatMap { ResponseLayout.decimal($0) }
         var sink: any MediaBodySink = ProgressSink(url: url.absoluteString, total: total, report: progress)
         progress(PreloadProgress(url: url.absoluteString, bytesDone: 0, bytesTotal: total, finished: false))
         try await response.body?.write(into: &sink)

@@ -41,14 +41,16 @@ struct ResponseLayout: Sendable {
         let etag = headers.first(name: "ETag")
         let lastModified = headers.first(name: "Last-Modified")
         let contentType = headers.first(name: "Content-Type")
-        let contentLength = headers.first(name: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        let contentLength = headers.first(name: "Content-Length").flatMap {
+            Self.decimal($0.trimmingCharacters(in: .whitespaces))
+        }
         bodyLength = contentLength
         bodyStart = 0
         meta = nil
         if status == 206 {
             guard let value = headers.first(name: "Content-Range"), let parsed = Self.parseContentRange(value) else { return }
             bodyStart = parsed.first
-            bodyLength = parsed.last - parsed.first + 1
+            bodyLength = parsed.last - parsed.first + 1  // parseContentRange keeps last < Int64.max
             if let total = parsed.total {
                 meta = ResourceMeta(length: total, etag: etag, lastModified: lastModified, contentType: contentType)
             }
@@ -68,12 +70,20 @@ struct ResponseLayout: Sendable {
         let rest = trimmed.dropFirst(6)
         let parts = rest.split(separator: "/", maxSplits: 1)
         guard parts.count == 2 else { return nil }
-        let bounds = parts[0].split(separator: "-", maxSplits: 1)
-        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first <= last else { return nil }
-        let total: Int64? = parts[1] == "*" ? nil : Int64(parts[1])
+        let bounds = parts[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard bounds.count == 2, let first = decimal(bounds[0]), let last = decimal(bounds[1]), first <= last,
+              last < Int64.max else { return nil }
+        let total: Int64? = parts[1] == "*" ? nil : decimal(parts[1])
         if parts[1] != "*" && total == nil { return nil }
         if let total, last >= total { return nil }
         return (first, last, total)
+    }
+
+    /// A non-negative decimal of ASCII digits only: `Int64("+5")` and `Int64("-5")` succeed, and an
+    /// origin's number must be neither.
+    static func decimal(_ text: some StringProtocol) -> Int64? {
+        guard !text.isEmpty, text.utf8.count <= 19, text.utf8.allSatisfy({ $0 &- 0x30 < 10 }) else { return nil }
+        return Int64(text)
     }
 }
 

@@ -33,8 +33,15 @@ struct UpstreamClient: Sendable {
             }
             var request = HTTPClientRequest(url: current.absoluteString)
             request.method = method
-            for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
-            for (name, value) in extraHeaders { request.headers.replaceOrAdd(name: name, value: value) }
+            // Credentials were given for the first origin; a redirect elsewhere must not receive them
+            // (what curl and browsers do).
+            let sameOrigin = Self.isSameOrigin(current, url)
+            for (name, value) in headers where sameOrigin || !Self.isCredential(name) {
+                request.headers.replaceOrAdd(name: name, value: value)
+            }
+            for (name, value) in extraHeaders where sameOrigin || !Self.isCredential(name) {
+                request.headers.replaceOrAdd(name: name, value: value)
+            }
             if !request.headers.contains(name: "User-Agent") {
                 request.headers.add(name: "User-Agent", value: "Tuner/0.1")
             }
@@ -58,6 +65,23 @@ struct UpstreamClient: Sendable {
             return UpstreamResponse(status: status, headers: response.headers, body: response.body, finalURL: current)
         }
         throw UpstreamError.tooManyRedirects
+    }
+
+    /// Header names that carry credentials for one origin.
+    static func isCredential(_ name: String) -> Bool {
+        switch name.lowercased() {
+        case "authorization", "cookie", "proxy-authorization": return true
+        default: return false
+        }
+    }
+
+    /// Same scheme, host and port (default ports filled in), the way RFC 6454 compares origins.
+    static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
+        func parts(_ url: URL) -> (String, String, Int) {
+            let scheme = url.scheme?.lowercased() ?? ""
+            return (scheme, url.host?.lowercased() ?? "", url.port ?? (scheme == "https" ? 443 : 80))
+        }
+        return parts(a) == parts(b)
     }
 
     /// Builds the error for a non-success response, keeping the start of its body for the client.

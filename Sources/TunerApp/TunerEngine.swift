@@ -72,10 +72,13 @@ public final class TunerEngine: Sendable {
             try? httpClient.syncShutdown()
             throw error
         }
-        catalogImporter = CatalogImporter(store: catalog, httpClient: httpClient, logger: logger)
+        transfersHTTPClient = FileDownloadExecutor.makeHTTPClient()
+        // Imports use the download client: providers redirect playlist and guide URLs (often to a CDN),
+        // and that client follows redirects, dropping credentials when one leaves the origin. The
+        // cache's client must not follow them itself (UpstreamClient does, to see the final URL).
+        catalogImporter = CatalogImporter(store: catalog, httpClient: transfersHTTPClient, logger: logger)
         catalogScheduler = CatalogRefreshScheduler(importer: catalogImporter, logger: logger)
         streamChecker = StreamChecker(store: catalog, logger: logger)
-        transfersHTTPClient = FileDownloadExecutor.makeHTTPClient()
         do {
             let store = try SQLiteTransferStore(path: dataFolder.path + "/tuner.sqlite")
             transfers = try TransferManager(

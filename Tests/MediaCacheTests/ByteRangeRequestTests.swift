@@ -56,3 +56,39 @@ import NIOHTTP1
         #expect(ResourceMeta(length: 10, etag: "W/\"1\"", lastModified: "Mon").ifRangeValidator == "Mon", "weak ETags cannot be used with If-Range")
     }
 }
+
+/// Numbers from clients and origins near Int64.max: each used to trap the process.
+@Suite struct HostileRangeNumberTests {
+    @Test func clientRangesUpToInt64MaxResolveWithoutOverflow() throws {
+        let request = try #require(ByteRangeRequest(headerValue: "bytes=0-9223372036854775807"))
+        #expect(request.resolve(length: 1000) == [0..<1000])
+        #expect(ByteRangeSpec.closed(Int64.max, Int64.max).resolve(length: 1000) == nil)
+        #expect(ByteRangeSpec.closed(999, Int64.max).resolve(length: 1000) == 999..<1000)
+        #expect(ByteRangeSpec.suffix(Int64.max).resolve(length: 1000) == 0..<1000)
+        #expect(ByteRangeSpec.closed(-5, 10).resolve(length: 1000) == nil)
+        #expect(ByteRangeRequest(headerValue: "bytes=0-92233720368547758070") == nil, "beyond Int64 is ignored")
+        let merged = try #require(ByteRangeRequest(headerValue: "bytes=0-9223372036854775807,5-9223372036854775806,-9223372036854775807"))
+        #expect(merged.resolve(length: 10) == [0..<10])
+    }
+
+    @Test func originContentRangeAndLengthNearInt64MaxAreRefused() throws {
+        for value in [
+            "bytes 0-9223372036854775807/*", "bytes 0-9223372036854775807/9223372036854775807",
+            "bytes */*", "bytes */1000", "bytes +1-5/10", "bytes -1-5/10", "bytes 1-+5/10", "bytes 0-5/+10",
+            "bytes 0-99999999999999999999/*", "bytes 5-1/10", "bytes 0-10/10",
+        ] {
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Range", value: value)
+            let layout = ResponseLayout(status: 206, headers: headers)
+            #expect(layout.meta == nil, "\(value)")
+            #expect(ResponseLayout.parseContentRange(value) == nil, "\(value)")
+        }
+        let largest = try #require(ResponseLayout.parseContentRange("bytes 0-9223372036854775806/9223372036854775807"))
+        #expect(largest == (0, 9_223_372_036_854_775_806, 9_223_372_036_854_775_807))
+        for value in ["-5", "+5", "5 5", "0x10", "99999999999999999999", ""] {
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Length", value: value)
+            #expect(ResponseLayout(status: 200, headers: headers).meta == nil, "\(value)")
+        }
+    }
+}

@@ -50,4 +50,29 @@ struct CatalogAPITests {
         #expect(try await HTTP.fetch(harness.api + "/sources/99999/refresh", method: "POST").status == 404)
         try await harness.stop()
     }
+
+    @Test("A source whose URL redirects (as providers do, to a CDN) is imported from where it leads")
+    func importFollowsRedirects() async throws {
+        let harness = try await ProxyHarness.start()
+        let served = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-redirect-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: served) }
+        try Data("""
+            #EXTM3U
+            #EXTINF:-1 group-title="News",Redirected One
+            \(harness.origin.baseURL)/files/one.ts?size=10
+            """.utf8).write(to: served.appendingPathComponent("list.m3u"))
+        harness.origin.serveDirectory(served.path)
+
+        let added = try await HTTP.fetch(harness.api + "/sources", method: "POST",
+                                         json: #"{"location":"\#(harness.origin.baseURL)/redirect/2/static/list.m3u"}"#)
+        #expect(added.status == 201)
+        let id = try #require(try HTTP.json(added)["id"] as? Int)
+        let refreshed = try await HTTP.fetch(harness.api + "/sources/\(id)/refresh", method: "POST")
+        #expect(refreshed.status == 200, "\(String(decoding: refreshed.body, as: UTF8.self))")
+        #expect(harness.origin.requests(path: "/static/list.m3u") == 1)
+        let listed = try await HTTP.fetch(harness.api + "/channels?search=redirected")
+        #expect((try HTTP.json(listed)["total"] as? Int) == 1)
+        try await harness.stop()
+    }
 }

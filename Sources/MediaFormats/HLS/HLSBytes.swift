@@ -147,10 +147,19 @@ enum HLSBytes {
         return HLSResolution(width: width, height: height)
     }
 
+    /// The largest media or discontinuity sequence number, and skipped-segment total, a playlist may give
+    /// (2^53 - 1, what a JavaScript player can count to). Bounding them at parse time keeps every later
+    /// `sequence + segment count` sum far from `Int.max`.
+    static let largestSequenceNumber = (1 << 53) - 1
+
     /// `n[@o]`, the byte-range form of `#EXT-X-BYTERANGE` and of `BYTERANGE=` attributes.
+    ///
+    /// Nil also when `o + n` does not fit in an `Int`: such a range ends past any possible resource, and
+    /// callers compute the end.
     static func byteRange(_ p: UnsafeBufferPointer<UInt8>, _ lo: Int, _ hi: Int) -> (length: Int, offset: Int?)? {
         if let at = firstIndex(of: at, p, lo, hi) {
-            guard let length = decimalInteger(p, lo, at), let offset = decimalInteger(p, at + 1, hi) else {
+            guard let length = decimalInteger(p, lo, at), let offset = decimalInteger(p, at + 1, hi),
+                  !offset.addingReportingOverflow(length).overflow else {
                 return nil
             }
             return (length, offset)

@@ -176,9 +176,17 @@ struct HLSParseRun {
                            "#EXT-X-BYTERANGE:\(range.length) has no offset, and no earlier segment is a sub-range of '\(uri)'")
                 start = 0
             }
-            length = range.length
-            offset = start ?? 0
-            byteRangeEnds[uri] = offset + length
+            let (end, overflow) = (start ?? 0).addingReportingOverflow(range.length)
+            if overflow {
+                // Only reachable by chaining offsets: each range alone was checked by HLSBytes.byteRange.
+                try report(.invalidByteRange, pendingByteRangeLine,
+                           "#EXT-X-BYTERANGE:\(range.length) continues '\(uri)' past the largest possible offset")
+                byteRangeEnds[uri] = nil
+            } else {
+                length = range.length
+                offset = start ?? 0
+                byteRangeEnds[uri] = end
+            }
         }
         if keysChanged {
             keysChanged = false
@@ -267,6 +275,11 @@ struct HLSParseRun {
             integer = HLSBytes.decimalInteger(p, lo, hi)
             if integer == nil {
                 try report(.invalidTagValue, index, "#\(spec.name) must be a decimal integer, found '\(value())'")
+            } else if let parsed = integer, parsed > HLSBytes.largestSequenceNumber {
+                // Sequence numbers are added to segment counts later; a bound here keeps every sum in range.
+                integer = nil
+                try report(.invalidTagValue, index,
+                           "#\(spec.name) is larger than \(HLSBytes.largestSequenceNumber), found '\(value())'")
             }
         case .attributes:
             try scanAttributes(p, index, spec, lo, hi)
@@ -334,8 +347,13 @@ struct HLSParseRun {
         case .skip:
             if let skipped = attribute(HLSAttributeName.skippedSegments, p),
                let count = HLSBytes.decimalInteger(p, skipped.valueStart, skipped.valueEnd) {
-                header.skippedSegments += count
-                skippedSoFar += count
+                if count > HLSBytes.largestSequenceNumber - skippedSoFar {
+                    try report(.invalidTagValue, index,
+                               "SKIPPED-SEGMENTS brings the skipped total past \(HLSBytes.largestSequenceNumber)")
+                } else {
+                    header.skippedSegments += count
+                    skippedSoFar += count
+                }
             }
         case .start:
             header.startLine = index
@@ -431,9 +449,16 @@ struct HLSParseRun {
                                "BYTERANGE=\"\(range.length)\" has no offset, and no earlier part is a sub-range of '\(key)'")
                     start = 0
                 }
-                length = range.length
-                offset = start ?? 0
-                partByteRangeEnds[key] = offset + length
+                let (end, overflow) = (start ?? 0).addingReportingOverflow(range.length)
+                if overflow {
+                    try report(.invalidByteRange, index,
+                               "BYTERANGE=\"\(range.length)\" continues '\(key)' past the largest possible offset")
+                    partByteRangeEnds[key] = nil
+                } else {
+                    length = range.length
+                    offset = start ?? 0
+                    partByteRangeEnds[key] = end
+                }
             }
         }
         parts.append(HLSPartRecord(
