@@ -32,6 +32,9 @@ public enum CatchupURLBuilder {
     /// The catch-up URL, or `nil` when the settings cannot produce one (an unknown type without
     /// a template, or a Flussonic/Xtream URL of an unrecognised shape).
     public static func url(for request: Request) -> String? {
+        // Times outside years 1-9999 are no programme; bounding them keeps the arithmetic below exact.
+        guard GuideTime.supported.contains(request.start), GuideTime.supported.contains(request.end),
+              GuideTime.supported.contains(request.now) else { return nil }
         let type = request.catchup.type.lowercased()
         switch type {
         case "append":

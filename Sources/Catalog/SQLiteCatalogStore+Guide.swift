@@ -69,7 +69,8 @@ extension SQLiteCatalogStore {
     }
 
     public func guide(itemIDs: [Int64], from: Int64, to: Int64) async throws -> [Int64: [GuideProgramme]] {
-        try await database.read { db in
+        let from = GuideTime.clamped(from), to = GuideTime.clamped(to)
+        return try await database.read { db in
             let channels = try Self.guideChannels(db, itemIDs: itemIDs)
             // The start bound keeps the scan on the (channel, start) index; no programme is
             // expected to run longer than a day.

@@ -181,7 +181,16 @@ struct XtreamClient: Sendable {
         static func seconds(ofDuration text: String) -> Int? {
             let parts = text.split(separator: ":").map { Int($0) }
             guard !parts.isEmpty, parts.count <= 3, !parts.contains(nil) else { return nil }
-            return parts.reduce(0) { $0 * 60 + ($1 ?? 0) }
+            var total = 0
+            for part in parts {
+                // A panel's number: a multiply or add that overflows means no duration, not a trap.
+                guard let part, part >= 0 else { return nil }
+                let (minutes, overflow1) = total.multipliedReportingOverflow(by: 60)
+                let (sum, overflow2) = minutes.addingReportingOverflow(part)
+                if overflow1 || overflow2 { return nil }
+                total = sum
+            }
+            return total
         }
     }
 

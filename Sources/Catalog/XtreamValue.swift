@@ -22,5 +22,13 @@ struct XtreamValue: Decodable, Sendable, Hashable {
 
     /// The value as written, `nil` when empty.
     var string: String? { text.flatMap { $0.isEmpty ? nil : $0 } }
-    var int: Int? { text.flatMap { Int($0) ?? Double($0).map { Int($0) } } }
+    /// The value as an integer: `"42"`, or a decimal such as `"42.0"` that panels also send. A
+    /// fraction is dropped; anything not finite or beyond ±2^53 (`1e300`, `nan`) is nil.
+    var int: Int? {
+        text.flatMap { text in
+            if let exact = Int(text) { return exact }
+            guard let number = Double(text), number.isFinite, number.magnitude <= 9_007_199_254_740_992 else { return nil }
+            return Int(number)
+        }
+    }
 }

@@ -127,9 +127,13 @@ extension CatalogController {
             (start, end) = (from, until)
         }
         guard end > start else { throw HTTPError(.badRequest, message: "'end' must be after 'start'") }
+        guard GuideTime.supported.contains(start), GuideTime.supported.contains(end) else {
+            throw HTTPError(.badRequest, message: "the programme's times are outside the years 1 to 9999")
+        }
         let now = Self.now()
         guard start < now else { throw HTTPError(.conflict, message: "the programme has not started yet; play the channel live") }
-        if let days = catchup.days, days > 0, start < now - Int64(days) * 86_400 {
+        // `days` comes from the playlist: compare in days rather than multiply, so no value overflows.
+        if let days = catchup.days, days > 0, (now - start) / 86_400 >= Int64(days) {
             throw HTTPError(.conflict, message: "the provider keeps \(days) days of catch-up; this programme is older")
         }
         let builderRequest = CatchupURLBuilder.Request(
@@ -186,8 +190,19 @@ extension CatalogController {
     static func time(_ request: Request, _ name: String) throws -> Int64? {
         guard let value = request.uri.queryParameters[Substring(name)], !value.isEmpty else { return nil }
         let text = String(value)
-        if let seconds = Int64(text) { return seconds }
-        if let date = ISO8601DateFormatter().date(from: text) { return Int64(date.timeIntervalSince1970) }
-        throw HTTPError(.badRequest, message: "'\(name)' must be seconds since 1970 or an ISO 8601 time, got '\(text)'")
+        var seconds: Int64?
+        if let number = Int64(text) {
+            seconds = number
+        } else if let date = ISO8601DateFormatter().date(from: text) {
+            let interval = date.timeIntervalSince1970
+            if interval.isFinite, interval.magnitude < 1e15 { seconds = Int64(interval) }
+        }
+        guard let seconds else {
+            throw HTTPError(.badRequest, message: "'\(name)' must be seconds since 1970 or an ISO 8601 time, got '\(text.prefix(64))'")
+        }
+        guard GuideTime.supported.contains(seconds) else {
+            throw HTTPError(.badRequest, message: "'\(name)' must be between the years 1 and 9999, got '\(text.prefix(64))'")
+        }
+        return seconds
     }
 }

@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 import Testing
 import TunerTesting
@@ -174,6 +175,41 @@ struct CatalogGuideAPITests {
         #expect(try await HTTP.fetch(api + "/channels/\(news)/catchup").status == 400)
         #expect(try await HTTP.fetch(api + "/channels/\(news)/catchup?programme=99999999").status == 404)
         try await Self.finish(library)
+    }
+
+    @Test("Times near Int64's limits are refused with 400, and the server keeps answering")
+    func hostileTimes() async throws {
+        let library = try await Self.makeLibrary()
+        try await Self.importGuide(library)
+        let api = library.harness.api
+        let news = try #require(library.channels["News One"])
+        let max = "9223372036854775807", min = "-9223372036854775808"
+        for path in [
+            "/guide?from=\(max)", "/guide?to=\(max)", "/guide?from=\(min)", "/guide?from=\(min)&to=\(max)",
+            "/guide?from=253402300800", "/guide/now?at=\(max)", "/guide/now?at=\(min)",
+            "/channels/\(news)/guide?from=\(min)", "/channels/\(news)/guide?to=\(max)",
+            "/channels/\(news)/catchup?start=\(min)&end=0", "/channels/\(news)/catchup?start=0&end=\(max)",
+            "/channels/\(news)/catchup?start=\(max)&end=\(max)",
+        ] {
+            let answer = try await HTTP.fetch(api + path)
+            #expect(answer.status == 400, "\(path): \(answer.status)")
+        }
+        // The edges of the supported range are accepted.
+        #expect(try await HTTP.fetch(api + "/guide?from=253402200000&to=253402300799").status == 200)
+        #expect(try await HTTP.fetch(api + "/channels/\(news)/guide?from=-62135596800&to=0").status == 200)
+        #expect(try await HTTP.fetch(api + "/guide").status == 200)
+        try await Self.finish(library)
+    }
+
+    @Test("The catch-up URL builder gives no URL for times outside years 1 to 9999")
+    func catchupBuilderBoundsTimes() {
+        let catchup = CatalogCatchup(type: "append", days: 2, source: "?utc={utc}&d={duration}&t={Y}-{m}-{d}")
+        let inRange = CatchupURLBuilder.Request(streamURL: "http://p/x", catchup: catchup, start: 0, end: 60, now: 100)
+        #expect(CatchupURLBuilder.url(for: inRange) == "http://p/x?utc=0&d=60&t=1970-01-01")
+        for (start, end) in [(Int64.min, Int64(0)), (Int64(0), Int64.max), (Int64.max - 1, Int64.max)] {
+            let request = CatchupURLBuilder.Request(streamURL: "http://p/x", catchup: catchup, start: start, end: end, now: 100)
+            #expect(CatchupURLBuilder.url(for: request) == nil)
+        }
     }
 
     @Test("Stream checks through the API: all channels of a source or some ids, shown in listings")
