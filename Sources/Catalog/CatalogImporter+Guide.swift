@@ -41,6 +41,10 @@ extension CatalogImporter {
                 } else {
                     paths.append(location)
                 }
+                if let inflated = try inflatedCopy(of: paths[paths.count - 1]) {
+                    downloaded.append(inflated)
+                    paths[paths.count - 1] = inflated
+                }
             }
             let cutoff = now - retention
             let interval = max(1, configuration.progressInterval)

@@ -16,6 +16,8 @@ public final class CatalogImporter: Sendable {
         public var requestTimeout: TimeAmount
         /// Downloads larger than this are refused rather than filling the disk.
         public var maxDownloadBytes: Int64
+        /// A gzip source that inflates to more than this is refused.
+        public var maxInflatedBytes: Int64 = 8 << 30
         /// Where downloads wait to be imported.
         public var temporaryDirectory: URL
         /// How many items go by between two progress reports.
@@ -84,6 +86,20 @@ public final class CatalogImporter: Sendable {
         }
     }
 
+    /// A plain copy of a gzip file, made before the import's database transaction (so the
+    /// transaction never waits on decompression) and checked whole: nil when `path` is not gzip.
+    func inflatedCopy(of path: String) throws -> String? {
+        guard GzipFile.isGzip(path: path) else { return nil }
+        let output = configuration.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString).inflated").path
+        do {
+            _ = try GzipFile.inflate(path: path, to: output, limit: configuration.maxInflatedBytes)
+        } catch {
+            try? FileManager.default.removeItem(atPath: output)
+            throw error
+        }
+        return output
+    }
+
     private func refreshPlaylist(
         _ source: CatalogSource,
         logger: Logger,
@@ -100,6 +116,9 @@ public final class CatalogImporter: Sendable {
             downloaded = true
         }
         defer { if downloaded { try? FileManager.default.removeItem(atPath: path) } }
+        let inflated = try inflatedCopy(of: path)
+        defer { if let inflated { try? FileManager.default.removeItem(atPath: inflated) } }
+        if let inflated { path = inflated }
 
         let totalBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
         let interval = max(1, configuration.progressInterval)

@@ -1,14 +1,12 @@
-import CompressNIO
 import Foundation
-import NIOCore
 
-/// Reads a file in fixed-size chunks, gunzipping it on the fly when it starts with the gzip
-/// magic bytes, so playlists and guides of any size are parsed in constant memory and `.gz`
-/// guides need no temporary copy.
+/// Reads a file in fixed-size chunks, so playlists and guides of any size are parsed in constant
+/// memory. Gzip files are inflated beforehand (`CatalogImporter.inflatedCopy(of:)`), outside the
+/// import's database transaction.
 struct ChunkedFileReader {
     var chunkSize = 1 << 20
 
-    /// Calls `body` with each chunk of (decompressed) content; returns the bytes read from disk.
+    /// Calls `body` with each chunk; returns the bytes read.
     @discardableResult
     func read(path: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int64 {
         guard let handle = FileHandle(forReadingAtPath: path) else {
@@ -16,25 +14,10 @@ struct ChunkedFileReader {
         }
         defer { try? handle.close() }
         var total: Int64 = 0
-        var decompressor: NIODecompressor?
         while let data = try handle.read(upToCount: chunkSize), !data.isEmpty {
-            if total == 0, data.count >= 2, data[data.startIndex] == 0x1F, data[data.startIndex + 1] == 0x8B {
-                let gzip = CompressionAlgorithm.gzip().decompressor
-                gzip.window = ByteBufferAllocator().buffer(capacity: chunkSize)
-                try gzip.startStream()
-                decompressor = gzip
-            }
             total += Int64(data.count)
-            if let decompressor {
-                var buffer = ByteBuffer(bytes: data)
-                try buffer.decompressStream(with: decompressor) { output in
-                    try output.withUnsafeReadableBytes(body)
-                }
-            } else {
-                try data.withUnsafeBytes(body)
-            }
+            try data.withUnsafeBytes(body)
         }
-        try decompressor?.finishStream()
         return total
     }
 }

@@ -75,6 +75,19 @@ public final class SQLiteCatalogStore: CatalogStore {
         }
     }
 
+    /// Marks sources left `refreshing` by a process that stopped mid-refresh as failed, so the
+    /// scheduler retries them; returns how many. Only the process that owns the data folder (the
+    /// server, at start) calls this: another process may be refreshing right now.
+    @discardableResult
+    public func recoverInterruptedRefreshes() async throws -> Int {
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE catalogSource SET status = 'failed', lastError = ? WHERE status = 'refreshing'",
+                arguments: ["the refresh was interrupted (Tuner stopped during it); it will be retried"])
+            return db.changesCount
+        }
+    }
+
     public func setSourceStatus(id: Int64, status: CatalogSourceStatus, error: String?, refreshedAt: Date?) async throws {
         try await database.write { db in
             try db.execute(

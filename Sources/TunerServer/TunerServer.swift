@@ -147,6 +147,14 @@ struct CatalogRefreshService: Service {
     let engine: TunerEngine
 
     func run() async throws {
+        // A refresh the last server was running when it stopped left its source `refreshing`,
+        // which the scheduler skips for ever; this server owns the data folder now.
+        do {
+            let recovered = try await engine.catalog.recoverInterruptedRefreshes()
+            if recovered > 0 { engine.logger.notice("Sources interrupted mid-refresh marked failed", metadata: ["count": "\(recovered)"]) }
+        } catch {
+            engine.logger.warning("Cannot reset interrupted refreshes", metadata: ["error": "\(error)"])
+        }
         let seconds = engine.configuration.catalogRefreshCheckSeconds
         guard seconds > 0 else {
             // Nothing to do, but a service that returns early would stop the server.

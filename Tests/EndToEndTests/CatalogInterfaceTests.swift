@@ -145,4 +145,58 @@ import TunerTesting
         #expect(!result.succeeded && !result.timedOut, "tuner serve must refuse to start: \(result.transcript)")
         #expect(result.errorOutput.contains(setting), "the message names \(setting): \(result.transcript)")
     }
+
+    @Test("A source whose refresh was cut by kill -9 is marked failed at the next start, then refreshes again")
+    func interruptedRefreshIsRecovered() async throws {
+        guard let tools = Tools.require(.curl) else { return }
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let origin = try await TestOrigin.start()
+        let served = workspace.file("served")
+        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+        try Data(("#EXTM3U\n" + (0..<2000).map { "#EXTINF:-1,Channel \($0)\nhttp://127.0.0.1:9/\($0).ts\n" }.joined()).utf8)
+            .write(to: URL(fileURLWithPath: served + "/list.m3u"))
+        origin.serveDirectory(served)
+        let data = workspace.file("data")
+        let first = try await TunerProcess.serve(data: data)
+        // The origin sends 1 KiB of the playlist and then nothing: the refresh hangs mid-download.
+        // (Only the first request: later ones get the whole file.)
+        let added = try await Curl.fetch(tools[.curl], first.baseURL + "/api/v1/sources", options: [
+            "-X", "POST", "-H", "Content-Type: application/json",
+            "--data", #"{"location":"\#(origin.baseURL)/static/list.m3u?hold=1024&failfirst=1"}"#,
+        ])
+        #expect(added.status == 201)
+        let id = try #require((try JSONSerialization.jsonObject(with: Data(added.body)) as? [String: Any])?["id"] as? Int)
+        let refresh = Task { try await Curl.fetch(tools[.curl], first.baseURL + "/api/v1/sources/\(id)/refresh", options: ["-X", "POST"], timeout: .seconds(30)) }
+        func status(_ server: TunerProcess) async throws -> [String: Any] {
+            let answer = try await Curl.fetch(tools[.curl], server.baseURL + "/api/v1/sources")
+            let sources = (try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])?["sources"] as? [[String: Any]]
+            return sources?.first { $0["id"] as? Int == id } ?? [:]
+        }
+        var seen = ""
+        for _ in 0..<200 where seen != "refreshing" {
+            seen = try await status(first)["status"] as? String ?? ""
+            if seen != "refreshing" { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(seen == "refreshing")
+        await first.kill9()
+        _ = try? await refresh.value
+
+        let second = try await TunerProcess.serve(data: data)
+        var recovered: [String: Any] = [:]
+        for _ in 0..<200 {
+            recovered = try await status(second)
+            if recovered["status"] as? String != "refreshing" { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(recovered["status"] as? String == "failed", "\(recovered)")
+        #expect((recovered["lastError"] as? String ?? "").contains("interrupted"))
+
+        // The origin now serves the whole playlist: the retried refresh imports it.
+        let refreshed = try await Curl.fetch(tools[.curl], second.baseURL + "/api/v1/sources/\(id)/refresh", options: ["-X", "POST"])
+        #expect(refreshed.status == 200)
+        #expect(try await status(second)["status"] as? String == "ok")
+        await second.stop()
+        try await origin.shutdown()
+    }
 }
