@@ -31,6 +31,13 @@ public final class TransferContext: Sendable {
         meter.update(bytes: bytes, total: total)
     }
 
+    /// Says bytes are moving on the connection although none counts as progress yet (sent but
+    /// unconfirmed, received but not synced). Stall detection watches these too, so a slow link
+    /// whose chunks take longer than the stall timeout is not taken for a dead one. Cheap.
+    public func activity() {
+        meter.touch()
+    }
+
     /// Records a durable checkpoint and returns once the store has it. Only commit bytes that
     /// are synced. `note`, when given, goes into the task's history (restarts must say why).
     public func commit(_ checkpoint: TransferCheckpoint, note: String? = nil) async throws {

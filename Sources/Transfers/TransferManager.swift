@@ -66,6 +66,8 @@ public actor TransferManager {
     private var waiting: [Int64: WaitingTask] = [:]
     private var runs: [Int64: Run] = [:]
     private var addedHere: Set<Int64> = []
+    /// Destination names chosen by `add` calls that are still writing them to the store.
+    private var namesBeingAdded: Set<String> = []
     /// The highest committed offset each task reached in this process.
     private var highWater: [Int64: Int64] = [:]
     private var started = false
@@ -210,7 +212,9 @@ public actor TransferManager {
     /// Adds tasks in one transaction, `waiting` (or `paused`), and schedules them.
     public func add(_ requests: [TransferRequest]) async throws -> [TransferTask] {
         var drafts: [TransferTask] = []
-        var taken = Set(tasks.values.filter { $0.state != .removed }.map(\.destinationName))
+        // Names of adds still waiting on the store count as taken: this actor is reentrant at the
+        // `await` below, and two adds of one name at once must not share one file.
+        var taken = Set(tasks.values.filter { $0.state != .removed }.map(\.destinationName)).union(namesBeingAdded)
         var nextPosition = (tasks.values.map(\.position).max() ?? -1) + 1
         let now = Date()
         for request in requests {
@@ -231,6 +235,9 @@ public actor TransferManager {
             nextPosition += 1
             drafts.append(task)
         }
+        let reserved = Set(drafts.map(\.destinationName))
+        namesBeingAdded.formUnion(reserved)
+        defer { namesBeingAdded.subtract(reserved) }
         let stored = try await store.insert(drafts)
         for task in stored {
             keep(task)

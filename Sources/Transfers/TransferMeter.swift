@@ -26,5 +26,11 @@ final class TransferMeter: Sendable {
         }
     }
 
+    /// Bytes moved on the connection that are not progress yet (a tus PATCH before the server
+    /// confirms it, a segment before it is synced): enough to show the run is not stalled.
+    func touch(now: Date = Date()) {
+        box.withLockedValue { $0.lastByteAt = now }
+    }
+
     var reading: Reading { box.withLockedValue { $0 } }
 }

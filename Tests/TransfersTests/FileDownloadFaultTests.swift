@@ -51,6 +51,31 @@ import TunerTesting
         await harness.close()
     }
 
+    /// Segments that take twice the stall timeout each, with bytes flowing all along: a slow
+    /// link, not a dead one. The manager sees the bytes arrive (before a segment is synced and
+    /// counted) and lets the download finish without a single stall.
+    @Test func aSlowHLSDownloadWhoseSegmentsOutlastTheStallTimeoutIsNotStalled() async throws {
+        var configuration = TransfersHarness.fastConfiguration
+        configuration.stallTimeout = 1
+        let harness = try await TransfersHarness(configuration: configuration)
+        await harness.manager.register(HLSDownloadExecutor(httpClient: harness.httpClient))
+        let served = harness.directory + "/origin"
+        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+        let segment = 300_000
+        // 20 kB every 200 ms: 3 s per segment.
+        let segments = (0..<2).map { harness.url("slow\($0).ts", size: segment, "drip=20000,200") }
+        try Data(("#EXTM3U\n#EXT-X-TARGETDURATION:10\n" + segments.map { "#EXTINF:10,\n\($0)\n" }.joined() + "#EXT-X-ENDLIST\n").utf8)
+            .write(to: URL(fileURLWithPath: served + "/slow.m3u8"))
+        harness.origin.serveDirectory(served)
+        let task = try await harness.manager.add(TransferRequest(
+            kind: .downloadHLS, sourceURL: harness.origin.baseURL + "/static/slow.m3u8", destinationName: "slow"))
+        let done = try await harness.waitFinished(task.id)
+        #expect(done.state == .complete, "\(done.errorReason ?? "")")
+        #expect(!done.history.contains { $0.message.contains("stalled") }, "\(done.history.map(\.message))")
+        #expect(done.committedBytes == Int64(2 * segment))
+        await harness.close()
+    }
+
     @Test func burstsOfServerErrorsAndResetsAreRetried() async throws {
         let harness = try await TransfersHarness()
         harness.origin.faults = FaultPlan(resetProbability: 0.3, serverErrorProbability: 0.4, seed: 7)

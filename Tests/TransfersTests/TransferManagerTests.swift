@@ -79,6 +79,29 @@ import TunerTesting
         await harness.close()
     }
 
+    /// Adds of one name at once (the actor waits on the store in between) get different files,
+    /// and each holds its own bytes.
+    @Test func concurrentAddsOfOneNameGetDistinctFiles() async throws {
+        let harness = try await TransfersHarness()
+        let sizes = [40_000, 50_000, 60_000, 70_000, 80_000, 90_000]
+        let manager = harness.manager
+        let requests = sizes.map { TransferRequest(sourceURL: harness.url("same-\($0).bin", size: $0), destinationName: "same.bin") }
+        let added = try await withThrowingTaskGroup(of: TransferTask.self) { group in
+            for request in requests { group.addTask { try await manager.add(request) } }
+            var tasks: [TransferTask] = []
+            for try await task in group { tasks.append(task) }
+            return tasks
+        }
+        #expect(Set(added.map(\.destinationName)).count == sizes.count, "\(added.map(\.destinationName))")
+        for task in added {
+            let finished = try await harness.waitFinished(task.id)
+            #expect(finished.state == .complete)
+            let size = Int(finished.sourceURL.split(separator: "=").last!)!
+            #expect(try harness.sha256(ofDownload: finished.destinationName) == TransfersHarness.sha256(name: "same-\(size).bin", size: size))
+        }
+        await harness.close()
+    }
+
     @Test func pauseResumeCancelAndPurge() async throws {
         let harness = try await TransfersHarness()
         await harness.manager.start()

@@ -45,10 +45,10 @@ public struct HLSDownloadExecutor: TransferExecutor {
         let downloader = HLSDownloader(client: httpClient, logger: context.logger)
         let result: HLSDownloadResult
         do {
-            result = try await downloader.download(request) { progress in
+            result = try await downloader.download(request, progress: { progress in
                 // Items are counted only once synced and journalled, so these bytes are safe.
                 context.progress(bytes: progress.completedBytes, total: nil)
-            }
+            }, activity: { context.activity() })
         } catch let error as HLSDownloadError {
             throw Self.transferError(error)
         }

@@ -13,6 +13,8 @@ struct HLSDownloadFetcher: Sendable {
     let logger: Logger
     let headers: [String: String]
     let retry: HLSDownloadRetrySettings
+    /// Called per body chunk: bytes are moving (see `HLSDownloader.download`).
+    var activity: @Sendable () -> Void = {}
 
     /// Playlists larger than this are refused (a 40,000-segment playlist is about 3 MiB).
     static let maxPlaylistBytes = 32 << 20
@@ -194,6 +196,7 @@ struct HLSDownloadFetcher: Sendable {
             do {
                 for try await chunk in response.body {
                     lastProgress.withLockedValue { $0 = .now }
+                    activity()
                     bytes.append(contentsOf: chunk.readableBytesView)
                     if bytes.count > Self.maxPlaylistBytes {
                         throw AttemptFailure.notPermitted(HLSDownloadError(
@@ -222,6 +225,7 @@ struct HLSDownloadFetcher: Sendable {
         do {
             for try await chunk in response.body {
                 lastProgress.withLockedValue { $0 = .now }
+                activity()
                 var chunk = chunk
                 let chunkStart = received
                 received += Int64(chunk.readableBytes)

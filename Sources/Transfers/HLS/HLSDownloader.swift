@@ -79,8 +79,12 @@ public struct HLSDownloader: Sendable {
     /// Downloads `request.playlistURL` into `request.destination`, or continues an earlier call
     /// that used the same destination. `progress` is called once the plan is known and after
     /// each item is recorded, from any thread.
+    ///
+    /// `activity` is called as body bytes arrive (before they count as progress), so a caller's
+    /// stall detection can tell a slow link from a dead one.
     public func download(
-        _ request: HLSDownloadRequest, progress: @escaping @Sendable (HLSDownloadProgress) -> Void = { _ in }
+        _ request: HLSDownloadRequest, progress: @escaping @Sendable (HLSDownloadProgress) -> Void = { _ in },
+        activity: @escaping @Sendable () -> Void = {}
     ) async throws -> HLSDownloadResult {
         let directory = request.destination.standardizedFileURL.path
         do {
@@ -88,7 +92,8 @@ public struct HLSDownloader: Sendable {
         } catch {
             throw HLSDownloadError(.fileSystem, underlying: error, "cannot create the destination folder \(directory)")
         }
-        let fetcher = HLSDownloadFetcher(client: client, logger: logger, headers: request.headers, retry: request.retry)
+        let fetcher = HLSDownloadFetcher(
+            client: client, logger: logger, headers: request.headers, retry: request.retry, activity: activity)
         let playlistPath = directory + "/" + HLSDownloadJournal.playlistFileName
         let audioPlaylistPath = directory + "/" + HLSDownloadJournal.audioPlaylistFileName
         let localPlaylistPath = directory + "/" + Self.localPlaylistName

@@ -100,7 +100,9 @@ public struct TusClient: Sendable {
         headers: [String: String] = [:], progress: @escaping @Sendable (UploadProgress) -> Void = { _ in }
     ) async throws -> Int64 {
         let file = try UploadFile(path: path)
-        let chunk = max(1, chunkSize ?? configuration.chunkSize)
+        let largestChunk = max(1, chunkSize ?? configuration.chunkSize)
+        // Starts at the largest and follows the link's speed (see `nextChunkSize`).
+        var chunk = largestChunk
         let algorithm = checksum ? try await checksumAlgorithm(at: uploadURL, headers: headers) : nil
         var position: Int64
         if let offset {
@@ -118,7 +120,9 @@ public struct TusClient: Sendable {
             try Task.checkCancellation()
             let count = min(chunk, file.size - position)
             do {
+                let started = ContinuousClock.now
                 let next = try await patch(uploadURL, file: file, at: position, count: count, algorithm: algorithm, headers: headers, progress: progress)
+                chunk = Self.nextChunkSize(sent: next - position, in: ContinuousClock.now - started, largest: largestChunk)
                 guard next > position else {
                     // A server that accepts PATCHes but keeps none of their bytes would loop forever.
                     failures += 1
@@ -202,6 +206,23 @@ public struct TusClient: Sendable {
 
     /// Failures the upload loop resumes from: the transient ones, and a checksum mismatch
     /// (the bytes were damaged on the way; sending them again is the remedy).
+    /// How long one PATCH should take at most: on a slow link a failed PATCH then costs at most
+    /// this much resending, and progress is confirmed this often.
+    static let patchTargetDuration: Duration = .seconds(10)
+    /// The smallest adaptive chunk (a slower link still sends it whole).
+    static let smallestAdaptiveChunk: Int64 = 256 << 10
+
+    /// The next PATCH's size from the last one: what the link moved in `patchTargetDuration` at
+    /// the last PATCH's speed, between `smallestAdaptiveChunk` and `largest`.
+    static func nextChunkSize(sent: Int64, in elapsed: Duration, largest: Int64) -> Int64 {
+        let smallest = min(largest, smallestAdaptiveChunk)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        guard sent > 0, seconds > 0 else { return largest }
+        let target = Double(sent) / seconds * (Double(patchTargetDuration.components.seconds))
+        guard target.isFinite, target < Double(largest) else { return largest }
+        return max(smallest, Int64(target))
+    }
+
     static func isResumable(_ error: UploadError) -> Bool {
         error.classification == .transient || error.status == 460
     }

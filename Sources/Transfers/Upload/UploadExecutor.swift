@@ -62,6 +62,8 @@ public struct UploadExecutor: TransferExecutor {
         let confirmed: Int64
         do {
             confirmed = try await client.upload(file: path, to: uploadURL, headers: headers) { progress in
+                // Progress is what the server confirmed; bytes still in a PATCH only show liveness.
+                if progress.bytesSent > progress.bytesConfirmed { context.activity() }
                 context.progress(bytes: progress.bytesConfirmed, total: progress.totalBytes)
             }
         } catch let error as UploadError where error.status == 404 || error.status == 410 {

@@ -46,3 +46,4 @@ struct TusClientTests {
         #expect(UploadError.parseRetryAfter("soon") == nil)
     }
 }
+
