@@ -31,6 +31,7 @@ let package = Package(
         .target(
             name: "MediaCache",
             dependencies: [
+                "MediaFormats",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import MediaFormats
 
 extension MediaCache {
     /// Fetches a missing range with `Range` and `If-Range`, so a changed resource is detected
@@ -24,13 +25,18 @@ extension MediaCache {
                 guard newMeta.isSameVersion(as: meta) else {
                     // The origin has a new version: forget the old bytes; readers of the old
                     // version fail instead of receiving a mix, and new requests start over.
-                    logger.info("origin resource changed; dropping cached bytes", metadata: ["url": "\(url)"])
+                    logger.info("origin resource changed; dropping cached bytes", metadata: ["url": "\(SecretRedactor.redactURL(url))"])
                     try await index.replaceResource(key: entry.key, url: url, finalURL: response.finalURL.absoluteString, meta: newMeta, keepSpans: false)
                     if case (.replaced(_, _, let dropped), _) = try entry.adopt(meta: newMeta, url: url, finalURL: response.finalURL.absoluteString) { addDurableBytes(-dropped) }
                     throw MediaCacheError.resourceChanged
                 }
                 if response.status == 206 && layout.bodyStart != range.lowerBound {
                     throw UpstreamError.badResponse("asked for bytes from \(range.lowerBound), got them from \(layout.bodyStart)")
+                }
+                if response.status == 200 {
+                    // The origin ignored Range and sends everything from byte 0: this one fetch
+                    // fills the whole file, and readers wait for it instead of each starting another.
+                    entry.noteIgnoresRanges(fetch: id)
                 }
                 guard let file = entry.currentFile(generation: generation) else { throw MediaCacheError.resourceChanged }
                 try await writeBody(response, entry: entry, id: id, generation: generation, file: file, meta: meta, start: layout.bodyStart, logger: logger)
@@ -69,7 +75,7 @@ extension MediaCache {
         if let upstreamError = reported as? UpstreamError {
             recordError(url: entry.url, error: upstreamError)
         }
-        logger.info("fetch failed", metadata: ["url": "\(entry.url)", "error": "\(reported)"])
+        logger.info("fetch failed", metadata: ["url": "\(SecretRedactor.redactURL(entry.url))", "error": "\(SecretRedactor.redact("\(reported)"))"])
         entry.didFinish(fetch: id, error: reported)
     }
 

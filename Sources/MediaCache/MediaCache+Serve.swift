@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import MediaFormats
 
 extension MediaCache {
     /// Answers a player's request: from disk where the bytes are cached, from the origin (once,
@@ -53,7 +54,7 @@ extension MediaCache {
         } catch {
             let upstreamError = UpstreamError.transport(error)
             recordError(url: request.url.absoluteString, error: upstreamError)
-            logger.info("origin request failed", metadata: ["url": "\(request.url)", "error": "\(upstreamError)"])
+            logger.info("origin request failed", metadata: ["url": "\(SecretRedactor.redactURL(request.url.absoluteString))", "error": "\(SecretRedactor.redact("\(upstreamError)"))"])
             return .failure(Answer(response: .error(status: upstreamError.status, message: upstreamError.description)))
         }
         guard response.status == 200 || response.status == 206 else {
@@ -85,7 +86,7 @@ extension MediaCache {
         else {
             entry.endProbe()
             if request.method == .get {
-                logger.debug("streaming through uncached", metadata: ["url": "\(request.url)"])
+                logger.debug("streaming through uncached", metadata: ["url": "\(SecretRedactor.redactURL(request.url.absoluteString))"])
             }
             return passthrough(response, head: request.method == .head)
         }
@@ -105,6 +106,10 @@ extension MediaCache {
                 addDurableBytes(-dropped)
             }
             guard let id = fetchID else { return passthrough(response, head: false) }
+            if single != nil && response.status == 200 {
+                // Asked for a range, sent everything: this origin ignores Range (see noteIgnoresRanges).
+                entry.noteIgnoresRanges(fetch: id)
+            }
             startFetchTask(entry: entry, id: id, generation: generation, file: file, meta: meta, response: response, layout: layout, logger: logger)
             return respondFromCache(request, entry: entry, meta: meta, generation: generation, attached: [id], logger: logger)
         } catch {
@@ -172,12 +177,11 @@ extension MediaCache {
             entry.detach(attached)
             return MediaResponse(status: status, headers: headers, body: isHead ? nil : MediaBody { _ in }, finalURL: entry.finalURL.flatMap(URL.init(string:)) ?? request.url)
         }
-        entry.beginUse()
+        let lease = EntryLease(entry: entry, attached: attached)
         let body = MediaBody { [self] sink in
-            var attached = attached
+            var attached = lease.attached
             defer {
-                entry.detach(attached)
-                entry.endUse()
+                lease.release(attached: attached)
                 evictIfOverLimits()
             }
             for part in parts {

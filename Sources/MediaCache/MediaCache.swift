@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import MediaFormats
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -151,9 +152,11 @@ public final class MediaCache: Sendable {
     }
 
     func recordError(url: String, error: UpstreamError) {
-        let record = UpstreamErrorRecord(url: url, status: error.status, message: error.description, at: Date())
+        // Kept, shown and stored without credentials: provider URLs carry them in paths and queries.
+        let shown = SecretRedactor.redactURL(url)
+        let record = UpstreamErrorRecord(url: shown, status: error.status, message: SecretRedactor.redact(error.description), at: Date())
         recentErrors.withLockedValue { errors in
-            errors[url] = record
+            errors[shown] = record
             if errors.count > 100, let oldest = errors.values.min(by: { $0.at < $1.at }) { errors[oldest.url] = nil }
         }
         try? index.recordError(record)

@@ -56,6 +56,10 @@ final class ResourceEntry: Sendable {
         /// The last failure of a fetch, per generation, for readers to report.
         var lastFailure: (any Error)?
         var failures: UInt64 = 0
+        /// The origin answered a range request with the whole body: every fetch reads from byte
+        /// 0, so readers wait for the one in flight rather than start others (a storm of full
+        /// downloads otherwise).
+        var ignoresRanges = false
     }
 
     /// A chunk as a fetch wrote it to the data file.
@@ -258,9 +262,11 @@ final class ResourceEntry: Sendable {
                 }
                 return .read(file, count: held)
             }
-            // A fetch that will reach this position soon: wait for it.
+            // A fetch that will reach this position soon (from an origin that ignores Range, any
+            // fetch that will reach it at all): wait for it.
             for (id, fetch) in state.fetches where fetch.generation == generation
-                && fetch.start <= position && position < fetch.end && position - fetch.position <= seekThreshold {
+                && fetch.start <= position && position < fetch.end
+                && (state.ignoresRanges || position - fetch.position <= seekThreshold) {
                 if !attached.contains(id) {
                     attached.insert(id)
                     state.fetches[id]?.attached += 1
@@ -285,6 +291,20 @@ final class ResourceEntry: Sendable {
             attached.insert(id)
             return .fetch(id: id, range: position..<end, meta: meta, generation: generation)
         }
+    }
+
+    /// Records that the origin sent the whole body to a range request: fetch `id` now covers the
+    /// resource from byte 0 to its end, and later readers wait for it (see `State.ignoresRanges`).
+    func noteIgnoresRanges(fetch id: Int) {
+        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+            state.ignoresRanges = true
+            guard let meta = state.meta, state.fetches[id] != nil else { return [] }
+            state.fetches[id]?.start = 0
+            state.fetches[id]?.position = 0
+            state.fetches[id]?.end = meta.length
+            return state.takeWaiters()
+        }
+        waiters.forEach { $0.resume() }
     }
 
     func setTask(_ task: Task<Void, Never>, for id: Int) {

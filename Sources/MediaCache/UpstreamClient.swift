@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import MediaFormats
 
 /// An origin response whose body has not been read yet.
 struct UpstreamResponse: Sendable {
@@ -56,7 +57,7 @@ struct UpstreamClient: Sendable {
                 guard let next = URL(string: location, relativeTo: current)?.absoluteURL else {
                     throw UpstreamError.refusedRedirect(location)
                 }
-                logger.debug("upstream redirect", metadata: ["from": "\(current)", "to": "\(next)"])
+                logger.debug("upstream redirect", metadata: ["from": "\(SecretRedactor.redactURL(current.absoluteString))", "to": "\(SecretRedactor.redactURL(next.absoluteString))"])
                 // The body of a redirect is not needed; dropping it lets the client close or reuse the connection.
                 _ = try? await response.body.collect(upTo: 64 * 1024)
                 current = next
