@@ -39,6 +39,9 @@ extension MediaCache {
                     entry.noteIgnoresRanges(fetch: id)
                 }
                 guard let file = entry.currentFile(generation: generation) else { throw MediaCacheError.resourceChanged }
+                guard hasDiskRoom() else {
+                    throw MediaCacheError.diskFull(directory: configuration.directory, reserve: configuration.minimumFreeDiskBytes)
+                }
                 try await writeBody(response, entry: entry, id: id, generation: generation, file: file, meta: meta, start: layout.bodyStart, logger: logger)
                 entry.didFinish(fetch: id, error: nil)
                 evictIfOverLimits()
@@ -109,6 +112,9 @@ extension MediaCache {
                 entry.didWrite(fetch: id, range: offset..<(offset + count), generation: generation, buffer: chunk)
                 offset += count
                 if offset - unsyncedFrom >= configuration.syncInterval {
+                    guard hasDiskRoom() else {
+                        throw MediaCacheError.diskFull(directory: configuration.directory, reserve: configuration.minimumFreeDiskBytes)
+                    }
                     if let previous = pendingSync { try await previous.value }
                     let range = unsyncedFrom..<offset
                     pendingSync = Task { try await self.commitOffThread(entry: entry, file: file, range: range, generation: generation) }

@@ -90,6 +90,14 @@ extension MediaCache {
             }
             return passthrough(response, head: request.method == .head)
         }
+        guard hasDiskRoom() else {
+            // The player still gets its bytes; the disk keeps its reserve.
+            entry.endProbe()
+            logger.warning("disk below the cache's free reserve; streaming through uncached", metadata: [
+                "directory": "\(configuration.directory)", "reserve": "\(configuration.minimumFreeDiskBytes)",
+            ])
+            return passthrough(response, head: false)
+        }
         do {
             let same = entry.meta.map { $0.isSameVersion(as: meta) } ?? false
             try await index.replaceResource(key: entry.key, url: request.url.absoluteString, finalURL: response.finalURL.absoluteString, meta: meta, keepSpans: same)

@@ -19,6 +19,7 @@ public final class MediaCache: Sendable {
     private let entries: NIOLockedValueBox<[String: ResourceEntry]>
     let counters: NIOLockedValueBox<Counters>
     private let evicting = NIOLockedValueBox(false)
+    private let closingFiles = NIOLockedValueBox(false)
     private let recentErrors: NIOLockedValueBox<[String: UpstreamErrorRecord]>
     /// URL → cache key, so a player's many range requests skip the normalisation and hashing.
     private let keys = NIOLockedValueBox<[String: String]>([:])
@@ -118,6 +119,7 @@ public final class MediaCache: Sendable {
     /// The entry of `key`, created if new. An entry loaded from the index whose data file is
     /// gone is replaced by a blank one, so the index never serves bytes that are not on disk.
     func entry(key: String, url: String) -> ResourceEntry {
+        if DataFile.openCount.withLockedValue({ $0 }) > configuration.maxOpenFiles { closeIdleFiles() }
         let path = Self.dataPath(directory: configuration.directory, key: key)
         return entries.withLockedValue { entries in
             if let existing = entries[key], !existing.isEvicted {
@@ -128,6 +130,33 @@ public final class MediaCache: Sendable {
             entries[key] = entry
             return entry
         }
+    }
+
+    /// Closes the data files of the least recently used idle entries until three quarters of
+    /// `maxOpenFiles` are open. Runs only when over the limit, so its scan is rare.
+    func closeIdleFiles() {
+        guard closingFiles.withLockedValue({ busy in
+            if busy { return false }
+            busy = true
+            return true
+        }) else { return }
+        defer { closingFiles.withLockedValue { $0 = false } }
+        let target = configuration.maxOpenFiles * 3 / 4
+        let byAge = entries.withLockedValue { Array($0.values) }.map { ($0, $0.snapshot.lastAccess) }.sorted { $0.1 < $1.1 }
+        for (entry, _) in byAge {
+            guard DataFile.openCount.withLockedValue({ $0 }) > target else { break }
+            _ = entry.closeFileIfIdle()
+        }
+    }
+
+    /// Whether the disk keeps its free reserve, after evicting what can go. False means: do not
+    /// write more to the cache (stream through instead).
+    func hasDiskRoom() -> Bool {
+        let reserve = configuration.minimumFreeDiskBytes
+        guard reserve > 0 else { return true }
+        if (freeDiskBytes(at: configuration.directory) ?? .max) >= reserve { return true }
+        evictIfNeeded()
+        return (freeDiskBytes(at: configuration.directory) ?? .max) >= reserve
     }
 
     /// The cache key of `url`, remembered for the URLs seen recently.

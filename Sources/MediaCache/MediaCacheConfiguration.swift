@@ -21,6 +21,9 @@ public struct MediaCacheConfiguration: Sendable {
     /// Runs of cached bytes at least this long are offered to the sink as file regions
     /// (sent with `sendfile` by the server); shorter ones are read and written.
     public var fileRegionThreshold: Int64 = 128 << 10
+    /// Data files kept open at most (one per recently used resource); beyond it the least
+    /// recently used idle ones are closed, and reopened when next read.
+    public var maxOpenFiles: Int = 1024
     /// Times a reader retries a failed transient fetch before giving up.
     public var fetchRetries: Int
 

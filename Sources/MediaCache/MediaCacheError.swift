@@ -14,6 +14,7 @@ public struct MediaCacheError: Error, Sendable, CustomStringConvertible {
         case notFullyCached
         case invalidURL
         case exportFailed
+        case diskFull
     }
 
     let code: Code
@@ -39,6 +40,10 @@ public struct MediaCacheError: Error, Sendable, CustomStringConvertible {
 
     static func exportFailed(_ reason: String) -> MediaCacheError {
         MediaCacheError(code: .exportFailed, description: "export failed: \(reason)")
+    }
+
+    static func diskFull(directory: String, reserve: Int64) -> MediaCacheError {
+        MediaCacheError(code: .diskFull, description: "the disk holding \(directory) has less than its reserve of \(reserve) bytes free, and nothing more can be evicted; free some space or lower the reserve")
     }
 
     /// True when the resource changed at the origin while bytes of it were being served.

@@ -250,6 +250,8 @@ final class ResourceEntry: Sendable {
     func nextStep(at position: Int64, until rangeEnd: Int64, generation: Int, attached: inout Set<Int>, seekThreshold: Int64) -> ReadStep {
         state.withLockedValue { state in
             guard !state.evicted, state.generation == generation, let meta = state.meta else { return .changed }
+            // Closed while idle (see closeFileIfIdle): reopen; the bytes are still there.
+            if state.file == nil { state.file = try? DataFile(path: path, create: false) }
             let held = state.available.contiguousCount(from: position)
             if held > 0, let file = state.file {
                 for chunk in state.recentChunks.reversed() where chunk.generation == generation
@@ -444,6 +446,18 @@ final class ResourceEntry: Sendable {
         return evicted
     }
 
+    /// Closes the data file of an idle entry (no reader, fetch or probe) to free its descriptor;
+    /// the next read reopens it. Returns whether a file was closed.
+    func closeFileIfIdle() -> Bool {
+        state.withLockedValue { state in
+            guard state.file != nil, state.users == 0, state.fetches.isEmpty, !state.probing, !state.evicted else { return false }
+            state.file = nil
+            state.recentChunks = []
+            state.recentBytes = 0
+            return true
+        }
+    }
+
     /// Evicts regardless of use (for `clear`): running fetches are cancelled and readers fail.
     func evictNow() {
         let (tasks, waiters) = state.withLockedValue { state -> ([Task<Void, Never>], [CheckedContinuation<Void, Never>]) in
@@ -475,6 +489,8 @@ final class ResourceEntry: Sendable {
     }
 
     var isEvicted: Bool { state.withLockedValue { $0.evicted } }
+    /// Whether the entry holds its data file open.
+    var hasOpenFile: Bool { state.withLockedValue { $0.file != nil } }
 }
 
 extension ResourceEntry.State {
@@ -507,7 +523,11 @@ extension ResourceEntry {
 
     /// The data file of `generation`, if that is still the current one.
     func currentFile(generation: Int) -> DataFile? {
-        state.withLockedValue { $0.generation == generation && !$0.evicted ? $0.file : nil }
+        state.withLockedValue { state in
+            guard state.generation == generation, !state.evicted else { return nil }
+            if state.file == nil, state.meta != nil { state.file = try? DataFile(path: path, create: false) }
+            return state.file
+        }
     }
 
     /// Cancels every fetch in flight (at shutdown) and returns their tasks, which end after

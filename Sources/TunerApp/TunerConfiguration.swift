@@ -14,6 +14,9 @@ public struct TunerConfiguration: Sendable {
     public var cacheSize: Int64
     /// Free disk space the cache leaves alone.
     public var cacheMinimumFreeDisk: Int64
+    /// Cache data files kept open at most (idle ones beyond it are closed and reopened on demand).
+    /// `tuner serve` sets a quarter of the process's open-file limit.
+    public var cacheMaxOpenFiles = 1024
     /// Query parameters ignored when mapping URLs to cache entries (tokens, expiry stamps).
     public var cacheIgnoredQueryParameters: [String]
     /// Seconds to wait for an origin's response head (then 504).

@@ -45,13 +45,13 @@ public final class TunerEngine: Sendable {
             eventLoopGroupProvider: .singleton,
             configuration: MediaCache.httpClientConfiguration(readTimeoutSeconds: configuration.upstreamReadTimeoutSeconds))
         do {
-            cache = try MediaCache(
-                configuration: MediaCacheConfiguration(
-                    directory: dataFolder.cacheDirectory, maxBytes: configuration.cacheSize,
-                    minimumFreeDiskBytes: configuration.cacheMinimumFreeDisk,
-                    keyRules: CacheKeyRules(ignoredQueryParameters: configuration.cacheIgnoredQueryParameters),
-                    headTimeoutSeconds: configuration.upstreamTimeoutSeconds),
-                httpClient: httpClient, logger: logger)
+            var cacheConfiguration = MediaCacheConfiguration(
+                directory: dataFolder.cacheDirectory, maxBytes: configuration.cacheSize,
+                minimumFreeDiskBytes: configuration.cacheMinimumFreeDisk,
+                keyRules: CacheKeyRules(ignoredQueryParameters: configuration.cacheIgnoredQueryParameters),
+                headTimeoutSeconds: configuration.upstreamTimeoutSeconds)
+            cacheConfiguration.maxOpenFiles = configuration.cacheMaxOpenFiles
+            cache = try MediaCache(configuration: cacheConfiguration, httpClient: httpClient, logger: logger)
         } catch {
             try? httpClient.syncShutdown()
             throw error

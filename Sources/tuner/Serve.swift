@@ -105,6 +105,10 @@ struct Serve: AsyncParsableCommand {
         }
         tuneMemoryAllocator()
         let descriptors = raiseDescriptorLimit()
+        if let descriptors {
+            // Cache files get a quarter of the descriptors; connections need the rest.
+            configuration.cacheMaxOpenFiles = Int(clamping: max(64, min(descriptors / 4, 16_384)))
+        }
         let engine = try TunerEngine(configuration: configuration, logger: Logger(label: "tuner"))
         let server = TunerServer(engine: engine)
         let addressFile = engine.dataFolder.serverAddressPath

@@ -79,3 +79,50 @@ import TunerTesting
 extension MediaCache {
     func evictIfIdleForTesting(_ entry: ResourceEntry) -> Bool { entry.evictIfIdle() }
 }
+
+@Suite struct DescriptorAndDiskTests {
+    @Test func idleDataFilesAreClosedBeyondTheLimitAndReopenedWhenRead() async throws {
+        let origin = try await TestOrigin.start()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fds-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = MediaCacheConfiguration(directory: directory, maxBytes: 1 << 30, minimumFreeDiskBytes: 0)
+        configuration.maxOpenFiles = 8
+        let cache = try MediaCache(configuration: configuration)
+        let urls = (0..<60).map { URL(string: "\(origin.baseURL)/files/fd\($0).bin?size=5000")! }
+        for url in urls {
+            let body = await cache.serve(MediaRequest(url: url)).collectBody(limit: 1 << 20)
+            #expect(body?.count == 5000)
+        }
+        // Before the limit, all 60 stayed open until eviction. (Other suites open files too, so
+        // the process-wide count is not what is compared.)
+        let open = urls.filter { cache.existingEntry(for: $0)?.hasOpenFile == true }.count
+        // The limit is checked before each new entry opens its file: at most one more.
+        #expect(open <= 9, "\(open) data files open")
+        origin.resetCounters()
+        // Every resource is still served from disk, reopened on demand, without the origin.
+        for (index, url) in urls.enumerated() {
+            let body = await cache.serve(MediaRequest(url: url, range: "bytes=100-199")).collectBody(limit: 1 << 20)
+            #expect(body == Array(TestOrigin.content(name: "fd\(index).bin", range: 100..<200)))
+        }
+        #expect(origin.requestCount == 0)
+        try await cache.shutdown()
+        try await origin.shutdown()
+    }
+
+    @Test func belowTheFreeDiskReserveNothingIsWrittenAndPlayersStillGetTheirBytes() async throws {
+        let origin = try await TestOrigin.start()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("disk-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // A reserve larger than any disk here: the disk is always "below" it.
+        let cache = try MediaCache(configuration: MediaCacheConfiguration(directory: directory, maxBytes: 1 << 30, minimumFreeDiskBytes: 1 << 62))
+        let url = URL(string: "\(origin.baseURL)/files/reserve.bin?size=300000")!
+        for _ in 0..<2 {
+            let body = await cache.serve(MediaRequest(url: url)).collectBody(limit: 1 << 20)
+            #expect(body == Array(TestOrigin.content(name: "reserve.bin", range: 0..<300_000)))
+        }
+        #expect(cache.statistics().bytes == 0)
+        #expect(origin.requests(path: "/files/reserve.bin") == 2)
+        try await cache.shutdown()
+        try await origin.shutdown()
+    }
+}
