@@ -176,16 +176,27 @@ public struct StreamChecker: Sendable {
     /// Sends one request, following up to five redirects (the engine's client follows none).
     private func send(_ method: HTTPMethod, client: HTTPClient, _ url: String, headers: [CatalogHeader], firstBytes: Bool = false, collectUpTo: Int? = nil) async throws -> Answer {
         var current = url
+        let first = URL(string: url)
         for _ in 0..<6 {
+            // Only http(s), on every hop: a redirect to file: or another scheme is no stream.
+            guard let here = URL(string: current), let scheme = here.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                throw CatalogError.fetchFailed("refused to follow a redirect to \(SecretRedactor.redactURL(current)) (only http and https)")
+            }
             var request = HTTPClientRequest(url: current)
             request.method = method
             request.headers.add(name: "User-Agent", value: configuration.userAgent)
-            for header in headers { request.headers.replaceOrAdd(name: header.name, value: header.value) }
+            // The channel's credentials are for its own origin, not wherever it redirects.
+            let sameOrigin = first.map { CredentialHeaders.isSameOrigin(here, $0) } ?? false
+            for header in headers where sameOrigin || !CredentialHeaders.isCredential(header.name) {
+                request.headers.replaceOrAdd(name: header.name, value: header.value)
+            }
             if firstBytes { request.headers.add(name: "Range", value: "bytes=0-1023") }
             let response = try await client.execute(request, timeout: configuration.timeout, logger: logger)
             let status = response.status.code
             if (300..<400).contains(status), status != 304, let location = response.headers.first(name: "location"),
                let next = Self.resolve(location, against: current) {
+                // The redirect's body is not needed; reading a little lets the connection be reused.
+                _ = try? await response.body.collect(upTo: 64 << 10)
                 current = next
                 continue
             }

@@ -36,11 +36,11 @@ struct UpstreamClient: Sendable {
             request.method = method
             // Credentials were given for the first origin; a redirect elsewhere must not receive them
             // (what curl and browsers do).
-            let sameOrigin = Self.isSameOrigin(current, url)
-            for (name, value) in headers where sameOrigin || !Self.isCredential(name) {
+            let sameOrigin = CredentialHeaders.isSameOrigin(current, url)
+            for (name, value) in headers where sameOrigin || !CredentialHeaders.isCredential(name) {
                 request.headers.replaceOrAdd(name: name, value: value)
             }
-            for (name, value) in extraHeaders where sameOrigin || !Self.isCredential(name) {
+            for (name, value) in extraHeaders where sameOrigin || !CredentialHeaders.isCredential(name) {
                 request.headers.replaceOrAdd(name: name, value: value)
             }
             if !request.headers.contains(name: "User-Agent") {
@@ -66,23 +66,6 @@ struct UpstreamClient: Sendable {
             return UpstreamResponse(status: status, headers: response.headers, body: response.body, finalURL: current)
         }
         throw UpstreamError.tooManyRedirects
-    }
-
-    /// Header names that carry credentials for one origin.
-    static func isCredential(_ name: String) -> Bool {
-        switch name.lowercased() {
-        case "authorization", "cookie", "proxy-authorization": return true
-        default: return false
-        }
-    }
-
-    /// Same scheme, host and port (default ports filled in), the way RFC 6454 compares origins.
-    static func isSameOrigin(_ a: URL, _ b: URL) -> Bool {
-        func parts(_ url: URL) -> (String, String, Int) {
-            let scheme = url.scheme?.lowercased() ?? ""
-            return (scheme, url.host?.lowercased() ?? "", url.port ?? (scheme == "https" ? 443 : 80))
-        }
-        return parts(a) == parts(b)
     }
 
     /// Builds the error for a non-success response, keeping the start of its body for the client.

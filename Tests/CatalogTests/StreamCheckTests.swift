@@ -80,4 +80,27 @@ struct StreamCheckTests {
         try await origin.shutdown()
         withExtendedLifetime(refusing) {}
     }
+
+    @Test("A check that is redirected to another origin sends it no credentials, and refuses non-http hops")
+    func redirectsKeepCredentialsHome() async throws {
+        let first = try await TestOrigin.start()
+        let second = try await TestOrigin.start()
+        let catalog = try TemporaryCatalog()
+        let checker = StreamChecker(store: catalog.store, configuration: .init(concurrency: 1, timeout: .seconds(5)), logger: testLogger)
+        let target = "\(second.baseURL)/files/elsewhere.ts?size=2000"
+        let url = "\(first.baseURL)/redirect-to?url=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+        let headers = [CatalogHeader(name: "Authorization", value: "Bearer SECRET"), CatalogHeader(name: "Cookie", value: "s=SECRET"),
+                       CatalogHeader(name: "Referer", value: "http://provider.example/")]
+        let (online, reason) = await checker.probe(url, headers: headers)
+        #expect(online, "\(reason)")
+        let sent = try #require(second.lastRequestHeaders(path: "/files/elsewhere.ts"))
+        #expect(!sent.contains { ["authorization", "cookie"].contains($0.name.lowercased()) }, "\(sent)")
+        #expect(sent.contains { $0.name.lowercased() == "referer" })
+
+        let toFile = "\(first.baseURL)/redirect-to?url=file%3A%2F%2F%2Fetc%2Fpasswd"
+        let refused = await checker.probe(toFile)
+        #expect(!refused.online)
+        try await first.shutdown()
+        try await second.shutdown()
+    }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import MediaFormats
 import Testing
 import TunerTesting
 @testable import MediaCache
@@ -46,8 +47,8 @@ import TunerTesting
     }
 
     @Test func originComparisonFillsDefaultPorts() {
-        #expect(UpstreamClient.isSameOrigin(URL(string: "http://A.example/x")!, URL(string: "http://a.example:80/y")!))
-        #expect(!UpstreamClient.isSameOrigin(URL(string: "http://a.example/x")!, URL(string: "https://a.example/x")!))
-        #expect(!UpstreamClient.isSameOrigin(URL(string: "http://a.example/x")!, URL(string: "http://b.example/x")!))
+        #expect(CredentialHeaders.isSameOrigin(URL(string: "http://A.example/x")!, URL(string: "http://a.example:80/y")!))
+        #expect(!CredentialHeaders.isSameOrigin(URL(string: "http://a.example/x")!, URL(string: "https://a.example/x")!))
+        #expect(!CredentialHeaders.isSameOrigin(URL(string: "http://a.example/x")!, URL(string: "http://b.example/x")!))
     }
 }
