@@ -214,7 +214,7 @@ private struct Download {
         let status = Int(response.status.code)
         let newETag = response.headers.first(name: "ETag")
         let newLastModified = response.headers.first(name: "Last-Modified")
-        let contentLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) }
+        let contentLength = response.headers.first(name: "Content-Length").flatMap { HeaderNumber.nonNegative($0) }
 
         switch status {
         case 206:
@@ -266,8 +266,21 @@ private struct Download {
             throw TransferError.classify(status: status, retryAfter: retryAfter)
         }
 
+        try checkDiskRoom()
         try await receive(response.body)
         return try await complete()
+    }
+
+    /// Refuses (permanently: retrying will not free space) a download whose remaining bytes
+    /// would leave less than the reserve free.
+    private func checkDiskRoom() throws {
+        guard let total, total > committed, let free = PartialFile.freeDiskBytes(at: context.downloadsDirectory) else { return }
+        let needed = total - committed
+        let reserve = context.tuning.minimumFreeDiskBytes
+        if free - needed < reserve {
+            throw TransferError.permanent(
+                "the download needs \(needed) more bytes but the disk has \(free) free (keeping \(reserve) in reserve); free some space, then retry")
+        }
     }
 
     /// Streams the body into the file (through a `DownloadWriter`, which writes and hashes beside
@@ -402,9 +415,13 @@ struct ContentRange {
         let spec = text.dropFirst(6)
         let parts = spec.split(separator: "/", maxSplits: 1)
         guard parts.count == 2 else { return nil }
-        total = Int64(parts[1])
+        total = HeaderNumber.nonNegative(parts[1])
+        if parts[1] != "*" && total == nil { return nil }
         if parts[0] != "*" {
-            guard let dash = parts[0].firstIndex(of: "-"), let start = Int64(parts[0][..<dash]) else { return nil }
+            guard let dash = parts[0].firstIndex(of: "-"), let start = HeaderNumber.nonNegative(parts[0][..<dash]),
+                  let last = HeaderNumber.nonNegative(parts[0][parts[0].index(after: dash)...]), start <= last else { return nil }
+            // The last byte must lie inside the declared length.
+            if let total, last >= total { return nil }
             self.start = start
         }
     }

@@ -91,6 +91,14 @@ final class PartialFile: Sendable {
         _ = systemClose(fd)
     }
 
+    /// Free bytes for unprivileged users on the file system holding `path`.
+    static func freeDiskBytes(at path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        let (bytes, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
+        return overflow ? Int64.max : Int64(clamping: bytes)
+    }
+
     /// Hard-links `source` to `destination`, failing (false) when the destination exists: a
     /// rename that never replaces another file.
     static func linkWithoutReplacing(_ source: String, to destination: String) throws -> Bool {

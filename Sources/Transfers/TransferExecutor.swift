@@ -91,9 +91,15 @@ public struct TransferTuning: Sendable, Hashable {
     /// Bytes gathered in memory before one write to the file.
     public var writeBufferBytes: Int
 
-    public init(syncBytes: Int64 = 16 << 20, syncInterval: Double = 2, writeBufferBytes: Int = 1 << 20) {
+    /// Free disk space a download leaves alone: one whose remaining bytes would cut into it is
+    /// refused before its first byte (a full disk breaks the database and the cache too).
+    public var minimumFreeDiskBytes: Int64
+
+    public init(syncBytes: Int64 = 16 << 20, syncInterval: Double = 2, writeBufferBytes: Int = 1 << 20,
+                minimumFreeDiskBytes: Int64 = 256 << 20) {
         self.syncBytes = syncBytes
         self.syncInterval = syncInterval
         self.writeBufferBytes = writeBufferBytes
+        self.minimumFreeDiskBytes = minimumFreeDiskBytes
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MediaFormats
 
 /// The task manager: keeps every transfer, schedules them within the concurrency limits, hands
 /// each to the executor of its kind, retries failures, and announces changes.
@@ -614,21 +615,23 @@ public actor TransferManager {
 
     private func fail(_ task: inout TransferTask, _ error: TransferError) {
         let failures = task.retryCount + 1
-        task.errorReason = error.reason
+        // Reasons quote URLs and server answers: stored and shown without credentials.
+        let reason = SecretRedactor.redact(error.reason)
+        task.errorReason = reason
         task.errorClass = error.errorClass
         switch configuration.retryPolicy.decision(for: error, failures: failures, random: &random) {
         case .retry(let delay):
             task.retryCount = failures
             task.state = .waiting
             task.nextAttemptAt = Date().addingTimeInterval(delay)
-            task.record("attempt failed: \(error.reason); retry \(failures) in \(String(format: "%.1f", delay)) s")
+            task.record("attempt failed: \(reason); retry \(failures) in \(String(format: "%.1f", delay)) s")
         case .giveUp:
             task.state = .error
             task.nextAttemptAt = nil
-            task.record("failed: \(error.reason)")
+            task.record("failed: \(reason)")
         }
         logger.info("transfer attempt failed", metadata: [
-            "transfer": "\(task.id)", "reason": "\(error.reason)", "class": "\(error.errorClass.rawValue)", "state": "\(task.state.rawValue)",
+            "transfer": "\(task.id)", "reason": "\(reason)", "class": "\(error.errorClass.rawValue)", "state": "\(task.state.rawValue)",
         ])
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import MediaFormats
 
 /// A download or upload as the manager and its store keep it.
 ///
@@ -83,7 +84,8 @@ public struct TransferTask: Codable, Hashable, Sendable, Identifiable {
     static let historyLimit = 50
 
     mutating func record(_ message: String, at date: Date = Date()) {
-        history.append(TransferHistoryEntry(at: date, message: message))
+        // History lines quote URLs (upload URLs, redirects): kept without credentials.
+        history.append(TransferHistoryEntry(at: date, message: SecretRedactor.redact(message)))
         if history.count > Self.historyLimit { history.removeFirst(history.count - Self.historyLimit) }
     }
 }

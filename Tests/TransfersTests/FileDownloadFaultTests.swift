@@ -76,6 +76,20 @@ import TunerTesting
         await harness.close()
     }
 
+    /// A download that would cut into the free-disk reserve is refused before its first byte,
+    /// with a reason that says what to do; with room it runs.
+    @Test func aDownloadThatWouldFillTheDiskIsRefused() async throws {
+        var configuration = TransfersHarness.fastConfiguration
+        configuration.tuning.minimumFreeDiskBytes = 1 << 62  // more than any disk here
+        let harness = try await TransfersHarness(configuration: configuration)
+        let task = try await harness.manager.add(TransferRequest(sourceURL: harness.url("big.bin", size: 100_000)))
+        let done = try await harness.waitFinished(task.id)
+        #expect(done.state == .error)
+        #expect(done.errorReason?.contains("free some space") == true, "\(done.errorReason ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: harness.directory + "/downloads/big.bin"))
+        await harness.close()
+    }
+
     @Test func burstsOfServerErrorsAndResetsAreRetried() async throws {
         let harness = try await TransfersHarness()
         harness.origin.faults = FaultPlan(resetProbability: 0.3, serverErrorProbability: 0.4, seed: 7)

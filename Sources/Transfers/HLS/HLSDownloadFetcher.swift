@@ -173,7 +173,7 @@ struct HLSDownloadFetcher: Sendable {
             } catch {}
             throw AttemptFailure.status(status, retryAfter: Self.retryAfter(response.headers.first(name: "retry-after")))
         }
-        let declaredLength = response.headers.first(name: "content-length").flatMap { Int64($0) }
+        let declaredLength = response.headers.first(name: "content-length").flatMap { HeaderNumber.nonNegative($0) }
 
         // Which bytes of the body to keep: all of it, or (when a server ignored Range and sent
         // the whole resource with 200) only the requested range.

@@ -65,7 +65,7 @@ public struct TusClient: Sendable {
         return TusServerOptions(
             versions: list("Tus-Version"), extensions: Set(list("Tus-Extension")),
             checksumAlgorithms: list("Tus-Checksum-Algorithm").map { $0.lowercased() },
-            maxSize: response.headers.first(name: "Tus-Max-Size").flatMap { Int64($0) })
+            maxSize: response.headers.first(name: "Tus-Max-Size").flatMap { HeaderNumber.nonNegative($0) })
     }
 
     /// Creates an upload of `fileSize` bytes (nil defers the length) at `endpoint` and returns
@@ -177,10 +177,10 @@ public struct TusClient: Sendable {
         var all = headers
         all["Cache-Control"] = "no-store"
         let response = try await send(.offset, url: uploadURL, method: .HEAD, headers: all, expecting: [200, 204], expected: "200 OK")
-        guard let text = response.headers.first(name: "Upload-Offset"), let offset = Int64(text), offset >= 0 else {
+        guard let text = response.headers.first(name: "Upload-Offset"), let offset = HeaderNumber.nonNegative(text) else {
             throw UploadError.protocolViolation(.offset, url: uploadURL.absoluteString, status: Int(response.status.code), "the server's HEAD answer has no valid Upload-Offset; is this a tus upload URL?")
         }
-        return State(offset: offset, length: response.headers.first(name: "Upload-Length").flatMap { Int64($0) })
+        return State(offset: offset, length: response.headers.first(name: "Upload-Length").flatMap { HeaderNumber.nonNegative($0) })
     }
 
     /// Refuses an upload URL that cannot belong to this file.
@@ -252,7 +252,7 @@ public struct TusClient: Sendable {
             throw UploadError.http(.patch, url: uploadURL.absoluteString, status: Int(response.status.code), headers: response.headers, body: body, expected: "204 No Content")
         }
         _ = try? await response.body.collect(upTo: 64 << 10)
-        guard let text = response.headers.first(name: "Upload-Offset"), let next = Int64(text), next >= offset, next <= offset + count else {
+        guard let text = response.headers.first(name: "Upload-Offset"), let next = HeaderNumber.nonNegative(text), next >= offset, next <= offset + count else {
             throw UploadError.protocolViolation(.patch, url: uploadURL.absoluteString, status: Int(response.status.code), "the server's PATCH answer has no valid Upload-Offset")
         }
         return next

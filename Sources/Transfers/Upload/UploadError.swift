@@ -95,7 +95,7 @@ public struct UploadError: Error, Sendable, CustomStringConvertible {
         let said = text.isEmpty ? "" : ": \(text.prefix(300))"
         return UploadError(
             operation: operation, url: url, status: status, retryAfter: headers.first(name: "Retry-After").flatMap(parseRetryAfter),
-            serverOffset: headers.first(name: "Upload-Offset").flatMap { Int64($0) },
+            serverOffset: headers.first(name: "Upload-Offset").flatMap { HeaderNumber.nonNegative($0) },
             classification: classify(status: status), message: "expected \(expected), the server answered \(status)\(said)")
     }
 
