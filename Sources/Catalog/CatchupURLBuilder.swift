@@ -60,8 +60,13 @@ public enum CatchupURLBuilder {
         }
     }
 
-    /// Replaces every placeholder of `template`.
+    /// Replaces every placeholder of `template`. Times outside `GuideTime.supported` are moved
+    /// to its edge first, so no difference or date computed here can overflow.
     public static func fill(_ template: String, _ request: Request) -> String {
+        var request = request
+        request.start = GuideTime.clamped(request.start)
+        request.end = GuideTime.clamped(request.end)
+        request.now = GuideTime.clamped(request.now)
         let duration = max(0, request.end - request.start)
         let offset = max(0, request.now - request.start)
         let parts = utcParts(request.start)

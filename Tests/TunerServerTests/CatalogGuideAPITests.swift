@@ -209,6 +209,8 @@ struct CatalogGuideAPITests {
         for (start, end) in [(Int64.min, Int64(0)), (Int64(0), Int64.max), (Int64.max - 1, Int64.max)] {
             let request = CatchupURLBuilder.Request(streamURL: "http://p/x", catchup: catchup, start: start, end: end, now: 100)
             #expect(CatchupURLBuilder.url(for: request) == nil)
+            // Found by the catchup fuzz target: fill alone used to trap on end - start.
+            #expect(!CatchupURLBuilder.fill("{duration}{offset}{Y}{utc}", request).isEmpty)
         }
     }
 

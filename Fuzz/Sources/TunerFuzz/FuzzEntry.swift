@@ -1,8 +1,12 @@
 import Foundation
 import MediaFormats
 
-/// Which parser this run exercises: `TUNER_FUZZ_TARGET=hls|m3u|xmltv|redact` (see `scripts/fuzz`).
-/// One binary for all targets keeps the sanitizer build to one.
+/// Which parser this run exercises: `TUNER_FUZZ_TARGET=hls|m3u|xmltv|redact|range|catchup`
+/// (see `scripts/fuzz`). One binary for all targets keeps the sanitizer build to one.
+///
+/// The small dependency-free parsers of other modules (Range headers, catch-up templates, byte
+/// sizes, header numbers) are compiled in from `Linked/` (symbolic links to their sources), so
+/// fuzzing them does not need a sanitizer build of NIO, GRDB and the HTTP client.
 nonisolated(unsafe) private var target = "hls"
 
 @_cdecl("LLVMFuzzerInitialize")
@@ -18,6 +22,8 @@ public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     case "m3u": fuzzM3U(bytes)
     case "xmltv": fuzzXMLTV(bytes)
     case "redact": fuzzRedactor(bytes)
+    case "range": fuzzRanges(bytes)
+    case "catchup": fuzzCatchup(bytes)
     default: fuzzHLS(bytes)
     }
     return 0
@@ -78,6 +84,46 @@ private func fuzzRedactor(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)
     let once = SecretRedactor.redact(text)
     blackHole(SecretRedactor.redactURL(text).utf8.count &+ once.utf8.count)
+}
+
+/// `Range` headers against lengths from the input, and the other header numbers and sizes.
+private func fuzzRanges(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    var lengthSeed: Int64 = 0
+    for byte in bytes.prefix(8) { lengthSeed = lengthSeed << 8 | Int64(byte) }
+    var sink = 0
+    if let request = ByteRangeRequest(headerValue: text) {
+        for length in [Int64(0), 1, 1000, Int64.max, lengthSeed.magnitude > 0 ? Int64(truncatingIfNeeded: lengthSeed.magnitude) : 0] {
+            for range in request.resolve(length: length) {
+                // What a server does with a resolved range: its length and its last byte.
+                precondition(range.lowerBound >= 0 && range.upperBound <= length, "a resolved range leaves the resource")
+                sink &+= Int(truncatingIfNeeded: range.upperBound - range.lowerBound)
+            }
+            for spec in request.ranges { sink &+= spec.headerValue.utf8.count }
+        }
+    }
+    sink &+= Int(truncatingIfNeeded: HeaderNumber.nonNegative(text) ?? 0)
+    sink &+= Int(truncatingIfNeeded: ByteCount.parse(text) ?? 0)
+    blackHole(sink)
+}
+
+/// Catch-up templates and times, all from the input: the first 24 bytes are three times.
+private func fuzzCatchup(_ bytes: [UInt8]) {
+    guard bytes.count >= 24 else { return }
+    func time(_ at: Int) -> Int64 {
+        var value: Int64 = 0
+        for byte in bytes[at..<(at + 8)] { value = value << 8 | Int64(byte) }
+        return value
+    }
+    let rest = String(decoding: bytes[24...], as: UTF8.self)
+    let parts = rest.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+    let type = parts.first ?? "default"
+    let source = parts.count > 1 ? parts[1] : nil
+    let stream = parts.count > 2 ? parts[2] : "http://provider.example/live/u/p/1.ts"
+    let catchup = CatalogCatchup(type: type, days: Int(bytes[0]), source: source)
+    let request = CatchupURLBuilder.Request(streamURL: stream, catchup: catchup, start: time(0), end: time(8), now: time(16))
+    blackHole(CatchupURLBuilder.url(for: request)?.utf8.count ?? 0)
+    blackHole(CatchupURLBuilder.fill(rest, request).utf8.count)
 }
 
 @inline(never)

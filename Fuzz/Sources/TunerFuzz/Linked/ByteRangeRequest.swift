@@ -1,0 +1,1 @@
+../../../../Sources/MediaCache/ByteRangeRequest.swift
