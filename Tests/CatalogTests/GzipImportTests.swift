@@ -9,19 +9,12 @@ import TunerTesting
 @Suite("Gzip sources")
 struct GzipImportTests {
     /// `gzip -c` of `text`, from the real tool.
-    static func gzip(_ text: String, in directory: URL) throws -> Data {
+    static func gzip(_ text: String, in directory: URL) async throws -> Data {
         let plain = directory.appendingPathComponent("plain-\(UUID().uuidString)")
         try Data(text.utf8).write(to: plain)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["gzip", "-c", "-n", plain.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return data
+        let result = try await ExternalCommand.run("gzip", ["-c", "-n", plain.path])
+        #expect(result.succeeded, "\(result.transcript)")
+        return result.stdout
     }
 
     static func inflate(_ data: Data, in directory: URL, limit: Int64 = 1 << 30) throws -> String {
@@ -32,17 +25,17 @@ struct GzipImportTests {
         return String(decoding: FileManager.default.contents(atPath: output) ?? Data(), as: UTF8.self)
     }
 
-    @Test func everyMemberIsInflatedAndZeroPaddingIsAllowed() throws {
+    @Test func everyMemberIsInflatedAndZeroPaddingIsAllowed() async throws {
         let catalog = try TemporaryCatalog()
-        let first = try Self.gzip("#EXTM3U\n#EXTINF:-1,One\nhttp://a/1\n", in: catalog.directory)
-        let second = try Self.gzip("#EXTINF:-1,Two\nhttp://a/2\n", in: catalog.directory)
+        let first = try await Self.gzip("#EXTM3U\n#EXTINF:-1,One\nhttp://a/1\n", in: catalog.directory)
+        let second = try await Self.gzip("#EXTINF:-1,Two\nhttp://a/2\n", in: catalog.directory)
         #expect(try Self.inflate(first + second, in: catalog.directory) == "#EXTM3U\n#EXTINF:-1,One\nhttp://a/1\n#EXTINF:-1,Two\nhttp://a/2\n")
         #expect(try Self.inflate(first + Data(count: 512), in: catalog.directory) == "#EXTM3U\n#EXTINF:-1,One\nhttp://a/1\n")
     }
 
-    @Test func trailingBytesTruncationAndDamageAreErrors() throws {
+    @Test func trailingBytesTruncationAndDamageAreErrors() async throws {
         let catalog = try TemporaryCatalog()
-        let member = try Self.gzip(String(repeating: "#EXTINF:-1,Channel\nhttp://a/b\n", count: 200), in: catalog.directory)
+        let member = try await Self.gzip(String(repeating: "#EXTINF:-1,Channel\nhttp://a/b\n", count: 200), in: catalog.directory)
         #expect(throws: CatalogError.self) { try Self.inflate(member + Data("garbage".utf8), in: catalog.directory) }
         #expect(throws: CatalogError.self) { try Self.inflate(member + Data([0x1F, 0x8B, 0x08]), in: catalog.directory) }
         #expect(throws: CatalogError.self) { try Self.inflate(member.prefix(member.count - 4), in: catalog.directory) }
@@ -52,9 +45,9 @@ struct GzipImportTests {
         #expect(throws: CatalogError.self) { try Self.inflate(damaged, in: catalog.directory) }
     }
 
-    @Test func inflatingPastTheLimitIsRefused() throws {
+    @Test func inflatingPastTheLimitIsRefused() async throws {
         let catalog = try TemporaryCatalog()
-        let bomb = try Self.gzip(String(repeating: "0", count: 4 << 20), in: catalog.directory)
+        let bomb = try await Self.gzip(String(repeating: "0", count: 4 << 20), in: catalog.directory)
         #expect(bomb.count < 64 << 10)
         #expect(throws: CatalogError.self) { try Self.inflate(bomb, in: catalog.directory, limit: 1 << 20) }
     }
@@ -70,8 +63,8 @@ struct GzipImportTests {
             """
         }
         let path = catalog.directory.appendingPathComponent("guide.xml.gz")
-        let first = try Self.gzip(guide("a.example", "First"), in: catalog.directory)
-        let second = try Self.gzip(guide("b.example", "Second"), in: catalog.directory)
+        let first = try await Self.gzip(guide("a.example", "First"), in: catalog.directory)
+        let second = try await Self.gzip(guide("b.example", "Second"), in: catalog.directory)
         try (first + second).write(to: path)
         let source = try await catalog.store.addSource(CatalogSourceDraft(kind: .xmltv, location: path.path))
         try await withImporter(catalog) { importer in
