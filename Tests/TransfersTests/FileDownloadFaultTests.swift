@@ -53,16 +53,17 @@ import TunerTesting
 
     /// Segments that take twice the stall timeout each, with bytes flowing all along: a slow
     /// link, not a dead one. The manager sees the bytes arrive (before a segment is synced and
-    /// counted) and lets the download finish without a single stall.
+    /// counted) and lets the download finish.
     @Test func aSlowHLSDownloadWhoseSegmentsOutlastTheStallTimeoutIsNotStalled() async throws {
         var configuration = TransfersHarness.fastConfiguration
-        configuration.stallTimeout = 1
+        // 3 s: long next to the 200 ms between bytes even on a loaded machine, short next to a segment.
+        configuration.stallTimeout = 3
         let harness = try await TransfersHarness(configuration: configuration)
         await harness.manager.register(HLSDownloadExecutor(httpClient: harness.httpClient))
         let served = harness.directory + "/origin"
         try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
-        let segment = 300_000
-        // 20 kB every 200 ms: 3 s per segment.
+        let segment = 600_000
+        // 20 kB every 200 ms: 6 s per segment, twice the stall timeout.
         let segments = (0..<2).map { harness.url("slow\($0).ts", size: segment, "drip=20000,200") }
         try Data(("#EXTM3U\n#EXT-X-TARGETDURATION:10\n" + segments.map { "#EXTINF:10,\n\($0)\n" }.joined() + "#EXT-X-ENDLIST\n").utf8)
             .write(to: URL(fileURLWithPath: served + "/slow.m3u8"))
@@ -71,7 +72,9 @@ import TunerTesting
             kind: .downloadHLS, sourceURL: harness.origin.baseURL + "/static/slow.m3u8", destinationName: "slow"))
         let done = try await harness.waitFinished(task.id)
         #expect(done.state == .complete, "\(done.errorReason ?? "")")
-        #expect(!done.history.contains { $0.message.contains("stalled") }, "\(done.history.map(\.message))")
+        // Without the liveness signal no segment could ever finish (each attempt is cut after 3 s
+        // and a segment needs 6), so the task would end in error. (A stall may still be seen on a
+        // machine so loaded that 3 s pass without a byte; it is not asserted away.)
         #expect(done.committedBytes == Int64(2 * segment))
         await harness.close()
     }
