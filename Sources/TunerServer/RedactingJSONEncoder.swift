@@ -11,7 +11,7 @@ import NIOCore
 /// the routes of today and those added later.
 struct RedactingJSONEncoder: ResponseEncoder {
     func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
-        let data = Self.redacted(try Self.makeEncoder().encode(value))
+        let data = Self.redactingCredentialHeaders(Self.redacted(try Self.makeEncoder().encode(value)))
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.contentLength] = String(data.count)
@@ -53,6 +53,47 @@ struct RedactingJSONEncoder: ResponseEncoder {
                 copiedUpTo = end + 1
             }
             index = end + 1
+        }
+        guard copiedUpTo > 0 else { return json }
+        output.append(contentsOf: bytes[copiedUpTo...])
+        return Data(output)
+    }
+
+    /// `json` with the value of every `{"name": "Authorization" | "Cookie" | "Proxy-Authorization",
+    /// "value": …}` pair replaced by `REDACTED`: headers a playlist or a transfer carries (a
+    /// channel's, a download's), whose values hold no `=`, `@` or `/` for ``redacted(_:)`` to see.
+    /// Relies on the encoder's sorted keys and compact output: `"name":"…","value":"…"`.
+    static func redactingCredentialHeaders(_ json: Data) -> Data {
+        let bytes = [UInt8](json)
+        let nameKey = Array(#""name":""#.utf8)
+        let valueKey = Array(#","value":""#.utf8)
+        var output: [UInt8] = []
+        var copiedUpTo = 0
+        var index = 0
+        /// The end (closing quote) of the string literal whose first content byte is at `start`.
+        func literalEnd(from start: Int) -> Int? {
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+            return end < bytes.count ? end : nil
+        }
+        while index + nameKey.count < bytes.count {
+            guard bytes[index] == nameKey[0], bytes[index..<(index + nameKey.count)].elementsEqual(nameKey) else {
+                index += 1
+                continue
+            }
+            let nameStart = index + nameKey.count
+            guard let nameEnd = literalEnd(from: nameStart) else { break }
+            let name = String(decoding: bytes[nameStart..<nameEnd], as: UTF8.self)
+            let valueKeyStart = nameEnd + 1
+            index = valueKeyStart
+            guard CredentialHeaders.isCredential(name), valueKeyStart + valueKey.count <= bytes.count,
+                  bytes[valueKeyStart..<(valueKeyStart + valueKey.count)].elementsEqual(valueKey),
+                  let valueEnd = literalEnd(from: valueKeyStart + valueKey.count) else { continue }
+            let valueStart = valueKeyStart + valueKey.count
+            output.append(contentsOf: bytes[copiedUpTo..<valueStart])
+            output.append(contentsOf: Array(SecretRedactor.placeholder.utf8))
+            copiedUpTo = valueEnd
+            index = valueEnd
         }
         guard copiedUpTo > 0 else { return json }
         output.append(contentsOf: bytes[copiedUpTo...])

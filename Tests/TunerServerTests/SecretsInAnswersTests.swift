@@ -95,6 +95,36 @@ import TunerTesting
         #expect(object["c"] as? String == "pass=REDACTED")
         #expect(RedactingJSONEncoder.redacted(Data(#"{"x":"http://h/a.ts"}"#.utf8)) == Data(#"{"x":"http://h/a.ts"}"#.utf8))
     }
+
+    /// Header values carry no `=`, `@` or `/` for the URL redaction to see: credential headers are
+    /// recognised by name, in any model that encodes headers as name and value.
+    @Test func credentialHeaderValuesAreRedactedByName() throws {
+        struct Header: Encodable { var name: String; var value: String }
+        struct Task: Encodable { var headers: [Header]; var note: String }
+        let task = Task(headers: [
+            Header(name: "Authorization", value: "Bearer SECRET\"TOKEN"), Header(name: "cookie", value: "s=SECRET"),
+            Header(name: "User-Agent", value: "VLC/3.0"), Header(name: "Proxy-Authorization", value: "Basic SECRET"),
+        ], note: #"{"name":"Authorization","value":"in text"}"#)
+        let data = RedactingJSONEncoder.redactingCredentialHeaders(try RedactingJSONEncoder.makeEncoder().encode(task))
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(!text.contains("SECRET"), "\(text)")
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let headers = try #require(object["headers"] as? [[String: String]])
+        #expect(headers.map { $0["value"] } == ["REDACTED", "REDACTED", "VLC/3.0", "REDACTED"])
+        #expect(object["note"] as? String == #"{"name":"Authorization","value":"in text"}"#, "a string's content is not a pair")
+    }
+
+    @Test func aTransfersAuthorizationHeaderIsInNoAnswer() async throws {
+        let harness = try await ProxyHarness.start()
+        let added = try await HTTP.fetch(harness.api + "/transfers", method: "POST", json: #"{"url":"\#(harness.origin.baseURL)/files/t.bin?size=10","headers":{"Authorization":"Bearer SECRETTOKEN"},"paused":true}"#)
+        #expect(added.status == 201 || added.status == 200, "\(String(decoding: added.body, as: UTF8.self))")
+        #expect(!String(decoding: added.body, as: UTF8.self).contains("SECRETTOKEN"))
+        let listed = try await HTTP.fetch(harness.api + "/transfers")
+        #expect(listed.status == 200)
+        let text = String(decoding: listed.body, as: UTF8.self)
+        #expect(text.contains("Authorization") && !text.contains("SECRETTOKEN"), "\(text)")
+        try await harness.stop()
+    }
 }
 
 enum SecretRedactorPlaceholder {
