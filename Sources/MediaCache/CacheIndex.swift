@@ -112,15 +112,25 @@ final class CacheIndex: Sendable {
         }
     }
 
-    /// Replaces the durable spans of a resource. Synchronous on purpose: it must complete even
-    /// when the fetch that synced the bytes is being cancelled.
-    func saveSpans(key: String, spans: SpanSet) throws {
+    /// Replaces the durable spans of a resource, if the index still describes the version they
+    /// belong to (`meta`): a new version's validators are written (with its spans dropped) before
+    /// its first byte, so spans of the old one synced meanwhile must not be recorded under them,
+    /// or after a crash the index would claim bytes the new data file does not hold. Returns
+    /// whether they were saved. Synchronous on purpose: it must complete even when the fetch that
+    /// synced the bytes is being cancelled.
+    @discardableResult
+    func saveSpans(key: String, spans: SpanSet, meta: ResourceMeta) throws -> Bool {
         try database.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT length, etag, lastModified FROM resource WHERE key = ?", arguments: [key]),
+                  row[0] as Int64 == meta.length, row[1] as String? == meta.etag, row[2] as String? == meta.lastModified else {
+                return false
+            }
             try db.execute(sql: "DELETE FROM span WHERE key = ?", arguments: [key])
             let statement = try db.cachedStatement(sql: "INSERT INTO span (key, start, \"end\") VALUES (?, ?, ?)")
             for range in spans.ranges {
                 try statement.execute(arguments: [key, range.lowerBound, range.upperBound])
             }
+            return true
         }
     }
 

@@ -161,8 +161,8 @@ extension MediaCache {
         guard !range.isEmpty else { return }
         try file.sync()
         let before = entry.snapshot.durableBytes
-        guard let spans = entry.didSync(range: range, generation: generation) else { return }
-        try index.saveSpans(key: entry.key, spans: spans)
+        guard let (spans, meta) = entry.didSync(range: range, generation: generation) else { return }
+        guard try index.saveSpans(key: entry.key, spans: spans, meta: meta) else { return }
         addDurableBytes(spans.count - before)
         evictIfOverLimits()
     }

@@ -396,13 +396,13 @@ final class ResourceEntry: Sendable {
         waiters.forEach { $0.resume() }
     }
 
-    /// Records bytes that are now synced; returns the durable spans to store, or nil when the
-    /// generation moved on and they no longer matter.
-    func didSync(range: Range<Int64>, generation: Int) -> SpanSet? {
+    /// Records bytes that are now synced; returns the durable spans to store with the version they
+    /// belong to, or nil when the generation moved on and they no longer matter.
+    func didSync(range: Range<Int64>, generation: Int) -> (spans: SpanSet, meta: ResourceMeta)? {
         state.withLockedValue { state in
-            guard state.generation == generation, !state.evicted, !range.isEmpty else { return nil }
+            guard state.generation == generation, !state.evicted, !range.isEmpty, let meta = state.meta else { return nil }
             state.durable.insert(range)
-            return state.durable
+            return (state.durable, meta)
         }
     }
 
