@@ -7,11 +7,20 @@ import PackageDescription
 let package = Package(
     name: "TunerFuzz",
     platforms: [.macOS(.v14)],
-    dependencies: [.package(name: "Tuner", path: "..")],
+    dependencies: [
+        .package(name: "Tuner", path: ".."),
+        // For the proxy-URL decoder (Linked/StreamLink.swift); the same packages the main one uses.
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
     targets: [
         .executableTarget(
             name: "TunerFuzz",
-            dependencies: [.product(name: "MediaFormats", package: "Tuner")],
+            dependencies: [
+                .product(name: "MediaFormats", package: "Tuner"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
     ]
 )

@@ -65,18 +65,26 @@ public struct RetryPolicy: Sendable, Hashable {
         return capped * (1 - jitter * fraction)
     }
 
+    /// The longest Retry-After taken as given; a server asking for more waits this long, so a
+    /// hostile value cannot park a task for ever or overflow a timer.
+    public static let longestRetryAfter: TimeInterval = 7 * 86_400
+
     /// Parses a Retry-After value: delay seconds, or an HTTP-date (IMF-fixdate, RFC 850 or
-    /// asctime) measured from `now`. A date in the past means "now" (0).
-    public static func parseRetryAfter(_ value: String, now: Date) -> TimeInterval? {
+    /// asctime) measured from `now`. A date in the past means "now" (0); anything longer than
+    /// `longestRetryAfter` is that. The one parser of the header (downloads, HLS, uploads).
+    public static func parseRetryAfter(_ value: String, now: Date = Date()) -> TimeInterval? {
         let text = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(text) { return seconds >= 0 ? TimeInterval(seconds) : nil }
+        if let seconds = HeaderNumber.nonNegative(text) { return min(TimeInterval(seconds), longestRetryAfter) }
+        guard text.first?.isLetter == true else { return nil }
         for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "GMT")
             formatter.dateFormat = format
             if let date = formatter.date(from: text) {
-                return max(0, date.timeIntervalSince(now))
+                let interval = date.timeIntervalSince(now)
+                guard interval.isFinite else { return longestRetryAfter }
+                return min(max(0, interval), longestRetryAfter)
             }
         }
         return nil

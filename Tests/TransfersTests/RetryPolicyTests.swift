@@ -60,6 +60,13 @@ struct FixedRandom: RandomNumberGenerator {
         #expect(RetryPolicy.parseRetryAfter("Tue, 14 Nov 2023 22:00:00 GMT", now: now) == 0)
         #expect(RetryPolicy.parseRetryAfter("soon", now: now) == nil)
         #expect(RetryPolicy.parseRetryAfter("-5", now: now) == nil)
+        // Hostile values: capped at a week, never a trap or a timer past Int64.
+        let week = RetryPolicy.longestRetryAfter
+        #expect(RetryPolicy.parseRetryAfter("9223372036854775807", now: now) == week)
+        #expect(RetryPolicy.parseRetryAfter("99999999999999999999", now: now) == nil)
+        #expect(RetryPolicy.parseRetryAfter("Fri, 31 Dec 9999 23:59:59 GMT", now: now) == week)
+        #expect(RetryPolicy.parseRetryAfter("+5", now: now) == nil)
+        #expect(UploadError.parseRetryAfter("9223372036854775807") == week)
     }
 
     @Test func statusesAreClassifiedAsTheIssueSays() {

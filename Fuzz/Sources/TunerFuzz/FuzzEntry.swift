@@ -1,11 +1,12 @@
+import Crypto
 import Foundation
 import MediaFormats
 
-/// Which parser this run exercises: `TUNER_FUZZ_TARGET=hls|m3u|xmltv|redact|range|catchup`
+/// Which parser this run exercises: `TUNER_FUZZ_TARGET=hls|m3u|xmltv|redact|range|catchup|payload`
 /// (see `scripts/fuzz`). One binary for all targets keeps the sanitizer build to one.
 ///
 /// The small dependency-free parsers of other modules (Range headers, catch-up templates, byte
-/// sizes, header numbers) are compiled in from `Linked/` (symbolic links to their sources), so
+/// sizes, header numbers, Retry-After) are compiled in from `Linked/` (symbolic links to their sources), so
 /// fuzzing them does not need a sanitizer build of NIO, GRDB and the HTTP client.
 nonisolated(unsafe) private var target = "hls"
 
@@ -24,6 +25,7 @@ public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     case "redact": fuzzRedactor(bytes)
     case "range": fuzzRanges(bytes)
     case "catchup": fuzzCatchup(bytes)
+    case "payload": fuzzPayload(bytes)
     default: fuzzHLS(bytes)
     }
     return 0
@@ -104,6 +106,11 @@ private func fuzzRanges(_ bytes: [UInt8]) {
     }
     sink &+= Int(truncatingIfNeeded: HeaderNumber.nonNegative(text) ?? 0)
     sink &+= Int(truncatingIfNeeded: ByteCount.parse(text) ?? 0)
+    if let delay = RetryPolicy.parseRetryAfter(text, now: Date(timeIntervalSince1970: 1_700_000_000)) {
+        // What callers do with it: a Duration and a timer.
+        precondition(delay >= 0 && delay <= RetryPolicy.longestRetryAfter, "Retry-After out of bounds")
+        sink &+= Int(Duration.seconds(delay).components.seconds)
+    }
     blackHole(sink)
 }
 
@@ -124,6 +131,30 @@ private func fuzzCatchup(_ bytes: [UInt8]) {
     let request = CatchupURLBuilder.Request(streamURL: stream, catchup: catchup, start: time(0), end: time(8), now: time(16))
     blackHole(CatchupURLBuilder.url(for: request)?.utf8.count ?? 0)
     blackHole(CatchupURLBuilder.fill(rest, request).utf8.count)
+}
+
+/// The proxy-URL decoder, two ways: the input as a URL's two middle components (what anyone can
+/// send: must be refused), and the input sealed with the signer's own key (what only Tuner makes:
+/// reaches the JSON decoding and the link checks).
+private let fuzzKey = SymmetricKey(data: [UInt8](repeating: 7, count: 32))
+private let fuzzSigner = StreamLinkSigner(key: fuzzKey)
+private let fuzzSealKey = HKDF<SHA256>.deriveKey(
+    inputKeyMaterial: fuzzKey, info: Data("tuner proxy URL payload v2".utf8), outputByteCount: 32)
+
+private func fuzzPayload(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+    if parts.count == 2, (try? fuzzSigner.verify(signature: parts[0], payload: parts[1])) != nil {
+        fatalError("an input not made with the key was accepted")
+    }
+    guard let box = try? ChaChaPoly.seal(bytes, using: fuzzSealKey) else { return }
+    let nonce = Data(box.nonce).base64URLEncodedString()
+    let body = (box.ciphertext + box.tag).base64URLEncodedString()
+    if let link = try? fuzzSigner.verify(signature: nonce, payload: body) {
+        // A decoded link is one the proxy would fetch: it must be valid, and survive a round trip.
+        guard (try? link.validate()) != nil, let path = try? fuzzSigner.path(for: link) else { fatalError("an invalid link decoded") }
+        blackHole(path.utf8.count &+ link.headers.count)
+    }
 }
 
 @inline(never)

@@ -273,13 +273,7 @@ struct HLSDownloadFetcher: Sendable {
 
     /// A `Retry-After` value as seconds or an HTTP date.
     static func retryAfter(_ header: String?) -> Duration? {
-        guard let value = header?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if let seconds = Int(value) { return .seconds(max(0, seconds)) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
-        return .seconds(max(0, Int(date.timeIntervalSinceNow.rounded(.up))))
+        guard let header, let seconds = RetryPolicy.parseRetryAfter(header) else { return nil }
+        return .seconds(Int64(seconds.rounded(.up)))
     }
 }

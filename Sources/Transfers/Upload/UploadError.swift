@@ -111,13 +111,6 @@ public struct UploadError: Error, Sendable, CustomStringConvertible {
 
     /// Retry-After as seconds (`120`) or an HTTP date; nil when it is neither.
     public static func parseRetryAfter(_ value: String) -> TimeInterval? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed), seconds >= 0 { return TimeInterval(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: trimmed) else { return nil }
-        return max(0, date.timeIntervalSinceNow)
+        RetryPolicy.parseRetryAfter(value, now: Date())
     }
 }
