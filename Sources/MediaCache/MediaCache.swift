@@ -24,6 +24,8 @@ public final class MediaCache: Sendable {
     /// URL → cache key, so a player's many range requests skip the normalisation and hashing.
     private let keys = NIOLockedValueBox<[String: String]>([:])
     let allocator = ByteBufferAllocator()
+    /// Free space on the cache's disk, measured only as often as the reserve needs.
+    let freeSpace: FreeSpaceGauge
 
     struct Counters {
         var hitBytes: Int64 = 0
@@ -38,6 +40,7 @@ public final class MediaCache: Sendable {
     public init(configuration: MediaCacheConfiguration, httpClient: HTTPClient? = nil, logger: Logger = Logger(label: "tuner.cache")) throws {
         self.configuration = configuration
         self.logger = logger
+        self.freeSpace = FreeSpaceGauge(path: configuration.directory)
         try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
         index = try CacheIndex(path: configuration.directory + "/index.sqlite")
         let client: HTTPClient
@@ -154,9 +157,9 @@ public final class MediaCache: Sendable {
     func hasDiskRoom() -> Bool {
         let reserve = configuration.minimumFreeDiskBytes
         guard reserve > 0 else { return true }
-        if (freeDiskBytes(at: configuration.directory) ?? .max) >= reserve { return true }
+        if (freeSpace.freeBytes(reserve: reserve) ?? .max) >= reserve { return true }
         evictIfNeeded()
-        return (freeDiskBytes(at: configuration.directory) ?? .max) >= reserve
+        return (freeSpace.freeBytes(reserve: reserve, fresh: true) ?? .max) >= reserve
     }
 
     /// The cache key of `url`, remembered for the URLs seen recently.
@@ -260,7 +263,7 @@ public final class MediaCache: Sendable {
 
         let total = counters.withLockedValue { $0.durableBytes }
         var excess = total - max(0, budget)
-        if let free = freeDiskBytes(at: configuration.directory), free < configuration.minimumFreeDiskBytes {
+        if let free = freeSpace.freeBytes(reserve: configuration.minimumFreeDiskBytes, fresh: true), free < configuration.minimumFreeDiskBytes {
             excess = max(excess, configuration.minimumFreeDiskBytes - free)
         }
         guard excess > 0 else { return 0 }
@@ -304,7 +307,7 @@ public final class MediaCache: Sendable {
     func evictIfOverLimits() {
         let over = counters.withLockedValue { $0.durableBytes } > configuration.maxBytes
         let low = configuration.minimumFreeDiskBytes > 0
-            && (freeDiskBytes(at: configuration.directory) ?? .max) < configuration.minimumFreeDiskBytes
+            && (freeSpace.freeBytes(reserve: configuration.minimumFreeDiskBytes) ?? .max) < configuration.minimumFreeDiskBytes
         if over || low { evictIfNeeded() }
     }
 

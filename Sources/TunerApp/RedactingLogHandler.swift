@@ -7,8 +7,16 @@ import MediaFormats
 /// the CLI install it around their standard-error handler; embedders can wrap their own.
 public struct RedactingLogHandler: LogHandler {
     private var wrapped: any LogHandler
+    /// The logger's own metadata, already redacted. Kept here rather than in the wrapped handler
+    /// and merged into each entry as it is logged: code on the request path sets metadata (a
+    /// request id) on every request and logs rarely, and a wrapped `StreamLogHandler` renders its
+    /// whole metadata again on every change.
+    private var ownMetadata: Logger.Metadata
 
     public init(wrapping handler: any LogHandler) {
+        var handler = handler
+        self.ownMetadata = Self.redact(handler.metadata)
+        handler.metadata = [:]
         self.wrapped = handler
     }
 
@@ -18,19 +26,25 @@ public struct RedactingLogHandler: LogHandler {
     }
 
     public var metadata: Logger.Metadata {
-        get { wrapped.metadata }
-        set { wrapped.metadata = Self.redact(newValue) }
+        get { ownMetadata }
+        set { ownMetadata = Self.redact(newValue) }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { wrapped[metadataKey: key] }
-        set { wrapped[metadataKey: key] = newValue.map(Self.redact) }
+        get { ownMetadata[key] }
+        set { ownMetadata[key] = newValue.map(Self.redact) }
     }
 
     public func log(event: LogEvent) {
         var event = event
         event.message = "\(SecretRedactor.redact(event.message.description))"
-        event.metadata = event.metadata.map { Self.redact($0) }
+        let supplied = event.metadata.map { Self.redact($0) }
+        if ownMetadata.isEmpty {
+            event.metadata = supplied
+        } else {
+            // The entry's own values win over the logger's, as in swift-log's handlers.
+            event.metadata = ownMetadata.merging(supplied ?? [:]) { _, entry in entry }
+        }
         if let error = event.error { event.error = RedactedError(description: SecretRedactor.redact("\(error)")) }
         wrapped.log(event: event)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOConcurrencyHelpers
 
 /// The server's access control, in front of every route. It fails closed: anything it cannot
 /// classify is refused.
@@ -35,6 +36,10 @@ struct RequestGuardMiddleware: RouterMiddleware {
     static let openPaths: Set<String> = ["/api/v1/health"]
     static let uploadPrefix = ["api", "v1", "uploads"]
 
+    /// `Host` values already accepted: clients send the same one on every request, and parsing
+    /// it each time was a measurable part of a small cached answer.
+    let acceptedHosts = AcceptedHosts()
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path: RequestPath
         do {
@@ -44,8 +49,11 @@ struct RequestGuardMiddleware: RouterMiddleware {
         }
         // HTTP/1.1's `Host` arrives as the request's authority.
         let host = request.head.authority
-        if let host, !HostRule.accepts(host, publicHosts: publicHosts) {
-            throw HTTPError(.misdirectedRequest, message: "this Tuner does not answer to the host name in 'Host: \(Self.printable(host))': use its IP address or localhost, or start it with --public-host <name>")
+        if let host, !acceptedHosts.contains(host) {
+            guard HostRule.accepts(host, publicHosts: publicHosts) else {
+                throw HTTPError(.misdirectedRequest, message: "this Tuner does not answer to the host name in 'Host: \(Self.printable(host))': use its IP address or localhost, or start it with --public-host <name>")
+            }
+            acceptedHosts.remember(host)
         }
         if let token, !isOpen(path), !Self.carriesToken(request, token: token) {
             throw HTTPError(.unauthorized, message: "this Tuner listens beyond localhost: send 'Authorization: Bearer <token>' (the token is in the data folder's 'token' file or TUNER_TOKEN)")
@@ -113,6 +121,30 @@ struct RequestGuardMiddleware: RouterMiddleware {
     /// A header value safe to repeat in an error message: short, printable ASCII.
     static func printable(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.prefix(200).filter { $0.value >= 0x20 && $0.value < 0x7F }))
+    }
+}
+
+/// A bounded memo of `Host` values ``HostRule`` accepted. Only accepted values enter, so a
+/// refused one is parsed (and refused) every time; the set is emptied when full, so a client
+/// cycling through names costs memory for at most `capacity` of them.
+final class AcceptedHosts: Sendable {
+    private let hosts = NIOLockedValueBox<Set<String>>([])
+    let capacity: Int
+
+    init(capacity: Int = 64) {
+        self.capacity = capacity
+    }
+
+    func contains(_ host: String) -> Bool {
+        hosts.withLockedValue { $0.contains(host) }
+    }
+
+    func remember(_ host: String) {
+        hosts.withLockedValue { hosts in
+            guard !hosts.contains(host) else { return }
+            if hosts.count >= capacity { hosts.removeAll(keepingCapacity: true) }
+            hosts.insert(host)
+        }
     }
 }
 

@@ -73,8 +73,10 @@ import TunerTesting
             let answer = try await RawHTTP.get(port: port, target: "/api/v1/cache/stats", host: host)
             #expect(answer.status == 200, "Host: \(host) answered \(answer.status)")
         }
-        for host in ["attacker.example:\(port)", "attacker.example", "127.1", "0x7f.0.0.1", "localhost.attacker.example",
-                     "127.0.0.1.nip.io", "[::1", "127.0.0.1:80x", ""] {
+        // Twice: accepted hosts are remembered, refused ones must stay refused on every request.
+        let refused = ["attacker.example:\(port)", "attacker.example", "127.1", "0x7f.0.0.1", "localhost.attacker.example",
+                       "127.0.0.1.nip.io", "[::1", "127.0.0.1:80x", ""]
+        for host in refused + refused {
             let answer = try await RawHTTP.get(port: port, target: "/api/v1/cache/stats", host: host)
             #expect([400, 421].contains(answer.status), "Host: \(host) answered \(answer.status)")
             #expect(!answer.body.contains("\"bytes\""))
@@ -157,6 +159,14 @@ import TunerTesting
         }
         #expect(try RequestPath(normalising: "/stream/x/y/z").starts(with: ["stream"]))
         #expect(try !RequestPath(normalising: "/streams/x").starts(with: ["stream"]))
+    }
+
+    @Test func theMemoOfAcceptedHostsIsBounded() {
+        let memo = AcceptedHosts(capacity: 4)
+        for index in 0..<10 { memo.remember("host\(index)") }
+        #expect(memo.contains("host9"))
+        #expect(!memo.contains("host0"), "emptied when full, so it never holds more than its capacity")
+        #expect(!memo.contains("attacker.example"))
     }
 
     @Test func hostNamesAndLiterals() {

@@ -84,6 +84,7 @@ import TunerTesting
         #expect(logged.count == 1)
         #expect(!logged.joined().contains(Self.password), "\(logged)")
         #expect(logged.joined().contains("http://p.example/live/"), "the URL itself stays: \(logged)")
+        #expect(logged.joined().contains("p.example/get.php"), "the logger's own metadata reaches the entry: \(logged)")
     }
 
     @Test func redactionKeepsTheJSONValid() throws {
