@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "MediaCache", targets: ["MediaCache"]),
         .library(name: "Catalog", targets: ["Catalog"]),
         .library(name: "Transfers", targets: ["Transfers"]),
+        .library(name: "TunerStorage", targets: ["TunerStorage"]),
         .library(name: "TunerApp", targets: ["TunerApp"]),
         .library(name: "TunerServer", targets: ["TunerServer"]),
     ],
@@ -29,6 +30,10 @@ let package = Package(
         .target(name: "MediaFormats"),
         .target(name: "CAllocatorTuning"),
         .target(
+            name: "TunerStorage",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
             name: "MediaCache",
             dependencies: [
                 "MediaFormats",
@@ -45,6 +50,7 @@ let package = Package(
             name: "Catalog",
             dependencies: [
                 "MediaFormats",
+                "TunerStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The bulk import binds values with SQLite's C API directly.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -59,6 +65,7 @@ let package = Package(
             name: "Transfers",
             dependencies: [
                 "MediaFormats",
+                "TunerStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -71,6 +78,7 @@ let package = Package(
         .target(
             name: "TunerApp",
             dependencies: [
+                "TunerStorage",
                 "MediaCache",
                 "Catalog",
                 "Transfers",
@@ -153,6 +161,12 @@ let package = Package(
             name: "TunerServerTests",
             dependencies: ["TunerServer", "TunerApp", "MediaCache", "Transfers", "TunerTesting",
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
+        .testTarget(
+            name: "TunerAppTests",
+            dependencies: ["TunerApp", "TunerStorage", "Catalog", "Transfers",
+                           .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -1,25 +1,25 @@
 import Foundation
 import GRDB
 import Logging
+import TunerStorage
 
-/// The embedded catalog store: SQLite through GRDB, one `DatabasePool` (WAL) for the life of the
-/// process, so that listings and searches read a consistent snapshot while an import writes.
+/// The embedded catalog store: SQLite through GRDB, in the data folder's ``TunerDatabase`` (one
+/// `DatabasePool`, WAL, for the life of the process), so that listings and searches read a
+/// consistent snapshot while an import writes.
 public final class SQLiteCatalogStore: CatalogStore {
     let database: DatabasePool
     let logger: Logger
 
-    /// Opens (creating if needed) the catalog in the database file at `path`, usually
-    /// `<data folder>/tuner.sqlite`, and brings its schema up to date.
-    public init(path: String, logger: Logger) throws {
-        var configuration = Configuration()
-        configuration.foreignKeysEnabled = true
-        configuration.busyMode = .timeout(10)
-        configuration.label = "catalog"
-        // Imports write batches through it (see ImportBatchTable).
-        configuration.prepareDatabase { db in try ImportBatchTable.register(db) }
-        database = try DatabasePool(path: path, configuration: configuration)
+    /// The catalog in `database`, which must have been opened with ``CatalogSchema``.
+    public init(database: TunerDatabase, logger: Logger) {
+        self.database = database.pool
         self.logger = logger
-        try Self.migrator.migrate(database)
+    }
+
+    /// Opens (creating if needed) a database at `path` holding the catalog alone: for tools and
+    /// apps that embed the catalog without the rest of Tuner.
+    public convenience init(path: String, logger: Logger) throws {
+        self.init(database: try TunerDatabase(path: path, schemas: [CatalogSchema.self]), logger: logger)
     }
 
     // MARK: - Sources

@@ -1,64 +1,21 @@
 import Foundation
 import GRDB
+import TunerStorage
 
-/// The embedded transfer store: table `transfer` in `<data>/tuner.sqlite` (WAL), through its own
-/// GRDB `DatabasePool` and migrator.
-///
-/// The catalog opens the same file with its own pool and migrator. That is safe: GRDB's
-/// `DatabaseMigrator` records applied migrations by identifier in the shared `grdb_migrations`
-/// table and ignores identifiers it does not know (only `eraseDatabaseOnSchemaChange`, which
-/// neither store sets, would treat them as a schema change), so migrations named `transfers-…`
-/// and `catalog-…` never collide; both pools set a busy timeout, so their write transactions
-/// wait for each other instead of failing.
+/// The embedded transfer store: table `transfer` in the data folder's ``TunerDatabase``
+/// (`<data>/tuner.sqlite`, WAL), which the catalog shares.
 public final class SQLiteTransferStore: TransferStore {
     let database: DatabasePool
 
-    /// Opens (creating if needed) the database at `path` and brings the transfer tables up to date.
-    public init(path: String) throws {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.label = "transfers"
-        configuration.prepareDatabase { db in
-            // In WAL mode NORMAL syncs at checkpoints, not at every commit: a power cut can lose
-            // the last commits, which only makes a committed offset older (never larger than the
-            // synced bytes), and a killed process loses nothing.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
-        database = try DatabasePool(path: path, configuration: configuration)
-        try Self.migrator.migrate(database)
+    /// The transfers in `database`, which must have been opened with ``TransferSchema``.
+    public init(database: TunerDatabase) {
+        self.database = database.pool
     }
 
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("transfers-v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE transfer (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    kind TEXT NOT NULL,
-                    sourceURL TEXT NOT NULL,
-                    headers TEXT NOT NULL DEFAULT '[]',
-                    destinationName TEXT NOT NULL,
-                    priority INTEGER NOT NULL DEFAULT 0,
-                    position INTEGER NOT NULL,
-                    state TEXT NOT NULL CHECK (state IN ('waiting', 'active', 'paused', 'error', 'complete', 'removed')),
-                    committedBytes INTEGER NOT NULL DEFAULT 0 CHECK (committedBytes >= 0),
-                    totalBytes INTEGER CHECK (totalBytes IS NULL OR totalBytes >= 0),
-                    expectedSHA256 TEXT,
-                    etag TEXT,
-                    lastModified TEXT,
-                    errorReason TEXT,
-                    errorClass TEXT CHECK (errorClass IS NULL OR errorClass IN ('transient', 'permanent', 'needs-new-url')),
-                    retryCount INTEGER NOT NULL DEFAULT 0,
-                    nextAttemptAt DOUBLE,
-                    history TEXT NOT NULL DEFAULT '[]',
-                    properties TEXT NOT NULL DEFAULT '{}',
-                    createdAt DOUBLE NOT NULL,
-                    updatedAt DOUBLE NOT NULL
-                )
-                """)
-            try db.execute(sql: "CREATE INDEX transfer_state ON transfer(state)")
-        }
-        return migrator
+    /// Opens (creating if needed) a database at `path` holding the transfers alone: for tools
+    /// and apps that embed the transfer manager without the rest of Tuner.
+    public convenience init(path: String) throws {
+        self.init(database: try TunerDatabase(path: path, schemas: [TransferSchema.self]))
     }
 
     /// `loadAll()` without suspending, for synchronous composition roots.

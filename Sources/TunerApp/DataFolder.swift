@@ -12,6 +12,8 @@ public struct DataFolder: Sendable {
     }
 
     public var cacheDirectory: String { path + "/cache" }
+    /// The catalog's and transfers' SQLite database.
+    public var databasePath: String { path + "/tuner.sqlite" }
     /// tus uploads received by `tuner serve` (see Transfers.TusUploadStore).
     public var uploadsDirectory: String { path + "/uploads" }
     public var secretPath: String { path + "/secret" }

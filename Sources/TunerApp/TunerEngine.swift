@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import MediaCache
 import Transfers
+import TunerStorage
 
 /// The composition root: builds every service once from a configuration. The server, the CLI
 /// and embedding apps all start from here.
@@ -17,6 +18,8 @@ public final class TunerEngine: Sendable {
     public let preloads: PreloadJobs
     public let streams: StreamService
     /// Sources, channels, guide and favourites, in `<data folder>/tuner.sqlite`.
+    /// The data folder's SQLite database, shared by the catalog and the transfers.
+    public let database: TunerDatabase
     public let catalog: SQLiteCatalogStore
     public let catalogImporter: CatalogImporter
     /// tus uploads received at `/api/v1/uploads`, in `<data folder>/uploads`.
@@ -57,7 +60,8 @@ public final class TunerEngine: Sendable {
             throw error
         }
         do {
-            catalog = try SQLiteCatalogStore(path: dataFolder.path + "/tuner.sqlite", logger: logger)
+            // One database for the catalog and the transfers (the cache keeps its own index).
+            database = try dataFolder.openDatabase()
         } catch {
             try? httpClient.syncShutdown()
             throw error
@@ -76,11 +80,12 @@ public final class TunerEngine: Sendable {
         // Imports use the download client: providers redirect playlist and guide URLs (often to a CDN),
         // and that client follows redirects, dropping credentials when one leaves the origin. The
         // cache's client must not follow them itself (UpstreamClient does, to see the final URL).
+        catalog = SQLiteCatalogStore(database: database, logger: logger)
         catalogImporter = CatalogImporter(store: catalog, httpClient: transfersHTTPClient, logger: logger)
         catalogScheduler = CatalogRefreshScheduler(importer: catalogImporter, logger: logger)
         streamChecker = StreamChecker(store: catalog, logger: logger)
         do {
-            let store = try SQLiteTransferStore(path: dataFolder.path + "/tuner.sqlite")
+            let store = SQLiteTransferStore(database: database)
             transfers = try TransferManager(
                 store: store, loadedTasks: try store.loadAllNow(), dataDirectory: dataFolder.path,
                 configuration: configuration.transferManagerConfiguration, logger: logger)

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Catalog
 import Foundation
 import Logging
+import TunerApp
 
 /// Opens the catalog of a data folder for the `sources` and `channels` commands. SQLite in WAL
 /// mode lets these run beside a server that has the same file open.
@@ -12,10 +13,10 @@ struct LocalCatalog {
     let logger: Logger
 
     init(dataDirectory: String) throws {
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        let folder = try DataFolder(path: dataDirectory)
         var logger = Logger(label: "tuner")
         logger.logLevel = .warning
-        store = try SQLiteCatalogStore(path: (dataDirectory as NSString).appendingPathComponent("tuner.sqlite"), logger: logger)
+        store = SQLiteCatalogStore(database: try folder.openDatabase(), logger: logger)
         httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
         importer = CatalogImporter(store: store, httpClient: httpClient, logger: logger)
         self.logger = logger

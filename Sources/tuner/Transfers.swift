@@ -105,7 +105,7 @@ struct TransfersTarget: ParsableArguments {
         var configuration = configuration
         configuration.stallTimeout = environment.transfersStallTimeoutSeconds
         configuration.tuning.syncInterval = Double(environment.transfersSyncIntervalMilliseconds) / 1000
-        let store = try SQLiteTransferStore(path: folder.path + "/tuner.sqlite")
+        let store = SQLiteTransferStore(database: try folder.openDatabase())
         let manager = try await TransferManager(store: store, dataDirectory: folder.path, configuration: configuration, logger: logger)
         let client = FileDownloadExecutor.makeHTTPClient()
         for executor in TransferExecutors.standard(httpClient: client) { await manager.register(executor) }

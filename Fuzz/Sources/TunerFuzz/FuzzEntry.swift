@@ -136,9 +136,9 @@ private func fuzzCatchup(_ bytes: [UInt8]) {
 /// The proxy-URL decoder, two ways: the input as a URL's two middle components (what anyone can
 /// send: must be refused), and the input sealed with the signer's own key (what only Tuner makes:
 /// reaches the JSON decoding and the link checks).
-private let fuzzKey = SymmetricKey(data: [UInt8](repeating: 7, count: 32))
+nonisolated(unsafe) private let fuzzKey = SymmetricKey(data: [UInt8](repeating: 7, count: 32))
 private let fuzzSigner = StreamLinkSigner(key: fuzzKey)
-private let fuzzSealKey = HKDF<SHA256>.deriveKey(
+nonisolated(unsafe) private let fuzzSealKey = HKDF<SHA256>.deriveKey(
     inputKeyMaterial: fuzzKey, info: Data("tuner proxy URL payload v2".utf8), outputByteCount: 32)
 
 private func fuzzPayload(_ bytes: [UInt8]) {

@@ -1,10 +1,11 @@
 import GRDB
+import TunerStorage
 
-extension SQLiteCatalogStore {
+/// The catalog's tables in ``TunerDatabase``.
+public enum CatalogSchema: DatabaseSchema {
     /// Every schema change, in order. Constraints live here rather than in Swift so that no code
     /// path (or a future PostgreSQL twin reading the same rules) can store an inconsistent catalog.
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
+    public static func registerMigrations(in migrator: inout DatabaseMigrator) {
         migrator.registerMigration("catalog-v1") { db in
             try db.execute(sql: """
                 CREATE TABLE catalogSource (
@@ -169,6 +170,10 @@ extension SQLiteCatalogStore {
                 INSERT INTO catalogSearch (catalogSearch) VALUES ('rebuild');
                 """)
         }
-        return migrator
+    }
+
+    /// Imports write batches through the `importBatch` virtual table (see ImportBatchTable).
+    public static func prepare(_ db: Database) throws {
+        try ImportBatchTable.register(db)
     }
 }

@@ -1,1 +1,0 @@
-../../../../Sources/TunerApp/DataFolder.swift
