@@ -248,7 +248,11 @@ public final class StreamLinkSigner: Sendable {
         guard let decoded = try? JSONDecoder().decode(Payload.self, from: json), let url = URL(string: decoded.u) else {
             throw .invalid("the proxy URL's payload cannot be decoded")
         }
-        let headers = (decoded.h ?? []).compactMap { $0.count == 2 ? StreamHeader(name: $0[0], value: $0[1]) : nil }
+        let pairs: [[String]] = decoded.h ?? []
+        let headers: [StreamHeader] = pairs.compactMap { pair -> StreamHeader? in
+            guard pair.count == 2 else { return nil }
+            return StreamHeader(name: pair[0], value: pair[1])
+        }
         let link = StreamLink(
             url: url, headers: headers, kind: decoded.k.flatMap(StreamKind.init(rawValue:)),
             playlist: decoded.p.flatMap(URL.init(string:)))

@@ -1,0 +1,1 @@
+../../../../Sources/TunerApp/Data+Base64URL.swift
