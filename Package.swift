@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Catalog", targets: ["Catalog"]),
         .library(name: "Transfers", targets: ["Transfers"]),
         .library(name: "TunerStorage", targets: ["TunerStorage"]),
+        .library(name: "Routing", targets: ["Routing"]),
         .library(name: "TunerApp", targets: ["TunerApp"]),
         .library(name: "TunerServer", targets: ["TunerServer"]),
     ],
@@ -29,6 +30,7 @@ let package = Package(
     targets: [
         .target(name: "MediaFormats"),
         .target(name: "CAllocatorTuning"),
+        .target(name: "Routing"),
         .target(
             name: "TunerStorage",
             dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
@@ -110,6 +112,7 @@ let package = Package(
             name: "tuner",
             dependencies: [
                 "CAllocatorTuning",
+                "Routing",
                 "TunerServer",
                 "TunerApp",
                 "MediaCache",
@@ -161,6 +164,10 @@ let package = Package(
             name: "TunerServerTests",
             dependencies: ["TunerServer", "TunerApp", "MediaCache", "Transfers", "TunerTesting",
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
+        .testTarget(
+            name: "RoutingTests",
+            dependencies: ["Routing"]
         ),
         .testTarget(
             name: "TunerAppTests",

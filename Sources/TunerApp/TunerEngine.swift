@@ -21,6 +21,8 @@ public final class TunerEngine: Sendable {
     /// The data folder's SQLite database, shared by the catalog and the transfers.
     public let database: TunerDatabase
     public let catalog: SQLiteCatalogStore
+    /// Play and catch-up links (a feature object shared by the API, the CLI and the web app).
+    public let player: Player
     public let catalogImporter: CatalogImporter
     /// tus uploads received at `/api/v1/uploads`, in `<data folder>/uploads`.
     public let uploads: TusUploadStore
@@ -81,6 +83,7 @@ public final class TunerEngine: Sendable {
         // and that client follows redirects, dropping credentials when one leaves the origin. The
         // cache's client must not follow them itself (UpstreamClient does, to see the final URL).
         catalog = SQLiteCatalogStore(database: database, logger: logger)
+        player = Player(catalog: catalog, signer: signer)
         catalogImporter = CatalogImporter(store: catalog, httpClient: transfersHTTPClient, logger: logger)
         catalogScheduler = CatalogRefreshScheduler(importer: catalogImporter, logger: logger)
         streamChecker = StreamChecker(store: catalog, logger: logger)

@@ -107,47 +107,19 @@ extension CatalogController {
     /// a past programme, from the channel's catch-up settings (templates or Xtream timeshift).
     @Sendable func catchup(request: Request, context: TunerRequestContext) async throws -> Catchup {
         let id = try context.parameters.require("id", as: Int64.self)
-        guard let item = try await engine.catalog.item(id: id) else { throw HTTPError(.notFound, message: "no channel with id \(id)") }
-        guard let catchup = item.catchup, let streamURL = item.url else {
-            throw HTTPError(.conflict, message: "channel \(id) has no catch-up (its playlist sets no catchup attributes)")
-        }
-        var programme: GuideProgramme?
-        let start: Int64, end: Int64
+        let target: Player.CatchupTarget
         if let programmeText = request.uri.queryParameters["programme"] {
             guard let programmeID = Int64(String(programmeText)) else { throw HTTPError(.badRequest, message: "'programme' must be a programme id") }
-            guard let found = try await engine.catalog.programme(id: programmeID) else {
-                throw HTTPError(.notFound, message: "no programme with id \(programmeID) (old programmes are pruned)")
-            }
-            programme = found
-            (start, end) = (found.start, found.stop)
+            target = .programme(id: programmeID)
         } else {
             guard let from = try Self.time(request, "start"), let until = try Self.time(request, "end") else {
                 throw HTTPError(.badRequest, message: "give 'programme' (an id from the guide), or 'start' and 'end'")
             }
-            (start, end) = (from, until)
-        }
-        guard end > start else { throw HTTPError(.badRequest, message: "'end' must be after 'start'") }
-        guard GuideTime.supported.contains(start), GuideTime.supported.contains(end) else {
-            throw HTTPError(.badRequest, message: "the programme's times are outside the years 1 to 9999")
-        }
-        let now = Self.now()
-        guard start < now else { throw HTTPError(.conflict, message: "the programme has not started yet; play the channel live") }
-        // `days` comes from the playlist: compare in days rather than multiply, so no value overflows.
-        if let days = catchup.days, days > 0, (now - start) / 86_400 >= Int64(days) {
-            throw HTTPError(.conflict, message: "the provider keeps \(days) days of catch-up; this programme is older")
-        }
-        let builderRequest = CatchupURLBuilder.Request(
-            streamURL: streamURL, catchup: catchup, start: start, end: end, now: now, catchupID: programme?.catchupID)
-        guard let text = CatchupURLBuilder.url(for: builderRequest), let url = URL(string: text) else {
-            throw HTTPError(.conflict, message: "channel \(id)'s catch-up settings (type \(catchup.type)) give no URL")
+            target = .span(start: from, end: until)
         }
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
-        do {
-            let proxy = try engine.proxyURL(for: url, headers: item.headers.map { StreamHeader(name: $0.name, value: $0.value) }, baseURL: base)
-            return Catchup(proxyURL: proxy, start: start, end: end, programme: programme)
-        } catch {
-            throw HTTPError(.badRequest, message: error.description)
-        }
+        let link = try await Self.answering { try await engine.player.catchup(itemID: id, target: target, baseURL: base) }
+        return Catchup(proxyURL: link.proxyURL, start: link.start, end: link.end, programme: link.programme)
     }
 
     /// `POST /channels/check {"ids": […]}` or `{"source": N}` or `{}` (every live channel):

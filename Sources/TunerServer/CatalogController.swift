@@ -177,16 +177,22 @@ struct CatalogController {
 
     @Sendable func play(request: Request, context: TunerRequestContext) async throws -> Play {
         let id = try context.parameters.require("id", as: Int64.self)
-        guard let item = try await engine.catalog.item(id: id) else { throw HTTPError(.notFound, message: "no channel with id \(id)") }
-        guard let text = item.url, let url = URL(string: text) else {
-            throw HTTPError(.conflict, message: "item \(id) has no stream of its own (a series plays by episode)")
-        }
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
-        let headers = item.headers.map { StreamHeader(name: $0.name, value: $0.value) }
+        let link = try await Self.answering { try await engine.player.play(itemID: id, baseURL: base) }
+        return Play(proxyURL: link.proxyURL, item: link.item)
+    }
+
+    /// A feature object's error as HTTP: what is missing is 404, what does not apply 409, bad input 400.
+    static func answering<T>(_ body: () async throws -> T) async throws -> T {
         do {
-            return Play(proxyURL: try engine.proxyURL(for: url, headers: headers, baseURL: base), item: item)
-        } catch {
-            throw HTTPError(.badRequest, message: error.description)
+            return try await body()
+        } catch let error as PlayerError {
+            let status: HTTPResponse.Status = switch error.kind {
+            case .notFound: .notFound
+            case .notPlayable: .conflict
+            case .invalid: .badRequest
+            }
+            throw HTTPError(status, message: error.description)
         }
     }
 

@@ -16,12 +16,15 @@ struct Sources: AsyncParsableCommand {
 
         func run() async throws {
             try await LocalCatalog.with(dataOptions) { catalog in
-                for source in try await catalog.store.sources() {
-                    var line = "\(source.id)\t\(source.kind)\t\(source.status)\t\(source.name)\t\(SecretRedactor.redactURL(source.location))"
-                    if let error = source.lastError { line += "\terror: \(error)" }
-                    print(line)
-                }
+                for source in try await catalog.store.sources() { print(Self.line(source)) }
             }
+        }
+
+        /// One source as a line: id, kind, status, name, location without its secrets, last error.
+        static func line(_ source: CatalogSource) -> String {
+            var line = "\(source.id)\t\(source.kind)\t\(source.status)\t\(source.name)\t\(SecretRedactor.redactURL(source.location))"
+            if let error = source.lastError { line += "\terror: \(SecretRedactor.redact(error))" }
+            return line
         }
     }
 

@@ -1,0 +1,122 @@
+import Catalog
+import Foundation
+import MediaFormats
+
+/// Play links: what a user opens to watch a channel, a film, an episode or a past programme.
+///
+/// A feature object: the HTTP API, the CLI (`tuner open`) and the web app call it alike, so
+/// what "play channel 42" means is decided here once. Stateless apart from its parts, so it is
+/// `Sendable` and called from many requests at once.
+public final class Player: Sendable {
+    let catalog: SQLiteCatalogStore
+    let signer: StreamLinkSigner
+    /// The clock catch-up compares programme times with, in seconds since 1970.
+    let now: @Sendable () -> Int64
+
+    public init(catalog: SQLiteCatalogStore, signer: StreamLinkSigner, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+        self.catalog = catalog
+        self.signer = signer
+        self.now = now
+    }
+
+    /// A signed proxy URL that plays item `id` (a channel, film or episode) on the server at
+    /// `baseURL`, with the headers its provider needs.
+    public func play(itemID id: Int64, baseURL: String) async throws -> PlayLink {
+        let item = try await item(id)
+        guard let text = item.url, let url = URL(string: text) else {
+            throw PlayerError(.notPlayable, "item \(id) has no stream of its own (a series plays by episode)")
+        }
+        return PlayLink(proxyURL: try proxyURL(url, item: item, baseURL: baseURL), item: item)
+    }
+
+    /// What a past programme of a channel is: one from the guide, or a time span.
+    public enum CatchupTarget: Sendable, Equatable {
+        case programme(id: Int64)
+        case span(start: Int64, end: Int64)
+        /// The programme on the channel at this time, or, without a guide there, an hour from it.
+        case at(Int64)
+    }
+
+    /// A signed proxy URL that plays a past programme of channel `id`, from the channel's
+    /// catch-up settings (templates or Xtream timeshift).
+    public func catchup(itemID id: Int64, target: CatchupTarget, baseURL: String) async throws -> CatchupLink {
+        let item = try await item(id)
+        guard let catchup = item.catchup, let streamURL = item.url else {
+            throw PlayerError(.notPlayable, "channel \(id) has no catch-up (its playlist sets no catchup attributes)")
+        }
+        var programme: GuideProgramme?
+        let start: Int64, end: Int64
+        switch target {
+        case .programme(let programmeID):
+            guard let found = try await catalog.programme(id: programmeID) else {
+                throw PlayerError(.notFound, "no programme with id \(programmeID) (old programmes are pruned)")
+            }
+            programme = found
+            (start, end) = (found.start, found.stop)
+        case .span(let from, let until):
+            (start, end) = (from, until)
+        case .at(let time):
+            guard GuideTime.supported.contains(time) else { throw PlayerError(.invalid, "the time is outside the years 1 to 9999") }
+            // In the supported years, so `time + 1` and `time + 3600` cannot overflow.
+            let covering = try await catalog.guide(itemIDs: [id], from: time, to: time + 1)[id]?.first { $0.start <= time && time < $0.stop }
+            programme = covering
+            (start, end) = covering.map { ($0.start, $0.stop) } ?? (time, GuideTime.clamped(time + 3600))
+        }
+        guard end > start else { throw PlayerError(.invalid, "'end' must be after 'start'") }
+        guard GuideTime.supported.contains(start), GuideTime.supported.contains(end) else {
+            throw PlayerError(.invalid, "the programme's times are outside the years 1 to 9999")
+        }
+        let now = now()
+        guard start < now else { throw PlayerError(.notPlayable, "the programme has not started yet; play the channel live") }
+        // `days` comes from the playlist: compare in days rather than multiply, so no value overflows.
+        if let days = catchup.days, days > 0, (now - start) / 86_400 >= Int64(days) {
+            throw PlayerError(.notPlayable, "the provider keeps \(days) days of catch-up; this programme is older")
+        }
+        let request = CatchupURLBuilder.Request(
+            streamURL: streamURL, catchup: catchup, start: start, end: end, now: now, catchupID: programme?.catchupID)
+        guard let text = CatchupURLBuilder.url(for: request), let url = URL(string: text) else {
+            throw PlayerError(.notPlayable, "channel \(id)'s catch-up settings (type \(catchup.type)) give no URL")
+        }
+        return CatchupLink(proxyURL: try proxyURL(url, item: item, baseURL: baseURL), start: start, end: end, programme: programme)
+    }
+
+    private func item(_ id: Int64) async throws -> CatalogItem {
+        guard let item = try await catalog.item(id: id) else { throw PlayerError(.notFound, "no channel with id \(id)") }
+        return item
+    }
+
+    private func proxyURL(_ url: URL, item: CatalogItem, baseURL: String) throws -> String {
+        let headers = item.headers.map { StreamHeader(name: $0.name, value: $0.value) }
+        do {
+            return try signer.proxyURL(for: StreamLink(url: url, headers: headers), baseURL: baseURL)
+        } catch {
+            throw PlayerError(.invalid, error.description)
+        }
+    }
+}
+
+/// A signed URL that plays a catalog item, with the item.
+public struct PlayLink: Sendable, Codable, Equatable {
+    public var proxyURL: String
+    public var item: CatalogItem
+}
+
+/// A signed URL that plays a past programme, with its times and, when known, the programme.
+public struct CatchupLink: Sendable, Codable, Equatable {
+    public var proxyURL: String
+    public var start: Int64
+    public var end: Int64
+    public var programme: GuideProgramme?
+}
+
+/// Why a play link cannot be made; `kind` says which answer it is (404, 409, 400).
+public struct PlayerError: Error, CustomStringConvertible, Sendable {
+    public enum Kind: Sendable { case notFound, notPlayable, invalid }
+    public let kind: Kind
+    public let description: String
+
+    init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+}
