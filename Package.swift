@@ -31,6 +31,8 @@ let package = Package(
         .target(name: "MediaFormats"),
         .target(name: "CAllocatorTuning"),
         .target(name: "Routing"),
+        // zlib, for inflating gzip guides and playlists member by member (Catalog.GzipFile).
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "TunerStorage",
             dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
@@ -60,7 +62,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "CompressNIO", package: "compress-nio"),
+                "CZlib",
             ]
         ),
         .target(
@@ -89,6 +91,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .target(
@@ -106,6 +110,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .executableTarget(
@@ -121,6 +127,9 @@ let package = Package(
                 "MediaFormats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(

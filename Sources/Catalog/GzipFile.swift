@@ -1,4 +1,4 @@
-import CCompressZlib
+import CZlib
 import Foundation
 
 /// Inflates `.gz` playlists and guides into a plain file before an import, outside any database
@@ -29,7 +29,7 @@ enum GzipFile {
 
         var stream = z_stream()
         // 15 + 16: a gzip wrapper, the largest window.
-        guard CCompressZlib_inflateInit2(&stream, 15 + 16) == Z_OK else {
+        guard CZlib_inflateInit2(&stream, 15 + 16) == Z_OK else {
             throw CatalogError.fetchFailed("cannot start gzip decompression")
         }
         defer { inflateEnd(&stream) }
@@ -63,7 +63,7 @@ enum GzipFile {
                     let produced: Int = try outputBuffer.withUnsafeMutableBufferPointer { out in
                         stream.next_out = out.baseAddress
                         stream.avail_out = UInt32(out.count)
-                        let status = CCompressZlib.inflate(&stream, Z_NO_FLUSH)
+                        let status = CZlib.inflate(&stream, Z_NO_FLUSH)
                         let produced = out.count - Int(stream.avail_out)
                         switch status {
                         case Z_STREAM_END:
@@ -103,7 +103,7 @@ enum GzipFile {
                 stream.avail_in = 0
                 stream.next_out = out.baseAddress
                 stream.avail_out = UInt32(out.count)
-                let status = CCompressZlib.inflate(&stream, Z_NO_FLUSH)
+                let status = CZlib.inflate(&stream, Z_NO_FLUSH)
                 if status == Z_STREAM_END { insideMember = false; members += 1 }
                 return out.count - Int(stream.avail_out)
             }
