@@ -181,6 +181,7 @@ let package = Package(
         .testTarget(
             name: "TunerAppTests",
             dependencies: ["TunerApp", "TunerStorage", "Catalog", "Transfers",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")]
         ),

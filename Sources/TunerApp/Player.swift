@@ -24,7 +24,7 @@ public final class Player: Sendable {
     public func play(itemID id: Int64, baseURL: String) async throws -> PlayLink {
         let item = try await item(id)
         guard let text = item.url, let url = URL(string: text) else {
-            throw PlayerError(.notPlayable, "item \(id) has no stream of its own (a series plays by episode)")
+            throw FeatureError(.notPlayable, "item \(id) has no stream of its own (a series plays by episode)")
         }
         return PlayLink(proxyURL: try proxyURL(url, item: item, baseURL: baseURL), item: item)
     }
@@ -42,46 +42,46 @@ public final class Player: Sendable {
     public func catchup(itemID id: Int64, target: CatchupTarget, baseURL: String) async throws -> CatchupLink {
         let item = try await item(id)
         guard let catchup = item.catchup, let streamURL = item.url else {
-            throw PlayerError(.notPlayable, "channel \(id) has no catch-up (its playlist sets no catchup attributes)")
+            throw FeatureError(.notPlayable, "channel \(id) has no catch-up (its playlist sets no catchup attributes)")
         }
         var programme: GuideProgramme?
         let start: Int64, end: Int64
         switch target {
         case .programme(let programmeID):
             guard let found = try await catalog.programme(id: programmeID) else {
-                throw PlayerError(.notFound, "no programme with id \(programmeID) (old programmes are pruned)")
+                throw FeatureError(.notFound, "no programme with id \(programmeID) (old programmes are pruned)")
             }
             programme = found
             (start, end) = (found.start, found.stop)
         case .span(let from, let until):
             (start, end) = (from, until)
         case .at(let time):
-            guard GuideTime.supported.contains(time) else { throw PlayerError(.invalid, "the time is outside the years 1 to 9999") }
+            guard GuideTime.supported.contains(time) else { throw FeatureError(.invalid, "the time is outside the years 1 to 9999") }
             // In the supported years, so `time + 1` and `time + 3600` cannot overflow.
             let covering = try await catalog.guide(itemIDs: [id], from: time, to: time + 1)[id]?.first { $0.start <= time && time < $0.stop }
             programme = covering
             (start, end) = covering.map { ($0.start, $0.stop) } ?? (time, GuideTime.clamped(time + 3600))
         }
-        guard end > start else { throw PlayerError(.invalid, "'end' must be after 'start'") }
+        guard end > start else { throw FeatureError(.invalid, "'end' must be after 'start'") }
         guard GuideTime.supported.contains(start), GuideTime.supported.contains(end) else {
-            throw PlayerError(.invalid, "the programme's times are outside the years 1 to 9999")
+            throw FeatureError(.invalid, "the programme's times are outside the years 1 to 9999")
         }
         let now = now()
-        guard start < now else { throw PlayerError(.notPlayable, "the programme has not started yet; play the channel live") }
+        guard start < now else { throw FeatureError(.notPlayable, "the programme has not started yet; play the channel live") }
         // `days` comes from the playlist: compare in days rather than multiply, so no value overflows.
         if let days = catchup.days, days > 0, (now - start) / 86_400 >= Int64(days) {
-            throw PlayerError(.notPlayable, "the provider keeps \(days) days of catch-up; this programme is older")
+            throw FeatureError(.notPlayable, "the provider keeps \(days) days of catch-up; this programme is older")
         }
         let request = CatchupURLBuilder.Request(
             streamURL: streamURL, catchup: catchup, start: start, end: end, now: now, catchupID: programme?.catchupID)
         guard let text = CatchupURLBuilder.url(for: request), let url = URL(string: text) else {
-            throw PlayerError(.notPlayable, "channel \(id)'s catch-up settings (type \(catchup.type)) give no URL")
+            throw FeatureError(.notPlayable, "channel \(id)'s catch-up settings (type \(catchup.type)) give no URL")
         }
         return CatchupLink(proxyURL: try proxyURL(url, item: item, baseURL: baseURL), start: start, end: end, programme: programme)
     }
 
     private func item(_ id: Int64) async throws -> CatalogItem {
-        guard let item = try await catalog.item(id: id) else { throw PlayerError(.notFound, "no channel with id \(id)") }
+        guard let item = try await catalog.item(id: id) else { throw FeatureError(.notFound, "no channel with id \(id)") }
         return item
     }
 
@@ -90,7 +90,7 @@ public final class Player: Sendable {
         do {
             return try signer.proxyURL(for: StreamLink(url: url, headers: headers), baseURL: baseURL)
         } catch {
-            throw PlayerError(.invalid, error.description)
+            throw FeatureError(.invalid, error.description)
         }
     }
 }
@@ -107,16 +107,4 @@ public struct CatchupLink: Sendable, Codable, Equatable {
     public var start: Int64
     public var end: Int64
     public var programme: GuideProgramme?
-}
-
-/// Why a play link cannot be made; `kind` says which answer it is (404, 409, 400).
-public struct PlayerError: Error, CustomStringConvertible, Sendable {
-    public enum Kind: Sendable { case notFound, notPlayable, invalid }
-    public let kind: Kind
-    public let description: String
-
-    init(_ kind: Kind, _ description: String) {
-        self.kind = kind
-        self.description = description
-    }
 }

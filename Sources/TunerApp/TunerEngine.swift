@@ -23,6 +23,8 @@ public final class TunerEngine: Sendable {
     public let catalog: SQLiteCatalogStore
     /// Play and catch-up links (a feature object shared by the API, the CLI and the web app).
     public let player: Player
+    /// Sources: add, refresh, change, remove (a feature object, as `player`).
+    public let library: Library
     public let catalogImporter: CatalogImporter
     /// tus uploads received at `/api/v1/uploads`, in `<data folder>/uploads`.
     public let uploads: TusUploadStore
@@ -86,6 +88,9 @@ public final class TunerEngine: Sendable {
         player = Player(catalog: catalog, signer: signer)
         catalogImporter = CatalogImporter(store: catalog, httpClient: transfersHTTPClient, logger: logger)
         catalogScheduler = CatalogRefreshScheduler(importer: catalogImporter, logger: logger)
+        library = Library(
+            catalog: catalog, importer: catalogImporter, localFiles: localFiles,
+            defaultRefreshInterval: configuration.catalogDefaultRefreshSeconds)
         streamChecker = StreamChecker(store: catalog, logger: logger)
         do {
             let store = SQLiteTransferStore(database: database)

@@ -41,17 +41,7 @@ extension CatalogController {
         let id = try context.parameters.require("id", as: Int64.self)
         let patch = try await decode(SourcePatch.self, request, context)
         return Body(value: try await mapped {
-            guard var source = try await engine.catalog.source(id: id) else { throw CatalogError.sourceNotFound(id) }
-            if let name = patch.name { source.name = name }
-            if let urls = patch.epgURLs {
-                source.epgURLs = try urls.map { try checkedLocation($0) }
-            }
-            if let interval = patch.refreshInterval {
-                guard interval > 0 else { throw HTTPError(.badRequest, message: "'refreshInterval' must be a positive number of seconds") }
-                source.refreshInterval = interval
-            }
-            try await engine.catalog.updateSource(source)
-            return (try await engine.catalog.source(id: id) ?? source).forClients
+            try await engine.library.updateSource(id: id, name: patch.name, epgURLs: patch.epgURLs, refreshInterval: patch.refreshInterval)
         })
     }
 

@@ -10,18 +10,6 @@ struct CatalogController {
     /// The base URL proxy URLs use when the request has no Host header.
     let fallbackBaseURL: @Sendable () -> String
 
-    struct SourceRequest: Decodable {
-        var location: String
-        var name: String?
-        /// `m3u` (default), `xmltv` or `xtream`.
-        var kind: String?
-        var username: String?
-        var password: String?
-        var epgURLs: [String]?
-        /// Seconds between scheduled refreshes (default a day).
-        var refreshInterval: Double?
-    }
-
     /// A catalog value as the JSON body, without conforming Catalog's types to Hummingbird's protocols.
     struct Body<Value: Encodable & Sendable>: ResponseEncodable {
         var value: Value
@@ -29,24 +17,16 @@ struct CatalogController {
     }
 
     struct SourceList: ResponseEncodable { var sources: [CatalogSource] }
-    struct Refreshed: ResponseEncodable {
-        var source: CatalogSource?
-        var counts: CatalogImportCounts
-        /// The source's guide, imported after its items when it has guide URLs.
-        var guide: GuideImportCounts? = nil
-        /// Why the guide failed (the items were imported; the previous guide is kept).
-        var guideError: String? = nil
-    }
     struct Play: ResponseEncodable { var proxyURL: String; var item: CatalogItem }
     struct Message: ResponseEncodable { var message: String }
 
     func addRoutes(to router: Router<TunerRequestContext>) {
         let api = router.group("/api/v1")
-        api.get("sources") { _, _ in SourceList(sources: try await engine.catalog.sources().map(\.forClients)) }
+        api.get("sources") { _, _ in SourceList(sources: try await engine.library.sources()) }
         api.post("sources", use: addSource)
         api.post("sources/:id/refresh", use: refresh)
         api.delete("sources/:id") { _, context in
-            try await mapped { try await engine.catalog.removeSource(id: try context.parameters.require("id", as: Int64.self)) }
+            try await mapped { try await engine.library.removeSource(id: try context.parameters.require("id", as: Int64.self)) }
             return Message(message: "source removed")
         }
         api.get("channels", use: channels)
@@ -65,89 +45,25 @@ struct CatalogController {
     }
 
     @Sendable func addSource(request: Request, context: TunerRequestContext) async throws -> EditedResponse<Body<CatalogSource>> {
-        let body: SourceRequest
+        let body: Library.NewSource
         do {
-            body = try await request.decode(as: SourceRequest.self, context: context)
+            body = try await request.decode(as: Library.NewSource.self, context: context)
         } catch {
             throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
         }
-        // The server fetches only http(s), or reads a local file inside the files root: any other
-        // location would read the server's disk or reach other services for whoever calls the API.
-        let location = try checkedLocation(body.location)
-        for url in body.epgURLs ?? [] { _ = try checkedLocation(url) }
-        // A pasted panel URL (`…/player_api.php?username=…`) is an Xtream account even unsaid.
-        let pastedPanel = body.kind == nil && body.location.lowercased().contains("/player_api.php")
-        var draft = CatalogSourceDraft(
-            kind: CatalogSourceKind(rawValue: body.kind ?? (pastedPanel ? "xtream" : "m3u")), name: body.name, location: location,
-            epgURLs: body.epgURLs ?? [], refreshInterval: engine.configuration.catalogDefaultRefreshSeconds)
-        if let interval = body.refreshInterval {
-            guard interval > 0 else { throw HTTPError(.badRequest, message: "'refreshInterval' must be a positive number of seconds") }
-            draft.refreshInterval = interval
-        }
-        if draft.kind == .xtream {
-            guard let credentials = XtreamCredentials.parse(body.location, username: body.username, password: body.password) else {
-                throw HTTPError(.badRequest, message: "an Xtream source needs 'username' and 'password' (or a pasted player_api.php URL with both)")
+        let source = try await Self.answering {
+            do {
+                return try await engine.library.addSource(body)
+            } catch let error as CatalogError {
+                throw FeatureError(.invalid, error.description)
             }
-            // The server alone as the location (and the name's origin): a pasted URL's query holds the password.
-            draft = CatalogSourceDraft(
-                kind: .xtream, name: body.name, location: credentials.server, xtream: credentials, epgURLs: draft.epgURLs,
-                refreshInterval: draft.refreshInterval)
         }
-        do {
-            return EditedResponse(status: .created, response: Body(value: try await engine.catalog.addSource(draft).forClients))
-        } catch {
-            throw HTTPError(.badRequest, message: "\(error)")
-        }
+        return EditedResponse(status: .created, response: Body(value: source))
     }
 
-    /// `location` as the importer may use it: an http(s) URL as it is, or a local file (a path or
-    /// a `file:` URL) inside the files root, resolved. Anything else is a 400 (or 403 outside).
-    func checkedLocation(_ location: String) throws -> String {
-        if Self.isFetchable(location) { return location }
-        var path = location
-        if location.lowercased().hasPrefix("file:") {
-            guard let url = URL(string: location), url.isFileURL else {
-                throw HTTPError(.badRequest, message: "'\(location)' is not a file URL Tuner can read")
-            }
-            path = url.path
-        }
-        guard path.hasPrefix("/") else {
-            throw HTTPError(.badRequest, message: "'\(location)' is neither an http(s) URL nor an absolute path to a local file")
-        }
-        do {
-            return try engine.localFiles.fileToRead(path)
-        } catch {
-            throw HTTPError(.forbidden, message: error.description)
-        }
-    }
-
-    /// An absolute http or https URL with a host.
-    static func isFetchable(_ text: String) -> Bool {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host, !host.isEmpty
-        else { return false }
-        return true
-    }
-
-    @Sendable func refresh(request: Request, context: TunerRequestContext) async throws -> Refreshed {
+    @Sendable func refresh(request: Request, context: TunerRequestContext) async throws -> Body<Library.Refreshed> {
         let id = try context.parameters.require("id", as: Int64.self)
-        return try await mapped {
-            guard let source = try await engine.catalog.source(id: id) else { throw CatalogError.sourceNotFound(id) }
-            if source.kind == .xmltv {
-                let guide = try await engine.catalogImporter.refreshGuide(sourceID: id, now: Int64(Date().timeIntervalSince1970))
-                return Refreshed(source: try await engine.catalog.source(id: id)?.forClients, counts: CatalogImportCounts(live: guide.channels))
-            }
-            let counts = try await engine.catalogImporter.refresh(sourceID: id)
-            var refreshed = Refreshed(source: try await engine.catalog.source(id: id)?.forClients, counts: counts)
-            if let urls = refreshed.source?.epgURLs, !urls.isEmpty {
-                do {
-                    refreshed.guide = try await engine.catalogImporter.refreshGuide(sourceID: id, now: Int64(Date().timeIntervalSince1970))
-                } catch {
-                    refreshed.guideError = "\(error)"
-                }
-            }
-            return refreshed
-        }
+        return Body(value: try await mapped { try await engine.library.refresh(sourceID: id) })
     }
 
     @Sendable func channels(request: Request, context: TunerRequestContext) async throws -> Body<CatalogPage<CatalogItem>> {
@@ -186,20 +102,22 @@ struct CatalogController {
     static func answering<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let error as PlayerError {
+        } catch let error as FeatureError {
             let status: HTTPResponse.Status = switch error.kind {
             case .notFound: .notFound
             case .notPlayable: .conflict
             case .invalid: .badRequest
+            case .forbidden: .forbidden
             }
             throw HTTPError(status, message: error.description)
         }
     }
 
-    /// Catalog errors as HTTP: unknown ids are 404, what does not apply 409, failed imports 502 (the provider failed).
+    /// Catalog and feature errors as HTTP: unknown ids are 404, what does not apply 409, failed
+    /// imports 502 (the provider failed), bad input 400.
     func mapped<T>(_ body: () async throws -> T) async throws -> T {
         do {
-            return try await body()
+            return try await Self.answering(body)
         } catch let error as CatalogError {
             throw HTTPError(error.isNotFound ? .notFound : error.isUnsupported ? .conflict : .badGateway, message: error.description)
         }

@@ -10,6 +10,8 @@ struct LocalCatalog {
     let store: SQLiteCatalogStore
     let httpClient: HTTPClient
     let importer: CatalogImporter
+    /// Sources as the API handles them, but trusting local paths: the user at the keyboard owns them.
+    let library: Library
     let logger: Logger
 
     init(dataDirectory: String) throws {
@@ -19,6 +21,9 @@ struct LocalCatalog {
         store = SQLiteCatalogStore(database: try folder.openDatabase(), logger: logger)
         httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
         importer = CatalogImporter(store: store, httpClient: httpClient, logger: logger)
+        library = Library(
+            catalog: store, importer: importer, localFiles: nil,
+            defaultRefreshInterval: try TunerConfiguration.fromEnvironment().catalogDefaultRefreshSeconds)
         self.logger = logger
     }
 

@@ -73,7 +73,7 @@ struct Open: AsyncParsableCommand {
             let player = Player(catalog: catalog.store, signer: StreamLinkSigner(key: try folder.loadOrCreateSecret()))
             do {
                 try await body(player, baseURL)
-            } catch let error as PlayerError {
+            } catch let error as FeatureError {
                 throw ValidationError(error.description)
             }
         }

@@ -44,38 +44,24 @@ struct Sources: AsyncParsableCommand {
         @Option(help: "Guide (XMLTV) URL to import with a playlist or account; repeat for several.") var epg: [String] = []
 
         func run() async throws {
-            var location = location
-            let isURL = location.lowercased().hasPrefix("http://") || location.lowercased().hasPrefix("https://")
-            // An Xtream account: said with --xtream or --username, or a pasted panel URL.
-            let isXtream = xtream || username != nil || password != nil || (isURL && location.lowercased().contains("/player_api.php"))
-            if !isURL {
-                guard !isXtream else { throw ValidationError("an Xtream account's location is its server URL, such as http://host:8080") }
-                location = URL(fileURLWithPath: location).standardizedFileURL.path
-                guard FileManager.default.fileExists(atPath: location) else { throw ValidationError("no such file: \(location)") }
+            guard !(guide && xtream) else {
+                throw ValidationError("--guide and --xtream do not go together: an Xtream account brings its own guide")
             }
-            var draft = CatalogSourceDraft(kind: guide ? .xmltv : .m3u, name: name, location: location, epgURLs: epg)
-            if let text = ProcessInfo.processInfo.environment["TUNER_CATALOG_REFRESH_INTERVAL"] {
-                guard let seconds = DurationText.seconds(text), seconds > 0 else {
-                    throw ValidationError("TUNER_CATALOG_REFRESH_INTERVAL must be a positive duration like 6h or 1d, got '\(text)'")
-                }
-                draft.refreshInterval = seconds
-            }
+            var refreshInterval: Double?
             if let refreshHours {
                 guard refreshHours > 0 else { throw ValidationError("--refresh-hours must be positive") }
-                draft.refreshInterval = refreshHours * 3600
+                refreshInterval = refreshHours * 3600
             }
-            if isXtream {
-                guard !guide else { throw ValidationError("--guide and --xtream do not go together: an Xtream account brings its own guide") }
-                guard let credentials = XtreamCredentials.parse(location, username: username, password: password) else {
-                    throw ValidationError("an Xtream account needs --user and --password (or a pasted player_api.php URL with both)")
-                }
-                // The server alone: a pasted URL's query holds the password.
-                draft = CatalogSourceDraft(
-                    kind: .xtream, name: name, location: credentials.server, xtream: credentials, epgURLs: epg,
-                    refreshInterval: draft.refreshInterval)
-            }
+            let new = Library.NewSource(
+                location: location, name: name, kind: guide ? "xmltv" : xtream ? "xtream" : nil, username: username, password: password,
+                epgURLs: epg, refreshInterval: refreshInterval)
             try await LocalCatalog.with(dataOptions) { catalog in
-                let source = try await catalog.store.addSource(draft)
+                let source: CatalogSource
+                do {
+                    source = try await catalog.library.addSource(new)
+                } catch let error as FeatureError {
+                    throw ValidationError(error.description)
+                }
                 print("added source \(source.id): \(source.name)")
                 guard !noRefresh else { return }
                 try await Refresh.refresh(source, catalog)
@@ -106,19 +92,18 @@ struct Sources: AsyncParsableCommand {
         static func refresh(_ source: CatalogSource, _ catalog: LocalCatalog) async throws {
             let clock = ContinuousClock()
             let start = clock.now
+            let refreshed = try await catalog.library.refresh(sourceID: source.id)
             if source.kind == .xmltv {
-                let counts = try await catalog.importer.refreshGuide(sourceID: source.id, now: Int64(Date().timeIntervalSince1970))
-                print("source \(source.id): \(counts.channels) guide channels, \(counts.programmes) programmes in \(clock.now - start)")
+                let guide = refreshed.guide ?? GuideImportCounts()
+                print("source \(source.id): \(guide.channels) guide channels, \(guide.programmes) programmes in \(clock.now - start)")
                 return
             }
-            let counts = try await catalog.importer.refresh(sourceID: source.id)
+            let counts = refreshed.counts
             print("source \(source.id): \(counts.live) channels, \(counts.movies) movies, \(counts.series) series, \(counts.episodes) episodes in \(clock.now - start)")
             // The playlist's x-tvg-url, the panel's xmltv.php or --epg: the guide comes along.
-            guard let updated = try await catalog.store.source(id: source.id), !updated.epgURLs.isEmpty else { return }
-            do {
-                let guide = try await catalog.importer.refreshGuide(sourceID: source.id, now: Int64(Date().timeIntervalSince1970))
+            if let guide = refreshed.guide {
                 print("source \(source.id) guide: \(guide.channels) channels, \(guide.programmes) programmes")
-            } catch {
+            } else if let error = refreshed.guideError {
                 print("source \(source.id) guide failed (the previous guide is kept): \(error)")
             }
         }
@@ -130,7 +115,7 @@ struct Sources: AsyncParsableCommand {
         @Argument(help: "Source id.") var id: Int64
 
         func run() async throws {
-            try await LocalCatalog.with(dataOptions) { try await $0.store.removeSource(id: id) }
+            try await LocalCatalog.with(dataOptions) { try await $0.library.removeSource(id: id) }
         }
     }
 }

@@ -1,0 +1,181 @@
+import Catalog
+import Foundation
+import MediaFormats
+
+/// The user's sources and what they bring: adding one (an M3U playlist, an Xtream account, an
+/// XMLTV guide), refreshing, listing and removing them.
+///
+/// A feature object shared by the HTTP API and the CLI's offline commands, so that what a valid
+/// source is, and what a refresh imports, is decided once. `Sendable`: its parts are.
+public final class Library: Sendable {
+    public let catalog: SQLiteCatalogStore
+    let importer: CatalogImporter
+    /// Where local files may be read from. Nil trusts every local path: the CLI acts for the
+    /// user at the keyboard, while the API answers whoever reaches it.
+    let localFiles: LocalFileAccess?
+    /// Seconds between scheduled refreshes of a source that sets none.
+    let defaultRefreshInterval: TimeInterval
+
+    public init(catalog: SQLiteCatalogStore, importer: CatalogImporter, localFiles: LocalFileAccess?, defaultRefreshInterval: TimeInterval) {
+        self.catalog = catalog
+        self.importer = importer
+        self.localFiles = localFiles
+        self.defaultRefreshInterval = defaultRefreshInterval
+    }
+
+    /// A source to add, as a user describes it.
+    public struct NewSource: Sendable, Codable, Equatable {
+        /// An http(s) URL, or a local file (a path or a `file:` URL).
+        public var location: String
+        public var name: String?
+        /// `m3u`, `xmltv` or `xtream`; nil means M3U, or Xtream for a pasted panel URL.
+        public var kind: String?
+        public var username: String?
+        public var password: String?
+        public var epgURLs: [String]?
+        /// Seconds between scheduled refreshes.
+        public var refreshInterval: Double?
+
+        public init(
+            location: String, name: String? = nil, kind: String? = nil, username: String? = nil, password: String? = nil,
+            epgURLs: [String]? = nil, refreshInterval: Double? = nil
+        ) {
+            self.location = location
+            self.name = name
+            self.kind = kind
+            self.username = username
+            self.password = password
+            self.epgURLs = epgURLs
+            self.refreshInterval = refreshInterval
+        }
+    }
+
+    /// The sources, without their secrets.
+    public func sources() async throws -> [CatalogSource] {
+        try await catalog.sources().map(\.forClients)
+    }
+
+    /// Checks `new` and stores it (not imported yet: see ``refresh(sourceID:)``). Returns the
+    /// source without its secrets.
+    public func addSource(_ new: NewSource) async throws -> CatalogSource {
+        try await catalog.addSource(try draft(for: new)).forClients
+    }
+
+    /// The draft `new` describes, or why it cannot be a source.
+    public func draft(for new: NewSource) throws -> CatalogSourceDraft {
+        let lowered = new.location.lowercased()
+        // A pasted panel URL (`…/player_api.php?username=…`) is an Xtream account even unsaid.
+        let pastedPanel = new.kind == nil && lowered.contains("/player_api.php")
+        let kindText = new.kind ?? (pastedPanel || new.username != nil || new.password != nil ? "xtream" : "m3u")
+        let kind = CatalogSourceKind(rawValue: kindText)
+        guard [CatalogSourceKind.m3u, .xmltv, .xtream].contains(kind) else {
+            throw FeatureError(.invalid, "'\(kindText)' is not a kind of source: use m3u, xmltv or xtream")
+        }
+        var interval = defaultRefreshInterval
+        if let requested = new.refreshInterval {
+            guard requested > 0, requested.isFinite else { throw FeatureError(.invalid, "the refresh interval must be a positive number of seconds") }
+            interval = requested
+        }
+        let epgURLs = try (new.epgURLs ?? []).map { try checkedLocation($0) }
+        if kind == .xtream {
+            guard Self.isFetchable(new.location) else {
+                throw FeatureError(.invalid, "an Xtream account's location is its server URL, such as http://host:8080")
+            }
+            guard let credentials = XtreamCredentials.parse(new.location, username: new.username, password: new.password) else {
+                throw FeatureError(.invalid, "an Xtream account needs 'username' and 'password' (--user and --password on the command line), or a pasted player_api.php URL with both")
+            }
+            // The server alone as the location (and the name's origin): a pasted URL's query holds the password.
+            return CatalogSourceDraft(
+                kind: .xtream, name: new.name, location: credentials.server, xtream: credentials, epgURLs: epgURLs, refreshInterval: interval)
+        }
+        return CatalogSourceDraft(kind: kind, name: new.name, location: try checkedLocation(new.location), epgURLs: epgURLs, refreshInterval: interval)
+    }
+
+    /// What a refresh imported.
+    public struct Refreshed: Sendable, Codable {
+        /// The source after the refresh, without its secrets.
+        public var source: CatalogSource?
+        public var counts: CatalogImportCounts
+        /// The source's guide, imported after its items when it has guide URLs.
+        public var guide: GuideImportCounts?
+        /// Why the guide failed (the items were imported; the previous guide is kept).
+        public var guideError: String?
+    }
+
+    /// Imports source `id` again: its items, then its guide when it has guide URLs (a guide that
+    /// fails keeps the previous one and is reported, not thrown).
+    public func refresh(sourceID id: Int64) async throws -> Refreshed {
+        guard let source = try await catalog.source(id: id) else { throw CatalogError.sourceNotFound(id) }
+        let now = Int64(Date().timeIntervalSince1970)
+        if source.kind == .xmltv {
+            let guide = try await importer.refreshGuide(sourceID: id, now: now)
+            return Refreshed(source: try await catalog.source(id: id)?.forClients, counts: CatalogImportCounts(live: guide.channels), guide: guide)
+        }
+        let counts = try await importer.refresh(sourceID: id)
+        var refreshed = Refreshed(source: try await catalog.source(id: id)?.forClients, counts: counts)
+        if let urls = refreshed.source?.epgURLs, !urls.isEmpty {
+            do {
+                refreshed.guide = try await importer.refreshGuide(sourceID: id, now: Int64(Date().timeIntervalSince1970))
+            } catch {
+                refreshed.guideError = SecretRedactor.redact("\(error)")
+            }
+        }
+        return refreshed
+    }
+
+    /// Changes what a user may change of source `id`: its name, guide URLs and refresh interval.
+    /// Returns the source without its secrets.
+    public func updateSource(id: Int64, name: String?, epgURLs: [String]?, refreshInterval: Double?) async throws -> CatalogSource {
+        guard var source = try await catalog.source(id: id) else { throw CatalogError.sourceNotFound(id) }
+        if let name { source.name = name }
+        if let epgURLs { source.epgURLs = try epgURLs.map { try checkedLocation($0) } }
+        if let refreshInterval {
+            guard refreshInterval > 0, refreshInterval.isFinite else {
+                throw FeatureError(.invalid, "the refresh interval must be a positive number of seconds")
+            }
+            source.refreshInterval = refreshInterval
+        }
+        try await catalog.updateSource(source)
+        return (try await catalog.source(id: id) ?? source).forClients
+    }
+
+    /// Removes source `id` with everything it brought.
+    public func removeSource(id: Int64) async throws {
+        try await catalog.removeSource(id: id)
+    }
+
+    /// `location` as the importer may use it: an http(s) URL as it is, or a local file (a path or
+    /// a `file:` URL), resolved and, for the API, inside the files root.
+    func checkedLocation(_ location: String) throws -> String {
+        if Self.isFetchable(location) { return location }
+        var path = location
+        if location.lowercased().hasPrefix("file:") {
+            guard let url = URL(string: location), url.isFileURL else {
+                throw FeatureError(.invalid, "'\(location)' is not a file URL Tuner can read")
+            }
+            path = url.path
+        }
+        guard let localFiles else {
+            // The CLI: a relative path is relative to where the user is.
+            let resolved = URL(fileURLWithPath: path).standardizedFileURL.path
+            guard FileManager.default.fileExists(atPath: resolved) else { throw FeatureError(.invalid, "no such file: \(resolved)") }
+            return resolved
+        }
+        guard path.hasPrefix("/") else {
+            throw FeatureError(.invalid, "'\(location)' is neither an http(s) URL nor an absolute path to a local file")
+        }
+        do {
+            return try localFiles.fileToRead(path)
+        } catch {
+            throw FeatureError(.forbidden, error.description)
+        }
+    }
+
+    /// An absolute http or https URL with a host.
+    public static func isFetchable(_ text: String) -> Bool {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty
+        else { return false }
+        return true
+    }
+}
