@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "Transfers", targets: ["Transfers"]),
         .library(name: "TunerStorage", targets: ["TunerStorage"]),
         .library(name: "Routing", targets: ["Routing"]),
+        .library(name: "TunerAPI", targets: ["TunerAPI"]),
+        .library(name: "ServerLink", targets: ["ServerLink"]),
         .library(name: "TunerApp", targets: ["TunerApp"]),
         .library(name: "TunerServer", targets: ["TunerServer"]),
     ],
@@ -31,6 +33,17 @@ let package = Package(
         .target(name: "MediaFormats"),
         .target(name: "CAllocatorTuning"),
         .target(name: "Routing"),
+        // The API's endpoints and bodies, shared by the server and its clients.
+        .target(name: "TunerAPI"),
+        .target(
+            name: "ServerLink",
+            dependencies: [
+                "TunerAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
         // zlib, for inflating gzip guides and playlists member by member (Catalog.GzipFile).
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
@@ -99,6 +112,7 @@ let package = Package(
             name: "TunerServer",
             dependencies: [
                 "TunerApp",
+                "TunerAPI",
                 "MediaFormats",
                 "MediaCache",
                 "Catalog",
@@ -119,6 +133,8 @@ let package = Package(
             dependencies: [
                 "CAllocatorTuning",
                 "Routing",
+                "TunerAPI",
+                "ServerLink",
                 "TunerServer",
                 "TunerApp",
                 "MediaCache",
@@ -171,7 +187,8 @@ let package = Package(
         ),
         .testTarget(
             name: "TunerServerTests",
-            dependencies: ["TunerServer", "TunerApp", "MediaCache", "Transfers", "TunerTesting",
+            dependencies: ["TunerServer", "TunerApp", "MediaCache", "Transfers", "TunerTesting", "TunerAPI", "ServerLink",
+                           .product(name: "NIOFoundationCompat", package: "swift-nio"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
         .testTarget(

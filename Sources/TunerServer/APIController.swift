@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import MediaCache
+import TunerAPI
 import TunerApp
 
 /// The JSON API under `/api/v1`.
@@ -22,17 +23,6 @@ struct APIController {
         var status: String
     }
 
-    struct PreloadRequest: Decodable {
-        var url: String
-        var headers: [String: String]?
-        var bytes: Int64?
-        /// For HLS: how much of the stream to fill, in seconds or in segments.
-        var seconds: Double?
-        var segments: Int?
-        /// For an HLS master: the highest variant bandwidth wanted.
-        var maxBandwidth: Int?
-    }
-
     /// The cache's statistics plus what the proxy served per kind of stream.
     struct StatsResponse: ResponseEncodable {
         var cache: CacheStatistics
@@ -45,18 +35,6 @@ struct APIController {
             var container = encoder.container(keyedBy: Keys.self)
             try container.encode(streams, forKey: .streams)
         }
-    }
-
-    struct URLRequestBody: Decodable {
-        var url: String
-        var headers: [String: String]?
-        var path: String?
-        var pinned: Bool?
-    }
-
-    struct TrimRequest: Decodable {
-        /// The budget to evict down to; the configured cache size when absent.
-        var bytes: Int64?
     }
 
     /// What a trim did, and how long the eviction took.
@@ -147,7 +125,7 @@ struct APIController {
     }
 
     @Sendable func export(request: Request, context: TunerRequestContext) async throws -> Message {
-        let body = try await decode(URLRequestBody.self, request: request, context: context)
+        let body = try await decode(CacheResourceRequest.self, request: request, context: context)
         guard let requested = body.path, requested.hasPrefix("/") else { throw HTTPError(.badRequest, message: "'path' must be an absolute file path") }
         guard let url = URL(string: body.url) else { throw HTTPError(.badRequest, message: "'url' is not a URL") }
         let path: String
@@ -165,7 +143,7 @@ struct APIController {
     }
 
     @Sendable func pin(request: Request, context: TunerRequestContext) async throws -> Message {
-        let body = try await decode(URLRequestBody.self, request: request, context: context)
+        let body = try await decode(CacheResourceRequest.self, request: request, context: context)
         guard let url = URL(string: body.url) else { throw HTTPError(.badRequest, message: "'url' is not a URL") }
         let pinned = body.pinned ?? true
         try engine.cache.setPinned(pinned, url: url)

@@ -1,38 +1,13 @@
 import Foundation
 import Hummingbird
 import Transfers
+import TunerAPI
 import TunerApp
 
 /// The transfers' JSON API under `/api/v1/transfers`: list, add, inspect, change (pause, resume,
 /// retry, position, url), delete, and pause or resume everything.
 struct TransfersController {
     let engine: TunerEngine
-
-    struct AddRequest: Decodable {
-        var url: String
-        /// `download-file` (default), `download-hls`, `upload-tus` or `upload-plain`. For uploads
-        /// `url` is the local file's path and `properties.destinationURL` the target.
-        var kind: String?
-        /// `maxBandwidth` (HLS), `destinationURL` and `method` (uploads).
-        var properties: [String: String]?
-        var headers: [String: String]?
-        var name: String?
-        var priority: Int?
-        var position: Int?
-        var sha256: String?
-        var paused: Bool?
-    }
-
-    struct AddManyRequest: Decodable {
-        var transfers: [AddRequest]
-    }
-
-    struct PatchRequest: Decodable {
-        /// `pause`, `resume`, `retry`, `cancel`, `position` (with `position`) or `url` (with `url`).
-        var action: String
-        var position: Int?
-        var url: String?
-    }
 
     /// A task with its live progress, as the JSON body.
     struct TransferBody: ResponseEncodable {
@@ -89,12 +64,12 @@ struct TransfersController {
     @Sendable func add(request: Request, context: TunerRequestContext) async throws -> EditedResponse<TransferList> {
         let buffer = try await request.body.collect(upTo: 16 << 20)
         let data = Data(buffer: buffer)
-        let items: [AddRequest]
-        if let many = try? JSONDecoder().decode(AddManyRequest.self, from: data) {
+        let items: [AddTransferRequest]
+        if let many = try? JSONDecoder().decode(AddTransfersRequest.self, from: data) {
             items = many.transfers
         } else {
             do {
-                items = [try JSONDecoder().decode(AddRequest.self, from: data)]
+                items = [try JSONDecoder().decode(AddTransferRequest.self, from: data)]
             } catch {
                 throw HTTPError(.badRequest, message: "the body must be JSON like {\"url\": \"https://…\", \"sha256\": \"…\"} or {\"transfers\": [...]}: \(error)")
             }
@@ -123,9 +98,9 @@ struct TransfersController {
 
     @Sendable func patch(request: Request, context: TunerRequestContext) async throws -> TransferBody {
         let id = try Self.id(context)
-        let body: PatchRequest
+        let body: ChangeTransferRequest
         do {
-            body = try await request.decode(as: PatchRequest.self, context: context)
+            body = try await request.decode(as: ChangeTransferRequest.self, context: context)
         } catch {
             throw HTTPError(.badRequest, message: "the body must be JSON like {\"action\": \"pause\"}: \(error)")
         }

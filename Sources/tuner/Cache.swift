@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MediaCache
+import TunerAPI
 import TunerApp
 
 /// `tuner cache …`: acts on the running server when there is one, else on the data folder.
@@ -38,7 +39,7 @@ struct Cache: AsyncParsableCommand {
         func run() async throws {
             let statistics: CacheStatistics
             if let client = try await target.client() {
-                let (status, body) = try await client.request("GET", "/api/v1/cache/stats")
+                let (status, body) = try await client.send(.cacheStats)
                 guard status == 200 else { throw CLIError("server answered \(status): \(String(decoding: body, as: UTF8.self))") }
                 let decoder = JSONDecoder()
                 decoder.dateDecodingStrategy = .iso8601
@@ -73,7 +74,7 @@ struct Cache: AsyncParsableCommand {
 
         func run() async throws {
             if let client = try await target.client() {
-                let (status, body) = try await client.request("POST", "/api/v1/cache/clear")
+                let (status, body) = try await client.send(.cacheClear)
                 guard status == 200 else { throw CLIError("server answered \(status): \(String(decoding: body, as: UTF8.self))") }
             } else {
                 let engine = try target.localEngine()
@@ -101,17 +102,16 @@ struct Cache: AsyncParsableCommand {
             }
             let parsed = try headers.map(parseHeader)
             if let client = try await target.client() {
-                var body: [String: Any] = ["url": url, "headers": Dictionary(parsed.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })]
-                if let byteCount { body["bytes"] = byteCount }
-                if let seconds { body["seconds"] = seconds }
-                if let segments { body["segments"] = segments }
-                let (status, data) = try await client.request("POST", "/api/v1/cache/preload", json: body)
+                let body = PreloadRequest(
+                    url: url, headers: Dictionary(parsed.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }), bytes: byteCount,
+                    seconds: seconds, segments: segments)
+                let (status, data) = try await client.send(.startPreload, body: body)
                 guard status == 202, let job = try? JSONDecoder().decode(PreloadJobs.Job.self, from: data) else {
                     throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))")
                 }
                 var last: Int64 = -1
                 while true {
-                    let (status, data) = try await client.request("GET", "/api/v1/cache/preloads/\(job.id)")
+                    let (status, data) = try await client.send(.preload(id: job.id))
                     guard status == 200, let current = try? JSONDecoder().decode(PreloadJobs.Job.self, from: data) else {
                         throw CLIError("lost track of preload \(job.id): server answered \(status)")
                     }
@@ -164,7 +164,7 @@ struct Cache: AsyncParsableCommand {
             guard let origin = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
             let absolute = URL(fileURLWithPath: path).path
             if let client = try await target.client() {
-                let (status, data) = try await client.request("POST", "/api/v1/cache/export", json: ["url": url, "path": absolute])
+                let (status, data) = try await client.send(.cacheExport, body: CacheResourceRequest(url: url, path: absolute))
                 guard status == 200 else { throw CLIError("export failed (\(status)): \(String(decoding: data, as: UTF8.self))") }
             } else {
                 let engine = try target.localEngine()
@@ -193,7 +193,7 @@ struct Cache: AsyncParsableCommand {
             }
             let result: MediaCache.TrimReport
             if let client = try await target.client() {
-                let (status, data) = try await client.request("POST", "/api/v1/cache/trim", json: budget.map { ["bytes": $0] } ?? [:])
+                let (status, data) = try await client.send(.cacheTrim, body: TrimRequest(bytes: budget))
                 guard status == 200 else { throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))") }
                 result = try JSONDecoder().decode(MediaCache.TrimReport.self, from: data)
             } else {
@@ -214,7 +214,7 @@ struct Cache: AsyncParsableCommand {
         func run() async throws {
             guard let origin = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
             if let client = try await target.client() {
-                let (status, data) = try await client.request("POST", "/api/v1/cache/pin", json: ["url": url, "pinned": !off])
+                let (status, data) = try await client.send(.cachePin, body: CacheResourceRequest(url: url, pinned: !off))
                 guard status == 200 else { throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))") }
             } else {
                 let engine = try target.localEngine()

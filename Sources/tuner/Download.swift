@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Transfers
+import TunerAPI
 import TunerApp
 
 /// `tuner download URL` and `tuner download --input-file FILE`: queue downloads on the running
@@ -74,17 +75,13 @@ struct Download: AsyncParsableCommand {
     /// to the end (running them here when no server runs) and fails when one fails.
     static func queue(_ requests: [TransferRequest], wait: Bool, concurrency: Int?, target: TransfersTarget) async throws {
         if let client = try await target.client() {
-            let items: [[String: Any]] = requests.map { request in
-                var item: [String: Any] = ["url": request.sourceURL, "priority": request.priority, "kind": request.kind.rawValue]
-                if !request.properties.isEmpty { item["properties"] = request.properties }
-                if let name = request.destinationName { item["name"] = name }
-                if let sha = request.expectedSHA256 { item["sha256"] = sha }
-                if !request.headers.isEmpty {
-                    item["headers"] = Dictionary(request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
-                }
-                return item
+            let items = requests.map { request in
+                AddTransferRequest(
+                    url: request.sourceURL, kind: request.kind.rawValue, properties: request.properties.isEmpty ? nil : request.properties,
+                    headers: request.headers.isEmpty ? nil : Dictionary(request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }),
+                    name: request.destinationName, priority: request.priority, sha256: request.expectedSHA256)
             }
-            let (status, body) = try await client.request("POST", "/api/v1/transfers", json: ["transfers": items])
+            let (status, body) = try await client.send(.addTransfers, body: AddTransfersRequest(transfers: items))
             guard status == 201 else { throw CLIError("server answered \(status): \(TransfersTarget.message(body))") }
             let added = try TransfersTarget.decodeList(body)
             if !wait || added.count <= 20 {

@@ -3,6 +3,8 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOPosix
+import ServerLink
+import TunerAPI
 import TunerApp
 
 /// Talks to a running `tuner serve` when there is one, so commands act on the live server.
@@ -28,7 +30,7 @@ struct ServerClient {
         for candidate in candidates {
             let client = ServerClient(baseURL: candidate.hasSuffix("/") ? String(candidate.dropLast()) : candidate, token: token)
             do {
-                let (status, _) = try await client.request("GET", "/api/v1/health")
+                let (status, _) = try await client.send(.health)
                 if status == 200 { return client }
             } catch where !Self.nobodyListens(error) {
                 // Something accepted the connection but did not answer in time (a server under
@@ -63,16 +65,16 @@ struct ServerClient {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-    func request(_ method: String, _ path: String, json: [String: Any]? = nil) async throws -> (Int, Data) {
-        var request = HTTPClientRequest(url: baseURL + path)
-        request.method = .init(rawValue: method)
-        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        if let json {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: json)))
-        }
-        let response = try await Self.httpClient.execute(request, timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 16 << 20)
-        return (Int(response.status.code), Data(buffer: body))
+    /// The API through the shared endpoints and bodies (`TunerAPI`), never a hand-written path.
+    var link: ServerLink { ServerLink(baseURL: baseURL, token: token, httpClient: Self.httpClient) }
+
+    func send(_ endpoint: APIEndpoint) async throws -> (Int, Data) {
+        let answer = try await link.send(endpoint)
+        return (answer.status, answer.body)
+    }
+
+    func send(_ endpoint: APIEndpoint, body: some Encodable) async throws -> (Int, Data) {
+        let answer = try await link.send(endpoint, body: body)
+        return (answer.status, answer.body)
     }
 }

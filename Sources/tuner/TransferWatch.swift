@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TunerAPI
 import Transfers
 
 #if canImport(Glibc)
@@ -81,7 +82,7 @@ enum TransferWatch {
         if ids.count <= 8 {
             var answers: [(Int64, (TransferTask, TransferProgress?)?)] = []
             for id in ids {
-                let (status, body) = try await client.request("GET", "/api/v1/transfers/\(id)")
+                let (status, body) = try await client.send(.transfer(id: id))
                 if status == 404 {
                     answers.append((id, nil))
                     continue
@@ -104,7 +105,7 @@ enum TransferWatch {
                 progress = try container.decode([Item].self, forKey: .transfers)
             }
         }
-        let (status, body) = try await client.request("GET", "/api/v1/transfers")
+        let (status, body) = try await client.send(.transfers)
         guard status == 200 else { throw CLIError("server answered \(status): \(TransfersTarget.message(body))") }
         let list = try TransfersTarget.decoder().decode(List.self, from: body)
         var byID: [Int64: (TransferTask, TransferProgress?)] = [:]

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import Transfers
+import TunerAPI
 import TunerApp
 
 /// `tuner transfers [list|pause|resume|cancel|retry|rm|purge] [ID]`: the queue, on the running
@@ -24,16 +25,14 @@ struct TransfersCommand: AsyncParsableCommand {
         if ["cancel", "retry", "rm"].contains(action), id == nil { throw ValidationError("\(action) needs a transfer id") }
 
         if let client = try await target.client() {
-            let (method, path, json): (String, String, [String: Any]?) = switch (action, id) {
-            case ("list", _): ("GET", "/api/v1/transfers", nil)
-            case ("pause", nil): ("POST", "/api/v1/transfers/pause-all", nil)
-            case ("resume", nil): ("POST", "/api/v1/transfers/resume-all", nil)
-            case ("purge", _): ("POST", "/api/v1/transfers/purge", nil)
-            case ("rm", let id?): ("DELETE", "/api/v1/transfers/\(id)", nil)
-            case (let action, let id?): ("PATCH", "/api/v1/transfers/\(id)", ["action": action])
-            default: ("GET", "/api/v1/transfers", nil)
+            let (status, body) = switch (action, id) {
+            case ("pause", nil): try await client.send(.pauseAllTransfers)
+            case ("resume", nil): try await client.send(.resumeAllTransfers)
+            case ("purge", _): try await client.send(.purgeTransfers)
+            case ("rm", let id?): try await client.send(.removeTransfer(id: id))
+            case ("list", _), (_, nil): try await client.send(.transfers)
+            case (let action, let id?): try await client.send(.changeTransfer(id: id), body: ChangeTransferRequest(action: action))
             }
-            let (status, body) = try await client.request(method, path, json: json)
             guard (200..<300).contains(status) else { throw CLIError("server answered \(status): \(TransfersTarget.message(body))") }
             if action == "list" {
                 try show(TransfersTarget.decodeList(body), raw: body)
