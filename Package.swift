@@ -126,7 +126,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ]
+            ],
+            // The OpenAPI document, hand-kept, compiled into the binary and served at /api/v1/openapi.json.
+            resources: [.embedInCode("Resources/openapi.json")]
         ),
         .executableTarget(
             name: "tuner",

@@ -51,7 +51,8 @@ public final class MediaCache: Sendable {
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.httpClientConfiguration())
             ownsHTTPClient = true
         }
-        upstream = UpstreamClient(httpClient: client, headTimeout: .seconds(configuration.headTimeoutSeconds), logger: logger)
+        upstream = UpstreamClient(
+            httpClient: client, headTimeout: .seconds(configuration.headTimeoutSeconds), logger: logger, fetchPolicy: configuration.fetchPolicy)
 
         var loaded: [String: ResourceEntry] = [:]
         var durable: Int64 = 0

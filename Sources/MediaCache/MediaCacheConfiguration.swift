@@ -1,3 +1,5 @@
+import MediaFormats
+
 /// Settings of a ``MediaCache``.
 public struct MediaCacheConfiguration: Sendable {
     /// Folder of the index and data files (created if missing).
@@ -26,6 +28,8 @@ public struct MediaCacheConfiguration: Sendable {
     public var maxOpenFiles: Int = 1024
     /// Times a reader retries a failed transient fetch before giving up.
     public var fetchRetries: Int
+    /// Where origin requests may go (every redirect hop is checked too).
+    public var fetchPolicy: FetchPolicy = .any
 
     public init(
         directory: String,

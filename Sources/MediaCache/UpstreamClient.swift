@@ -21,6 +21,8 @@ struct UpstreamClient: Sendable {
     /// How long to wait for the response head.
     let headTimeout: TimeAmount
     let logger: Logger
+    /// Where requests may go; checked at every hop, redirects included.
+    var fetchPolicy: FetchPolicy = .any
 
     static let maxRedirects = 10
 
@@ -32,6 +34,7 @@ struct UpstreamClient: Sendable {
             guard let scheme = current.scheme?.lowercased(), scheme == "http" || scheme == "https", current.host != nil else {
                 throw UpstreamError.refusedRedirect(current.absoluteString)
             }
+            guard fetchPolicy.permits(current) else { throw UpstreamError.refusedByPolicy(fetchPolicy, url: current.absoluteString) }
             var request = HTTPClientRequest(url: current.absoluteString)
             request.method = method
             // Credentials were given for the first origin; a redirect elsewhere must not receive them

@@ -3,6 +3,8 @@
 /// twice; `APIEndpointTests` checks that the server routes every case.
 public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     case health
+    /// The OpenAPI 3.1 document of this API.
+    case openAPI
     case proxyURLs
     // The cache.
     case cacheStats
@@ -42,7 +44,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
 
     /// One value of each case (ids are placeholders), for tests and documents that list the API.
     public static let allCases: [APIEndpoint] = [
-        .health, .proxyURLs, .cacheStats, .cacheClear, .cacheTrim, .startPreload, .preloads, .preload(id: "0"),
+        .health, .openAPI, .proxyURLs, .cacheStats, .cacheClear, .cacheTrim, .startPreload, .preloads, .preload(id: "0"),
         .cancelPreload(id: "0"), .cacheExport, .cachePin, .transfers, .addTransfers, .transfer(id: 0), .changeTransfer(id: 0),
         .removeTransfer(id: 0), .pauseAllTransfers, .resumeAllTransfers, .purgeTransfers, .sources, .addSource, .changeSource(id: 0),
         .refreshSource(id: 0), .removeSource(id: 0), .channels, .channel(id: 0), .playChannel(id: 0), .catchup(channel: 0),
@@ -55,7 +57,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     /// The HTTP method.
     public var method: String {
         switch self {
-        case .health, .cacheStats, .preloads, .preload, .transfers, .transfer, .sources, .channels, .channel,
+        case .health, .openAPI, .cacheStats, .preloads, .preload, .transfers, .transfer, .sources, .channels, .channel,
              .playChannel, .catchup, .groups, .guide, .guideNow, .favourites:
             return "GET"
         case .proxyURLs, .cacheClear, .cacheTrim, .startPreload, .cacheExport, .cachePin, .addTransfers, .pauseAllTransfers,
@@ -76,6 +78,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     private var components: [String] {
         switch self {
         case .health: ["health"]
+        case .openAPI: ["openapi.json"]
         case .proxyURLs: ["proxy-urls"]
         case .cacheStats: ["cache", "stats"]
         case .cacheClear: ["cache", "clear"]

@@ -15,12 +15,18 @@ public final class Library: Sendable {
     let localFiles: LocalFileAccess?
     /// Seconds between scheduled refreshes of a source that sets none.
     let defaultRefreshInterval: TimeInterval
+    /// Where sources may be fetched from.
+    let fetchPolicy: FetchPolicy
 
-    public init(catalog: SQLiteCatalogStore, importer: CatalogImporter, localFiles: LocalFileAccess?, defaultRefreshInterval: TimeInterval) {
+    public init(
+        catalog: SQLiteCatalogStore, importer: CatalogImporter, localFiles: LocalFileAccess?, defaultRefreshInterval: TimeInterval,
+        fetchPolicy: FetchPolicy = .any
+    ) {
         self.catalog = catalog
         self.importer = importer
         self.localFiles = localFiles
         self.defaultRefreshInterval = defaultRefreshInterval
+        self.fetchPolicy = fetchPolicy
     }
 
     /// A source to add, as a user describes it.
@@ -81,6 +87,7 @@ public final class Library: Sendable {
             guard Self.isFetchable(new.location) else {
                 throw FeatureError(.invalid, "an Xtream account's location is its server URL, such as http://host:8080")
             }
+            try checkPolicy(new.location)
             guard let credentials = XtreamCredentials.parse(new.location, username: new.username, password: new.password) else {
                 throw FeatureError(.invalid, "an Xtream account needs 'username' and 'password' (--user and --password on the command line), or a pasted player_api.php URL with both")
             }
@@ -147,7 +154,10 @@ public final class Library: Sendable {
     /// `location` as the importer may use it: an http(s) URL as it is, or a local file (a path or
     /// a `file:` URL), resolved and, for the API, inside the files root.
     func checkedLocation(_ location: String) throws -> String {
-        if Self.isFetchable(location) { return location }
+        if Self.isFetchable(location) {
+            try checkPolicy(location)
+            return location
+        }
         var path = location
         if location.lowercased().hasPrefix("file:") {
             guard let url = URL(string: location), url.isFileURL else {
@@ -169,6 +179,10 @@ public final class Library: Sendable {
         } catch {
             throw FeatureError(.forbidden, error.description)
         }
+    }
+
+    private func checkPolicy(_ location: String) throws {
+        guard let url = URL(string: location), fetchPolicy.permits(url) else { throw FeatureError(.forbidden, fetchPolicy.refusal(location)) }
     }
 
     /// An absolute http or https URL with a host.

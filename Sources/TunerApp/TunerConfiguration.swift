@@ -1,4 +1,5 @@
 import Foundation
+import MediaFormats
 import Transfers
 
 /// Everything `tuner serve` and embedders can set. Flags override environment variables, which
@@ -39,6 +40,9 @@ public struct TunerConfiguration: Sendable {
     /// `tuner.home.arpa` (env TUNER_PUBLIC_HOSTS=a,b). Any other name in `Host` gets 421, which
     /// stops DNS rebinding.
     public var publicHosts: [String] = []
+    /// Where the server may fetch from on a client's behalf (proxy, preloads, sources added
+    /// through the API, downloads and uploads queued through the API).
+    public var allowFetch: FetchPolicy = .any
     /// Origins (`scheme://host[:port]`) whose web pages may change state through the API besides
     /// Tuner's own (env TUNER_ALLOWED_ORIGINS=a,b; default none).
     public var allowedOrigins: [String] = []
@@ -120,6 +124,12 @@ public struct TunerConfiguration: Sendable {
             configuration.uploadAllowedOrigins = origins.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
         if let names = environment["TUNER_PUBLIC_HOSTS"] { configuration.publicHosts = Self.list(names) }
+        if let text = environment["TUNER_ALLOW_FETCH"] {
+            guard let policy = FetchPolicy(rawValue: text.lowercased()) else {
+                throw ConfigurationError("TUNER_ALLOW_FETCH must be 'any' or 'loopback', got '\(text)'")
+            }
+            configuration.allowFetch = policy
+        }
         if let origins = environment["TUNER_ALLOWED_ORIGINS"] { configuration.allowedOrigins = Self.list(origins) }
         if let roots = environment["TUNER_FILES_ROOTS"] { configuration.filesRoots = Self.list(roots) }
         if let text = environment["TUNER_IDLE_TIMEOUT"] {

@@ -58,6 +58,7 @@ public final class TunerEngine: Sendable {
                 keyRules: CacheKeyRules(ignoredQueryParameters: configuration.cacheIgnoredQueryParameters),
                 headTimeoutSeconds: configuration.upstreamTimeoutSeconds)
             cacheConfiguration.maxOpenFiles = configuration.cacheMaxOpenFiles
+            cacheConfiguration.fetchPolicy = configuration.allowFetch
             cache = try MediaCache(configuration: cacheConfiguration, httpClient: httpClient, logger: logger)
         } catch {
             try? httpClient.syncShutdown()
@@ -90,7 +91,7 @@ public final class TunerEngine: Sendable {
         catalogScheduler = CatalogRefreshScheduler(importer: catalogImporter, logger: logger)
         library = Library(
             catalog: catalog, importer: catalogImporter, localFiles: localFiles,
-            defaultRefreshInterval: configuration.catalogDefaultRefreshSeconds)
+            defaultRefreshInterval: configuration.catalogDefaultRefreshSeconds, fetchPolicy: configuration.allowFetch)
         streamChecker = StreamChecker(store: catalog, logger: logger)
         do {
             let store = SQLiteTransferStore(database: database)

@@ -55,6 +55,11 @@ struct APIController {
     func addRoutes(to router: Router<TunerRequestContext>) {
         let api = router.group("/api/v1")
         api.get("health") { _, _ in Health(status: "ok") }
+        api.get("openapi.json") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-cache"],
+                body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_json)))
+        }
         api.post("proxy-urls", use: makeProxyURL)
         api.get("cache/stats") { _, _ in StatsResponse(cache: engine.cache.statistics(), streams: engine.streams.statistics) }
         api.post("cache/clear") { _, _ in
@@ -169,6 +174,9 @@ struct APIController {
         } catch {
             throw HTTPError(.badRequest, message: error.description)
         }
+        // Minting or preloading a URL the server may not fetch from would only fail later.
+        let policy = engine.configuration.allowFetch
+        guard policy.permits(url) else { throw HTTPError(.forbidden, message: policy.refusal(text)) }
         return link
     }
 }

@@ -78,6 +78,8 @@ struct TransfersController {
         let requests = try items.map { item in
             let kind = TransferKind(rawValue: item.kind ?? TransferKind.downloadFile.rawValue)
             var source = item.url
+            let remote = kind == .uploadTus || kind == .uploadPlain ? item.properties?["destinationURL"] : item.url
+            if let remote { try checkFetchPolicy(remote) }
             if kind == .uploadTus || kind == .uploadPlain {
                 // An upload reads a local file: only from the folders the user allowed.
                 do {
@@ -94,6 +96,13 @@ struct TransfersController {
         }
         let added = try await mapped { try await engine.transfers.add(requests) }
         return EditedResponse(status: .created, response: TransferList(transfers: added.map { TransferBody(task: $0, progress: nil) }))
+    }
+
+    /// Refuses (403) a URL the server may not connect to (`--allow-fetch`).
+    func checkFetchPolicy(_ text: String) throws {
+        let policy = engine.configuration.allowFetch
+        guard policy != .any else { return }
+        guard let url = URL(string: text), policy.permits(url) else { throw HTTPError(.forbidden, message: policy.refusal(text)) }
     }
 
     @Sendable func patch(request: Request, context: TunerRequestContext) async throws -> TransferBody {
@@ -118,6 +127,7 @@ struct TransfersController {
                 try await transfers.move(id: id, to: position)
             case "url":
                 guard let url = body.url else { throw TransferManagerError.invalidRequest("the url action needs \"url\"") }
+                try checkFetchPolicy(url)
                 try await transfers.changeSource(id: id, to: url)
             default:
                 throw TransferManagerError.invalidRequest("unknown action '\(body.action)'; use pause, resume, retry, cancel, position or url")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CAllocatorTuning
 import Foundation
+import MediaFormats
 import Logging
 import TunerApp
 import TunerServer
@@ -30,6 +31,8 @@ struct Serve: AsyncParsableCommand {
     var uploadOrigins: [String] = []
     @Option(name: .customLong("public-host"), help: "A host name this Tuner answers to besides its IP addresses and localhost, e.g. tuner.home.arpa (repeatable; env TUNER_PUBLIC_HOSTS=a,b).")
     var publicHosts: [String] = []
+    @Option(name: .customLong("allow-fetch"), help: "Where the server may fetch from for its clients: any (default) or loopback, this machine only, for tests and API fuzzing (env TUNER_ALLOW_FETCH).")
+    var allowFetch: String?
     @Option(name: .customLong("allow-origin"), help: "An origin whose web pages may change things through the API, e.g. https://app.example (repeatable; env TUNER_ALLOWED_ORIGINS=a,b; default none).")
     var allowedOrigins: [String] = []
     @Option(name: .customLong("files-root"), help: "A folder API requests may upload local files from and export into (repeatable; env TUNER_FILES_ROOTS=a,b; default <data>/files).")
@@ -76,6 +79,12 @@ struct Serve: AsyncParsableCommand {
         if !uploadOrigins.isEmpty { configuration.uploadAllowedOrigins = uploadOrigins }
         if !publicHosts.isEmpty { configuration.publicHosts = publicHosts }
         if !allowedOrigins.isEmpty { configuration.allowedOrigins = allowedOrigins }
+        if let allowFetch {
+            guard let policy = FetchPolicy(rawValue: allowFetch.lowercased()) else {
+                throw ValidationError("--allow-fetch must be 'any' or 'loopback', got '\(allowFetch)'")
+            }
+            configuration.allowFetch = policy
+        }
         if !filesRoots.isEmpty { configuration.filesRoots = filesRoots.map { URL(fileURLWithPath: $0).path } }
         if let idleTimeout {
             guard let seconds = DurationText.seconds(idleTimeout), seconds > 0 else {

@@ -45,3 +45,27 @@ import TunerAPI
         #expect(Set(APIEndpoint.allCases.map { "\($0.method) \($0.path)" }).count == APIEndpoint.allCases.count, "no two endpoints alike")
     }
 }
+
+/// The served OpenAPI document describes every endpoint clients name.
+@Suite struct OpenAPIDocumentTests {
+    @Test func theDocumentIsServedAndListsEveryEndpoint() async throws {
+        let harness = try await ProxyHarness.start()
+        let link = ServerLink(baseURL: harness.server.baseURL, token: nil, httpClient: HTTPClient.shared)
+        let answer = try await link.send(.openAPI)
+        #expect(answer.status == 200)
+        let document = try #require(try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])
+        #expect(document["openapi"] as? String == "3.1.0")
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        for endpoint in APIEndpoint.allCases {
+            let documented = paths.contains { template, operations in
+                guard operations[endpoint.method.lowercased()] != nil else { return false }
+                let pattern = "^" + NSRegularExpression.escapedPattern(for: template)
+                    .replacingOccurrences(of: "\\{", with: "{").replacingOccurrences(of: "\\}", with: "}")
+                    .replacingOccurrences(of: #"\{[a-zA-Z]+\}"#, with: "[^/]+", options: .regularExpression) + "$"
+                return endpoint.path.range(of: pattern, options: .regularExpression) != nil
+            }
+            #expect(documented, "\(endpoint.method) \(endpoint.path) is missing from openapi.json")
+        }
+        try await harness.stop()
+    }
+}

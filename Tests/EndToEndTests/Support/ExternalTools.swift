@@ -6,6 +6,8 @@ enum ExternalTool: String, Sendable, CaseIterable {
     case curl, ffmpeg, ffprobe
     /// util-linux `script`: runs a command on a pseudo-terminal, as a user's shell would.
     case script
+    /// The OpenAPI fuzzer (PyPI), run against the served document.
+    case schemathesis
 
     /// How to get it on the Debian/Ubuntu images CI uses.
     var installHint: String {
@@ -13,6 +15,7 @@ enum ExternalTool: String, Sendable, CaseIterable {
         case .curl: "apt-get install curl"
         case .ffmpeg, .ffprobe: "apt-get install ffmpeg"
         case .script: "apt-get install bsdutils"
+        case .schemathesis: "pip install schemathesis"
         }
     }
 
