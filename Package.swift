@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "MediaCache", targets: ["MediaCache"]),
         .library(name: "Catalog", targets: ["Catalog"]),
         .library(name: "Transfers", targets: ["Transfers"]),
+        .library(name: "Tus", targets: ["Tus"]),
+        .library(name: "TusServer", targets: ["TusServer"]),
         .library(name: "TunerStorage", targets: ["TunerStorage"]),
         .library(name: "Routing", targets: ["Routing"]),
         .library(name: "TunerAPI", targets: ["TunerAPI"]),
@@ -33,6 +35,18 @@ let package = Package(
         .target(name: "MediaFormats"),
         .target(name: "CAllocatorTuning"),
         .target(name: "Routing"),
+        // The tus protocol's checksums and metadata, shared by the client (Transfers) and the server store.
+        .target(name: "Tus", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // The server side of tus: uploads received by `tuner serve`, kept on disk.
+        .target(
+            name: "TusServer",
+            dependencies: [
+                "Tus",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         // The API's endpoints and bodies, shared by the server and its clients.
         .target(name: "TunerAPI"),
         .target(
@@ -82,6 +96,7 @@ let package = Package(
             name: "Transfers",
             dependencies: [
                 "MediaFormats",
+                "Tus",
                 "TunerStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -95,6 +110,8 @@ let package = Package(
         .target(
             name: "TunerApp",
             dependencies: [
+                "TusServer",
+                "Tus",
                 "TunerStorage",
                 "MediaCache",
                 "Catalog",
@@ -111,6 +128,8 @@ let package = Package(
         .target(
             name: "TunerServer",
             dependencies: [
+                "TusServer",
+                "Tus",
                 "TunerApp",
                 "TunerAPI",
                 "MediaFormats",
@@ -172,7 +191,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TransfersTests",
-            dependencies: ["Transfers", "TunerTesting", "MediaFormats", "Catalog",
+            dependencies: ["Transfers", "Tus", "TusServer", "TunerTesting", "MediaFormats", "Catalog",
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -189,7 +208,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TunerServerTests",
-            dependencies: ["TunerServer", "TunerApp", "MediaCache", "Transfers", "TunerTesting", "TunerAPI", "ServerLink",
+            dependencies: ["TunerServer", "TunerApp", "MediaCache", "Transfers", "TunerTesting", "TunerAPI", "ServerLink", "Tus", "TusServer",
                            .product(name: "NIOFoundationCompat", package: "swift-nio"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),

@@ -14,7 +14,7 @@ public struct DataFolder: Sendable {
     public var cacheDirectory: String { path + "/cache" }
     /// The catalog's and transfers' SQLite database.
     public var databasePath: String { path + "/tuner.sqlite" }
-    /// tus uploads received by `tuner serve` (see Transfers.TusUploadStore).
+    /// tus uploads received by `tuner serve` (see TusServer.TusUploadStore).
     public var uploadsDirectory: String { path + "/uploads" }
     public var secretPath: String { path + "/secret" }
     public var tokenPath: String { path + "/token" }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Catalog
 import Foundation
+import TusServer
 import Logging
 import MediaCache
 import Transfers

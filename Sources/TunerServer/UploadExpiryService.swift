@@ -1,5 +1,5 @@
 import ServiceLifecycle
-import Transfers
+import TusServer
 
 /// Removes unfinished tus uploads whose expiry has passed, while the server runs.
 struct UploadExpiryService: Service {

@@ -1,4 +1,6 @@
 import Foundation
+import Tus
+import TusServer
 import HTTPTypes
 import Hummingbird
 import Logging

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Tus
 import Logging
 import NIOCore
 import Testing

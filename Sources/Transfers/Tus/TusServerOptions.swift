@@ -1,3 +1,4 @@
+import Tus
 /// What a tus server said about itself in its OPTIONS answer.
 public struct TusServerOptions: Sendable, Hashable {
     /// `Tus-Version`, most preferred first.

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import Tus
 import NIOCore
 import NIOConcurrencyHelpers
 

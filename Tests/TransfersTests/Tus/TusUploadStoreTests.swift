@@ -2,7 +2,8 @@ import Crypto
 import Foundation
 import NIOCore
 import Testing
-@testable import Transfers
+@testable import TusServer
+import Tus
 
 @Suite("Tus upload store")
 struct TusUploadStoreTests {

@@ -1,4 +1,5 @@
 import Foundation
+import Tus
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -317,7 +318,7 @@ public final class TusUploadStore: Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(nanoseconds: UInt64(interval * 1e9))
             guard !Task.isCancelled else { return }
-            _ = try? await UploadBlockingIO.run { self.removeExpired() }
+            _ = try? await TusStoreIO.run { self.removeExpired() }
         }
     }
 
@@ -375,18 +376,18 @@ public final class TusUploadStore: Sendable {
         guard pending.readableBytes > 0 else { return offset }
         let batch = pending
         pending = ByteBuffer()
-        try await UploadBlockingIO.run { try file.write(batch, at: offset) }
+        try await TusStoreIO.run { try file.write(batch, at: offset) }
         return offset + Int64(batch.readableBytes)
     }
 
     /// Syncs the data file, then records `offset`: the order that makes the offset trustworthy.
     /// Received bytes also move the expiry on, so an upload that makes progress never expires.
     private func commit(_ info: inout TusUploadInfo, file: TusDataFile, offset: Int64) async throws {
-        try await UploadBlockingIO.run { try file.sync() }
+        try await TusStoreIO.run { try file.sync() }
         info.offset = offset
         if let expiresAt = newExpiry(from: Date()) { info.expiresAt = expiresAt }
         let snapshot = info
-        try await UploadBlockingIO.run { try self.writeInfo(snapshot) }
+        try await TusStoreIO.run { try self.writeInfo(snapshot) }
     }
 
     /// Moves a finished upload's bytes to `<id>`. The info already says complete, so a crash

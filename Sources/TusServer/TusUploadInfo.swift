@@ -1,4 +1,5 @@
 import Foundation
+import Tus
 
 /// What the server knows of one tus upload: the committed offset, the declared length and the
 /// client's metadata. Stored as `<id>.info` (JSON) beside the upload's bytes.

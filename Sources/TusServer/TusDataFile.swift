@@ -10,7 +10,7 @@ import NIOCore
 
 /// The bytes of one tus upload on disk, written with `pwrite` and made durable with `fsync`.
 ///
-/// Writes and syncs run on a dispatch queue (``UploadBlockingIO``) rather than on Swift's
+/// Writes and syncs run on a dispatch queue (``TusStoreIO``) rather than on Swift's
 /// cooperative threads, so a slow disk never stalls the server's other requests.
 final class TusDataFile: Sendable {
     let path: String
