@@ -11,7 +11,9 @@ import MediaFormats
 nonisolated(unsafe) private var target = "hls"
 
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>) -> CInt {
+public func fuzzInitialize(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>
+) -> CInt {
     target = ProcessInfo.processInfo.environment["TUNER_FUZZ_TARGET"] ?? "hls"
     return 0
 }
@@ -77,7 +79,9 @@ private func fuzzXMLTV(_ bytes: [UInt8]) {
     parser.feed(bytes[..<split]) { _ in events += 1 }
     parser.feed(bytes[split...]) { _ in events += 1 }
     parser.finish { _ in events += 1 }
-    for programme in whole.programmes { blackHole(Int(truncatingIfNeeded: programme.start.secondsSince1970) &+ programme.start.description.utf8.count) }
+    for programme in whole.programmes {
+        blackHole(Int(truncatingIfNeeded: programme.start.secondsSince1970) &+ programme.start.description.utf8.count)
+    }
     blackHole(whole.channels.count &+ whole.programmes.count &+ events)
 }
 
@@ -95,10 +99,14 @@ private func fuzzRanges(_ bytes: [UInt8]) {
     for byte in bytes.prefix(8) { lengthSeed = lengthSeed << 8 | Int64(byte) }
     var sink = 0
     if let request = ByteRangeRequest(headerValue: text) {
-        for length in [Int64(0), 1, 1000, Int64.max, lengthSeed.magnitude > 0 ? Int64(truncatingIfNeeded: lengthSeed.magnitude) : 0] {
+        for length in [
+            Int64(0), 1, 1000, Int64.max,
+            lengthSeed.magnitude > 0 ? Int64(truncatingIfNeeded: lengthSeed.magnitude) : 0,
+        ] {
             for range in request.resolve(length: length) {
                 // What a server does with a resolved range: its length and its last byte.
-                precondition(range.lowerBound >= 0 && range.upperBound <= length, "a resolved range leaves the resource")
+                precondition(
+                    range.lowerBound >= 0 && range.upperBound <= length, "a resolved range leaves the resource")
                 sink &+= Int(truncatingIfNeeded: range.upperBound - range.lowerBound)
             }
             for spec in request.ranges { sink &+= spec.headerValue.utf8.count }
@@ -128,31 +136,41 @@ private func fuzzCatchup(_ bytes: [UInt8]) {
     let source = parts.count > 1 ? parts[1] : nil
     let stream = parts.count > 2 ? parts[2] : "http://provider.example/live/u/p/1.ts"
     let catchup = CatalogCatchup(type: type, days: Int(bytes[0]), source: source)
-    let request = CatchupURLBuilder.Request(streamURL: stream, catchup: catchup, start: time(0), end: time(8), now: time(16))
+    let request = CatchupURLBuilder.Request(
+        streamURL: stream, catchup: catchup, start: time(0), end: time(8), now: time(16))
     blackHole(CatchupURLBuilder.url(for: request)?.utf8.count ?? 0)
     blackHole(CatchupURLBuilder.fill(rest, request).utf8.count)
 }
 
 /// The proxy-URL decoder, two ways: the input as a URL's two middle components (what anyone can
-/// send: must be refused), and the input sealed with the signer's own key (what only Tuner makes:
+/// send: must be refused), and the input sealed with a signer's own key (what only Tuner makes:
 /// reaches the JSON decoding and the link checks).
-nonisolated(unsafe) private let fuzzKey = SymmetricKey(data: [UInt8](repeating: 7, count: 32))
-private let fuzzSigner = StreamLinkSigner(key: fuzzKey)
+///
+/// The two ways use different keys. libFuzzer learns the strings a run compares (the verified-link
+/// cache compares keys), so with one key it copied a URL the harness had itself sealed into a later
+/// input, which then verified, correctly: a genuine URL replayed, not a forgery. With two keys, a
+/// raw input can verify only by forging the first key's seal.
+nonisolated(unsafe) private let refusingKey = SymmetricKey(data: [UInt8](repeating: 7, count: 32))
+private let refusingSigner = StreamLinkSigner(key: refusingKey)
+nonisolated(unsafe) private let sealingKey = SymmetricKey(data: [UInt8](repeating: 9, count: 32))
+private let sealingSigner = StreamLinkSigner(key: sealingKey)
 nonisolated(unsafe) private let fuzzSealKey = HKDF<SHA256>.deriveKey(
-    inputKeyMaterial: fuzzKey, info: Data("tuner proxy URL payload v2".utf8), outputByteCount: 32)
+    inputKeyMaterial: sealingKey, info: Data("tuner proxy URL payload v2".utf8), outputByteCount: 32)
 
 private func fuzzPayload(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)
     let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-    if parts.count == 2, (try? fuzzSigner.verify(signature: parts[0], payload: parts[1])) != nil {
+    if parts.count == 2, (try? refusingSigner.verify(signature: parts[0], payload: parts[1])) != nil {
         fatalError("an input not made with the key was accepted")
     }
     guard let box = try? ChaChaPoly.seal(bytes, using: fuzzSealKey) else { return }
     let nonce = Data(box.nonce).base64URLEncodedString()
     let body = (box.ciphertext + box.tag).base64URLEncodedString()
-    if let link = try? fuzzSigner.verify(signature: nonce, payload: body) {
+    if let link = try? sealingSigner.verify(signature: nonce, payload: body) {
         // A decoded link is one the proxy would fetch: it must be valid, and survive a round trip.
-        guard (try? link.validate()) != nil, let path = try? fuzzSigner.path(for: link) else { fatalError("an invalid link decoded") }
+        guard (try? link.validate()) != nil, let path = try? sealingSigner.path(for: link) else {
+            fatalError("an invalid link decoded")
+        }
         blackHole(path.utf8.count &+ link.headers.count)
     }
 }
@@ -166,7 +184,8 @@ private func blackHole(_ value: Int) {
 /// own `main` is therefore not used, and this one hands over to libFuzzer's driver instead.
 @_silgen_name("LLVMFuzzerRunDriver")
 private func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
     _ callback: @convention(c) (UnsafeRawPointer, Int) -> CInt
 ) -> CInt
 
