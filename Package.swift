@@ -180,23 +180,27 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogTests",
-            dependencies: ["Catalog", "TunerTesting", "MediaFormats",
-                           .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                           .product(name: "CompressNIO", package: "compress-nio"),
-                           .product(name: "NIOCore", package: "swift-nio"),
-                           .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Catalog", "TunerTesting", "MediaFormats",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             // Read through #filePath, so not bundled as resources.
             exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "TransfersTests",
-            dependencies: ["Transfers", "Tus", "TusServer", "TunerTesting", "MediaFormats", "Catalog",
-                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                           .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                           .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "Transfers", "Tus", "TusServer", "TunerTesting", "MediaFormats", "Catalog",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "MediaFormatsTests",
@@ -204,13 +208,19 @@ let package = Package(
         ),
         .testTarget(
             name: "MediaCacheTests",
-            dependencies: ["MediaCache", "TunerTesting", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "NIOHTTP1", package: "swift-nio")]
+            dependencies: [
+                "MediaCache", "TunerTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "TunerServerTests",
-            dependencies: ["TunerServer", "TunerApp", "MediaCache", "Transfers", "TunerTesting", "TunerAPI", "ServerLink", "Tus", "TusServer",
-                           .product(name: "NIOFoundationCompat", package: "swift-nio"),
-                           .product(name: "AsyncHTTPClient", package: "async-http-client")]
+            dependencies: [
+                "TunerServer", "TunerApp", "MediaCache", "Transfers", "TunerTesting", "TunerAPI", "ServerLink", "Tus",
+                "TusServer",
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
         .testTarget(
             name: "RoutingTests",
@@ -218,10 +228,12 @@ let package = Package(
         ),
         .testTarget(
             name: "TunerAppTests",
-            dependencies: ["TunerApp", "TunerStorage", "Catalog", "Transfers",
-                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                           .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "TunerApp", "TunerStorage", "Catalog", "Transfers",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -21,6 +21,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
-            swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])])
     ]
 )

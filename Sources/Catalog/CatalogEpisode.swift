@@ -10,7 +10,10 @@ public struct CatalogEpisode: Sendable, Hashable, Codable, Identifiable {
     /// Seconds, when known.
     public var duration: Double?
 
-    public init(id: Int64, seriesID: Int64, season: Int?, episode: Int?, title: String, url: String, headers: [CatalogHeader] = [], duration: Double? = nil) {
+    public init(
+        id: Int64, seriesID: Int64, season: Int?, episode: Int?, title: String, url: String,
+        headers: [CatalogHeader] = [], duration: Double? = nil
+    ) {
         self.id = id
         self.seriesID = seriesID
         self.season = season

@@ -7,7 +7,9 @@ public struct CatalogEpisodeDraft: Sendable, Hashable {
     public var headers: [CatalogHeader]
     public var duration: Double?
 
-    public init(season: Int?, episode: Int?, title: String, url: String, headers: [CatalogHeader] = [], duration: Double? = nil) {
+    public init(
+        season: Int?, episode: Int?, title: String, url: String, headers: [CatalogHeader] = [], duration: Double? = nil
+    ) {
         self.season = season
         self.episode = episode
         self.title = title

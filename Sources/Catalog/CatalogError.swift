@@ -19,7 +19,9 @@ public struct CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The fetch or parse produced nothing: the previous items are kept rather than wiped.
     public static let emptyImport = CatalogError(.emptyImport)
     public static func fetchFailed(_ reason: String) -> CatalogError { CatalogError(.fetchFailed(reason)) }
-    public static func truncated(expected: Int64, received: Int64) -> CatalogError { CatalogError(.truncated(expected: expected, received: received)) }
+    public static func truncated(expected: Int64, received: Int64) -> CatalogError {
+        CatalogError(.truncated(expected: expected, received: received))
+    }
     public static func unsupported(_ what: String) -> CatalogError { CatalogError(.unsupported(what)) }
 
     /// Whether the error means "no such thing" (HTTP 404) rather than a failure.

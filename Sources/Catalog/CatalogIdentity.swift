@@ -7,12 +7,16 @@ import Foundation
 /// sends: the `tvg-id` when there is one, else a digest of the normalized name and the URL.
 public enum CatalogIdentity {
     /// The identity of an item.
-    public static func identity(kind: CatalogItemKind, tvgID: String?, providerID: String?, name: String, url: String?) -> String {
+    public static func identity(kind: CatalogItemKind, tvgID: String?, providerID: String?, name: String, url: String?)
+        -> String
+    {
         identity(kind: kind, tvgID: tvgID, providerID: providerID, normalizedName: normalizedName(name), url: url)
     }
 
     /// The identity of an item whose name was normalized already (imports normalize each name once).
-    static func identity(kind: CatalogItemKind, tvgID: String?, providerID: String?, normalizedName: String, url: String?) -> String {
+    static func identity(
+        kind: CatalogItemKind, tvgID: String?, providerID: String?, normalizedName: String, url: String?
+    ) -> String {
         if kind == .live, let tvgID, !tvgID.isEmpty {
             return "tvg:" + tvgID.lowercased()
         }
@@ -104,7 +108,8 @@ public enum CatalogIdentity {
             if properties.generalCategory == .nonspacingMark { return .dropped }
             guard properties.isAlphabetic || properties.numericType != nil else { return .separator }
             // Rare enough that Foundation's folding is affordable here and only here.
-            let folded = String(scalar).folding(options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: nil)
+            let folded = String(scalar).folding(
+                options: [.diacriticInsensitive, .caseInsensitive, .widthInsensitive], locale: nil)
             let scalars = Array(folded.unicodeScalars).filter { $0.properties.generalCategory != .nonspacingMark }
             return scalars.count == 1 ? .one(scalars[0]) : .many(scalars)
         }

@@ -24,7 +24,9 @@ extension CatalogImporter {
         var logger = self.logger
         logger[metadataKey: "source"] = "\(sourceID)"
         let locations = source.kind == .xmltv ? [source.location] : source.epgURLs
-        guard !locations.isEmpty else { throw CatalogError.unsupported("a source without guide URLs has no guide to import") }
+        guard !locations.isEmpty else {
+            throw CatalogError.unsupported("a source without guide URLs has no guide to import")
+        }
 
         var paths: [String] = []
         var downloaded: [String] = []
@@ -32,9 +34,12 @@ extension CatalogImporter {
         do {
             for location in locations {
                 if location.lowercased().hasPrefix("http://") || location.lowercased().hasPrefix("https://") {
-                    let downloader = SourceDownloader(httpClient: httpClient, configuration: configuration, logger: logger)
+                    let downloader = SourceDownloader(
+                        httpClient: httpClient, configuration: configuration, logger: logger)
                     let path = try await downloader.download(location) { bytes, total in
-                        progress(CatalogImportProgress(sourceID: sourceID, phase: .downloading, bytes: bytes, totalBytes: total))
+                        progress(
+                            CatalogImportProgress(
+                                sourceID: sourceID, phase: .downloading, bytes: bytes, totalBytes: total))
                     }
                     downloaded.append(path)
                     paths.append(path)
@@ -51,10 +56,13 @@ extension CatalogImporter {
             let counts = try await store.replaceGuide(ofSource: sourceID) { [paths] sink in
                 var entries = 0
                 for path in paths {
-                    try XMLTVFileImport.run(path: path, into: sink, endingAfter: cutoff, languages: languages) { bytes in
+                    try XMLTVFileImport.run(path: path, into: sink, endingAfter: cutoff, languages: languages) {
+                        bytes in
                         entries += 1
                         if entries % interval == 0 {
-                            progress(CatalogImportProgress(sourceID: sourceID, phase: .importing, bytes: bytes, entries: entries))
+                            progress(
+                                CatalogImportProgress(
+                                    sourceID: sourceID, phase: .importing, bytes: bytes, entries: entries))
                         }
                     }
                 }
@@ -63,9 +71,12 @@ extension CatalogImporter {
                 try await store.setSourceStatus(id: sourceID, status: .ok, error: nil, refreshedAt: Date())
             }
             progress(CatalogImportProgress(sourceID: sourceID, phase: .finished, entries: counts.programmes))
-            logger.info("Guide refreshed", metadata: [
-                "channels": "\(counts.channels)", "programmes": "\(counts.programmes)", "skipped": "\(counts.skipped)",
-            ])
+            logger.info(
+                "Guide refreshed",
+                metadata: [
+                    "channels": "\(counts.channels)", "programmes": "\(counts.programmes)",
+                    "skipped": "\(counts.skipped)",
+                ])
             return counts
         } catch {
             logger.info("Guide refresh failed; previous guide kept", metadata: ["error": "\(error)"])

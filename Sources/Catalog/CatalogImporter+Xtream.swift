@@ -10,8 +10,11 @@ extension CatalogImporter {
         logger: Logger,
         progress: @escaping @Sendable (CatalogImportProgress) -> Void
     ) async throws -> CatalogImportCounts {
-        guard let credentials = source.xtream else { throw CatalogError.unsupported("an Xtream source without credentials") }
-        let client = XtreamClient(credentials: credentials, httpClient: httpClient, configuration: configuration, logger: logger)
+        guard let credentials = source.xtream else {
+            throw CatalogError.unsupported("an Xtream source without credentials")
+        }
+        let client = XtreamClient(
+            credentials: credentials, httpClient: httpClient, configuration: configuration, logger: logger)
         let sourceID = source.id
         try await client.authenticate()
         progress(CatalogImportProgress(sourceID: sourceID, phase: .downloading))
@@ -29,7 +32,9 @@ extension CatalogImporter {
             }
             return result
         }
-        let liveGroups = names(liveCategories), vodGroups = names(vodCategories), seriesGroups = names(seriesCategories)
+        let liveGroups = names(liveCategories)
+        let vodGroups = names(vodCategories)
+        let seriesGroups = names(seriesCategories)
 
         var drafts: [CatalogItemDraft] = []
         drafts.reserveCapacity(live.count + movies.count + series.count)
@@ -39,26 +44,31 @@ extension CatalogImporter {
             if stream.tv_archive?.int == 1 {
                 catchup = CatalogCatchup(type: "xc", days: stream.tv_archive_duration?.int)
             }
-            drafts.append(CatalogItemDraft(
-                kind: .live, name: stream.name ?? id, group: stream.category_id?.string.flatMap { liveGroups[$0] },
-                tvgID: stream.epg_channel_id.flatMap { $0.isEmpty ? nil : $0 }, logo: stream.stream_icon.flatMap { $0.isEmpty ? nil : $0 },
-                number: stream.num?.string, url: client.liveURL(streamID: id), catchup: catchup, providerID: "live:\(id)"
-            ))
+            drafts.append(
+                CatalogItemDraft(
+                    kind: .live, name: stream.name ?? id, group: stream.category_id?.string.flatMap { liveGroups[$0] },
+                    tvgID: stream.epg_channel_id.flatMap { $0.isEmpty ? nil : $0 },
+                    logo: stream.stream_icon.flatMap { $0.isEmpty ? nil : $0 },
+                    number: stream.num?.string, url: client.liveURL(streamID: id), catchup: catchup,
+                    providerID: "live:\(id)"
+                ))
         }
         for movie in movies {
             guard let id = movie.stream_id?.string else { continue }
-            drafts.append(CatalogItemDraft(
-                kind: .movie, name: movie.name ?? id, group: movie.category_id?.string.flatMap { vodGroups[$0] },
-                logo: movie.stream_icon.flatMap { $0.isEmpty ? nil : $0 },
-                url: client.movieURL(streamID: id, container: movie.container_extension), providerID: "movie:\(id)"
-            ))
+            drafts.append(
+                CatalogItemDraft(
+                    kind: .movie, name: movie.name ?? id, group: movie.category_id?.string.flatMap { vodGroups[$0] },
+                    logo: movie.stream_icon.flatMap { $0.isEmpty ? nil : $0 },
+                    url: client.movieURL(streamID: id, container: movie.container_extension), providerID: "movie:\(id)"
+                ))
         }
         for show in series {
             guard let id = show.series_id?.string else { continue }
-            drafts.append(CatalogItemDraft(
-                kind: .series, name: show.name ?? id, group: show.category_id?.string.flatMap { seriesGroups[$0] },
-                logo: show.cover.flatMap { $0.isEmpty ? nil : $0 }, providerID: "series:\(id)"
-            ))
+            drafts.append(
+                CatalogItemDraft(
+                    kind: .series, name: show.name ?? id, group: show.category_id?.string.flatMap { seriesGroups[$0] },
+                    logo: show.cover.flatMap { $0.isEmpty ? nil : $0 }, providerID: "series:\(id)"
+                ))
         }
         let items = drafts
         let counts = try await store.replaceItems(ofSource: sourceID) { sink in

@@ -27,7 +27,8 @@ public final class CatalogImporter: Sendable {
         public var movieDetailsOnImport = false
 
         public init(
-            userAgent: String = "Tuner/1.0", requestTimeout: TimeAmount = .minutes(10), maxDownloadBytes: Int64 = 2 << 30,
+            userAgent: String = "Tuner/1.0", requestTimeout: TimeAmount = .minutes(10),
+            maxDownloadBytes: Int64 = 2 << 30,
             temporaryDirectory: URL = FileManager.default.temporaryDirectory, progressInterval: Int = 10_000
         ) {
             self.userAgent = userAgent
@@ -45,7 +46,9 @@ public final class CatalogImporter: Sendable {
     let configuration: Configuration
     let logger: Logger
 
-    public init(store: any CatalogStore, httpClient: HTTPClient, configuration: Configuration = .default, logger: Logger) {
+    public init(
+        store: any CatalogStore, httpClient: HTTPClient, configuration: Configuration = .default, logger: Logger
+    ) {
         self.store = store
         self.httpClient = httpClient
         self.configuration = configuration
@@ -75,9 +78,12 @@ public final class CatalogImporter: Sendable {
             }
             try await store.setSourceStatus(id: sourceID, status: .ok, error: nil, refreshedAt: Date())
             progress(CatalogImportProgress(sourceID: sourceID, phase: .finished, entries: counts.total))
-            logger.info("Catalog source refreshed", metadata: [
-                "live": "\(counts.live)", "movies": "\(counts.movies)", "series": "\(counts.series)", "episodes": "\(counts.episodes)",
-            ])
+            logger.info(
+                "Catalog source refreshed",
+                metadata: [
+                    "live": "\(counts.live)", "movies": "\(counts.movies)", "series": "\(counts.series)",
+                    "episodes": "\(counts.episodes)",
+                ])
             return counts
         } catch {
             logger.info("Catalog source refresh failed; previous items kept", metadata: ["error": "\(error)"])
@@ -90,7 +96,8 @@ public final class CatalogImporter: Sendable {
     /// transaction never waits on decompression) and checked whole: nil when `path` is not gzip.
     func inflatedCopy(of path: String) throws -> String? {
         guard GzipFile.isGzip(path: path) else { return nil }
-        let output = configuration.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString).inflated").path
+        let output = configuration.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString).inflated")
+            .path
         do {
             _ = try GzipFile.inflate(path: path, to: output, limit: configuration.maxInflatedBytes)
         } catch {
@@ -111,7 +118,8 @@ public final class CatalogImporter: Sendable {
         if !source.isLocalFile {
             let downloader = SourceDownloader(httpClient: httpClient, configuration: configuration, logger: logger)
             path = try await downloader.download(source.location) { bytes, total in
-                progress(CatalogImportProgress(sourceID: sourceID, phase: .downloading, bytes: bytes, totalBytes: total))
+                progress(
+                    CatalogImportProgress(sourceID: sourceID, phase: .downloading, bytes: bytes, totalBytes: total))
             }
             downloaded = true
         }
@@ -126,7 +134,10 @@ public final class CatalogImporter: Sendable {
         let counts = try await store.replaceItems(ofSource: sourceID) { [path] sink in
             try M3UFileImport.run(path: path, into: sink, header: header) { bytes, entries in
                 if entries % interval == 0 {
-                    progress(CatalogImportProgress(sourceID: sourceID, phase: .importing, bytes: bytes, totalBytes: totalBytes, entries: entries))
+                    progress(
+                        CatalogImportProgress(
+                            sourceID: sourceID, phase: .importing, bytes: bytes, totalBytes: totalBytes,
+                            entries: entries))
                 }
             }
         }

@@ -16,7 +16,8 @@ public struct CatalogMovieDetails: Sendable, Hashable, Codable {
     public var tmdbID: String?
 
     public init(
-        plot: String? = nil, cast: String? = nil, director: String? = nil, genre: String? = nil, releaseDate: String? = nil,
+        plot: String? = nil, cast: String? = nil, director: String? = nil, genre: String? = nil,
+        releaseDate: String? = nil,
         durationSeconds: Int? = nil, rating: Double? = nil, containerExtension: String? = nil, poster: String? = nil,
         backdrops: [String] = [], trailer: String? = nil, tmdbID: String? = nil
     ) {

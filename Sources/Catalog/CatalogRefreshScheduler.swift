@@ -16,7 +16,10 @@ public final class CatalogRefreshScheduler: Sendable {
     /// When each source was last tried, in this process (failures do not move `lastRefresh`).
     private let attempts = LockedAttempts()
 
-    public init(importer: CatalogImporter, retryAfterFailure: TimeInterval = 3600, guideRetention: Int64 = 7 * 86_400, logger: Logger) {
+    public init(
+        importer: CatalogImporter, retryAfterFailure: TimeInterval = 3600, guideRetention: Int64 = 7 * 86_400,
+        logger: Logger
+    ) {
         self.importer = importer
         self.retryAfterFailure = retryAfterFailure
         self.guideRetention = guideRetention
@@ -27,7 +30,8 @@ public final class CatalogRefreshScheduler: Sendable {
     public func isDue(_ source: CatalogSource, now: Date) -> Bool {
         guard source.status != .refreshing else { return false }
         if let attempt = attempts.withLockedValue({ $0[source.id] }), source.status == .failed,
-           now.timeIntervalSince(attempt) < min(retryAfterFailure, source.refreshInterval) {
+            now.timeIntervalSince(attempt) < min(retryAfterFailure, source.refreshInterval)
+        {
             return false
         }
         guard let last = source.lastRefresh else { return true }
@@ -61,7 +65,9 @@ public final class CatalogRefreshScheduler: Sendable {
                     do {
                         try await importer.refreshGuide(sourceID: source.id, now: seconds, retention: guideRetention)
                     } catch {
-                        logger.info("Scheduled guide refresh failed; previous guide kept", metadata: ["source": "\(source.id)", "error": "\(error)"])
+                        logger.info(
+                            "Scheduled guide refresh failed; previous guide kept",
+                            metadata: ["source": "\(source.id)", "error": "\(error)"])
                     }
                 }
             } catch {

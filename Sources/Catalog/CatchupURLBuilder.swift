@@ -19,7 +19,9 @@ public enum CatchupURLBuilder {
         /// The programme's `catchup-id` from the guide.
         public var catchupID: String?
 
-        public init(streamURL: String, catchup: CatalogCatchup, start: Int64, end: Int64, now: Int64, catchupID: String? = nil) {
+        public init(
+            streamURL: String, catchup: CatalogCatchup, start: Int64, end: Int64, now: Int64, catchupID: String? = nil
+        ) {
             self.streamURL = streamURL
             self.catchup = catchup
             self.start = start
@@ -34,7 +36,8 @@ public enum CatchupURLBuilder {
     public static func url(for request: Request) -> String? {
         // Times outside years 1-9999 are no programme; bounding them keeps the arithmetic below exact.
         guard GuideTime.supported.contains(request.start), GuideTime.supported.contains(request.end),
-              GuideTime.supported.contains(request.now) else { return nil }
+            GuideTime.supported.contains(request.now)
+        else { return nil }
         let type = request.catchup.type.lowercased()
         switch type {
         case "append":
@@ -74,7 +77,9 @@ public enum CatchupURLBuilder {
         var index = template.startIndex
         while index < template.endIndex {
             let character = template[index]
-            let opensDollar = character == "$" && template.index(after: index) < template.endIndex && template[template.index(after: index)] == "{"
+            let opensDollar =
+                character == "$" && template.index(after: index) < template.endIndex
+                && template[template.index(after: index)] == "{"
             guard character == "{" || opensDollar else {
                 output.append(character)
                 index = template.index(after: index)
@@ -96,7 +101,9 @@ public enum CatchupURLBuilder {
         return output
     }
 
-    private static func value(of placeholder: String, request: Request, duration: Int64, offset: Int64, parts: [String: String]) -> String? {
+    private static func value(
+        of placeholder: String, request: Request, duration: Int64, offset: Int64, parts: [String: String]
+    ) -> String? {
         let pieces = placeholder.split(separator: ":", maxSplits: 1).map(String.init)
         let name = pieces.first ?? ""
         let divisor = pieces.count > 1 ? Int64(pieces[1]).flatMap { $0 > 0 ? $0 : nil } : nil

@@ -16,7 +16,8 @@ enum FTSQuery {
             // The same split as the unicode61 tokenizer: letters, digits and marks make up words.
             let properties = scalar.properties
             if properties.isAlphabetic || properties.numericType != nil || properties.generalCategory == .nonspacingMark
-                || properties.generalCategory == .spacingMark {
+                || properties.generalCategory == .spacingMark
+            {
                 current.append(scalar)
             } else {
                 flush()

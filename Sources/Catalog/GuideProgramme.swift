@@ -16,7 +16,8 @@ public struct GuideProgramme: Sendable, Hashable, Codable, Identifiable {
     public var catchupID: String?
 
     public init(
-        id: Int64, epgID: String, start: Int64, stop: Int64, title: String, subtitle: String? = nil, description: String? = nil,
+        id: Int64, epgID: String, start: Int64, stop: Int64, title: String, subtitle: String? = nil,
+        description: String? = nil,
         category: String? = nil, icon: String? = nil, season: Int? = nil, episode: Int? = nil, catchupID: String? = nil
     ) {
         self.id = id

@@ -19,10 +19,13 @@ enum GzipFile {
 
     /// Inflates `path` into a new file `output`; returns the bytes written.
     static func inflate(path: String, to output: String, limit: Int64, chunkSize: Int = 1 << 20) throws -> Int64 {
-        guard let input = FileHandle(forReadingAtPath: path) else { throw CatalogError.fetchFailed("cannot open \(path)") }
+        guard let input = FileHandle(forReadingAtPath: path) else {
+            throw CatalogError.fetchFailed("cannot open \(path)")
+        }
         defer { try? input.close() }
         guard FileManager.default.createFile(atPath: output, contents: nil),
-              let writer = FileHandle(forWritingAtPath: output) else {
+            let writer = FileHandle(forWritingAtPath: output)
+        else {
             throw CatalogError.fetchFailed("cannot create \(output)")
         }
         defer { try? writer.close() }
@@ -55,7 +58,9 @@ enum GzipFile {
                             throw CatalogError.fetchFailed(
                                 "the gzip file has \(left) unexpected bytes after member \(members); it is damaged")
                         }
-                        guard inflateReset(&stream) == Z_OK else { throw CatalogError.fetchFailed("cannot restart gzip decompression") }
+                        guard inflateReset(&stream) == Z_OK else {
+                            throw CatalogError.fetchFailed("cannot restart gzip decompression")
+                        }
                         insideMember = true
                     }
                     stream.next_in = UnsafeMutablePointer(mutating: next)
@@ -73,7 +78,8 @@ enum GzipFile {
                             break
                         default:
                             let offset = consumedTotal + Int64(left - Int(stream.avail_in))
-                            throw CatalogError.fetchFailed("the gzip data is damaged near byte \(offset) (zlib status \(status))")
+                            throw CatalogError.fetchFailed(
+                                "the gzip data is damaged near byte \(offset) (zlib status \(status))")
                         }
                         return produced
                     }
@@ -88,7 +94,8 @@ enum GzipFile {
                     if produced > 0 {
                         let (sum, overflow) = written.addingReportingOverflow(Int64(produced))
                         guard !overflow, sum <= limit else {
-                            throw CatalogError.fetchFailed("the gzip file inflates to more than the limit of \(limit) bytes")
+                            throw CatalogError.fetchFailed(
+                                "the gzip file inflates to more than the limit of \(limit) bytes")
                         }
                         written = sum
                         try writer.write(contentsOf: outputBuffer[0..<produced])
@@ -104,7 +111,10 @@ enum GzipFile {
                 stream.next_out = out.baseAddress
                 stream.avail_out = UInt32(out.count)
                 let status = CZlib.inflate(&stream, Z_NO_FLUSH)
-                if status == Z_STREAM_END { insideMember = false; members += 1 }
+                if status == Z_STREAM_END {
+                    insideMember = false
+                    members += 1
+                }
                 return out.count - Int(stream.avail_out)
             }
             if produced == 0 { break }
@@ -116,7 +126,8 @@ enum GzipFile {
             try writer.write(contentsOf: outputBuffer[0..<produced])
         }
         guard !insideMember else {
-            throw CatalogError.fetchFailed("the gzip file ends inside member \(members + 1) after \(consumedTotal) bytes: it is truncated")
+            throw CatalogError.fetchFailed(
+                "the gzip file ends inside member \(members + 1) after \(consumedTotal) bytes: it is truncated")
         }
         return written
     }

@@ -1,8 +1,9 @@
 import GRDB
+
 #if canImport(GRDBSQLite)
-import GRDBSQLite
+    import GRDBSQLite
 #elseif canImport(SQLite3)
-import SQLite3
+    import SQLite3
 #endif
 
 /// `tunerImportBatch`: a virtual table over a run of rows of an ``ImportBatch``, so that a batch
@@ -20,8 +21,8 @@ enum ImportBatchTable {
     /// The columns, in the order ``column(_:of:_:)`` serves them.
     enum Column: Int32 {
         case kind, identity, name, normalizedName, groupID, groupName, tvgID, tvgName, logo, number, url, headers,
-             catchupType, catchupDays, catchupSource, tvgShift, isRadio, providerID, position,
-             seriesID, season, episode, title, episodeURL, episodeHeaders, duration, episodePosition, batch
+            catchupType, catchupDays, catchupSource, tvgShift, isRadio, providerID, position,
+            seriesID, season, episode, title, episodeURL, episodeHeaders, duration, episodePosition, batch
     }
 
     /// The type tag of the bound pointer: SQLite keeps the pointer to this string, so it must be static.
@@ -48,11 +49,14 @@ enum ImportBatchTable {
         var index = 0
     }
 
-    private static let cursorStateOffset = MemoryLayout<sqlite3_vtab_cursor>.stride
-        + (MemoryLayout<CursorState>.alignment - MemoryLayout<sqlite3_vtab_cursor>.stride % MemoryLayout<CursorState>.alignment)
+    private static let cursorStateOffset =
+        MemoryLayout<sqlite3_vtab_cursor>.stride
+        + (MemoryLayout<CursorState>.alignment - MemoryLayout<sqlite3_vtab_cursor>.stride
+            % MemoryLayout<CursorState>.alignment)
         % MemoryLayout<CursorState>.alignment
 
-    private static func state(_ cursor: UnsafeMutablePointer<sqlite3_vtab_cursor>?) -> UnsafeMutablePointer<CursorState> {
+    private static func state(_ cursor: UnsafeMutablePointer<sqlite3_vtab_cursor>?) -> UnsafeMutablePointer<CursorState>
+    {
         (UnsafeMutableRawPointer(cursor!) + cursorStateOffset).assumingMemoryBound(to: CursorState.self)
     }
 
@@ -60,7 +64,8 @@ enum ImportBatchTable {
         var module = sqlite3_module()
         // No xCreate: eponymous only, usable as `FROM tunerImportBatch` without CREATE VIRTUAL TABLE.
         module.xConnect = { db, _, _, _, table, _ in
-            let columns = "kind, identity, name, normalizedName, groupID, groupName, tvgID, tvgName, logo, number, url, headers, "
+            let columns =
+                "kind, identity, name, normalizedName, groupID, groupName, tvgID, tvgName, logo, number, url, headers, "
                 + "catchupType, catchupDays, catchupSource, tvgShift, isRadio, providerID, position, "
                 + "seriesID, season, episode, title, episodeURL, episodeHeaders, duration, episodePosition, batch HIDDEN"
             let code = sqlite3_declare_vtab(db, "CREATE TABLE x(\(columns))")
@@ -74,7 +79,9 @@ enum ImportBatchTable {
             guard let info else { return SQLITE_ERROR }
             for index in 0..<Int(info.pointee.nConstraint) {
                 let constraint = info.pointee.aConstraint[index]
-                if constraint.iColumn == ImportBatchTable.Column.batch.rawValue, constraint.op == SQLITE_INDEX_CONSTRAINT_EQ, constraint.usable != 0 {
+                if constraint.iColumn == ImportBatchTable.Column.batch.rawValue,
+                    constraint.op == SQLITE_INDEX_CONSTRAINT_EQ, constraint.usable != 0
+                {
                     info.pointee.aConstraintUsage[index].argvIndex = 1
                     info.pointee.aConstraintUsage[index].omit = 1
                     info.pointee.idxNum = 1
@@ -98,7 +105,8 @@ enum ImportBatchTable {
                 byteCount: ImportBatchTable.cursorStateOffset + MemoryLayout<CursorState>.size,
                 alignment: max(MemoryLayout<sqlite3_vtab_cursor>.alignment, MemoryLayout<CursorState>.alignment))
             let base = raw.initializeMemory(as: sqlite3_vtab_cursor.self, repeating: sqlite3_vtab_cursor(), count: 1)
-            (raw + ImportBatchTable.cursorStateOffset).initializeMemory(as: CursorState.self, repeating: CursorState(), count: 1)
+            (raw + ImportBatchTable.cursorStateOffset).initializeMemory(
+                as: CursorState.self, repeating: CursorState(), count: 1)
             cursor?.pointee = base
             return SQLITE_OK
         }
@@ -110,7 +118,10 @@ enum ImportBatchTable {
             let state = ImportBatchTable.state(cursor)
             state.pointee.scan = nil
             if indexNumber == 1, argumentCount == 1, let argument = arguments?[0],
-               let scan = sqlite3_value_pointer(argument, UnsafeRawPointer(ImportBatchTable.pointerType.utf8Start).assumingMemoryBound(to: CChar.self)) {
+                let scan = sqlite3_value_pointer(
+                    argument,
+                    UnsafeRawPointer(ImportBatchTable.pointerType.utf8Start).assumingMemoryBound(to: CChar.self))
+            {
                 state.pointee.scan = UnsafePointer(scan.assumingMemoryBound(to: ImportBatchScan.self))
                 state.pointee.index = state.pointee.scan!.pointee.range.lowerBound
             }
@@ -141,7 +152,9 @@ enum ImportBatchTable {
         return module
     }
 
-    private static func column(_ column: Column, of scan: UnsafePointer<ImportBatchScan>, at index: Int, _ context: OpaquePointer?) {
+    private static func column(
+        _ column: Column, of scan: UnsafePointer<ImportBatchScan>, at index: Int, _ context: OpaquePointer?
+    ) {
         let row = scan.pointee.rows + index
         func text(_ value: ImportText) {
             guard value.count >= 0 else { return sqlite3_result_null(context) }
@@ -158,7 +171,11 @@ enum ImportBatchTable {
             if let value { sqlite3_result_double(context, value) } else { sqlite3_result_null(context) }
         }
         func id(_ ids: UnsafePointer<Int64>?, _ index: Int32) {
-            if index >= 0, let ids { sqlite3_result_int64(context, ids[Int(index)]) } else { sqlite3_result_null(context) }
+            if index >= 0, let ids {
+                sqlite3_result_int64(context, ids[Int(index)])
+            } else {
+                sqlite3_result_null(context)
+            }
         }
         switch column {
         case .kind: text(row.pointee.kind)

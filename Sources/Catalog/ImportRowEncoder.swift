@@ -33,9 +33,13 @@ struct ImportRowEncoder {
     }
 
     /// Appends an episode of `series`; the series item comes along the first time it is seen.
-    mutating func encode(_ episode: CatalogEpisodeDraft, of series: CatalogItemDraft, sourceBytes: Int64 = 0, into batch: inout ImportBatch) throws {
+    mutating func encode(
+        _ episode: CatalogEpisodeDraft, of series: CatalogItemDraft, sourceBytes: Int64 = 0,
+        into batch: inout ImportBatch
+    ) throws {
         let normalized = CatalogIdentity.normalizedName(series.name, folds: &folds)
-        let key = CatalogIdentity.identity(kind: .series, tvgID: nil, providerID: series.providerID, normalizedName: normalized, url: nil)
+        let key = CatalogIdentity.identity(
+            kind: .series, tvgID: nil, providerID: series.providerID, normalizedName: normalized, url: nil)
         var row: ImportRow
         if let index = self.series[key] {
             row = ImportRow(role: .episode, countedKind: .series)
@@ -59,9 +63,12 @@ struct ImportRowEncoder {
     }
 
     /// The item columns of `row`.
-    private mutating func fill(_ row: inout ImportRow, with item: CatalogItemDraft, normalizedName: String, in batch: inout ImportBatch) throws {
+    private mutating func fill(
+        _ row: inout ImportRow, with item: CatalogItemDraft, normalizedName: String, in batch: inout ImportBatch
+    ) throws {
         var identity = CatalogIdentity.identity(
-            kind: item.kind, tvgID: item.tvgID, providerID: item.providerID, normalizedName: normalizedName, url: item.url)
+            kind: item.kind, tvgID: item.tvgID, providerID: item.providerID, normalizedName: normalizedName,
+            url: item.url)
         let occurrences = Self.increment(&seen[item.kind, default: [:]][identity, default: 0])
         if occurrences > 0 {
             // Providers list the same channel twice (backup streams); order of appearance keeps

@@ -26,7 +26,8 @@ enum M3UFileImport {
                 try parse(path: path, header: header) { mapped, bytesRead in
                     switch mapped {
                     case .item(let item): try encoder.encode(item, sourceBytes: bytesRead, into: &batch)
-                    case .episode(let episode, let series): try encoder.encode(episode, of: series, sourceBytes: bytesRead, into: &batch)
+                    case .episode(let episode, let series):
+                        try encoder.encode(episode, of: series, sourceBytes: bytesRead, into: &batch)
                     }
                     if batch.isFull {
                         try emit(batch)

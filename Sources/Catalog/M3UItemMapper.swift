@@ -24,13 +24,16 @@ public struct M3UItemMapper: Sendable {
         let headers = entry.httpHeaders.map { CatalogHeader(name: $0.name, value: $0.value) }
         switch Self.kind(ofURL: entry.url) {
         case .movie:
-            return .item(CatalogItemDraft(
-                kind: .movie, name: name, group: group, tvgID: entry.tvgID.nonEmpty, tvgName: entry.tvgName.nonEmpty,
-                logo: entry.tvgLogo.nonEmpty, url: entry.url, headers: headers
-            ))
+            return .item(
+                CatalogItemDraft(
+                    kind: .movie, name: name, group: group, tvgID: entry.tvgID.nonEmpty,
+                    tvgName: entry.tvgName.nonEmpty,
+                    logo: entry.tvgLogo.nonEmpty, url: entry.url, headers: headers
+                ))
         case .series:
             let parsed = Self.seriesEpisode(inTitle: name)
-            let series = CatalogItemDraft(kind: .series, name: parsed.series, group: group, logo: entry.tvgLogo.nonEmpty)
+            let series = CatalogItemDraft(
+                kind: .series, name: parsed.series, group: group, logo: entry.tvgLogo.nonEmpty)
             let episode = CatalogEpisodeDraft(
                 season: parsed.season, episode: parsed.episode, title: name, url: entry.url, headers: headers,
                 duration: entry.duration > 0 ? entry.duration : nil
@@ -44,11 +47,13 @@ public struct M3UItemMapper: Sendable {
             if catchupType != nil || catchupSource != nil {
                 catchup = CatalogCatchup(type: catchupType ?? "default", days: catchupDays, source: catchupSource)
             }
-            return .item(CatalogItemDraft(
-                kind: .live, name: name, group: group, tvgID: entry.tvgID.nonEmpty, tvgName: entry.tvgName.nonEmpty,
-                logo: entry.tvgLogo.nonEmpty, number: entry.channelNumber.nonEmpty, url: entry.url, headers: headers,
-                catchup: catchup, tvgShift: entry.tvgShiftHours ?? header?.tvgShiftHours, isRadio: entry.isRadio
-            ))
+            return .item(
+                CatalogItemDraft(
+                    kind: .live, name: name, group: group, tvgID: entry.tvgID.nonEmpty, tvgName: entry.tvgName.nonEmpty,
+                    logo: entry.tvgLogo.nonEmpty, number: entry.channelNumber.nonEmpty, url: entry.url,
+                    headers: headers,
+                    catchup: catchup, tvgShift: entry.tvgShiftHours ?? header?.tvgShiftHours, isRadio: entry.isRadio
+                ))
         }
     }
 
@@ -94,7 +99,12 @@ public struct M3UItemMapper: Sendable {
                     cursor += 1
                     if let episode = number(bytes, &cursor) {
                         var end = index
-                        while end > 0, [UInt8(ascii: " "), UInt8(ascii: "|"), UInt8(ascii: "-"), UInt8(ascii: "\t"), UInt8(ascii: ".")].contains(bytes[end - 1]) {
+                        while end > 0,
+                            [
+                                UInt8(ascii: " "), UInt8(ascii: "|"), UInt8(ascii: "-"), UInt8(ascii: "\t"),
+                                UInt8(ascii: "."),
+                            ].contains(bytes[end - 1])
+                        {
                             end -= 1
                         }
                         let name = String(decoding: bytes[0..<end], as: UTF8.self)

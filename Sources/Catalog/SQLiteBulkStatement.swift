@@ -1,8 +1,9 @@
 import GRDB
+
 #if canImport(GRDBSQLite)
-import GRDBSQLite
+    import GRDBSQLite
 #elseif canImport(SQLite3)
-import SQLite3
+    import SQLite3
 #endif
 
 /// A prepared statement of a bulk import, bound and stepped with SQLite's C API.
@@ -87,7 +88,8 @@ struct SQLiteBulkStatement {
     @discardableResult
     func step(_ db: Database) throws -> Int64? {
         if let bindFailure {
-            throw DatabaseError(resultCode: ResultCode(rawValue: bindFailure), message: "cannot bind an argument", sql: statement.sql)
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: bindFailure), message: "cannot bind an argument", sql: statement.sql)
         }
         var first: Int64?
         while true {

@@ -8,20 +8,24 @@ extension SQLiteCatalogStore {
     static func streamCheck(from row: Row) -> CatalogStreamCheck? {
         guard let online: Bool = row["checkOnline"], let checkedAt: Double = row["checkedAt"] else { return nil }
         return CatalogStreamCheck(
-            itemID: row["id"], online: online, checkedAt: Date(timeIntervalSince1970: checkedAt), reason: row["checkReason"] ?? "")
+            itemID: row["id"], online: online, checkedAt: Date(timeIntervalSince1970: checkedAt),
+            reason: row["checkReason"] ?? "")
     }
 
     public func recordStreamChecks(_ checks: [CatalogStreamCheck]) async throws {
         guard !checks.isEmpty else { return }
         try await database.write { db in
-            let upsert = try db.cachedStatement(sql: """
-                INSERT INTO streamCheck (itemID, online, checkedAt, reason)
-                SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM catalogItem WHERE id = ?1)
-                ON CONFLICT (itemID) DO UPDATE SET online = excluded.online, checkedAt = excluded.checkedAt, reason = excluded.reason
-                """)
+            let upsert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO streamCheck (itemID, online, checkedAt, reason)
+                    SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM catalogItem WHERE id = ?1)
+                    ON CONFLICT (itemID) DO UPDATE SET online = excluded.online, checkedAt = excluded.checkedAt, reason = excluded.reason
+                    """)
             // An item removed by a refresh while it was being probed is skipped, not an error.
             for check in checks {
-                try upsert.execute(arguments: [check.itemID, check.online, check.checkedAt.timeIntervalSince1970, check.reason])
+                try upsert.execute(arguments: [
+                    check.itemID, check.online, check.checkedAt.timeIntervalSince1970, check.reason,
+                ])
             }
         }
     }
@@ -62,7 +66,8 @@ extension SQLiteCatalogStore {
         try await database.read { db in
             try Row.fetchOne(
                 db,
-                sql: "SELECT p.*, gc.epgID FROM guideProgramme p JOIN guideChannel gc ON gc.id = p.guideChannelID WHERE p.id = ?",
+                sql:
+                    "SELECT p.*, gc.epgID FROM guideProgramme p JOIN guideChannel gc ON gc.id = p.guideChannelID WHERE p.id = ?",
                 arguments: [id]
             ).map(Self.programme(from:))
         }
@@ -72,7 +77,8 @@ extension SQLiteCatalogStore {
         try await database.read { db in
             try String.fetchOne(
                 db,
-                sql: "SELECT m.epgID FROM guideMapping m JOIN catalogItem i ON i.kind = m.kind AND i.identity = m.identity WHERE i.id = ?",
+                sql:
+                    "SELECT m.epgID FROM guideMapping m JOIN catalogItem i ON i.kind = m.kind AND i.identity = m.identity WHERE i.id = ?",
                 arguments: [itemID]
             )
         }
@@ -80,7 +86,10 @@ extension SQLiteCatalogStore {
 
     public func movieDetails(itemID: Int64) async throws -> CatalogMovieDetails? {
         try await database.read { db in
-            guard let json = try String.fetchOne(db, sql: "SELECT details FROM movieDetails WHERE itemID = ?", arguments: [itemID]) else {
+            guard
+                let json = try String.fetchOne(
+                    db, sql: "SELECT details FROM movieDetails WHERE itemID = ?", arguments: [itemID])
+            else {
                 return nil
             }
             return try JSONDecoder().decode(CatalogMovieDetails.self, from: Data(json.utf8))
@@ -90,7 +99,10 @@ extension SQLiteCatalogStore {
     public func setMovieDetails(itemID: Int64, _ details: CatalogMovieDetails, url: String?) async throws {
         let json = try Self.encodeJSON(details)
         try await database.write { db in
-            guard try String.fetchOne(db, sql: "SELECT kind FROM catalogItem WHERE id = ?", arguments: [itemID]) == CatalogItemKind.movie.rawValue else {
+            guard
+                try String.fetchOne(db, sql: "SELECT kind FROM catalogItem WHERE id = ?", arguments: [itemID])
+                    == CatalogItemKind.movie.rawValue
+            else {
                 throw CatalogError.itemNotFound(itemID)
             }
             try db.execute(

@@ -7,7 +7,8 @@ extension SQLiteCatalogStore {
             try Row.fetchOne(db, sql: "SELECT * FROM catalogEpisode WHERE id = ?", arguments: [id]).map { row in
                 let headers: String? = row["headers"]
                 return CatalogEpisode(
-                    id: row["id"], seriesID: row["seriesID"], season: row["season"], episode: row["episode"], title: row["title"],
+                    id: row["id"], seriesID: row["seriesID"], season: row["season"], episode: row["episode"],
+                    title: row["title"],
                     url: row["url"], headers: try Self.decodeHeaders(headers), duration: row["duration"]
                 )
             }

@@ -10,7 +10,10 @@ extension SQLiteCatalogStore {
             var listed: [[String]] = []
             var seen: Set<[String]> = []
             for id in itemIDs {
-                guard let row = try Row.fetchOne(db, sql: "SELECT kind, identity FROM catalogItem WHERE id = ?", arguments: [id]) else {
+                guard
+                    let row = try Row.fetchOne(
+                        db, sql: "SELECT kind, identity FROM catalogItem WHERE id = ?", arguments: [id])
+                else {
                     throw CatalogError.itemNotFound(id)
                 }
                 let key: [String] = [row["kind"], row["identity"]]
@@ -21,7 +24,8 @@ extension SQLiteCatalogStore {
             // Favourites left out (among them those whose source is gone for now) keep their
             // relative order after the listed ones, rather than being dropped.
             current.removeAll { seen.contains($0) }
-            let update = try db.cachedStatement(sql: "UPDATE catalogFavourite SET position = ? WHERE kind = ? AND identity = ?")
+            let update = try db.cachedStatement(
+                sql: "UPDATE catalogFavourite SET position = ? WHERE kind = ? AND identity = ?")
             for (index, key) in (listed + current).enumerated() {
                 try update.execute(arguments: [index, key[0], key[1]])
             }

@@ -17,11 +17,13 @@ extension SQLiteCatalogStore {
     /// the normalized name; a channel of the item's own source wins over other guides. Resolved
     /// when read rather than stored, so a new mapping or a new guide applies at once.
     static func guideChannels(_ db: Database, itemIDs: [Int64]) throws -> [(itemID: Int64, channelID: Int64)] {
-        let item = try db.cachedStatement(sql: "SELECT kind, identity, sourceID, tvgID, normalizedName FROM catalogItem WHERE id = ?")
-        let byMapping = try db.cachedStatement(sql: """
-            SELECT gc.id, gc.sourceID FROM guideMapping m JOIN guideChannel gc ON gc.epgID = m.epgID
-            WHERE m.kind = ? AND m.identity = ?
-            """)
+        let item = try db.cachedStatement(
+            sql: "SELECT kind, identity, sourceID, tvgID, normalizedName FROM catalogItem WHERE id = ?")
+        let byMapping = try db.cachedStatement(
+            sql: """
+                SELECT gc.id, gc.sourceID FROM guideMapping m JOIN guideChannel gc ON gc.epgID = m.epgID
+                WHERE m.kind = ? AND m.identity = ?
+                """)
         let byEPGID = try db.cachedStatement(sql: "SELECT id, sourceID FROM guideChannel WHERE epgID = ?")
         let byName = try db.cachedStatement(sql: "SELECT id, sourceID FROM guideChannel WHERE normalizedName = ?")
         var result: [(itemID: Int64, channelID: Int64)] = []
@@ -48,12 +50,13 @@ extension SQLiteCatalogStore {
     public func nowNext(itemIDs: [Int64], at time: Int64) async throws -> [GuideNowNext] {
         try await database.read { db in
             let channels = try Self.guideChannels(db, itemIDs: itemIDs)
-            let statement = try db.cachedStatement(sql: """
-                SELECT p.*, gc.epgID FROM guideProgramme p JOIN guideChannel gc ON gc.id = p.guideChannelID
-                WHERE p.guideChannelID = ?1
-                  AND p.start >= COALESCE((SELECT max(start) FROM guideProgramme WHERE guideChannelID = ?1 AND start <= ?2), ?2)
-                ORDER BY p.start LIMIT 2
-                """)
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT p.*, gc.epgID FROM guideProgramme p JOIN guideChannel gc ON gc.id = p.guideChannelID
+                    WHERE p.guideChannelID = ?1
+                      AND p.start >= COALESCE((SELECT max(start) FROM guideProgramme WHERE guideChannelID = ?1 AND start <= ?2), ?2)
+                    ORDER BY p.start LIMIT 2
+                    """)
             let byItem = Dictionary(channels.map { ($0.itemID, $0.channelID) }, uniquingKeysWith: { first, _ in first })
             return try itemIDs.compactMap { itemID in
                 guard let channelID = byItem[itemID] else { return nil }
@@ -69,19 +72,23 @@ extension SQLiteCatalogStore {
     }
 
     public func guide(itemIDs: [Int64], from: Int64, to: Int64) async throws -> [Int64: [GuideProgramme]] {
-        let from = GuideTime.clamped(from), to = GuideTime.clamped(to)
+        let from = GuideTime.clamped(from)
+        let to = GuideTime.clamped(to)
         return try await database.read { db in
             let channels = try Self.guideChannels(db, itemIDs: itemIDs)
             // The start bound keeps the scan on the (channel, start) index; no programme is
             // expected to run longer than a day.
-            let statement = try db.cachedStatement(sql: """
-                SELECT p.*, gc.epgID FROM guideProgramme p JOIN guideChannel gc ON gc.id = p.guideChannelID
-                WHERE p.guideChannelID = ? AND p.start >= ? AND p.start < ? AND p.stop > ?
-                ORDER BY p.start
-                """)
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT p.*, gc.epgID FROM guideProgramme p JOIN guideChannel gc ON gc.id = p.guideChannelID
+                    WHERE p.guideChannelID = ? AND p.start >= ? AND p.start < ? AND p.stop > ?
+                    ORDER BY p.start
+                    """)
             var result: [Int64: [GuideProgramme]] = [:]
             for (itemID, channelID) in channels {
-                result[itemID] = try Row.fetchAll(statement, arguments: [channelID, from - Self.longestProgramme, to, from]).map(Self.programme(from:))
+                result[itemID] = try Row.fetchAll(
+                    statement, arguments: [channelID, from - Self.longestProgramme, to, from]
+                ).map(Self.programme(from:))
             }
             return result
         }
@@ -92,18 +99,23 @@ extension SQLiteCatalogStore {
 
     public func setGuideMapping(itemID: Int64, epgID: String?) async throws {
         try await database.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT kind, identity FROM catalogItem WHERE id = ?", arguments: [itemID]) else {
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT kind, identity FROM catalogItem WHERE id = ?", arguments: [itemID])
+            else {
                 throw CatalogError.itemNotFound(itemID)
             }
             let kind: String = row["kind"]
             let identity: String = row["identity"]
             if let epgID {
                 try db.execute(
-                    sql: "INSERT INTO guideMapping (kind, identity, epgID) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET epgID = excluded.epgID",
+                    sql:
+                        "INSERT INTO guideMapping (kind, identity, epgID) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET epgID = excluded.epgID",
                     arguments: [kind, identity, epgID]
                 )
             } else {
-                try db.execute(sql: "DELETE FROM guideMapping WHERE kind = ? AND identity = ?", arguments: [kind, identity])
+                try db.execute(
+                    sql: "DELETE FROM guideMapping WHERE kind = ? AND identity = ?", arguments: [kind, identity])
             }
         }
     }
@@ -118,7 +130,8 @@ extension SQLiteCatalogStore {
 
     static func programme(from row: Row) -> GuideProgramme {
         GuideProgramme(
-            id: row["id"], epgID: row["epgID"], start: row["start"], stop: row["stop"], title: row["title"], subtitle: row["subtitle"],
+            id: row["id"], epgID: row["epgID"], start: row["start"], stop: row["stop"], title: row["title"],
+            subtitle: row["subtitle"],
             description: row["description"], category: row["category"], icon: row["icon"], season: row["season"],
             episode: row["episode"], catchupID: row["catchupID"]
         )

@@ -32,8 +32,10 @@ public final class SQLiteCatalogStore: CatalogStore {
                     INSERT INTO catalogSource (kind, name, location, xtreamServer, xtreamUsername, xtreamPassword, epgURLs, refreshInterval)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [draft.kind.rawValue, draft.name, draft.location, draft.xtream?.server, draft.xtream?.username,
-                            draft.xtream?.password, epgURLs, draft.refreshInterval]
+                arguments: [
+                    draft.kind.rawValue, draft.name, draft.location, draft.xtream?.server, draft.xtream?.username,
+                    draft.xtream?.password, epgURLs, draft.refreshInterval,
+                ]
             )
             let id = db.lastInsertedRowID
             guard let source = try Self.fetchSource(db, id: id) else { throw CatalogError.sourceNotFound(id) }
@@ -68,8 +70,11 @@ public final class SQLiteCatalogStore: CatalogStore {
                     UPDATE catalogSource SET name = ?, location = ?, xtreamServer = ?, xtreamUsername = ?, xtreamPassword = ?,
                         epgURLs = ?, refreshInterval = ? WHERE id = ?
                     """,
-                arguments: [source.name, source.location, source.xtream?.server, source.xtream?.username, source.xtream?.password,
-                            epgURLs, source.refreshInterval, source.id]
+                arguments: [
+                    source.name, source.location, source.xtream?.server, source.xtream?.username,
+                    source.xtream?.password,
+                    epgURLs, source.refreshInterval, source.id,
+                ]
             )
             if db.changesCount == 0 { throw CatalogError.sourceNotFound(source.id) }
         }
@@ -88,10 +93,12 @@ public final class SQLiteCatalogStore: CatalogStore {
         }
     }
 
-    public func setSourceStatus(id: Int64, status: CatalogSourceStatus, error: String?, refreshedAt: Date?) async throws {
+    public func setSourceStatus(id: Int64, status: CatalogSourceStatus, error: String?, refreshedAt: Date?) async throws
+    {
         try await database.write { db in
             try db.execute(
-                sql: "UPDATE catalogSource SET status = ?, lastError = ?, lastRefresh = COALESCE(?, lastRefresh) WHERE id = ?",
+                sql:
+                    "UPDATE catalogSource SET status = ?, lastError = ?, lastRefresh = COALESCE(?, lastRefresh) WHERE id = ?",
                 arguments: [status.rawValue, error, refreshedAt?.timeIntervalSince1970, id]
             )
             if db.changesCount == 0 { throw CatalogError.sourceNotFound(id) }
@@ -104,7 +111,9 @@ public final class SQLiteCatalogStore: CatalogStore {
 
     static func source(from row: Row) throws -> CatalogSource {
         var xtream: XtreamCredentials?
-        if let server: String = row["xtreamServer"], let username: String = row["xtreamUsername"], let password: String = row["xtreamPassword"] {
+        if let server: String = row["xtreamServer"], let username: String = row["xtreamUsername"],
+            let password: String = row["xtreamPassword"]
+        {
             xtream = XtreamCredentials(server: server, username: username, password: password)
         }
         let epgJSON: String = row["epgURLs"]
@@ -175,7 +184,8 @@ public final class SQLiteCatalogStore: CatalogStore {
                 }
                 if let page = try Self.broadSearch(
                     db, matchExpression: matchExpression, conditions: conditions, arguments: arguments,
-                    favouritesOnly: query.favouritesOnly, offset: offset, limit: limit) {
+                    favouritesOnly: query.favouritesOnly, offset: offset, limit: limit)
+                {
                     return page
                 }
                 from = "catalogSearch s JOIN catalogItem i ON i.id = s.rowid"
@@ -189,7 +199,8 @@ public final class SQLiteCatalogStore: CatalogStore {
                 order = "bm25(catalogSearch, 10.0, 1.0), i.sourceID, i.position"
             }
             let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-            let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(from)\(whereClause)", arguments: arguments) ?? 0
+            let total =
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM \(from)\(whereClause)", arguments: arguments) ?? 0
             var pageArguments = arguments
             _ = pageArguments.append(contentsOf: [limit, offset])
             let rows = try Row.fetchAll(
@@ -228,12 +239,13 @@ public final class SQLiteCatalogStore: CatalogStore {
         var countArguments = StatementArguments([matchExpression])
         if filtered { _ = countArguments.append(contentsOf: arguments) }
         // Unfiltered, the count needs no row of catalogItem at all.
-        let total = try Int.fetchOne(
-            db,
-            sql: filtered
-                ? "SELECT count(*) FROM \(from) WHERE catalogSearch MATCH ?\(whereClause)"
-                : "SELECT count(*) FROM catalogSearch WHERE catalogSearch MATCH ?",
-            arguments: countArguments) ?? 0
+        let total =
+            try Int.fetchOne(
+                db,
+                sql: filtered
+                    ? "SELECT count(*) FROM \(from) WHERE catalogSearch MATCH ?\(whereClause)"
+                    : "SELECT count(*) FROM catalogSearch WHERE catalogSearch MATCH ?",
+                arguments: countArguments) ?? 0
         guard total > rankedSearchLimit else { return nil }
         let byName = "name : (\(matchExpression))"
         let byGroupOnly = "(\(matchExpression)) NOT name : (\(matchExpression))"
@@ -251,12 +263,13 @@ public final class SQLiteCatalogStore: CatalogStore {
         }
         var nameArguments = StatementArguments([byName])
         if filtered { _ = nameArguments.append(contentsOf: arguments) }
-        let nameCount = try Int.fetchOne(
-            db,
-            sql: filtered
-                ? "SELECT count(*) FROM \(from) WHERE catalogSearch MATCH ?\(whereClause)"
-                : "SELECT count(*) FROM catalogSearch WHERE catalogSearch MATCH ?",
-            arguments: nameArguments) ?? 0
+        let nameCount =
+            try Int.fetchOne(
+                db,
+                sql: filtered
+                    ? "SELECT count(*) FROM \(from) WHERE catalogSearch MATCH ?\(whereClause)"
+                    : "SELECT count(*) FROM catalogSearch WHERE catalogSearch MATCH ?",
+                arguments: nameArguments) ?? 0
         var pageIDs: [Int64] = []
         if offset < nameCount {
             pageIDs = try ids(byName, offset: offset, limit: limit)
@@ -297,10 +310,13 @@ public final class SQLiteCatalogStore: CatalogStore {
 
     public func episodes(ofSeries seriesID: Int64) async throws -> [CatalogEpisode] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM catalogEpisode WHERE seriesID = ? ORDER BY position", arguments: [seriesID]).map { row in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM catalogEpisode WHERE seriesID = ? ORDER BY position", arguments: [seriesID]
+            ).map { row in
                 let headers: String? = row["headers"]
                 return CatalogEpisode(
-                    id: row["id"], seriesID: row["seriesID"], season: row["season"], episode: row["episode"], title: row["title"],
+                    id: row["id"], seriesID: row["seriesID"], season: row["season"], episode: row["episode"],
+                    title: row["title"],
                     url: row["url"], headers: try Self.decodeHeaders(headers), duration: row["duration"]
                 )
             }
@@ -317,7 +333,9 @@ public final class SQLiteCatalogStore: CatalogStore {
                     """,
                 arguments: [kind.rawValue, sourceID, sourceID]
             ).map { row in
-                CatalogGroup(id: row["id"], sourceID: row["sourceID"], kind: CatalogItemKind(rawValue: row["kind"]), name: row["name"], itemCount: row["itemCount"])
+                CatalogGroup(
+                    id: row["id"], sourceID: row["sourceID"], kind: CatalogItemKind(rawValue: row["kind"]),
+                    name: row["name"], itemCount: row["itemCount"])
             }
         }
     }
@@ -331,15 +349,22 @@ public final class SQLiteCatalogStore: CatalogStore {
     public func replaceEpisodes(ofSeries seriesID: Int64, with episodes: [CatalogEpisodeDraft]) async throws {
         let encoded = try episodes.map { $0.headers.isEmpty ? nil : try Self.encodeJSON($0.headers) }
         try await database.write { db in
-            guard try String.fetchOne(db, sql: "SELECT kind FROM catalogItem WHERE id = ?", arguments: [seriesID]) == CatalogItemKind.series.rawValue else {
+            guard
+                try String.fetchOne(db, sql: "SELECT kind FROM catalogItem WHERE id = ?", arguments: [seriesID])
+                    == CatalogItemKind.series.rawValue
+            else {
                 throw CatalogError.itemNotFound(seriesID)
             }
             try db.execute(sql: "DELETE FROM catalogEpisode WHERE seriesID = ?", arguments: [seriesID])
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO catalogEpisode (seriesID, season, episode, title, url, headers, duration, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO catalogEpisode (seriesID, season, episode, title, url, headers, duration, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
             for (position, episode) in episodes.enumerated() {
-                try insert.execute(arguments: [seriesID, episode.season, episode.episode, episode.title, episode.url, encoded[position], episode.duration, position])
+                try insert.execute(arguments: [
+                    seriesID, episode.season, episode.episode, episode.title, episode.url, encoded[position],
+                    episode.duration, position,
+                ])
             }
         }
     }
@@ -351,10 +376,12 @@ public final class SQLiteCatalogStore: CatalogStore {
             catchup = CatalogCatchup(type: type, days: row["catchupDays"], source: row["catchupSource"])
         }
         return CatalogItem(
-            id: row["id"], sourceID: row["sourceID"], kind: CatalogItemKind(rawValue: row["kind"]), identity: row["identity"],
+            id: row["id"], sourceID: row["sourceID"], kind: CatalogItemKind(rawValue: row["kind"]),
+            identity: row["identity"],
             name: row["name"], group: row["groupName"], tvgID: row["tvgID"], tvgName: row["tvgName"], logo: row["logo"],
             number: row["number"], url: row["url"], headers: try decodeHeaders(headers), catchup: catchup,
-            tvgShift: row["tvgShift"], isRadio: row["isRadio"], position: row["position"], isFavourite: row["isFavourite"],
+            tvgShift: row["tvgShift"], isRadio: row["isRadio"], position: row["position"],
+            isFavourite: row["isFavourite"],
             streamCheck: streamCheck(from: row)
         )
     }
@@ -368,7 +395,10 @@ public final class SQLiteCatalogStore: CatalogStore {
 
     public func setFavourite(itemID: Int64, _ favourite: Bool) async throws {
         try await database.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT kind, identity FROM catalogItem WHERE id = ?", arguments: [itemID]) else {
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT kind, identity FROM catalogItem WHERE id = ?", arguments: [itemID])
+            else {
                 throw CatalogError.itemNotFound(itemID)
             }
             let kind: String = row["kind"]
@@ -383,23 +413,30 @@ public final class SQLiteCatalogStore: CatalogStore {
                     arguments: [kind, identity, Date().timeIntervalSince1970]
                 )
             } else {
-                try db.execute(sql: "DELETE FROM catalogFavourite WHERE kind = ? AND identity = ?", arguments: [kind, identity])
+                try db.execute(
+                    sql: "DELETE FROM catalogFavourite WHERE kind = ? AND identity = ?", arguments: [kind, identity])
             }
         }
     }
 
     public func moveFavourite(itemID: Int64, to position: Int) async throws {
         try await database.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT kind, identity FROM catalogItem WHERE id = ?", arguments: [itemID]) else {
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT kind, identity FROM catalogItem WHERE id = ?", arguments: [itemID])
+            else {
                 throw CatalogError.itemNotFound(itemID)
             }
             let key: [String] = [row["kind"], row["identity"]]
-            var order = try Row.fetchAll(db, sql: "SELECT kind, identity FROM catalogFavourite ORDER BY position").map { [$0["kind"], $0["identity"]] as [String] }
+            var order = try Row.fetchAll(db, sql: "SELECT kind, identity FROM catalogFavourite ORDER BY position").map {
+                [$0["kind"], $0["identity"]] as [String]
+            }
             guard let current = order.firstIndex(of: key) else { throw CatalogError.notFavourite(itemID) }
             order.remove(at: current)
             order.insert(key, at: max(0, min(position, order.count)))
             // Renumbering every favourite is fine: people have tens of them, not thousands.
-            let update = try db.cachedStatement(sql: "UPDATE catalogFavourite SET position = ? WHERE kind = ? AND identity = ?")
+            let update = try db.cachedStatement(
+                sql: "UPDATE catalogFavourite SET position = ? WHERE kind = ? AND identity = ?")
             for (index, key) in order.enumerated() {
                 try update.execute(arguments: [index, key[0], key[1]])
             }

@@ -12,29 +12,33 @@ final class SQLiteGuideSink: GuideImportSink {
     init(db: Database, sourceID: Int64) throws {
         self.db = db
         self.sourceID = sourceID
-        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM catalogSource WHERE id = ?", arguments: [sourceID]) != nil else {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM catalogSource WHERE id = ?", arguments: [sourceID]) != nil
+        else {
             throw CatalogError.sourceNotFound(sourceID)
         }
         // Programmes go with their channels (cascade).
         try db.execute(sql: "DELETE FROM guideChannel WHERE sourceID = ?", arguments: [sourceID])
-        insertChannel = try db.cachedStatement(sql: """
-            INSERT INTO guideChannel (sourceID, epgID, name, normalizedName, icon) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (sourceID, epgID) DO UPDATE SET
-                name = COALESCE(guideChannel.name, excluded.name),
-                normalizedName = COALESCE(guideChannel.normalizedName, excluded.normalizedName),
-                icon = COALESCE(guideChannel.icon, excluded.icon)
-            RETURNING id
-            """)
-        insertProgramme = try db.cachedStatement(sql: """
-            INSERT INTO guideProgramme (guideChannelID, start, stop, title, subtitle, description, category, icon, season, episode, catchupID)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        insertChannel = try db.cachedStatement(
+            sql: """
+                INSERT INTO guideChannel (sourceID, epgID, name, normalizedName, icon) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (sourceID, epgID) DO UPDATE SET
+                    name = COALESCE(guideChannel.name, excluded.name),
+                    normalizedName = COALESCE(guideChannel.normalizedName, excluded.normalizedName),
+                    icon = COALESCE(guideChannel.icon, excluded.icon)
+                RETURNING id
+                """)
+        insertProgramme = try db.cachedStatement(
+            sql: """
+                INSERT INTO guideProgramme (guideChannelID, start, stop, title, subtitle, description, category, icon, season, episode, catchupID)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
     }
 
     func addChannel(epgID: String, name: String?, icon: String?) throws {
         let key = epgID.lowercased()
         let isNew = channelIDs[key] == nil
-        channelIDs[key] = try Int64.fetchOne(insertChannel, arguments: [sourceID, epgID, name, name.map(CatalogIdentity.normalizedName), icon])
+        channelIDs[key] = try Int64.fetchOne(
+            insertChannel, arguments: [sourceID, epgID, name, name.map(CatalogIdentity.normalizedName), icon])
         if isNew { counts.channels += 1 }
     }
 
@@ -50,7 +54,8 @@ final class SQLiteGuideSink: GuideImportSink {
         }
         try insertProgramme.execute(arguments: [
             channelIDs[key], programme.start, programme.stop, programme.title, programme.subtitle,
-            programme.description, programme.category, programme.icon, programme.season, programme.episode, programme.catchupID,
+            programme.description, programme.category, programme.icon, programme.season, programme.episode,
+            programme.catchupID,
         ])
         counts.programmes += 1
     }

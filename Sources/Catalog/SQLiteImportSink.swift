@@ -46,40 +46,52 @@ final class SQLiteImportSink: CatalogImportSink {
     init(db: Database, sourceID: Int64) throws {
         self.db = db
         self.sourceID = sourceID
-        guard let current = try Int64.fetchOne(db, sql: "SELECT generation FROM catalogSource WHERE id = ?", arguments: [sourceID]) else {
+        guard
+            let current = try Int64.fetchOne(
+                db, sql: "SELECT generation FROM catalogSource WHERE id = ?", arguments: [sourceID])
+        else {
             throw CatalogError.sourceNotFound(sourceID)
         }
         generation = current + 1
         try db.execute(sql: "UPDATE catalogSource SET generation = ? WHERE id = ?", arguments: [generation, sourceID])
         // Episodes have no identity of their own: they are replaced wholesale.
         try db.execute(
-            sql: "DELETE FROM catalogEpisode WHERE seriesID IN (SELECT id FROM catalogItem WHERE sourceID = ? AND kind = 'series')",
+            sql:
+                "DELETE FROM catalogEpisode WHERE seriesID IN (SELECT id FROM catalogItem WHERE sourceID = ? AND kind = 'series')",
             arguments: [sourceID]
         )
         // `WHERE batch = ?3` also keeps SQLite from reading `ON CONFLICT` as a join constraint.
-        insertItems = SQLiteBulkStatement(try db.cachedStatement(sql: """
-            INSERT INTO catalogItem (\(Self.itemColumns))
-            SELECT ?1, kind, identity, name, normalizedName, groupID, groupName, tvgID, tvgName, logo, number, url,
-                headers, catchupType, catchupDays, catchupSource, tvgShift, isRadio, providerID, position, ?2
-            FROM \(ImportBatchTable.name) WHERE batch = ?3
-            \(Self.onConflict)
-            """))
-        insertEpisodes = SQLiteBulkStatement(try db.cachedStatement(sql: """
-            INSERT INTO catalogEpisode (seriesID, season, episode, title, url, headers, duration, position)
-            SELECT seriesID, season, episode, title, episodeURL, episodeHeaders, duration, episodePosition
-            FROM \(ImportBatchTable.name) WHERE batch = ?1
-            """))
-        upsertSeries = SQLiteBulkStatement(try db.cachedStatement(sql: """
-            INSERT INTO catalogItem (\(Self.itemColumns))
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            \(Self.onConflict)
-            RETURNING id
-            """))
-        upsertGroup = SQLiteBulkStatement(try db.cachedStatement(sql: """
-            INSERT INTO catalogGroup (sourceID, kind, name, generation) VALUES (?, ?, ?, ?)
-            ON CONFLICT (sourceID, kind, name) DO UPDATE SET generation = excluded.generation
-            RETURNING id
-            """))
+        insertItems = SQLiteBulkStatement(
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO catalogItem (\(Self.itemColumns))
+                    SELECT ?1, kind, identity, name, normalizedName, groupID, groupName, tvgID, tvgName, logo, number, url,
+                        headers, catchupType, catchupDays, catchupSource, tvgShift, isRadio, providerID, position, ?2
+                    FROM \(ImportBatchTable.name) WHERE batch = ?3
+                    \(Self.onConflict)
+                    """))
+        insertEpisodes = SQLiteBulkStatement(
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO catalogEpisode (seriesID, season, episode, title, url, headers, duration, position)
+                    SELECT seriesID, season, episode, title, episodeURL, episodeHeaders, duration, episodePosition
+                    FROM \(ImportBatchTable.name) WHERE batch = ?1
+                    """))
+        upsertSeries = SQLiteBulkStatement(
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO catalogItem (\(Self.itemColumns))
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    \(Self.onConflict)
+                    RETURNING id
+                    """))
+        upsertGroup = SQLiteBulkStatement(
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO catalogGroup (sourceID, kind, name, generation) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (sourceID, kind, name) DO UPDATE SET generation = excluded.generation
+                    RETURNING id
+                    """))
     }
 
     func add(_ item: CatalogItemDraft) throws {
@@ -109,8 +121,10 @@ final class SQLiteImportSink: CatalogImportSink {
     /// Drops what this import did not see and rebuilds the search index.
     func finish() throws {
         try flush()
-        try db.execute(sql: "DELETE FROM catalogItem WHERE sourceID = ? AND generation < ?", arguments: [sourceID, generation])
-        try db.execute(sql: "DELETE FROM catalogGroup WHERE sourceID = ? AND generation < ?", arguments: [sourceID, generation])
+        try db.execute(
+            sql: "DELETE FROM catalogItem WHERE sourceID = ? AND generation < ?", arguments: [sourceID, generation])
+        try db.execute(
+            sql: "DELETE FROM catalogGroup WHERE sourceID = ? AND generation < ?", arguments: [sourceID, generation])
         try SQLiteCatalogStore.rebuildSearch(db)
     }
 
@@ -170,17 +184,22 @@ final class SQLiteImportSink: CatalogImportSink {
             }
             seriesIDs.append(id)
         case .episode:
-            guard seriesIDs.indices.contains(Int(row.series)) else { throw CatalogError.unsupported("episode of an unknown series") }
+            guard seriesIDs.indices.contains(Int(row.series)) else {
+                throw CatalogError.unsupported("episode of an unknown series")
+            }
         }
     }
 
     /// Inserts `range` of `rows`: all items, or all episodes.
-    private func insert(_ rows: UnsafeBufferPointer<ImportRow>, _ range: Range<Int>, _ text: UnsafeBufferPointer<UInt8>, episodes: Bool) throws {
+    private func insert(
+        _ rows: UnsafeBufferPointer<ImportRow>, _ range: Range<Int>, _ text: UnsafeBufferPointer<UInt8>, episodes: Bool
+    ) throws {
         guard let base = rows.baseAddress else { return }
         try groupIDs.withUnsafeBufferPointer { groupIDs in
             try seriesIDs.withUnsafeBufferPointer { seriesIDs in
                 var scan = ImportBatchScan(
-                    text: text.baseAddress, rows: base, range: range, groupIDs: groupIDs.baseAddress, seriesIDs: seriesIDs.baseAddress)
+                    text: text.baseAddress, rows: base, range: range, groupIDs: groupIDs.baseAddress,
+                    seriesIDs: seriesIDs.baseAddress)
                 try withUnsafePointer(to: &scan) { scan in
                     if episodes {
                         insertEpisodes.reset()

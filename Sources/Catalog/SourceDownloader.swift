@@ -30,7 +30,8 @@ struct SourceDownloader: Sendable {
             throw CatalogError.fetchFailed("\(error)")
         }
         guard (200..<300).contains(response.status.code) else {
-            throw CatalogError.fetchFailed("HTTP \(response.status.code) \(response.status.reasonPhrase) from \(Self.redacted(url))")
+            throw CatalogError.fetchFailed(
+                "HTTP \(response.status.code) \(response.status.reasonPhrase) from \(Self.redacted(url))")
         }
         let expected = response.headers.first(name: "content-length").flatMap { Int64($0) }
         let path = configuration.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString).download").path

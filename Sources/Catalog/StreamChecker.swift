@@ -22,7 +22,10 @@ public struct StreamChecker: Sendable {
         public var probeFirstSegment: Bool
         public var userAgent: String
 
-        public init(concurrency: Int = 8, timeout: TimeAmount = .seconds(10), probeFirstSegment: Bool = true, userAgent: String = "Tuner/1.0") {
+        public init(
+            concurrency: Int = 8, timeout: TimeAmount = .seconds(10), probeFirstSegment: Bool = true,
+            userAgent: String = "Tuner/1.0"
+        ) {
             self.concurrency = concurrency
             self.timeout = timeout
             self.probeFirstSegment = probeFirstSegment
@@ -45,7 +48,8 @@ public struct StreamChecker: Sendable {
     /// redirects are followed here so that every hop gets the channel's headers.
     private func withClient<T>(_ body: (HTTPClient) async throws -> T) async rethrows -> T {
         var clientConfiguration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow, timeout: .init(connect: configuration.timeout, read: configuration.timeout))
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: configuration.timeout, read: configuration.timeout))
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         do {
@@ -81,11 +85,15 @@ public struct StreamChecker: Sendable {
             var next = 0
             func startNext() {
                 guard next < items.count else { return }
-                let index = next, item = items[next]
+                let index = next
+                let item = items[next]
                 next += 1
                 group.addTask {
-                    let (online, reason) = await probe(item.url ?? "", headers: item.headers, client: client, playlistDepth: 0, isSegment: false)
-                    return (index, CatalogStreamCheck(itemID: item.id, online: online, checkedAt: Date(), reason: reason))
+                    let (online, reason) = await probe(
+                        item.url ?? "", headers: item.headers, client: client, playlistDepth: 0, isSegment: false)
+                    return (
+                        index, CatalogStreamCheck(itemID: item.id, online: online, checkedAt: Date(), reason: reason)
+                    )
                 }
             }
             for _ in 0..<max(1, configuration.concurrency) { startNext() }
@@ -99,10 +107,14 @@ public struct StreamChecker: Sendable {
 
     /// Whether `url` plays, and what was seen.
     public func probe(_ url: String, headers: [CatalogHeader] = []) async -> (online: Bool, reason: String) {
-        await withClient { client in await probe(url, headers: headers, client: client, playlistDepth: 0, isSegment: false) }
+        await withClient { client in
+            await probe(url, headers: headers, client: client, playlistDepth: 0, isSegment: false)
+        }
     }
 
-    private func probe(_ url: String, headers: [CatalogHeader], client: HTTPClient, playlistDepth: Int, isSegment: Bool) async -> (online: Bool, reason: String) {
+    private func probe(_ url: String, headers: [CatalogHeader], client: HTTPClient, playlistDepth: Int, isSegment: Bool)
+        async -> (online: Bool, reason: String)
+    {
         guard let scheme = URL(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             return (false, "not an http(s) URL")
         }
@@ -120,7 +132,10 @@ public struct StreamChecker: Sendable {
             // HEAD refused or answered oddly: what counts is whether a GET streams.
             let get = try await send(.GET, client: client, url, headers: headers, firstBytes: true)
             guard (200..<300).contains(get.status) else { return (false, "HTTP \(get.status)") }
-            if !isSegment, get.firstBytes.starts(with: Array("#EXTM3U".utf8)) || Self.looksLikePlaylist(url: get.finalURL, contentType: get.contentType) {
+            if !isSegment,
+                get.firstBytes.starts(with: Array("#EXTM3U".utf8))
+                    || Self.looksLikePlaylist(url: get.finalURL, contentType: get.contentType)
+            {
                 return await probePlaylist(get.finalURL, headers: headers, client: client, depth: playlistDepth)
             }
             return (true, "HTTP \(get.status) (GET)")
@@ -129,7 +144,9 @@ public struct StreamChecker: Sendable {
         }
     }
 
-    private func probePlaylist(_ url: String, headers: [CatalogHeader], client: HTTPClient, depth: Int) async -> (online: Bool, reason: String) {
+    private func probePlaylist(_ url: String, headers: [CatalogHeader], client: HTTPClient, depth: Int) async -> (
+        online: Bool, reason: String
+    ) {
         let answer: Answer
         do {
             answer = try await send(.GET, client: client, url, headers: headers, collectUpTo: 4 << 20)
@@ -137,7 +154,10 @@ public struct StreamChecker: Sendable {
             return (false, "unreachable: \(Self.describe(error))")
         }
         guard (200..<300).contains(answer.status) else { return (false, "HTTP \(answer.status)") }
-        guard answer.body.starts(with: Array("#EXTM3U".utf8)) || answer.body.starts(with: [0xEF, 0xBB, 0xBF] + Array("#EXTM3U".utf8)) else {
+        guard
+            answer.body.starts(with: Array("#EXTM3U".utf8))
+                || answer.body.starts(with: [0xEF, 0xBB, 0xBF] + Array("#EXTM3U".utf8))
+        else {
             return (false, "not an HLS playlist")
         }
         let playlist: HLSPlaylist
@@ -151,12 +171,15 @@ public struct StreamChecker: Sendable {
                 return (false, "playlist variants lead nowhere")
             }
             let outcome = await probePlaylist(variantURL, headers: headers, client: client, depth: depth + 1)
-            return outcome.online ? (true, "HLS master: \(outcome.reason)") : (false, "first variant: \(outcome.reason)")
+            return outcome.online
+                ? (true, "HLS master: \(outcome.reason)") : (false, "first variant: \(outcome.reason)")
         }
         guard let segment = playlist.segments.first else { return (false, "playlist without segments") }
         let count = playlist.segments.count
         guard configuration.probeFirstSegment else { return (true, "HLS playlist, \(count) segments") }
-        guard let segmentURL = Self.resolve(segment.uri, against: answer.finalURL) else { return (false, "bad segment URI \(segment.uri)") }
+        guard let segmentURL = Self.resolve(segment.uri, against: answer.finalURL) else {
+            return (false, "bad segment URI \(segment.uri)")
+        }
         let outcome = await probe(segmentURL, headers: headers, client: client, playlistDepth: depth, isSegment: true)
         return outcome.online
             ? (true, "HLS playlist, \(count) segments, first segment \(outcome.reason)")
@@ -174,13 +197,19 @@ public struct StreamChecker: Sendable {
     }
 
     /// Sends one request, following up to five redirects (the engine's client follows none).
-    private func send(_ method: HTTPMethod, client: HTTPClient, _ url: String, headers: [CatalogHeader], firstBytes: Bool = false, collectUpTo: Int? = nil) async throws -> Answer {
+    private func send(
+        _ method: HTTPMethod, client: HTTPClient, _ url: String, headers: [CatalogHeader], firstBytes: Bool = false,
+        collectUpTo: Int? = nil
+    ) async throws -> Answer {
         var current = url
         let first = URL(string: url)
         for _ in 0..<6 {
             // Only http(s), on every hop: a redirect to file: or another scheme is no stream.
-            guard let here = URL(string: current), let scheme = here.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                throw CatalogError.fetchFailed("refused to follow a redirect to \(SecretRedactor.redactURL(current)) (only http and https)")
+            guard let here = URL(string: current), let scheme = here.scheme?.lowercased(),
+                scheme == "http" || scheme == "https"
+            else {
+                throw CatalogError.fetchFailed(
+                    "refused to follow a redirect to \(SecretRedactor.redactURL(current)) (only http and https)")
             }
             var request = HTTPClientRequest(url: current)
             request.method = method
@@ -194,13 +223,15 @@ public struct StreamChecker: Sendable {
             let response = try await client.execute(request, timeout: configuration.timeout, logger: logger)
             let status = response.status.code
             if (300..<400).contains(status), status != 304, let location = response.headers.first(name: "location"),
-               let next = Self.resolve(location, against: current) {
+                let next = Self.resolve(location, against: current)
+            {
                 // The redirect's body is not needed; reading a little lets the connection be reused.
                 _ = try? await response.body.collect(upTo: 64 << 10)
                 current = next
                 continue
             }
-            var answer = Answer(status: status, finalURL: current, contentType: response.headers.first(name: "content-type"))
+            var answer = Answer(
+                status: status, finalURL: current, contentType: response.headers.first(name: "content-type"))
             if let collectUpTo {
                 let body = try await response.body.collect(upTo: collectUpTo)
                 answer.body = Array(body.readableBytesView)
@@ -223,7 +254,9 @@ public struct StreamChecker: Sendable {
     }
 
     static func resolve(_ reference: String, against base: String) -> String? {
-        guard let baseURL = URL(string: base), let resolved = URL(string: reference, relativeTo: baseURL) else { return nil }
+        guard let baseURL = URL(string: base), let resolved = URL(string: reference, relativeTo: baseURL) else {
+            return nil
+        }
         return resolved.absoluteString
     }
 

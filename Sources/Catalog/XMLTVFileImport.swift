@@ -28,7 +28,8 @@ enum XMLTVFileImport {
             switch event {
             case .channel(let channel):
                 try sink.addChannel(
-                    epgID: channel.id, name: channel.displayNames.xmltvBest(for: languages) ?? channel.id, icon: channel.icons.first?.src
+                    epgID: channel.id, name: channel.displayNames.xmltvBest(for: languages) ?? channel.id,
+                    icon: channel.icons.first?.src
                 )
             case .programme(let programme):
                 let start = programme.start.secondsSince1970

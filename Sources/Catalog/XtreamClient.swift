@@ -215,7 +215,9 @@ struct XtreamClient: Sendable {
     /// Panels base64-encode EPG text in `get_short_epg`; anything that is not base64 is kept as is.
     static func decodeBase64Text(_ text: String?) -> String? {
         guard let text, !text.isEmpty else { return nil }
-        guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters), let decoded = String(data: data, encoding: .utf8) else {
+        guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters),
+            let decoded = String(data: data, encoding: .utf8)
+        else {
             return text
         }
         return decoded
@@ -234,9 +236,13 @@ struct XtreamClient: Sendable {
     }
 
     /// The XMLTV guide of the account.
-    var guideURL: String { "\(server)/xmltv.php?username=\(encoded(credentials.username))&password=\(encoded(credentials.password))" }
+    var guideURL: String {
+        "\(server)/xmltv.php?username=\(encoded(credentials.username))&password=\(encoded(credentials.password))"
+    }
 
-    func liveURL(streamID: String) -> String { "\(server)/live/\(encoded(credentials.username))/\(encoded(credentials.password))/\(streamID).ts" }
+    func liveURL(streamID: String) -> String {
+        "\(server)/live/\(encoded(credentials.username))/\(encoded(credentials.password))/\(streamID).ts"
+    }
 
     func movieURL(streamID: String, container: String?) -> String {
         "\(server)/movie/\(encoded(credentials.username))/\(encoded(credentials.password))/\(streamID).\(container ?? "mp4")"
@@ -245,11 +251,14 @@ struct XtreamClient: Sendable {
     /// Checks the credentials: panels answer wrong ones with `200` and `auth: 0`.
     func authenticate() async throws {
         let account: Account = try await get(action: nil)
-        guard account.user_info?.auth?.int == 1 else { throw CatalogError.fetchFailed("the Xtream account was refused (auth 0)") }
+        guard account.user_info?.auth?.int == 1 else {
+            throw CatalogError.fetchFailed("the Xtream account was refused (auth 0)")
+        }
     }
 
     func get<T: Decodable>(action: String?, parameters: [(String, String)] = []) async throws -> T {
-        var url = "\(server)/player_api.php?username=\(encoded(credentials.username))&password=\(encoded(credentials.password))"
+        var url =
+            "\(server)/player_api.php?username=\(encoded(credentials.username))&password=\(encoded(credentials.password))"
         if let action { url += "&action=\(action)" }
         for (name, value) in parameters { url += "&\(name)=\(encoded(value))" }
         var request = HTTPClientRequest(url: url)

@@ -20,7 +20,8 @@ public struct XtreamCredentials: Sendable, Hashable, Codable {
     /// apart, or a whole panel URL such as `http://host:8080/player_api.php?username=U&password=P`
     /// (also `get.php`, `xmltv.php`), whose page and query are dropped from the server. Given
     /// values win over the query's. `nil` when the username or the password is missing.
-    public static func parse(_ location: String, username: String? = nil, password: String? = nil) -> XtreamCredentials? {
+    public static func parse(_ location: String, username: String? = nil, password: String? = nil) -> XtreamCredentials?
+    {
         var server = location.trimmingCharacters(in: .whitespacesAndNewlines)
         var queryUsername: String?
         var queryPassword: String?
@@ -43,7 +44,9 @@ public struct XtreamCredentials: Sendable, Hashable, Codable {
             server = components.string ?? server
         }
         while server.hasSuffix("/") { server.removeLast() }
-        guard let user = username ?? queryUsername, !user.isEmpty, let pass = password ?? queryPassword, !pass.isEmpty, !server.isEmpty else {
+        guard let user = username ?? queryUsername, !user.isEmpty, let pass = password ?? queryPassword, !pass.isEmpty,
+            !server.isEmpty
+        else {
             return nil
         }
         return XtreamCredentials(server: server, username: user, password: pass)

@@ -27,7 +27,9 @@ struct XtreamValue: Decodable, Sendable, Hashable {
     var int: Int? {
         text.flatMap { text in
             if let exact = Int(text) { return exact }
-            guard let number = Double(text), number.isFinite, number.magnitude <= 9_007_199_254_740_992 else { return nil }
+            guard let number = Double(text), number.isFinite, number.magnitude <= 9_007_199_254_740_992 else {
+                return nil
+            }
             return Int(number)
         }
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One range of an HTTP `Range: bytes=…` header, before the resource length is known.
 public enum ByteRangeSpec: Sendable, Equatable {
     /// `a-b`: from `a` to `b` inclusive.
@@ -60,7 +62,9 @@ public struct ByteRangeRequest: Sendable, Equatable {
                 if lastText.isEmpty {
                     specs.append(.from(first))
                 } else {
-                    guard lastText.allSatisfy(\.isASCIIDigit), let last = Int64(lastText), last >= first else { return nil }
+                    guard lastText.allSatisfy(\.isASCIIDigit), let last = Int64(lastText), last >= first else {
+                        return nil
+                    }
                     specs.append(.closed(first, last))
                 }
             }
@@ -76,7 +80,9 @@ public struct ByteRangeRequest: Sendable, Equatable {
         guard resolved.count > 1 else { return resolved }
         var merged: [Range<Int64>] = []
         for range in resolved {
-            if let index = merged.firstIndex(where: { $0.overlaps(range) || $0.upperBound == range.lowerBound || range.upperBound == $0.lowerBound }) {
+            if let index = merged.firstIndex(where: {
+                $0.overlaps(range) || $0.upperBound == range.lowerBound || range.upperBound == $0.lowerBound
+            }) {
                 let existing = merged[index]
                 merged[index] = min(existing.lowerBound, range.lowerBound)..<max(existing.upperBound, range.upperBound)
             } else {
@@ -90,5 +96,3 @@ public struct ByteRangeRequest: Sendable, Equatable {
 extension Character {
     fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }
-
-import Foundation

@@ -37,36 +37,37 @@ final class CacheIndex: Sendable {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE resource (
-                    key TEXT PRIMARY KEY NOT NULL,
-                    url TEXT NOT NULL,
-                    finalURL TEXT,
-                    length INTEGER NOT NULL CHECK (length >= 0),
-                    etag TEXT,
-                    lastModified TEXT,
-                    contentType TEXT,
-                    lastAccess REAL NOT NULL,
-                    pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1))
-                );
-                CREATE TABLE span (
-                    key TEXT NOT NULL REFERENCES resource(key) ON DELETE CASCADE,
-                    start INTEGER NOT NULL CHECK (start >= 0),
-                    "end" INTEGER NOT NULL,
-                    PRIMARY KEY (key, start),
-                    CHECK ("end" > start)
-                ) WITHOUT ROWID;
-                CREATE TABLE counter (
-                    name TEXT PRIMARY KEY NOT NULL,
-                    value INTEGER NOT NULL
-                );
-                CREATE TABLE upstreamError (
-                    url TEXT PRIMARY KEY NOT NULL,
-                    status INTEGER NOT NULL,
-                    message TEXT NOT NULL,
-                    at REAL NOT NULL
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE resource (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        url TEXT NOT NULL,
+                        finalURL TEXT,
+                        length INTEGER NOT NULL CHECK (length >= 0),
+                        etag TEXT,
+                        lastModified TEXT,
+                        contentType TEXT,
+                        lastAccess REAL NOT NULL,
+                        pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1))
+                    );
+                    CREATE TABLE span (
+                        key TEXT NOT NULL REFERENCES resource(key) ON DELETE CASCADE,
+                        start INTEGER NOT NULL CHECK (start >= 0),
+                        "end" INTEGER NOT NULL,
+                        PRIMARY KEY (key, start),
+                        CHECK ("end" > start)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE counter (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        value INTEGER NOT NULL
+                    );
+                    CREATE TABLE upstreamError (
+                        url TEXT PRIMARY KEY NOT NULL,
+                        status INTEGER NOT NULL,
+                        message TEXT NOT NULL,
+                        at REAL NOT NULL
+                    );
+                    """)
         }
         return migrator
     }
@@ -76,12 +77,17 @@ final class CacheIndex: Sendable {
             var spans: [String: SpanSet] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT key, start, \"end\" FROM span") {
                 let key: String = row[0]
-                let start: Int64 = row[1], end: Int64 = row[2]
+                let start: Int64 = row[1]
+                let end: Int64 = row[2]
                 // A damaged index row must not trap the process; the bytes are simply fetched again.
                 guard start >= 0, start < end else { continue }
                 spans[key, default: SpanSet()].insert(start..<end)
             }
-            return try Row.fetchAll(db, sql: "SELECT key, url, length, etag, lastModified, contentType, lastAccess, pinned, finalURL FROM resource").map { row in
+            return try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT key, url, length, etag, lastModified, contentType, lastAccess, pinned, finalURL FROM resource"
+            ).map { row in
                 let key: String = row[0]
                 return StoredResource(
                     key: key, url: row[1], finalURL: row[8],
@@ -95,7 +101,8 @@ final class CacheIndex: Sendable {
 
     /// Records (or replaces) a resource's identity and validators. Replacing drops its spans,
     /// which is how a changed resource forgets its old bytes in the same transaction.
-    func replaceResource(key: String, url: String, finalURL: String?, meta: ResourceMeta, keepSpans: Bool) async throws {
+    func replaceResource(key: String, url: String, finalURL: String?, meta: ResourceMeta, keepSpans: Bool) async throws
+    {
         try await database.write { db in
             if !keepSpans {
                 try db.execute(sql: "DELETE FROM span WHERE key = ?", arguments: [key])
@@ -107,7 +114,10 @@ final class CacheIndex: Sendable {
                     ON CONFLICT(key) DO UPDATE SET url = excluded.url, finalURL = excluded.finalURL, length = excluded.length, etag = excluded.etag,
                         lastModified = excluded.lastModified, contentType = excluded.contentType, lastAccess = excluded.lastAccess
                     """,
-                arguments: [key, url, finalURL, meta.length, meta.etag, meta.lastModified, meta.contentType, Date().timeIntervalSince1970]
+                arguments: [
+                    key, url, finalURL, meta.length, meta.etag, meta.lastModified, meta.contentType,
+                    Date().timeIntervalSince1970,
+                ]
             )
         }
     }
@@ -121,8 +131,11 @@ final class CacheIndex: Sendable {
     @discardableResult
     func saveSpans(key: String, spans: SpanSet, meta: ResourceMeta) throws -> Bool {
         try database.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT length, etag, lastModified FROM resource WHERE key = ?", arguments: [key]),
-                  row[0] as Int64 == meta.length, row[1] as String? == meta.etag, row[2] as String? == meta.lastModified else {
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT length, etag, lastModified FROM resource WHERE key = ?", arguments: [key]),
+                row[0] as Int64 == meta.length, row[1] as String? == meta.etag, row[2] as String? == meta.lastModified
+            else {
                 return false
             }
             try db.execute(sql: "DELETE FROM span WHERE key = ?", arguments: [key])
@@ -166,7 +179,10 @@ final class CacheIndex: Sendable {
     func saveCounters(_ counters: [String: Int64]) throws {
         try database.write { db in
             for (name, value) in counters {
-                try db.execute(sql: "INSERT INTO counter (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value", arguments: [name, value])
+                try db.execute(
+                    sql:
+                        "INSERT INTO counter (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                    arguments: [name, value])
             }
         }
     }
@@ -174,10 +190,14 @@ final class CacheIndex: Sendable {
     func recordError(_ record: UpstreamErrorRecord) throws {
         try database.write { db in
             try db.execute(
-                sql: "INSERT INTO upstreamError (url, status, message, at) VALUES (?, ?, ?, ?) ON CONFLICT(url) DO UPDATE SET status = excluded.status, message = excluded.message, at = excluded.at",
+                sql:
+                    "INSERT INTO upstreamError (url, status, message, at) VALUES (?, ?, ?, ?) ON CONFLICT(url) DO UPDATE SET status = excluded.status, message = excluded.message, at = excluded.at",
                 arguments: [record.url, record.status, record.message, record.at.timeIntervalSince1970])
             // Keep the table bounded: only the most recent failures are interesting.
-            try db.execute(sql: "DELETE FROM upstreamError WHERE url NOT IN (SELECT url FROM upstreamError ORDER BY at DESC LIMIT 100)")
+            try db.execute(
+                sql:
+                    "DELETE FROM upstreamError WHERE url NOT IN (SELECT url FROM upstreamError ORDER BY at DESC LIMIT 100)"
+            )
         }
     }
 
@@ -191,7 +211,8 @@ final class CacheIndex: Sendable {
 
     func deleteAll() throws {
         try database.write { db in
-            try db.execute(sql: "DELETE FROM span; DELETE FROM resource; DELETE FROM counter; DELETE FROM upstreamError;")
+            try db.execute(
+                sql: "DELETE FROM span; DELETE FROM resource; DELETE FROM counter; DELETE FROM upstreamError;")
         }
     }
 }

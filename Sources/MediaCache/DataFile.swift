@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One sparse data file holding the cached bytes of a resource at their own offsets.
 ///
@@ -42,7 +43,8 @@ final class DataFile: Sendable {
         try buffer.withUnsafeReadableBytes { bytes in
             var done = 0
             while done < bytes.count {
-                let written = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+                let written = pwrite(
+                    descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw MediaCacheError.io("write", path: path, errno: errno)
@@ -78,9 +80,9 @@ final class DataFile: Sendable {
     /// A second descriptor of the same open file, owned by the caller (for `sendfile`).
     func duplicateDescriptor() throws -> Int32 {
         #if canImport(Darwin)
-        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+            let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         #else
-        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, Int32(0))
+            let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, Int32(0))
         #endif
         guard copy >= 0 else { throw MediaCacheError.io("dup", path: path, errno: errno) }
         return copy
@@ -89,9 +91,9 @@ final class DataFile: Sendable {
     /// Forces written bytes to stable storage; only after this may the index claim them.
     func sync() throws {
         #if canImport(Darwin)
-        let result = fsync(descriptor)
+            let result = fsync(descriptor)
         #else
-        let result = fdatasync(descriptor)
+            let result = fdatasync(descriptor)
         #endif
         guard result == 0 else { throw MediaCacheError.io("sync", path: path, errno: errno) }
     }

@@ -1,20 +1,23 @@
 import Foundation
 import Logging
+import MediaFormats
 import NIOCore
 import NIOHTTP1
-import MediaFormats
 
 extension MediaCache {
     /// Fetches a missing range with `Range` and `If-Range`, so a changed resource is detected
     /// instead of its new bytes being mixed with the old ones.
-    func startGapFetch(entry: ResourceEntry, id: Int, range: Range<Int64>, meta: ResourceMeta, generation: Int, logger: Logger) {
+    func startGapFetch(
+        entry: ResourceEntry, id: Int, range: Range<Int64>, meta: ResourceMeta, generation: Int, logger: Logger
+    ) {
         let url = entry.url
         let task = Task { [self] in
             do {
                 guard let origin = URL(string: url) else { throw MediaCacheError.invalidURL(url) }
                 var extra = [("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)")]
                 if let validator = meta.ifRangeValidator { extra.append(("If-Range", validator)) }
-                let response = try await upstream.send(url: origin, headers: upstreamHeaders(for: entry), extraHeaders: extra)
+                let response = try await upstream.send(
+                    url: origin, headers: upstreamHeaders(for: entry), extraHeaders: extra)
                 guard response.status == 200 || response.status == 206 else {
                     throw await UpstreamClient.errorResponse(response)
                 }
@@ -25,24 +28,38 @@ extension MediaCache {
                 guard newMeta.isSameVersion(as: meta) else {
                     // The origin has a new version: forget the old bytes; readers of the old
                     // version fail instead of receiving a mix, and new requests start over.
-                    logger.info("origin resource changed; dropping cached bytes", metadata: ["url": "\(SecretRedactor.redactURL(url))"])
-                    try await index.replaceResource(key: entry.key, url: url, finalURL: response.finalURL.absoluteString, meta: newMeta, keepSpans: false)
-                    if case (.replaced(_, _, let dropped), _) = try entry.adopt(meta: newMeta, url: url, finalURL: response.finalURL.absoluteString) { addDurableBytes(-dropped) }
+                    logger.info(
+                        "origin resource changed; dropping cached bytes",
+                        metadata: ["url": "\(SecretRedactor.redactURL(url))"])
+                    try await index.replaceResource(
+                        key: entry.key, url: url, finalURL: response.finalURL.absoluteString, meta: newMeta,
+                        keepSpans: false)
+                    if case (.replaced(_, _, let dropped), _) = try entry.adopt(
+                        meta: newMeta, url: url, finalURL: response.finalURL.absoluteString)
+                    {
+                        addDurableBytes(-dropped)
+                    }
                     throw MediaCacheError.resourceChanged
                 }
                 if response.status == 206 && layout.bodyStart != range.lowerBound {
-                    throw UpstreamError.badResponse("asked for bytes from \(range.lowerBound), got them from \(layout.bodyStart)")
+                    throw UpstreamError.badResponse(
+                        "asked for bytes from \(range.lowerBound), got them from \(layout.bodyStart)")
                 }
                 if response.status == 200 {
                     // The origin ignored Range and sends everything from byte 0: this one fetch
                     // fills the whole file, and readers wait for it instead of each starting another.
                     entry.noteIgnoresRanges(fetch: id)
                 }
-                guard let file = entry.currentFile(generation: generation) else { throw MediaCacheError.resourceChanged }
-                guard hasDiskRoom() else {
-                    throw MediaCacheError.diskFull(directory: configuration.directory, reserve: configuration.minimumFreeDiskBytes)
+                guard let file = entry.currentFile(generation: generation) else {
+                    throw MediaCacheError.resourceChanged
                 }
-                try await writeBody(response, entry: entry, id: id, generation: generation, file: file, meta: meta, start: layout.bodyStart, logger: logger)
+                guard hasDiskRoom() else {
+                    throw MediaCacheError.diskFull(
+                        directory: configuration.directory, reserve: configuration.minimumFreeDiskBytes)
+                }
+                try await writeBody(
+                    response, entry: entry, id: id, generation: generation, file: file, meta: meta,
+                    start: layout.bodyStart, logger: logger)
                 entry.didFinish(fetch: id, error: nil)
                 evictIfOverLimits()
             } catch {
@@ -59,7 +76,9 @@ extension MediaCache {
     ) {
         let task = Task { [self] in
             do {
-                try await writeBody(response, entry: entry, id: id, generation: generation, file: file, meta: meta, start: layout.bodyStart, logger: logger)
+                try await writeBody(
+                    response, entry: entry, id: id, generation: generation, file: file, meta: meta,
+                    start: layout.bodyStart, logger: logger)
                 entry.didFinish(fetch: id, error: nil)
                 evictIfOverLimits()
             } catch {
@@ -78,7 +97,11 @@ extension MediaCache {
         if let upstreamError = reported as? UpstreamError {
             recordError(url: entry.url, error: upstreamError)
         }
-        logger.info("fetch failed", metadata: ["url": "\(SecretRedactor.redactURL(entry.url))", "error": "\(SecretRedactor.redact("\(reported)"))"])
+        logger.info(
+            "fetch failed",
+            metadata: [
+                "url": "\(SecretRedactor.redactURL(entry.url))", "error": "\(SecretRedactor.redact("\(reported)"))",
+            ])
         entry.didFinish(fetch: id, error: reported)
     }
 
@@ -89,7 +112,8 @@ extension MediaCache {
     /// Copies an origin body into the data file, waking readers after every chunk and recording
     /// spans in the index only after the bytes are synced.
     private func writeBody(
-        _ response: UpstreamResponse, entry: ResourceEntry, id: Int, generation: Int, file: DataFile, meta: ResourceMeta,
+        _ response: UpstreamResponse, entry: ResourceEntry, id: Int, generation: Int, file: DataFile,
+        meta: ResourceMeta,
         start: Int64, logger: Logger
     ) async throws {
         var offset = start
@@ -105,7 +129,9 @@ extension MediaCache {
                 // An origin that sends more than the length it announced: keep only what fits.
                 let room = meta.length - offset
                 if room <= 0 { break }
-                if Int64(chunk.readableBytes) > room { chunk = chunk.getSlice(at: chunk.readerIndex, length: Int(room))! }
+                if Int64(chunk.readableBytes) > room {
+                    chunk = chunk.getSlice(at: chunk.readerIndex, length: Int(room))!
+                }
                 let count = Int64(chunk.readableBytes)
                 try file.write(chunk, at: offset)
                 counters.withLockedValue { $0.originBytes += count }
@@ -113,11 +139,14 @@ extension MediaCache {
                 offset += count
                 if offset - unsyncedFrom >= configuration.syncInterval {
                     guard hasDiskRoom() else {
-                        throw MediaCacheError.diskFull(directory: configuration.directory, reserve: configuration.minimumFreeDiskBytes)
+                        throw MediaCacheError.diskFull(
+                            directory: configuration.directory, reserve: configuration.minimumFreeDiskBytes)
                     }
                     if let previous = pendingSync { try await previous.value }
                     let range = unsyncedFrom..<offset
-                    pendingSync = Task { try await self.commitOffThread(entry: entry, file: file, range: range, generation: generation) }
+                    pendingSync = Task {
+                        try await self.commitOffThread(entry: entry, file: file, range: range, generation: generation)
+                    }
                     unsyncedFrom = offset
                 }
             }
@@ -142,7 +171,9 @@ extension MediaCache {
     private static let syncQueue = DispatchQueue(label: "tuner.cache.sync", attributes: .concurrent)
 
     /// ``commit(entry:file:range:generation:)`` on a thread of its own.
-    private func commitOffThread(entry: ResourceEntry, file: DataFile, range: Range<Int64>, generation: Int) async throws {
+    private func commitOffThread(entry: ResourceEntry, file: DataFile, range: Range<Int64>, generation: Int)
+        async throws
+    {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             Self.syncQueue.async {
                 do {

@@ -9,7 +9,8 @@ extension MediaCache {
         url: URL, upstreamHeaders: [(String, String)] = [], byteCount: Int64? = nil,
         progress: @escaping @Sendable (PreloadProgress) -> Void = { _ in }
     ) async throws -> PreloadProgress {
-        try await preload(url: url, upstreamHeaders: upstreamHeaders, range: byteCount.map { 0..<max(1, $0) }, progress: progress)
+        try await preload(
+            url: url, upstreamHeaders: upstreamHeaders, range: byteCount.map { 0..<max(1, $0) }, progress: progress)
     }
 
     /// Fills the cache with `range` of a resource (all of it when nil).
@@ -20,7 +21,10 @@ extension MediaCache {
         let range: String? = byteRange.map { "bytes=\($0.lowerBound)-\($0.upperBound - 1)" }
         let response = await serve(MediaRequest(url: url, upstreamHeaders: upstreamHeaders, range: range))
         guard response.status == 200 || response.status == 206 else {
-            throw UpstreamError(status: response.status, description: "preload of \(url.absoluteString) failed: origin answered \(response.status)", isTransient: response.status >= 500)
+            throw UpstreamError(
+                status: response.status,
+                description: "preload of \(url.absoluteString) failed: origin answered \(response.status)",
+                isTransient: response.status >= 500)
         }
         let total = response.headers.first(name: "Content-Length").flatMap { ResponseLayout.decimal($0) }
         var sink: any MediaBodySink = ProgressSink(url: url.absoluteString, total: total, report: progress)

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
+import MediaFormats
 import NIOCore
 import NIOHTTP1
-import MediaFormats
 
 extension MediaCache {
     /// Answers a player's request: from disk where the bytes are cached, from the origin (once,
@@ -11,7 +11,9 @@ extension MediaCache {
     public func serve(_ request: MediaRequest) async -> MediaResponse {
         var logger = self.logger
         logger[metadataKey: "request"] = "\(request.requestID)"
-        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https", request.url.host != nil else {
+        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            request.url.host != nil
+        else {
             return .error(status: 400, message: "only http and https URLs can be proxied")
         }
         if request.storage == .passthrough {
@@ -27,7 +29,8 @@ extension MediaCache {
         while true {
             switch entry.metaOrProbe() {
             case .known(let meta, let generation):
-                return respondFromCache(request, entry: entry, meta: meta, generation: generation, attached: [], logger: logger)
+                return respondFromCache(
+                    request, entry: entry, meta: meta, generation: generation, attached: [], logger: logger)
             case .wait(let changes):
                 await entry.waitForChange(after: changes)
                 if Task.isCancelled { return .error(status: 499, message: "client went away") }
@@ -46,19 +49,28 @@ extension MediaCache {
 
     /// Sends a request upstream; a transport failure or a non-success status becomes the answer
     /// for the client (recorded in the statistics).
-    func openUpstream(_ request: MediaRequest, range: String?, logger: Logger) async -> Result<UpstreamResponse, Answer> {
+    func openUpstream(_ request: MediaRequest, range: String?, logger: Logger) async -> Result<UpstreamResponse, Answer>
+    {
         let extra: [(String, String)] = range.map { [("Range", $0)] } ?? []
         let response: UpstreamResponse
         do {
-            response = try await upstream.send(url: request.url, method: request.method == .head ? .HEAD : .GET, headers: request.upstreamHeaders, extraHeaders: extra)
+            response = try await upstream.send(
+                url: request.url, method: request.method == .head ? .HEAD : .GET, headers: request.upstreamHeaders,
+                extraHeaders: extra)
         } catch {
             let upstreamError = UpstreamError.transport(error)
             recordError(url: request.url.absoluteString, error: upstreamError)
-            logger.info("origin request failed", metadata: ["url": "\(SecretRedactor.redactURL(request.url.absoluteString))", "error": "\(SecretRedactor.redact("\(upstreamError)"))"])
+            logger.info(
+                "origin request failed",
+                metadata: [
+                    "url": "\(SecretRedactor.redactURL(request.url.absoluteString))",
+                    "error": "\(SecretRedactor.redact("\(upstreamError)"))",
+                ])
             return .failure(Answer(response: .error(status: upstreamError.status, message: upstreamError.description)))
         }
         guard response.status == 200 || response.status == 206 else {
-            let upstreamError = request.method == .head
+            let upstreamError =
+                request.method == .head
                 ? UpstreamError.originStatus(response.status, headers: response.headers, body: nil)
                 : await UpstreamClient.errorResponse(response)
             recordError(url: request.url.absoluteString, error: upstreamError)
@@ -82,27 +94,34 @@ extension MediaCache {
         }
         let layout = ResponseLayout(status: response.status, headers: response.headers)
         guard request.method == .get, let meta = layout.meta, configuration.isCacheable(contentType: meta.contentType),
-              meta.length <= configuration.maxBytes
+            meta.length <= configuration.maxBytes
         else {
             entry.endProbe()
             if request.method == .get {
-                logger.debug("streaming through uncached", metadata: ["url": "\(SecretRedactor.redactURL(request.url.absoluteString))"])
+                logger.debug(
+                    "streaming through uncached",
+                    metadata: ["url": "\(SecretRedactor.redactURL(request.url.absoluteString))"])
             }
             return passthrough(response, head: request.method == .head)
         }
         guard hasDiskRoom() else {
             // The player still gets its bytes; the disk keeps its reserve.
             entry.endProbe()
-            logger.warning("disk below the cache's free reserve; streaming through uncached", metadata: [
-                "directory": "\(configuration.directory)", "reserve": "\(configuration.minimumFreeDiskBytes)",
-            ])
+            logger.warning(
+                "disk below the cache's free reserve; streaming through uncached",
+                metadata: [
+                    "directory": "\(configuration.directory)", "reserve": "\(configuration.minimumFreeDiskBytes)",
+                ])
             return passthrough(response, head: false)
         }
         do {
             let same = entry.meta.map { $0.isSameVersion(as: meta) } ?? false
-            try await index.replaceResource(key: entry.key, url: request.url.absoluteString, finalURL: response.finalURL.absoluteString, meta: meta, keepSpans: same)
+            try await index.replaceResource(
+                key: entry.key, url: request.url.absoluteString, finalURL: response.finalURL.absoluteString, meta: meta,
+                keepSpans: same)
             let (adoption, fetchID) = try entry.adopt(
-                meta: meta, url: request.url.absoluteString, finalURL: response.finalURL.absoluteString, fetchFrom: layout.bodyStart)
+                meta: meta, url: request.url.absoluteString, finalURL: response.finalURL.absoluteString,
+                fetchFrom: layout.bodyStart)
             let (file, generation): (DataFile, Int)
             switch adoption {
             case .gone:
@@ -118,8 +137,11 @@ extension MediaCache {
                 // Asked for a range, sent everything: this origin ignores Range (see noteIgnoresRanges).
                 entry.noteIgnoresRanges(fetch: id)
             }
-            startFetchTask(entry: entry, id: id, generation: generation, file: file, meta: meta, response: response, layout: layout, logger: logger)
-            return respondFromCache(request, entry: entry, meta: meta, generation: generation, attached: [id], logger: logger)
+            startFetchTask(
+                entry: entry, id: id, generation: generation, file: file, meta: meta, response: response,
+                layout: layout, logger: logger)
+            return respondFromCache(
+                request, entry: entry, meta: meta, generation: generation, attached: [id], logger: logger)
         } catch {
             entry.endProbe()
             logger.error("cache could not store a resource; streaming through", metadata: ["error": "\(error)"])
@@ -130,7 +152,8 @@ extension MediaCache {
     // MARK: - Responses
 
     private func respondFromCache(
-        _ request: MediaRequest, entry: ResourceEntry, meta: ResourceMeta, generation: Int, attached: Set<Int>, logger: Logger
+        _ request: MediaRequest, entry: ResourceEntry, meta: ResourceMeta, generation: Int, attached: Set<Int>,
+        logger: Logger
     ) -> MediaResponse {
         var headers = HTTPHeaders()
         headers.add(name: "Accept-Ranges", value: "bytes")
@@ -150,7 +173,9 @@ extension MediaCache {
             headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
             let message = "range not satisfiable: the resource has \(meta.length) bytes\n"
             headers.add(name: "Content-Length", value: String(message.utf8.count))
-            return MediaResponse(status: 416, headers: headers, body: isHead ? nil : MediaBody { try await $0.write(ByteBuffer(string: message)) })
+            return MediaResponse(
+                status: 416, headers: headers,
+                body: isHead ? nil : MediaBody { try await $0.write(ByteBuffer(string: message)) })
         }
 
         let status: Int
@@ -160,7 +185,9 @@ extension MediaCache {
             // multipart/byteranges (RFC 9110 §14.6), with a boundary that cannot occur by accident.
             let boundary = "tuner-" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
             parts = ranges.enumerated().map { index, range in
-                let prefix = (index == 0 ? "" : "\r\n") + "--\(boundary)\r\nContent-Type: \(contentType)\r\nContent-Range: bytes \(range.lowerBound)-\(range.upperBound - 1)/\(meta.length)\r\n\r\n"
+                let prefix =
+                    (index == 0 ? "" : "\r\n")
+                    + "--\(boundary)\r\nContent-Type: \(contentType)\r\nContent-Range: bytes \(range.lowerBound)-\(range.upperBound - 1)/\(meta.length)\r\n\r\n"
                 return (range, prefix)
             }
             trailer = "\r\n--\(boundary)--\r\n"
@@ -170,20 +197,26 @@ extension MediaCache {
             parts = [(range, nil)]
             status = 206
             headers.add(name: "Content-Type", value: contentType)
-            headers.add(name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(meta.length)")
+            headers.add(
+                name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(meta.length)")
         } else {
             parts = [(0..<meta.length, nil)]
             status = 200
             headers.add(name: "Content-Type", value: contentType)
         }
         let closing = trailer
-        let length = parts.reduce(Int64(0)) { $0 + ($1.range.upperBound - $1.range.lowerBound) + Int64($1.prefix?.utf8.count ?? 0) }
+        let length =
+            parts.reduce(Int64(0)) {
+                $0 + ($1.range.upperBound - $1.range.lowerBound) + Int64($1.prefix?.utf8.count ?? 0)
+            }
             + Int64(trailer?.utf8.count ?? 0)
         headers.add(name: "Content-Length", value: String(length))
 
         if isHead || length == 0 {
             entry.detach(attached)
-            return MediaResponse(status: status, headers: headers, body: isHead ? nil : MediaBody { _ in }, finalURL: entry.finalURL.flatMap(URL.init(string:)) ?? request.url)
+            return MediaResponse(
+                status: status, headers: headers, body: isHead ? nil : MediaBody { _ in },
+                finalURL: entry.finalURL.flatMap(URL.init(string:)) ?? request.url)
         }
         let lease = EntryLease(entry: entry, attached: attached)
         let body = MediaBody { [self] sink in
@@ -194,11 +227,14 @@ extension MediaCache {
             }
             for part in parts {
                 if let prefix = part.prefix { try await sink.write(ByteBuffer(string: prefix)) }
-                try await readRange(part.range, entry: entry, generation: generation, attached: &attached, into: &sink, logger: logger)
+                try await readRange(
+                    part.range, entry: entry, generation: generation, attached: &attached, into: &sink, logger: logger)
             }
             if let closing { try await sink.write(ByteBuffer(string: closing)) }
         }
-        return MediaResponse(status: status, headers: headers, body: body, finalURL: entry.finalURL.flatMap(URL.init(string:)) ?? request.url)
+        return MediaResponse(
+            status: status, headers: headers, body: body,
+            finalURL: entry.finalURL.flatMap(URL.init(string:)) ?? request.url)
     }
 
     /// Streams `range` of a resource into `sink`: disk reads where bytes are held, waits on the
@@ -222,7 +258,9 @@ extension MediaCache {
             failuresSeen = failures.count
             attempts += 1
             if let error = failures.last as? UpstreamError, !error.isTransient { return (true, error) }
-            if attempts > configuration.fetchRetries { return (true, failures.last ?? UpstreamError.badResponse("fetch failed")) }
+            if attempts > configuration.fetchRetries {
+                return (true, failures.last ?? UpstreamError.badResponse("fetch failed"))
+            }
             return (true, nil)
         }
         /// Counts bytes handed to the sink (a miss if this reader had to wait for them) and moves on.
@@ -234,13 +272,17 @@ extension MediaCache {
         }
         while position < range.upperBound {
             try Task.checkCancellation()
-            switch entry.nextStep(at: position, until: range.upperBound, generation: generation, attached: &attached, seekThreshold: configuration.seekThreshold) {
+            switch entry.nextStep(
+                at: position, until: range.upperBound, generation: generation, attached: &attached,
+                seekThreshold: configuration.seekThreshold)
+            {
             case .read(let file, let count):
                 // Long runs go to the connection without a copy through user space (sendfile),
                 // when the sink can; at most 16 MiB at a time, so counters and cancellation move.
                 let run = min(count, range.upperBound - position, 16 << 20)
                 if run >= configuration.fileRegionThreshold,
-                   try await sink.write(CachedFileRegion(file: file, offset: position, count: run)) {
+                    try await sink.write(CachedFileRegion(file: file, offset: position, count: run))
+                {
                     delivered(run)
                     continue
                 }
@@ -274,7 +316,8 @@ extension MediaCache {
                     try await Task.sleep(for: .milliseconds(100 * attempts))
                 }
                 waited = true
-                startGapFetch(entry: entry, id: id, range: fetchRange, meta: meta, generation: fetchGeneration, logger: logger)
+                startGapFetch(
+                    entry: entry, id: id, range: fetchRange, meta: meta, generation: fetchGeneration, logger: logger)
             case .changed:
                 throw MediaCacheError.resourceChanged
             }
@@ -285,19 +328,28 @@ extension MediaCache {
     private func passthroughError(_ error: UpstreamError, head: Bool) -> MediaResponse {
         var headers = HTTPHeaders()
         let body = error.body ?? ByteBuffer(string: error.description + "\n")
-        headers.add(name: "Content-Type", value: error.headers.first(name: "Content-Type") ?? "text/plain; charset=utf-8")
-        if let retryAfter = error.headers.first(name: "Retry-After") { headers.add(name: "Retry-After", value: retryAfter) }
+        headers.add(
+            name: "Content-Type", value: error.headers.first(name: "Content-Type") ?? "text/plain; charset=utf-8")
+        if let retryAfter = error.headers.first(name: "Retry-After") {
+            headers.add(name: "Retry-After", value: retryAfter)
+        }
         headers.add(name: "Content-Length", value: String(body.readableBytes))
-        return MediaResponse(status: error.status, headers: headers, body: head ? nil : MediaBody { try await $0.write(body) })
+        return MediaResponse(
+            status: error.status, headers: headers, body: head ? nil : MediaBody { try await $0.write(body) })
     }
 
     /// Streams an origin response to the client without caching it.
     private func passthrough(_ response: UpstreamResponse, head: Bool) -> MediaResponse {
         var headers = HTTPHeaders()
-        for name in ["Content-Type", "Content-Length", "Content-Range", "Accept-Ranges", "ETag", "Last-Modified", "Content-Encoding", "Cache-Control"] {
+        for name in [
+            "Content-Type", "Content-Length", "Content-Range", "Accept-Ranges", "ETag", "Last-Modified",
+            "Content-Encoding", "Cache-Control",
+        ] {
             if let value = response.headers.first(name: name) { headers.add(name: name, value: value) }
         }
-        if head { return MediaResponse(status: response.status, headers: headers, body: nil, finalURL: response.finalURL) }
+        if head {
+            return MediaResponse(status: response.status, headers: headers, body: nil, finalURL: response.finalURL)
+        }
         let body = MediaBody { [self] sink in
             for try await chunk in response.body {
                 counters.withLockedValue {

@@ -37,7 +37,10 @@ public final class MediaCache: Sendable {
     /// Opens (or creates) the cache in `configuration.directory`.
     /// - Parameter httpClient: the client for origin requests; by default the cache makes its own
     ///   (redirects are always followed by the cache itself, to refuse non-http(s) hops).
-    public init(configuration: MediaCacheConfiguration, httpClient: HTTPClient? = nil, logger: Logger = Logger(label: "tuner.cache")) throws {
+    public init(
+        configuration: MediaCacheConfiguration, httpClient: HTTPClient? = nil,
+        logger: Logger = Logger(label: "tuner.cache")
+    ) throws {
         self.configuration = configuration
         self.logger = logger
         self.freeSpace = FreeSpaceGauge(path: configuration.directory)
@@ -52,23 +55,28 @@ public final class MediaCache: Sendable {
             ownsHTTPClient = true
         }
         upstream = UpstreamClient(
-            httpClient: client, headTimeout: .seconds(configuration.headTimeoutSeconds), logger: logger, fetchPolicy: configuration.fetchPolicy)
+            httpClient: client, headTimeout: .seconds(configuration.headTimeoutSeconds), logger: logger,
+            fetchPolicy: configuration.fetchPolicy)
 
         var loaded: [String: ResourceEntry] = [:]
         var durable: Int64 = 0
         for stored in try index.loadAll() {
-            loaded[stored.key] = ResourceEntry(stored: stored, path: Self.dataPath(directory: configuration.directory, key: stored.key))
+            loaded[stored.key] = ResourceEntry(
+                stored: stored, path: Self.dataPath(directory: configuration.directory, key: stored.key))
             durable += stored.spans.count
         }
         entries = NIOLockedValueBox(loaded)
         let savedCounters = try index.loadCounters()
-        counters = NIOLockedValueBox(Counters(
-            hitBytes: savedCounters["hitBytes"] ?? 0, missBytes: savedCounters["missBytes"] ?? 0,
-            originBytes: savedCounters["originBytes"] ?? 0, durableBytes: durable))
+        counters = NIOLockedValueBox(
+            Counters(
+                hitBytes: savedCounters["hitBytes"] ?? 0, missBytes: savedCounters["missBytes"] ?? 0,
+                originBytes: savedCounters["originBytes"] ?? 0, durableBytes: durable))
         var errors: [String: UpstreamErrorRecord] = [:]
         for record in try index.loadErrors() { errors[record.url] = record }
         recentErrors = NIOLockedValueBox(errors)
-        logger.info("cache opened", metadata: ["directory": "\(configuration.directory)", "entries": "\(loaded.count)", "bytes": "\(durable)"])
+        logger.info(
+            "cache opened",
+            metadata: ["directory": "\(configuration.directory)", "entries": "\(loaded.count)", "bytes": "\(durable)"])
     }
 
     /// The HTTP client settings the cache uses for origins: no automatic redirects, a read
@@ -112,7 +120,9 @@ public final class MediaCache: Sendable {
         let counters = counters.withLockedValue { $0 }
         do {
             try index.saveAccessTimes(times)
-            try index.saveCounters(["hitBytes": counters.hitBytes, "missBytes": counters.missBytes, "originBytes": counters.originBytes])
+            try index.saveCounters([
+                "hitBytes": counters.hitBytes, "missBytes": counters.missBytes, "originBytes": counters.originBytes,
+            ])
         } catch {
             logger.warning("cache flush failed", metadata: ["error": "\(error)"])
         }
@@ -129,7 +139,8 @@ public final class MediaCache: Sendable {
             if let existing = entries[key], !existing.isEvicted {
                 if existing.meta == nil || existing.openFileIfNeeded() { return existing }
             }
-            try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             let entry = ResourceEntry(key: key, path: path, url: url)
             entries[key] = entry
             return entry
@@ -139,14 +150,18 @@ public final class MediaCache: Sendable {
     /// Closes the data files of the least recently used idle entries until three quarters of
     /// `maxOpenFiles` are open. Runs only when over the limit, so its scan is rare.
     func closeIdleFiles() {
-        guard closingFiles.withLockedValue({ busy in
-            if busy { return false }
-            busy = true
-            return true
-        }) else { return }
+        guard
+            closingFiles.withLockedValue({ busy in
+                if busy { return false }
+                busy = true
+                return true
+            })
+        else { return }
         defer { closingFiles.withLockedValue { $0 = false } }
         let target = configuration.maxOpenFiles * 3 / 4
-        let byAge = entries.withLockedValue { Array($0.values) }.map { ($0, $0.snapshot.lastAccess) }.sorted { $0.1 < $1.1 }
+        let byAge = entries.withLockedValue { Array($0.values) }.map { ($0, $0.snapshot.lastAccess) }.sorted {
+            $0.1 < $1.1
+        }
         for (entry, _) in byAge {
             guard DataFile.openCount.withLockedValue({ $0 }) > target else { break }
             _ = entry.closeFileIfIdle()
@@ -187,7 +202,8 @@ public final class MediaCache: Sendable {
     func recordError(url: String, error: UpstreamError) {
         // Kept, shown and stored without credentials: provider URLs carry them in paths and queries.
         let shown = SecretRedactor.redactURL(url)
-        let record = UpstreamErrorRecord(url: shown, status: error.status, message: SecretRedactor.redact(error.description), at: Date())
+        let record = UpstreamErrorRecord(
+            url: shown, status: error.status, message: SecretRedactor.redact(error.description), at: Date())
         recentErrors.withLockedValue { errors in
             errors[shown] = record
             if errors.count > 100, let oldest = errors.values.min(by: { $0.at < $1.at }) { errors[oldest.url] = nil }
@@ -255,22 +271,29 @@ public final class MediaCache: Sendable {
     /// how many resources went.
     @discardableResult
     public func evict(downTo budget: Int64) -> Int {
-        guard evicting.withLockedValue({ busy in
-            if busy { return false }
-            busy = true
-            return true
-        }) else { return 0 }
+        guard
+            evicting.withLockedValue({ busy in
+                if busy { return false }
+                busy = true
+                return true
+            })
+        else { return 0 }
         defer { evicting.withLockedValue { $0 = false } }
 
         let total = counters.withLockedValue { $0.durableBytes }
         var excess = total - max(0, budget)
-        if let free = freeSpace.freeBytes(reserve: configuration.minimumFreeDiskBytes, fresh: true), free < configuration.minimumFreeDiskBytes {
+        if let free = freeSpace.freeBytes(reserve: configuration.minimumFreeDiskBytes, fresh: true),
+            free < configuration.minimumFreeDiskBytes
+        {
             excess = max(excess, configuration.minimumFreeDiskBytes - free)
         }
         guard excess > 0 else { return 0 }
         let candidates = entries.withLockedValue { $0.values.map(\.snapshot) }
         let plan = EvictionPlanner.plan(
-            candidates: candidates.map { .init(key: $0.key, bytes: $0.durableBytes, lastAccess: $0.lastAccess, inUse: $0.inUse, pinned: $0.pinned) },
+            candidates: candidates.map {
+                .init(
+                    key: $0.key, bytes: $0.durableBytes, lastAccess: $0.lastAccess, inUse: $0.inUse, pinned: $0.pinned)
+            },
             bytesToFree: excess)
         // One pass under the map's lock; file and index work happens after it.
         let removed: [(key: String, path: String, bytes: Int64)] = entries.withLockedValue { entries in
@@ -307,8 +330,10 @@ public final class MediaCache: Sendable {
     /// are committed and after a reader finishes (a resource in use cannot be evicted before).
     func evictIfOverLimits() {
         let over = counters.withLockedValue { $0.durableBytes } > configuration.maxBytes
-        let low = configuration.minimumFreeDiskBytes > 0
-            && (freeSpace.freeBytes(reserve: configuration.minimumFreeDiskBytes) ?? .max) < configuration.minimumFreeDiskBytes
+        let low =
+            configuration.minimumFreeDiskBytes > 0
+            && (freeSpace.freeBytes(reserve: configuration.minimumFreeDiskBytes) ?? .max)
+                < configuration.minimumFreeDiskBytes
         if over || low { evictIfNeeded() }
     }
 
@@ -332,11 +357,13 @@ public final class MediaCache: Sendable {
     /// in progress finish with the bytes they have.
     public func remove(url: URL) {
         let key = cacheKey(for: url)
-        guard let entry = entries.withLockedValue({ entries -> ResourceEntry? in
-            let entry = entries[key]
-            entries[key] = nil
-            return entry
-        }) else { return }
+        guard
+            let entry = entries.withLockedValue({ entries -> ResourceEntry? in
+                let entry = entries[key]
+                entries[key] = nil
+                return entry
+            })
+        else { return }
         let bytes = entry.durableBytes
         entry.evictNow()
         unlink(entry.path)
@@ -356,7 +383,8 @@ public final class MediaCache: Sendable {
     /// Makes a fully cached resource available as a complete file at `path`, sharing the cached
     /// bytes (a hard link) instead of copying them.
     public func export(url: URL, to path: String) throws {
-        guard let entry = existingEntry(for: url), !entry.isEvicted, let meta = entry.meta, entry.openFileIfNeeded() else {
+        guard let entry = existingEntry(for: url), !entry.isEvicted, let meta = entry.meta, entry.openFileIfNeeded()
+        else {
             throw MediaCacheError.notFullyCached(url.absoluteString, held: 0, length: nil)
         }
         let snapshot = entry.snapshot
@@ -368,7 +396,9 @@ public final class MediaCache: Sendable {
         }
         let result = hardLink(from: entry.path, to: path)
         if result == EXDEV {
-            throw MediaCacheError.exportFailed("\(path) is on another file system than the cache; export to a path on the same disk as \(configuration.directory)")
+            throw MediaCacheError.exportFailed(
+                "\(path) is on another file system than the cache; export to a path on the same disk as \(configuration.directory)"
+            )
         }
         guard result == 0 else {
             throw MediaCacheError.exportFailed("link to \(path): \(String(cString: strerror(result)))")
@@ -376,11 +406,10 @@ public final class MediaCache: Sendable {
     }
 }
 
-
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -108,9 +108,11 @@ public struct MediaResponse: Sendable {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         headers.add(name: "Content-Length", value: String(text.utf8.count))
-        return MediaResponse(status: status, headers: headers, body: MediaBody { sink in
-            try await sink.write(ByteBuffer(string: text))
-        })
+        return MediaResponse(
+            status: status, headers: headers,
+            body: MediaBody { sink in
+                try await sink.write(ByteBuffer(string: text))
+            })
     }
 }
 

@@ -202,21 +202,27 @@ final class ResourceEntry: Sendable {
     ///
     /// With `fetchFrom`, the response's own fetch is registered in the same critical section, so
     /// no reader woken here can miss it and fetch the same bytes again.
-    func adopt(meta: ResourceMeta, url: String, finalURL: String?, fetchFrom: Int64? = nil) throws -> (Adoption, fetchID: Int?) {
+    func adopt(meta: ResourceMeta, url: String, finalURL: String?, fetchFrom: Int64? = nil) throws -> (
+        Adoption, fetchID: Int?
+    ) {
         var fetchID: Int?
         let (adoption, waiters): (Adoption, [CheckedContinuation<Void, Never>]) = try state.withLockedValue { state in
             defer {
                 if let start = fetchFrom, let meta = state.meta, !state.evicted {
                     let id = state.nextID
                     state.nextID += 1
-                    state.fetches[id] = FetchRecord(id: id, generation: state.generation, start: start, position: start, end: meta.length, attached: 1, task: nil)
+                    state.fetches[id] = FetchRecord(
+                        id: id, generation: state.generation, start: start, position: start, end: meta.length,
+                        attached: 1, task: nil)
                     fetchID = id
                 }
             }
             if state.evicted { return (.gone, []) }
             state.url = url
             state.finalURL = finalURL
-            if let current = state.meta, current.isSameVersion(as: meta), let file = state.file ?? (try? DataFile(path: path, create: false)) {
+            if let current = state.meta, current.isSameVersion(as: meta),
+                let file = state.file ?? (try? DataFile(path: path, create: false))
+            {
                 state.file = file
                 state.probing = false
                 return (.same(file: file, generation: state.generation), state.takeWaiters())
@@ -247,15 +253,19 @@ final class ResourceEntry: Sendable {
     /// `attached` holds the fetches this reader keeps alive; it is updated here.
     /// A new fetch ends where the reader's range ends: an open-ended read fetches to the end of
     /// the resource (stopped when the reader leaves), a bounded one exactly what it asked for.
-    func nextStep(at position: Int64, until rangeEnd: Int64, generation: Int, attached: inout Set<Int>, seekThreshold: Int64) -> ReadStep {
+    func nextStep(
+        at position: Int64, until rangeEnd: Int64, generation: Int, attached: inout Set<Int>, seekThreshold: Int64
+    ) -> ReadStep {
         state.withLockedValue { state in
             guard !state.evicted, state.generation == generation, let meta = state.meta else { return .changed }
             // Closed while idle (see closeFileIfIdle): reopen; the bytes are still there.
             if state.file == nil { state.file = try? DataFile(path: path, create: false) }
             let held = state.available.contiguousCount(from: position)
             if held > 0, let file = state.file {
-                for chunk in state.recentChunks.reversed() where chunk.generation == generation
-                    && chunk.offset <= position && position < chunk.offset + Int64(chunk.buffer.readableBytes) {
+                for chunk in state.recentChunks.reversed()
+                where chunk.generation == generation
+                    && chunk.offset <= position && position < chunk.offset + Int64(chunk.buffer.readableBytes)
+                {
                     let skip = Int(position - chunk.offset)
                     let length = Int(min(Int64(chunk.buffer.readableBytes - skip), held, rangeEnd - position))
                     if let slice = chunk.buffer.getSlice(at: chunk.buffer.readerIndex + skip, length: length) {
@@ -266,9 +276,11 @@ final class ResourceEntry: Sendable {
             }
             // A fetch that will reach this position soon (from an origin that ignores Range, any
             // fetch that will reach it at all): wait for it.
-            for (id, fetch) in state.fetches where fetch.generation == generation
+            for (id, fetch) in state.fetches
+            where fetch.generation == generation
                 && fetch.start <= position && position < fetch.end
-                && (state.ignoresRanges || position - fetch.position <= seekThreshold) {
+                && (state.ignoresRanges || position - fetch.position <= seekThreshold)
+            {
                 if !attached.contains(id) {
                     attached.insert(id)
                     state.fetches[id]?.attached += 1
@@ -289,7 +301,8 @@ final class ResourceEntry: Sendable {
             guard end > position, state.file != nil else { return .changed }
             let id = state.nextID
             state.nextID += 1
-            state.fetches[id] = FetchRecord(id: id, generation: generation, start: position, position: position, end: end, attached: 1, task: nil)
+            state.fetches[id] = FetchRecord(
+                id: id, generation: generation, start: position, position: position, end: end, attached: 1, task: nil)
             attached.insert(id)
             return .fetch(id: id, range: position..<end, meta: meta, generation: generation)
         }
@@ -342,7 +355,8 @@ final class ResourceEntry: Sendable {
     /// Releases a reader's fetches; a fetch nobody waits for any more is cancelled, so a player
     /// that closed its connection stops costing origin bandwidth.
     func detach(_ ids: Set<Int>) {
-        let (tasks, waiters) = state.withLockedValue { state -> ([Task<Void, Never>], [CheckedContinuation<Void, Never>]) in
+        let (tasks, waiters) = state.withLockedValue {
+            state -> ([Task<Void, Never>], [CheckedContinuation<Void, Never>]) in
             var cancelled: [Task<Void, Never>] = []
             var orphaned = false
             for id in ids {
@@ -370,7 +384,9 @@ final class ResourceEntry: Sendable {
     /// Whether the fetch should keep writing at `position`.
     func shouldContinue(fetch id: Int, at position: Int64) -> Bool {
         state.withLockedValue { state in
-            guard let fetch = state.fetches[id], !state.evicted, fetch.generation == state.generation else { return false }
+            guard let fetch = state.fetches[id], !state.evicted, fetch.generation == state.generation else {
+                return false
+            }
             return position < fetch.end
         }
     }
@@ -400,7 +416,9 @@ final class ResourceEntry: Sendable {
     /// belong to, or nil when the generation moved on and they no longer matter.
     func didSync(range: Range<Int64>, generation: Int) -> (spans: SpanSet, meta: ResourceMeta)? {
         state.withLockedValue { state in
-            guard state.generation == generation, !state.evicted, !range.isEmpty, let meta = state.meta else { return nil }
+            guard state.generation == generation, !state.evicted, !range.isEmpty, let meta = state.meta else {
+                return nil
+            }
             state.durable.insert(range)
             return (state.durable, meta)
         }
@@ -450,7 +468,9 @@ final class ResourceEntry: Sendable {
     /// the next read reopens it. Returns whether a file was closed.
     func closeFileIfIdle() -> Bool {
         state.withLockedValue { state in
-            guard state.file != nil, state.users == 0, state.fetches.isEmpty, !state.probing, !state.evicted else { return false }
+            guard state.file != nil, state.users == 0, state.fetches.isEmpty, !state.probing, !state.evicted else {
+                return false
+            }
             state.file = nil
             state.recentChunks = []
             state.recentBytes = 0
@@ -460,7 +480,8 @@ final class ResourceEntry: Sendable {
 
     /// Evicts regardless of use (for `clear`): running fetches are cancelled and readers fail.
     func evictNow() {
-        let (tasks, waiters) = state.withLockedValue { state -> ([Task<Void, Never>], [CheckedContinuation<Void, Never>]) in
+        let (tasks, waiters) = state.withLockedValue {
+            state -> ([Task<Void, Never>], [CheckedContinuation<Void, Never>]) in
             state.evicted = true
             state.file = nil
             state.recentChunks = []
@@ -503,11 +524,11 @@ extension ResourceEntry.State {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension ResourceEntry {

@@ -1,3 +1,4 @@
+import Foundation
 import NIOHTTP1
 
 /// What the origin said about a resource: enough to serve it from disk and to tell whether a later
@@ -48,7 +49,9 @@ struct ResponseLayout: Sendable {
         bodyStart = 0
         meta = nil
         if status == 206 {
-            guard let value = headers.first(name: "Content-Range"), let parsed = Self.parseContentRange(value) else { return }
+            guard let value = headers.first(name: "Content-Range"), let parsed = Self.parseContentRange(value) else {
+                return
+            }
             bodyStart = parsed.first
             bodyLength = parsed.last - parsed.first + 1  // parseContentRange keeps last < Int64.max
             if let total = parsed.total {
@@ -72,7 +75,8 @@ struct ResponseLayout: Sendable {
         guard parts.count == 2 else { return nil }
         let bounds = parts[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard bounds.count == 2, let first = decimal(bounds[0]), let last = decimal(bounds[1]), first <= last,
-              last < Int64.max else { return nil }
+            last < Int64.max
+        else { return nil }
         let total: Int64? = parts[1] == "*" ? nil : decimal(parts[1])
         if parts[1] != "*" && total == nil { return nil }
         if let total, last >= total { return nil }
@@ -86,5 +90,3 @@ struct ResponseLayout: Sendable {
         return Int64(text)
     }
 }
-
-import Foundation

@@ -1,9 +1,9 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import MediaFormats
 import NIOCore
 import NIOHTTP1
-import MediaFormats
 
 /// An origin response whose body has not been read yet.
 struct UpstreamResponse: Sendable {
@@ -31,10 +31,13 @@ struct UpstreamClient: Sendable {
     ) async throws -> UpstreamResponse {
         var current = url
         for _ in 0...Self.maxRedirects {
-            guard let scheme = current.scheme?.lowercased(), scheme == "http" || scheme == "https", current.host != nil else {
+            guard let scheme = current.scheme?.lowercased(), scheme == "http" || scheme == "https", current.host != nil
+            else {
                 throw UpstreamError.refusedRedirect(current.absoluteString)
             }
-            guard fetchPolicy.permits(current) else { throw UpstreamError.refusedByPolicy(fetchPolicy, url: current.absoluteString) }
+            guard fetchPolicy.permits(current) else {
+                throw UpstreamError.refusedByPolicy(fetchPolicy, url: current.absoluteString)
+            }
             var request = HTTPClientRequest(url: current.absoluteString)
             request.method = method
             // Credentials were given for the first origin; a redirect elsewhere must not receive them
@@ -60,7 +63,12 @@ struct UpstreamClient: Sendable {
                 guard let next = URL(string: location, relativeTo: current)?.absoluteURL else {
                     throw UpstreamError.refusedRedirect(location)
                 }
-                logger.debug("upstream redirect", metadata: ["from": "\(SecretRedactor.redactURL(current.absoluteString))", "to": "\(SecretRedactor.redactURL(next.absoluteString))"])
+                logger.debug(
+                    "upstream redirect",
+                    metadata: [
+                        "from": "\(SecretRedactor.redactURL(current.absoluteString))",
+                        "to": "\(SecretRedactor.redactURL(next.absoluteString))",
+                    ])
                 // The body of a redirect is not needed; dropping it lets the client close or reuse the connection.
                 _ = try? await response.body.collect(upTo: 64 * 1024)
                 current = next

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
-import NIOCore
 import MediaFormats
+import NIOCore
 import NIOHTTP1
 
 /// Why a request to the origin failed, and the HTTP status the proxy answers with.
@@ -33,14 +33,17 @@ public struct UpstreamError: Error, Sendable, CustomStringConvertible {
     }
 
     static func refusedRedirect(_ location: String) -> UpstreamError {
-        UpstreamError(status: 502, description: "origin redirected to '\(location)', which is not an http(s) URL; refused", isTransient: false)
+        UpstreamError(
+            status: 502, description: "origin redirected to '\(location)', which is not an http(s) URL; refused",
+            isTransient: false)
     }
 
     static func refusedByPolicy(_ policy: FetchPolicy, url: String) -> UpstreamError {
         UpstreamError(status: 403, description: policy.refusal(url), isTransient: false)
     }
 
-    static let tooManyRedirects = UpstreamError(status: 502, description: "origin redirected more than 10 times", isTransient: false)
+    static let tooManyRedirects = UpstreamError(
+        status: 502, description: "origin redirected more than 10 times", isTransient: false)
 
     static func badResponse(_ reason: String) -> UpstreamError {
         UpstreamError(status: 502, description: "origin sent a bad response: \(reason)", isTransient: true)

@@ -98,7 +98,8 @@ public enum Route: Hashable, Sendable {
             self = .notFound(url.absoluteString)
             return
         }
-        var segments = components.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var segments = components.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: true).map(
+            String.init)
         let scheme = components.scheme?.lowercased()
         guard scheme == Self.scheme || scheme == "http" || scheme == "https" else {
             self = .notFound(url.absoluteString)
@@ -145,34 +146,55 @@ public enum Route: Hashable, Sendable {
         case "tv" where segments.count == 1:
             self = .liveTV(group: query["group"].flatMap { $0.isEmpty ? nil : $0 })
         case "channel" where segments.count == 2:
-            guard let value = id(segments[1]) else { self = notFound; return }
+            guard let value = id(segments[1]) else {
+                self = notFound
+                return
+            }
             self = .channel(id: value)
         case "channel" where segments.count == 3 && segments[2].lowercased() == "play":
-            guard let value = id(segments[1]), let at = time("at") else { self = notFound; return }
+            guard let value = id(segments[1]), let at = time("at") else {
+                self = notFound
+                return
+            }
             self = .play(channel: value, at: at)
         case "guide" where segments.count == 1:
-            guard let at = time("at") else { self = notFound; return }
+            guard let at = time("at") else {
+                self = notFound
+                return
+            }
             self = .guide(at: at)
         case "films" where segments.count == 1: self = .films
         case "films" where segments.count == 2:
-            guard let value = id(segments[1]) else { self = notFound; return }
+            guard let value = id(segments[1]) else {
+                self = notFound
+                return
+            }
             self = .film(id: value)
         case "shows" where segments.count == 1: self = .shows
         case "shows" where segments.count == 2:
-            guard let value = id(segments[1]) else { self = notFound; return }
+            guard let value = id(segments[1]) else {
+                self = notFound
+                return
+            }
             self = .show(id: value)
         case "search" where segments.count == 1:
             self = .search(query: query["q"] ?? "")
         case "downloads" where segments.count == 1: self = .downloads
         case "downloads" where segments.count == 2 && segments[1].lowercased() == "new":
             guard let text = query["url"], let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-                  scheme == "http" || scheme == "https", url.host != nil
-            else { self = notFound; return }
+                scheme == "http" || scheme == "https", url.host != nil
+            else {
+                self = notFound
+                return
+            }
             self = .download(url: url)
         case "uploads" where segments.count == 1: self = .uploads
         case "sources" where segments.count == 1: self = .sources
         case "sources" where segments.count == 2:
-            guard let value = id(segments[1]) else { self = notFound; return }
+            guard let value = id(segments[1]) else {
+                self = notFound
+                return
+            }
             self = .source(id: value)
         case "outputs" where segments.count == 1: self = .outputs
         case "streams" where segments.count == 1: self = .streams

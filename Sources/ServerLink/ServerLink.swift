@@ -68,7 +68,9 @@ public struct ServerAnswer: Sendable {
 
     /// The error message the server gave, or the body as text.
     public var message: String {
-        if let answer = try? JSONDecoder().decode(ErrorAnswer.self, from: body), let message = answer.error.message { return message }
+        if let answer = try? JSONDecoder().decode(ErrorAnswer.self, from: body), let message = answer.error.message {
+            return message
+        }
         if let answer = try? JSONDecoder().decode(MessageAnswer.self, from: body) { return answer.message }
         return String(decoding: body.prefix(2000), as: UTF8.self)
     }

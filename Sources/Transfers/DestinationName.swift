@@ -16,7 +16,9 @@ enum DestinationName {
         var parts = path.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
         guard var last = parts.popLast() else { return "stream" }
         if last.lowercased().hasSuffix(".m3u8") { last = String(last.dropLast(5)) }
-        if ["index", "master", "playlist", "prog_index", "main", ""].contains(last.lowercased()), let parent = parts.last {
+        if ["index", "master", "playlist", "prog_index", "main", ""].contains(last.lowercased()),
+            let parent = parts.last
+        {
             last = parent
         }
         let name = sanitize(last)
@@ -25,8 +27,9 @@ enum DestinationName {
 
     /// Removes path separators and control characters; never empty, `.` or `..`.
     static func sanitize(_ name: String) -> String {
-        var cleaned = String(name.unicodeScalars.filter { $0 != "/" && $0 != "\\" && $0.value >= 0x20 && $0.value != 0x7F }
-            .map(Character.init))
+        var cleaned = String(
+            name.unicodeScalars.filter { $0 != "/" && $0 != "\\" && $0.value >= 0x20 && $0.value != 0x7F }
+                .map(Character.init))
         cleaned = cleaned.trimmingCharacters(in: .whitespaces)
         while cleaned.hasPrefix(".") { cleaned.removeFirst() }
         if cleaned.hasSuffix(".partial") { cleaned += "-file" }

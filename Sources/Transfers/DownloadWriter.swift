@@ -2,10 +2,11 @@ import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Writes a download's body to its partial file and feeds its SHA-256, each on a serial queue of
@@ -58,7 +59,10 @@ final class DownloadWriter: @unchecked Sendable {
 
     /// A writer that appends at `offset` and continues `hasher` (nil: no checksum).
     /// `batchBytes` is rounded up to a multiple of 4 KiB. `direct` allows O_DIRECT writes.
-    init(file: PartialFile, offset: Int64, hasher: SHA256?, batchBytes: Int, maximumBytesInFlight: Int, direct: Bool = true) {
+    init(
+        file: PartialFile, offset: Int64, hasher: SHA256?, batchBytes: Int, maximumBytesInFlight: Int,
+        direct: Bool = true
+    ) {
         self.file = file
         self.hasher = hasher
         hashing = hasher != nil
@@ -141,7 +145,9 @@ final class DownloadWriter: @unchecked Sendable {
 
         init(capacity: Int) {
             var pointer: UnsafeMutableRawPointer?
-            precondition(posix_memalign(&pointer, DownloadWriter.alignment, capacity) == 0 && pointer != nil, "out of memory for a download buffer")
+            precondition(
+                posix_memalign(&pointer, DownloadWriter.alignment, capacity) == 0 && pointer != nil,
+                "out of memory for a download buffer")
             memory = pointer!
             self.capacity = capacity
         }
@@ -180,7 +186,9 @@ final class DownloadWriter: @unchecked Sendable {
             let skip = self.shared.withLockedValue { $0.failure != nil }
             var failure: TransferError?
             if !skip {
-                do { try self.write(batch, at: offset) } catch { failure = error as? TransferError ?? .transient("\(error)") }
+                do { try self.write(batch, at: offset) } catch {
+                    failure = error as? TransferError ?? .transient("\(error)")
+                }
             }
             self.release(batch, users: users, count: count) { shared in
                 if let failure, shared.failure == nil { shared.failure = failure }
@@ -202,7 +210,10 @@ final class DownloadWriter: @unchecked Sendable {
             var done = 0
             while done < batch.count {
                 let written = pwrite(direct, batch.memory + done, batch.count - done, off_t(offset + Int64(done)))
-                if written > 0 { done += written; continue }
+                if written > 0 {
+                    done += written
+                    continue
+                }
                 if written < 0 && errno == EINTR { continue }
                 if written < 0 && (errno == EINVAL || errno == EOPNOTSUPP) {
                     // The file system took the open but not the write: stay buffered from now on.
@@ -213,7 +224,8 @@ final class DownloadWriter: @unchecked Sendable {
                 throw PartialFile.error("cannot write \(file.path)")
             }
             if done == batch.count { return }
-            try file.write(UnsafeRawBufferPointer(start: batch.memory + done, count: batch.count - done), at: offset + Int64(done))
+            try file.write(
+                UnsafeRawBufferPointer(start: batch.memory + done, count: batch.count - done), at: offset + Int64(done))
             return
         }
         try file.write(batch.bytes, at: offset)
@@ -255,15 +267,15 @@ final class DownloadWriter: @unchecked Sendable {
     /// Opens `path` for O_DIRECT writes, or nil where that is unknown or refused (tmpfs, macOS).
     private static func openDirect(_ path: String) -> Int32? {
         #if os(Linux) && (arch(x86_64) || arch(i386))
-        let flag: Int32 = 0o40000
+            let flag: Int32 = 0o40000
         #elseif os(Linux) && (arch(arm64) || arch(arm))
-        let flag: Int32 = 0o200000
+            let flag: Int32 = 0o200000
         #else
-        return nil
+            return nil
         #endif
         #if os(Linux) && (arch(x86_64) || arch(i386) || arch(arm64) || arch(arm))
-        let descriptor = open(path, O_WRONLY | O_CLOEXEC | flag)
-        return descriptor >= 0 ? descriptor : nil
+            let descriptor = open(path, O_WRONLY | O_CLOEXEC | flag)
+            return descriptor >= 0 ? descriptor : nil
         #endif
     }
 }

@@ -5,10 +5,11 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Downloads one file over HTTP(S) into `<data>/downloads/`, resumable and verified.
@@ -83,11 +84,13 @@ public struct FileDownloadExecutor: TransferExecutor {
     /// A crash between linking the finished file into place and recording completion leaves the
     /// record active with its final name in `properties`: that file is the result.
     private func finishedBeforeRestart(_ task: TransferTask, context: TransferContext) throws -> TransferOutcome? {
-        guard let finalName = task.properties["finalName"], let total = task.totalBytes, task.committedBytes == total else { return nil }
+        guard let finalName = task.properties["finalName"], let total = task.totalBytes, task.committedBytes == total
+        else { return nil }
         let finalPath = context.downloadsDirectory + "/" + finalName
         let partialPath = Self.partialPath(task, context)
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: finalPath),
-              (attributes[.size] as? NSNumber)?.int64Value == total else { return nil }
+            (attributes[.size] as? NSNumber)?.int64Value == total
+        else { return nil }
         if let expected = task.expectedSHA256 {
             guard try Self.sha256(ofFile: finalPath) == expected else { return nil }
         }
@@ -156,7 +159,9 @@ private struct Download {
         } else if size < committed {
             let recorded = committed
             committed = size
-            try await context.commit(checkpoint, note: "the partial file had \(size) of \(recorded) committed bytes; resuming from byte \(size)")
+            try await context.commit(
+                checkpoint,
+                note: "the partial file had \(size) of \(recorded) committed bytes; resuming from byte \(size)")
         }
     }
 
@@ -173,7 +178,9 @@ private struct Download {
     }
 
     /// Truncates to 0 and commits that (durably) before any byte of the new version is written.
-    private mutating func restart(_ reason: String, etag newETag: String?, lastModified newLastModified: String?, total newTotal: Int64?) async throws {
+    private mutating func restart(
+        _ reason: String, etag newETag: String?, lastModified newLastModified: String?, total newTotal: Int64?
+    ) async throws {
         restarts += 1
         try file.truncate(to: 0)
         committed = 0
@@ -189,7 +196,8 @@ private struct Download {
     /// (after a restart), throws on failure.
     private mutating func attempt() async throws -> TransferOutcome? {
         guard restarts < 4 else {
-            throw TransferError.transient("the server keeps changing the file or refusing ranges; restarted \(restarts) times in one attempt")
+            throw TransferError.transient(
+                "the server keeps changing the file or refusing ranges; restarted \(restarts) times in one attempt")
         }
         var request = HTTPClientRequest(url: task.sourceURL)
         request.headers.add(name: "User-Agent", value: executor.userAgent)
@@ -223,11 +231,14 @@ private struct Download {
                 return nil
             }
             if range.start != committed {
-                try await restart("the server sent bytes from \(range.start ?? -1) instead of \(committed)", etag: nil, lastModified: nil, total: nil)
+                try await restart(
+                    "the server sent bytes from \(range.start ?? -1) instead of \(committed)", etag: nil,
+                    lastModified: nil, total: nil)
                 return nil
             }
             if let etag, let newETag, etag != newETag {
-                try await restart("the resource changed (ETag \(etag) → \(newETag))", etag: nil, lastModified: nil, total: nil)
+                try await restart(
+                    "the resource changed (ETag \(etag) → \(newETag))", etag: nil, lastModified: nil, total: nil)
                 return nil
             }
             total = range.total ?? total
@@ -235,9 +246,11 @@ private struct Download {
             if lastModified == nil { lastModified = newLastModified }
         case 200:
             if committed > 0 {
-                let changed = (etag != nil && newETag != nil && etag != newETag)
+                let changed =
+                    (etag != nil && newETag != nil && etag != newETag)
                     || (etag == nil && lastModified != nil && newLastModified != nil && lastModified != newLastModified)
-                let reason = changed
+                let reason =
+                    changed
                     ? "the resource changed (\(etag ?? lastModified ?? "") → \(newETag ?? newLastModified ?? ""))"
                     : "the server ignored the Range request (200 instead of 206)"
                 // The 200's body is the whole file: use it instead of asking again.
@@ -255,14 +268,17 @@ private struct Download {
                 total = length
                 return try await complete()
             }
-            try await restart("the server could not serve the remaining range (416)", etag: nil, lastModified: nil, total: nil)
+            try await restart(
+                "the server could not serve the remaining range (416)", etag: nil, lastModified: nil, total: nil)
             return nil
         default:
             if committed == 0 {
                 // Nothing was ever received: leave no empty partial file behind a failed task.
                 unlink(file.path)
             }
-            let retryAfter = response.headers.first(name: "Retry-After").flatMap { RetryPolicy.parseRetryAfter($0, now: Date()) }
+            let retryAfter = response.headers.first(name: "Retry-After").flatMap {
+                RetryPolicy.parseRetryAfter($0, now: Date())
+            }
             throw TransferError.classify(status: status, retryAfter: retryAfter)
         }
 
@@ -274,12 +290,15 @@ private struct Download {
     /// Refuses (permanently: retrying will not free space) a download whose remaining bytes
     /// would leave less than the reserve free.
     private func checkDiskRoom() throws {
-        guard let total, total > committed, let free = PartialFile.freeDiskBytes(at: context.downloadsDirectory) else { return }
+        guard let total, total > committed, let free = PartialFile.freeDiskBytes(at: context.downloadsDirectory) else {
+            return
+        }
         let needed = total - committed
         let reserve = context.tuning.minimumFreeDiskBytes
         if free - needed < reserve {
             throw TransferError.permanent(
-                "the download needs \(needed) more bytes but the disk has \(free) free (keeping \(reserve) in reserve); free some space, then retry")
+                "the download needs \(needed) more bytes but the disk has \(free) free (keeping \(reserve) in reserve); free some space, then retry"
+            )
         }
     }
 
@@ -306,10 +325,13 @@ private struct Download {
                 let received = writer.receivedEnd
                 context.progress(bytes: received, total: total)
                 let unsynced = received - lastSyncOffset
-                if unsynced >= tuning.syncBytes || (unsynced > 0 && Date().timeIntervalSince(lastSyncStart) >= tuning.syncInterval) {
+                if unsynced >= tuning.syncBytes
+                    || (unsynced > 0 && Date().timeIntervalSince(lastSyncStart) >= tuning.syncInterval)
+                {
                     // At a size step only full batches are written, so the next ones stay aligned
                     // for O_DIRECT; at a time step (a slow body) the partial batch goes too.
-                    let offset = unsynced >= tuning.syncBytes ? try await writer.drainSubmitted() : try await writer.drain()
+                    let offset =
+                        unsynced >= tuning.syncBytes ? try await writer.drainSubmitted() : try await writer.drain()
                     // The previous sync ran while these bytes arrived; commit it, start the next.
                     if let pending = pendingSync {
                         try await pending.task.value
@@ -378,7 +400,8 @@ private struct Download {
                 committed = 0
                 hasher = SHA256()
                 try await context.commit(checkpoint, note: "checksum mismatch; partial data discarded")
-                throw TransferError.permanent("checksum mismatch: expected SHA-256 \(expected), got \(actual); check the checksum or the source")
+                throw TransferError.permanent(
+                    "checksum mismatch: expected SHA-256 \(expected), got \(actual); check the checksum or the source")
             }
         }
         let directory = context.downloadsDirectory
@@ -396,7 +419,9 @@ private struct Download {
             name = DestinationName.unique(task.destinationName) { candidate in
                 FileManager.default.fileExists(atPath: directory + "/" + candidate)
             }
-            if counter > 100 { throw TransferError.permanent("cannot find a free file name for \(task.destinationName)") }
+            if counter > 100 {
+                throw TransferError.permanent("cannot find a free file name for \(task.destinationName)")
+            }
         }
         unlink(partial)
         await executor.directorySyncs.sync(directory)
@@ -419,7 +444,8 @@ struct ContentRange {
         if parts[1] != "*" && total == nil { return nil }
         if parts[0] != "*" {
             guard let dash = parts[0].firstIndex(of: "-"), let start = HeaderNumber.nonNegative(parts[0][..<dash]),
-                  let last = HeaderNumber.nonNegative(parts[0][parts[0].index(after: dash)...]), start <= last else { return nil }
+                let last = HeaderNumber.nonNegative(parts[0][parts[0].index(after: dash)...]), start <= last
+            else { return nil }
             // The last byte must lie inside the declared length.
             if let total, last >= total { return nil }
             self.start = start

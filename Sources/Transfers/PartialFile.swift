@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A file opened for positioned writes, with the few POSIX calls downloads need.
@@ -60,9 +61,9 @@ final class PartialFile: Sendable {
     /// Makes the written data durable (fdatasync on Linux; fsync elsewhere).
     func sync() throws {
         #if os(Linux)
-        let result = fdatasync(descriptor)
+            let result = fdatasync(descriptor)
         #else
-        let result = fsync(descriptor)
+            let result = fsync(descriptor)
         #endif
         guard result == 0 else { throw PartialFile.error("cannot sync \(path)") }
     }
@@ -123,8 +124,8 @@ final class PartialFile: Sendable {
 
 private func systemClose(_ fd: Int32) -> Int32 {
     #if canImport(Glibc)
-    return Glibc.close(fd)
+        return Glibc.close(fd)
     #else
-    return Darwin.close(fd)
+        return Darwin.close(fd)
     #endif
 }

@@ -35,12 +35,13 @@ public final class SQLiteTransferStore: TransferStore {
         try await database.write { db in
             var stored: [TransferTask] = []
             for var task in tasks {
-                try db.execute(sql: """
-                    INSERT INTO transfer (kind, sourceURL, headers, destinationName, priority, position, state, committedBytes,
-                        totalBytes, expectedSHA256, etag, lastModified, errorReason, errorClass, retryCount, nextAttemptAt,
-                        history, properties, createdAt, updatedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: try Self.arguments(task))
+                try db.execute(
+                    sql: """
+                        INSERT INTO transfer (kind, sourceURL, headers, destinationName, priority, position, state, committedBytes,
+                            totalBytes, expectedSHA256, etag, lastModified, errorReason, errorClass, retryCount, nextAttemptAt,
+                            history, properties, createdAt, updatedAt)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: try Self.arguments(task))
                 task.id = db.lastInsertedRowID
                 stored.append(task)
             }
@@ -54,13 +55,14 @@ public final class SQLiteTransferStore: TransferStore {
             for task in tasks {
                 var arguments = try Self.arguments(task)
                 arguments += [task.id]
-                try db.execute(sql: """
-                    UPDATE transfer SET kind = ?, sourceURL = ?, headers = ?, destinationName = ?, priority = ?, position = ?,
-                        state = ?, committedBytes = ?, totalBytes = ?, expectedSHA256 = ?, etag = ?, lastModified = ?,
-                        errorReason = ?, errorClass = ?, retryCount = ?, nextAttemptAt = ?, history = ?, properties = ?,
-                        createdAt = ?, updatedAt = ?
-                    WHERE id = ?
-                    """, arguments: arguments)
+                try db.execute(
+                    sql: """
+                        UPDATE transfer SET kind = ?, sourceURL = ?, headers = ?, destinationName = ?, priority = ?, position = ?,
+                            state = ?, committedBytes = ?, totalBytes = ?, expectedSHA256 = ?, etag = ?, lastModified = ?,
+                            errorReason = ?, errorClass = ?, retryCount = ?, nextAttemptAt = ?, history = ?, properties = ?,
+                            createdAt = ?, updatedAt = ?
+                        WHERE id = ?
+                        """, arguments: arguments)
             }
         }
     }
@@ -92,10 +94,15 @@ public final class SQLiteTransferStore: TransferStore {
     }
 
     private static func arguments(_ task: TransferTask) throws -> StatementArguments {
-        [task.kind.rawValue, task.sourceURL, try json(task.headers), task.destinationName, task.priority, task.position,
-         task.state.rawValue, task.committedBytes, task.totalBytes, task.expectedSHA256, task.etag, task.lastModified,
-         task.errorReason, task.errorClass?.rawValue, task.retryCount, task.nextAttemptAt?.timeIntervalSince1970,
-         try json(task.history), try json(task.properties), task.createdAt.timeIntervalSince1970, task.updatedAt.timeIntervalSince1970]
+        [
+            task.kind.rawValue, task.sourceURL, try json(task.headers), task.destinationName, task.priority,
+            task.position,
+            task.state.rawValue, task.committedBytes, task.totalBytes, task.expectedSHA256, task.etag,
+            task.lastModified,
+            task.errorReason, task.errorClass?.rawValue, task.retryCount, task.nextAttemptAt?.timeIntervalSince1970,
+            try json(task.history), try json(task.properties), task.createdAt.timeIntervalSince1970,
+            task.updatedAt.timeIntervalSince1970,
+        ]
     }
 
     private static func task(from row: Row) throws -> TransferTask {
@@ -116,6 +123,7 @@ public final class SQLiteTransferStore: TransferStore {
             nextAttemptAt: nextAttempt.map(Date.init(timeIntervalSince1970:)),
             history: decode([TransferHistoryEntry].self, "history", default: []),
             properties: decode([String: String].self, "properties", default: [:]),
-            createdAt: Date(timeIntervalSince1970: row["createdAt"]), updatedAt: Date(timeIntervalSince1970: row["updatedAt"]))
+            createdAt: Date(timeIntervalSince1970: row["createdAt"]),
+            updatedAt: Date(timeIntervalSince1970: row["updatedAt"]))
     }
 }

@@ -13,7 +13,8 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The HTTP status, when the failure was one.
     public var status: Int?
 
-    public init(_ errorClass: TransferErrorClass, _ reason: String, retryAfter: TimeInterval? = nil, status: Int? = nil) {
+    public init(_ errorClass: TransferErrorClass, _ reason: String, retryAfter: TimeInterval? = nil, status: Int? = nil)
+    {
         self.errorClass = errorClass
         self.reason = reason
         self.retryAfter = retryAfter
@@ -22,7 +23,8 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var description: String { reason }
 
-    public static func transient(_ reason: String, retryAfter: TimeInterval? = nil, status: Int? = nil) -> TransferError {
+    public static func transient(_ reason: String, retryAfter: TimeInterval? = nil, status: Int? = nil) -> TransferError
+    {
         TransferError(.transient, reason, retryAfter: retryAfter, status: status)
     }
 
@@ -34,7 +36,10 @@ public struct TransferError: Error, Sendable, Hashable, CustomStringConvertible 
     public static func classify(status: Int, retryAfter: TimeInterval? = nil) -> TransferError {
         switch status {
         case 401, 403:
-            return TransferError(.needsNewURL, "the server refused the link (HTTP \(status)); it may have expired: give the task a new URL", status: status)
+            return TransferError(
+                .needsNewURL,
+                "the server refused the link (HTTP \(status)); it may have expired: give the task a new URL",
+                status: status)
         case 408, 429, 500...599:
             return .transient("the server answered HTTP \(status)", retryAfter: retryAfter, status: status)
         case 404, 410:

@@ -14,7 +14,8 @@ final class TransferEventHub: Sendable {
     }
 
     func subscribe() -> AsyncStream<TransferEvent> {
-        let (stream, continuation) = AsyncStream<TransferEvent>.makeStream(bufferingPolicy: .bufferingNewest(bufferSize))
+        let (stream, continuation) = AsyncStream<TransferEvent>.makeStream(
+            bufferingPolicy: .bufferingNewest(bufferSize))
         let id = UUID()
         subscribers.withLockedValue { $0[id] = continuation }
         continuation.onTermination = { [weak self] _ in

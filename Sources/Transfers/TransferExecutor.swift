@@ -73,7 +73,10 @@ public struct TransferCheckpoint: Sendable, Hashable {
     /// Merged into the task's `properties` (a nil value removes the key).
     public var properties: [String: String?]
 
-    public init(committedBytes: Int64, totalBytes: Int64?, etag: String?, lastModified: String?, properties: [String: String?] = [:]) {
+    public init(
+        committedBytes: Int64, totalBytes: Int64?, etag: String?, lastModified: String?,
+        properties: [String: String?] = [:]
+    ) {
         self.committedBytes = committedBytes
         self.totalBytes = totalBytes
         self.etag = etag
@@ -95,8 +98,10 @@ public struct TransferTuning: Sendable, Hashable {
     /// refused before its first byte (a full disk breaks the database and the cache too).
     public var minimumFreeDiskBytes: Int64
 
-    public init(syncBytes: Int64 = 16 << 20, syncInterval: Double = 2, writeBufferBytes: Int = 1 << 20,
-                minimumFreeDiskBytes: Int64 = 256 << 20) {
+    public init(
+        syncBytes: Int64 = 16 << 20, syncInterval: Double = 2, writeBufferBytes: Int = 1 << 20,
+        minimumFreeDiskBytes: Int64 = 256 << 20
+    ) {
         self.syncBytes = syncBytes
         self.syncInterval = syncInterval
         self.writeBufferBytes = writeBufferBytes

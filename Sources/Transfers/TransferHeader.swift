@@ -1,3 +1,5 @@
+import Foundation
+
 /// An HTTP header sent with every request of a task (cookies, referer, user agent, auth).
 public struct TransferHeader: Codable, Hashable, Sendable {
     public var name: String
@@ -17,5 +19,3 @@ public struct TransferHeader: Codable, Hashable, Sendable {
         self.value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }
 }
-
-import Foundation

@@ -29,7 +29,8 @@ public actor TransferManager {
 
         public init(
             maximumActive: Int = 3, maximumActivePerHost: Int = 2, stallTimeout: TimeInterval = 30,
-            retryPolicy: RetryPolicy = .standard, progressInterval: TimeInterval = 0.5, tuning: TransferTuning = TransferTuning(),
+            retryPolicy: RetryPolicy = .standard, progressInterval: TimeInterval = 0.5,
+            tuning: TransferTuning = TransferTuning(),
             runsStoredTasks: Bool = true
         ) {
             self.maximumActive = max(1, maximumActive)
@@ -85,13 +86,20 @@ public actor TransferManager {
     private var flushWaiters: [(generation: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// Opens the manager on `store`, loading its tasks. Files go to `<dataDirectory>/downloads`.
-    public init(store: any TransferStore, dataDirectory: String, configuration: Configuration = Configuration(), logger: Logger) async throws {
+    public init(
+        store: any TransferStore, dataDirectory: String, configuration: Configuration = Configuration(), logger: Logger
+    ) async throws {
         let loaded = try await store.loadAll()
-        try self.init(store: store, loadedTasks: loaded, dataDirectory: dataDirectory, configuration: configuration, logger: logger)
+        try self.init(
+            store: store, loadedTasks: loaded, dataDirectory: dataDirectory, configuration: configuration,
+            logger: logger)
     }
 
     /// Opens the manager with tasks already loaded from `store` (for synchronous composition roots).
-    public init(store: any TransferStore, loadedTasks: [TransferTask], dataDirectory: String, configuration: Configuration = Configuration(), logger: Logger) throws {
+    public init(
+        store: any TransferStore, loadedTasks: [TransferTask], dataDirectory: String,
+        configuration: Configuration = Configuration(), logger: Logger
+    ) throws {
         self.store = store
         self.configuration = configuration
         self.dataDirectory = dataDirectory
@@ -155,7 +163,10 @@ public actor TransferManager {
         wakeUp?.task.cancel()
         wakeUp = nil
         let running = runs
-        for id in running.keys { runs[id]?.intent = .shutdown; runs[id]?.task.cancel() }
+        for id in running.keys {
+            runs[id]?.intent = .shutdown
+            runs[id]?.task.cancel()
+        }
         for run in running.values { await run.task.value }
         await flush()
         hub.finish()
@@ -220,8 +231,11 @@ public actor TransferManager {
         let now = Date()
         for request in requests {
             try validate(request)
-            let wanted = request.destinationName.map(DestinationName.sanitize)
-                ?? (request.kind == .downloadHLS ? DestinationName.deriveFolder(from: request.sourceURL) : DestinationName.derive(from: request.sourceURL))
+            let wanted =
+                request.destinationName.map(DestinationName.sanitize)
+                ?? (request.kind == .downloadHLS
+                    ? DestinationName.deriveFolder(from: request.sourceURL)
+                    : DestinationName.derive(from: request.sourceURL))
             let name = DestinationName.unique(wanted) { candidate in
                 taken.contains(candidate)
                     || FileManager.default.fileExists(atPath: downloadsDirectory + "/" + candidate)
@@ -231,7 +245,8 @@ public actor TransferManager {
             var task = TransferTask(
                 kind: request.kind, sourceURL: request.sourceURL, headers: request.headers, destinationName: name,
                 priority: request.priority, position: nextPosition, state: request.paused ? .paused : .waiting,
-                expectedSHA256: request.expectedSHA256?.lowercased(), properties: request.properties, createdAt: now, updatedAt: now)
+                expectedSHA256: request.expectedSHA256?.lowercased(), properties: request.properties, createdAt: now,
+                updatedAt: now)
             task.record("added")
             nextPosition += 1
             drafts.append(task)
@@ -314,7 +329,8 @@ public actor TransferManager {
         switch task.state {
         case .removed: return
         case .complete:
-            throw TransferManagerError.invalidState(id: id, state: task.state, action: "cancel", hint: "delete it instead")
+            throw TransferManagerError.invalidState(
+                id: id, state: task.state, action: "cancel", hint: "delete it instead")
         case .active:
             await stop(id, intent: .cancel)
         case .waiting, .paused, .error:
@@ -337,7 +353,8 @@ public actor TransferManager {
             if let executor = executors[current.kind] {
                 try await executor.deleteResult(current, context: context(for: id))
             } else {
-                throw TransferManagerError.invalidState(id: id, state: current.state, action: "delete", hint: "no executor handles \(current.kind)")
+                throw TransferManagerError.invalidState(
+                    id: id, state: current.state, action: "delete", hint: "no executor handles \(current.kind)")
             }
         } else {
             try await discardPartial(of: current)
@@ -366,7 +383,8 @@ public actor TransferManager {
     public func changeSource(id: Int64, to url: String) async throws {
         let task = try existing(id)
         guard task.state != .complete && task.state != .removed else {
-            throw TransferManagerError.invalidState(id: id, state: task.state, action: "change the URL of", hint: "add a new task")
+            throw TransferManagerError.invalidState(
+                id: id, state: task.state, action: "change the URL of", hint: "add a new task")
         }
         try validate(TransferRequest(kind: task.kind, sourceURL: url))
         if runs[id] != nil { await stop(id, intent: .requeue) }
@@ -504,7 +522,8 @@ public actor TransferManager {
         var due: [QueueKey] = []
         for entry in waiting.values {
             guard runs[entry.key.id] == nil, executors[entry.kind] != nil,
-                  configuration.runsStoredTasks || addedHere.contains(entry.key.id) else { continue }
+                configuration.runsStoredTasks || addedHere.contains(entry.key.id)
+            else { continue }
             if let at = entry.nextAttemptAt, at > now {
                 earliestLater = min(earliestLater ?? at, at)
                 continue
@@ -577,7 +596,10 @@ public actor TransferManager {
 
     private func finished(id: Int64, result: Result<TransferOutcome, any Error>) {
         guard let run = runs.removeValue(forKey: id) else { return }
-        guard var task = tasks[id] else { schedule(); return }
+        guard var task = tasks[id] else {
+            schedule()
+            return
+        }
         switch run.intent {
         case .pause:
             task.state = .paused
@@ -630,9 +652,12 @@ public actor TransferManager {
             task.nextAttemptAt = nil
             task.record("failed: \(reason)")
         }
-        logger.info("transfer attempt failed", metadata: [
-            "transfer": "\(task.id)", "reason": "\(reason)", "class": "\(error.errorClass.rawValue)", "state": "\(task.state.rawValue)",
-        ])
+        logger.info(
+            "transfer attempt failed",
+            metadata: [
+                "transfer": "\(task.id)", "reason": "\(reason)", "class": "\(error.errorClass.rawValue)",
+                "state": "\(task.state.rawValue)",
+            ])
     }
 
     // MARK: - Progress and stalls
@@ -661,7 +686,8 @@ public actor TransferManager {
     private static func progress(id: Int64, reading: TransferMeter.Reading, speed: Double) -> TransferProgress {
         var eta: Double?
         if let total = reading.total, speed > 0 { eta = Double(max(0, total - reading.bytes)) / speed }
-        return TransferProgress(id: id, bytes: reading.bytes, total: reading.total, bytesPerSecond: speed, etaSeconds: eta)
+        return TransferProgress(
+            id: id, bytes: reading.bytes, total: reading.total, bytesPerSecond: speed, etaSeconds: eta)
     }
 
     // MARK: - Storage
@@ -742,25 +768,33 @@ public actor TransferManager {
 
     private func validate(_ request: TransferRequest) throws {
         guard TransferKind.known.contains(request.kind) || executors[request.kind] != nil else {
-            throw TransferManagerError.invalidRequest("unknown transfer kind '\(request.kind)'; known kinds: \(TransferKind.known.map(\.rawValue).joined(separator: ", "))")
+            throw TransferManagerError.invalidRequest(
+                "unknown transfer kind '\(request.kind)'; known kinds: \(TransferKind.known.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         if request.kind == .downloadFile || request.kind == .downloadHLS {
-            guard let components = URLComponents(string: request.sourceURL), let scheme = components.scheme?.lowercased(),
-                  scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
+            guard let components = URLComponents(string: request.sourceURL),
+                let scheme = components.scheme?.lowercased(),
+                scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
             else {
-                throw TransferManagerError.invalidRequest("'\(request.sourceURL)' is not an http(s) URL; give a full URL such as https://example.com/video.mp4")
+                throw TransferManagerError.invalidRequest(
+                    "'\(request.sourceURL)' is not an http(s) URL; give a full URL such as https://example.com/video.mp4"
+                )
             }
         }
         if request.kind == .uploadTus || request.kind == .uploadPlain {
             let path = URL(string: request.sourceURL).flatMap { $0.isFileURL ? $0.path : nil } ?? request.sourceURL
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-                throw TransferManagerError.invalidRequest("'\(request.sourceURL)' is not a file to upload; give the path of an existing file")
+                throw TransferManagerError.invalidRequest(
+                    "'\(request.sourceURL)' is not a file to upload; give the path of an existing file")
             }
             guard let target = request.properties["destinationURL"], let components = URLComponents(string: target),
-                  let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https", components.host?.isEmpty == false
+                let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                components.host?.isEmpty == false
             else {
-                throw TransferManagerError.invalidRequest("an upload needs an http(s) destinationURL, got '\(request.properties["destinationURL"] ?? "")'")
+                throw TransferManagerError.invalidRequest(
+                    "an upload needs an http(s) destinationURL, got '\(request.properties["destinationURL"] ?? "")'")
             }
         }
         if let sha = request.expectedSHA256 {

@@ -89,11 +89,15 @@ public struct TransferProgressRenderer: Sendable {
                 if task.retryCount < announced { announcedRetries[task.id] = task.retryCount }
                 if task.retryCount > announced {
                     announcedRetries[task.id] = task.retryCount
-                    lines.append("retrying \(task.id) \(task.destinationName) (failure \(task.retryCount)): \(task.errorReason ?? "no reason given")")
+                    lines.append(
+                        "retrying \(task.id) \(task.destinationName) (failure \(task.retryCount)): \(task.errorReason ?? "no reason given")"
+                    )
                 }
                 if task.state == .paused {
                     if announcedPause.insert(task.id).inserted {
-                        lines.append("paused \(task.id) \(task.destinationName): waiting for `tuner transfers resume \(task.id)`")
+                        lines.append(
+                            "paused \(task.id) \(task.destinationName): waiting for `tuner transfers resume \(task.id)`"
+                        )
                     }
                 } else {
                     announcedPause.remove(task.id)
@@ -205,8 +209,12 @@ public struct TransferProgressRenderer: Sendable {
             let percent = String(Self.share(of: bytes, in: total, scale: 100))
             let filled = Self.share(of: bytes, in: total, scale: Self.barWidth)
             parts.append(String(repeating: " ", count: 3 - percent.count) + percent + "%")
-            bar = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: Self.barWidth - filled) + "]"
-            parts.append("\(Self.size(bytes))/\(Self.size(total))  \(speed)  ETA \(value?.etaSeconds.map(Self.duration) ?? "--")")
+            bar =
+                "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: Self.barWidth - filled)
+                + "]"
+            parts.append(
+                "\(Self.size(bytes))/\(Self.size(total))  \(speed)  ETA \(value?.etaSeconds.map(Self.duration) ?? "--")"
+            )
         } else {
             parts.append("\(Self.size(bytes))  \(speed)")
         }

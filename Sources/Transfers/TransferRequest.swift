@@ -15,8 +15,10 @@ public struct TransferRequest: Sendable, Hashable {
     public var properties: [String: String]
 
     public init(
-        kind: TransferKind = .downloadFile, sourceURL: String, headers: [TransferHeader] = [], destinationName: String? = nil,
-        priority: Int = 0, position: Int? = nil, expectedSHA256: String? = nil, paused: Bool = false, properties: [String: String] = [:]
+        kind: TransferKind = .downloadFile, sourceURL: String, headers: [TransferHeader] = [],
+        destinationName: String? = nil,
+        priority: Int = 0, position: Int? = nil, expectedSHA256: String? = nil, paused: Bool = false,
+        properties: [String: String] = [:]
     ) {
         self.kind = kind
         self.sourceURL = sourceURL

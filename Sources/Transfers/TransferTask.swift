@@ -47,8 +47,10 @@ public struct TransferTask: Codable, Hashable, Sendable, Identifiable {
         id: Int64 = 0, kind: TransferKind, sourceURL: String, headers: [TransferHeader] = [], destinationName: String,
         priority: Int = 0, position: Int64 = 0, state: TransferState = .waiting, committedBytes: Int64 = 0,
         totalBytes: Int64? = nil, expectedSHA256: String? = nil, etag: String? = nil, lastModified: String? = nil,
-        errorReason: String? = nil, errorClass: TransferErrorClass? = nil, retryCount: Int = 0, nextAttemptAt: Date? = nil,
-        history: [TransferHistoryEntry] = [], properties: [String: String] = [:], createdAt: Date = Date(), updatedAt: Date = Date()
+        errorReason: String? = nil, errorClass: TransferErrorClass? = nil, retryCount: Int = 0,
+        nextAttemptAt: Date? = nil,
+        history: [TransferHistoryEntry] = [], properties: [String: String] = [:], createdAt: Date = Date(),
+        updatedAt: Date = Date()
     ) {
         self.id = id
         self.kind = kind

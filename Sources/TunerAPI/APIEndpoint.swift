@@ -44,10 +44,14 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
 
     /// One value of each case (ids are placeholders), for tests and documents that list the API.
     public static let allCases: [APIEndpoint] = [
-        .health, .openAPI, .proxyURLs, .cacheStats, .cacheClear, .cacheTrim, .startPreload, .preloads, .preload(id: "0"),
-        .cancelPreload(id: "0"), .cacheExport, .cachePin, .transfers, .addTransfers, .transfer(id: 0), .changeTransfer(id: 0),
-        .removeTransfer(id: 0), .pauseAllTransfers, .resumeAllTransfers, .purgeTransfers, .sources, .addSource, .changeSource(id: 0),
-        .refreshSource(id: 0), .removeSource(id: 0), .channels, .channel(id: 0), .playChannel(id: 0), .catchup(channel: 0),
+        .health, .openAPI, .proxyURLs, .cacheStats, .cacheClear, .cacheTrim, .startPreload, .preloads,
+        .preload(id: "0"),
+        .cancelPreload(id: "0"), .cacheExport, .cachePin, .transfers, .addTransfers, .transfer(id: 0),
+        .changeTransfer(id: 0),
+        .removeTransfer(id: 0), .pauseAllTransfers, .resumeAllTransfers, .purgeTransfers, .sources, .addSource,
+        .changeSource(id: 0),
+        .refreshSource(id: 0), .removeSource(id: 0), .channels, .channel(id: 0), .playChannel(id: 0),
+        .catchup(channel: 0),
         .checkChannels, .groups, .guide, .guideNow, .favourites,
     ]
 
@@ -58,10 +62,11 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     public var method: String {
         switch self {
         case .health, .openAPI, .cacheStats, .preloads, .preload, .transfers, .transfer, .sources, .channels, .channel,
-             .playChannel, .catchup, .groups, .guide, .guideNow, .favourites:
+            .playChannel, .catchup, .groups, .guide, .guideNow, .favourites:
             return "GET"
-        case .proxyURLs, .cacheClear, .cacheTrim, .startPreload, .cacheExport, .cachePin, .addTransfers, .pauseAllTransfers,
-             .resumeAllTransfers, .purgeTransfers, .addSource, .refreshSource, .checkChannels:
+        case .proxyURLs, .cacheClear, .cacheTrim, .startPreload, .cacheExport, .cachePin, .addTransfers,
+            .pauseAllTransfers,
+            .resumeAllTransfers, .purgeTransfers, .addSource, .refreshSource, .checkChannels:
             return "POST"
         case .changeTransfer, .changeSource:
             return "PATCH"
@@ -113,11 +118,13 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         var result = ""
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                result += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
+                result +=
+                    "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
             }
         }
         return result

@@ -12,7 +12,8 @@ public struct PreloadRequest: Codable, Sendable, Equatable {
     public var maxBandwidth: Int?
 
     public init(
-        url: String, headers: [String: String]? = nil, bytes: Int64? = nil, seconds: Double? = nil, segments: Int? = nil,
+        url: String, headers: [String: String]? = nil, bytes: Int64? = nil, seconds: Double? = nil,
+        segments: Int? = nil,
         maxBandwidth: Int? = nil
     ) {
         self.url = url

@@ -16,7 +16,8 @@ public struct AddTransferRequest: Codable, Sendable, Equatable {
     public var paused: Bool?
 
     public init(
-        url: String, kind: String? = nil, properties: [String: String]? = nil, headers: [String: String]? = nil, name: String? = nil,
+        url: String, kind: String? = nil, properties: [String: String]? = nil, headers: [String: String]? = nil,
+        name: String? = nil,
         priority: Int? = nil, position: Int? = nil, sha256: String? = nil, paused: Bool? = nil
     ) {
         self.url = url

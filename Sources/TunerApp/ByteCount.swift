@@ -1,3 +1,5 @@
+import Foundation
+
 /// Parses human byte sizes such as `512MiB`, `1GiB`, `1.5G`, `4096`.
 public enum ByteCount {
     /// The number of bytes `text` names, or nil when it is not a size. `K`, `M`, `G`, `T` with or
@@ -20,5 +22,3 @@ public enum ByteCount {
         return Int64(value)
     }
 }
-
-import Foundation

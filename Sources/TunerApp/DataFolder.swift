@@ -41,7 +41,10 @@ public struct DataFolder: Sendable {
         var generator = SystemRandomNumberGenerator()
         for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
         let temporary = path + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
+        else {
             throw ConfigurationError("cannot write \(temporary); check that the data folder is writable")
         }
         // A rename is atomic: a crash never leaves a half-written secret behind.

@@ -19,7 +19,8 @@ public final class Library: Sendable {
     let fetchPolicy: FetchPolicy
 
     public init(
-        catalog: SQLiteCatalogStore, importer: CatalogImporter, localFiles: LocalFileAccess?, defaultRefreshInterval: TimeInterval,
+        catalog: SQLiteCatalogStore, importer: CatalogImporter, localFiles: LocalFileAccess?,
+        defaultRefreshInterval: TimeInterval,
         fetchPolicy: FetchPolicy = .any
     ) {
         self.catalog = catalog
@@ -43,7 +44,8 @@ public final class Library: Sendable {
         public var refreshInterval: Double?
 
         public init(
-            location: String, name: String? = nil, kind: String? = nil, username: String? = nil, password: String? = nil,
+            location: String, name: String? = nil, kind: String? = nil, username: String? = nil,
+            password: String? = nil,
             epgURLs: [String]? = nil, refreshInterval: Double? = nil
         ) {
             self.location = location
@@ -79,7 +81,9 @@ public final class Library: Sendable {
         }
         var interval = defaultRefreshInterval
         if let requested = new.refreshInterval {
-            guard requested > 0, requested.isFinite else { throw FeatureError(.invalid, "the refresh interval must be a positive number of seconds") }
+            guard requested > 0, requested.isFinite else {
+                throw FeatureError(.invalid, "the refresh interval must be a positive number of seconds")
+            }
             interval = requested
         }
         let epgURLs = try (new.epgURLs ?? []).map { try checkedLocation($0) }
@@ -88,14 +92,22 @@ public final class Library: Sendable {
                 throw FeatureError(.invalid, "an Xtream account's location is its server URL, such as http://host:8080")
             }
             try checkPolicy(new.location)
-            guard let credentials = XtreamCredentials.parse(new.location, username: new.username, password: new.password) else {
-                throw FeatureError(.invalid, "an Xtream account needs 'username' and 'password' (--user and --password on the command line), or a pasted player_api.php URL with both")
+            guard
+                let credentials = XtreamCredentials.parse(new.location, username: new.username, password: new.password)
+            else {
+                throw FeatureError(
+                    .invalid,
+                    "an Xtream account needs 'username' and 'password' (--user and --password on the command line), or a pasted player_api.php URL with both"
+                )
             }
             // The server alone as the location (and the name's origin): a pasted URL's query holds the password.
             return CatalogSourceDraft(
-                kind: .xtream, name: new.name, location: credentials.server, xtream: credentials, epgURLs: epgURLs, refreshInterval: interval)
+                kind: .xtream, name: new.name, location: credentials.server, xtream: credentials, epgURLs: epgURLs,
+                refreshInterval: interval)
         }
-        return CatalogSourceDraft(kind: kind, name: new.name, location: try checkedLocation(new.location), epgURLs: epgURLs, refreshInterval: interval)
+        return CatalogSourceDraft(
+            kind: kind, name: new.name, location: try checkedLocation(new.location), epgURLs: epgURLs,
+            refreshInterval: interval)
     }
 
     /// What a refresh imported.
@@ -116,13 +128,16 @@ public final class Library: Sendable {
         let now = Int64(Date().timeIntervalSince1970)
         if source.kind == .xmltv {
             let guide = try await importer.refreshGuide(sourceID: id, now: now)
-            return Refreshed(source: try await catalog.source(id: id)?.forClients, counts: CatalogImportCounts(live: guide.channels), guide: guide)
+            return Refreshed(
+                source: try await catalog.source(id: id)?.forClients, counts: CatalogImportCounts(live: guide.channels),
+                guide: guide)
         }
         let counts = try await importer.refresh(sourceID: id)
         var refreshed = Refreshed(source: try await catalog.source(id: id)?.forClients, counts: counts)
         if let urls = refreshed.source?.epgURLs, !urls.isEmpty {
             do {
-                refreshed.guide = try await importer.refreshGuide(sourceID: id, now: Int64(Date().timeIntervalSince1970))
+                refreshed.guide = try await importer.refreshGuide(
+                    sourceID: id, now: Int64(Date().timeIntervalSince1970))
             } catch {
                 refreshed.guideError = SecretRedactor.redact("\(error)")
             }
@@ -132,7 +147,9 @@ public final class Library: Sendable {
 
     /// Changes what a user may change of source `id`: its name, guide URLs and refresh interval.
     /// Returns the source without its secrets.
-    public func updateSource(id: Int64, name: String?, epgURLs: [String]?, refreshInterval: Double?) async throws -> CatalogSource {
+    public func updateSource(id: Int64, name: String?, epgURLs: [String]?, refreshInterval: Double?) async throws
+        -> CatalogSource
+    {
         guard var source = try await catalog.source(id: id) else { throw CatalogError.sourceNotFound(id) }
         if let name { source.name = name }
         if let epgURLs { source.epgURLs = try epgURLs.map { try checkedLocation($0) } }
@@ -168,7 +185,9 @@ public final class Library: Sendable {
         guard let localFiles else {
             // The CLI: a relative path is relative to where the user is.
             let resolved = URL(fileURLWithPath: path).standardizedFileURL.path
-            guard FileManager.default.fileExists(atPath: resolved) else { throw FeatureError(.invalid, "no such file: \(resolved)") }
+            guard FileManager.default.fileExists(atPath: resolved) else {
+                throw FeatureError(.invalid, "no such file: \(resolved)")
+            }
             return resolved
         }
         guard path.hasPrefix("/") else {
@@ -182,13 +201,15 @@ public final class Library: Sendable {
     }
 
     private func checkPolicy(_ location: String) throws {
-        guard let url = URL(string: location), fetchPolicy.permits(url) else { throw FeatureError(.forbidden, fetchPolicy.refusal(location)) }
+        guard let url = URL(string: location), fetchPolicy.permits(url) else {
+            throw FeatureError(.forbidden, fetchPolicy.refusal(location))
+        }
     }
 
     /// An absolute http or https URL with a host.
     public static func isFetchable(_ text: String) -> Bool {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host, !host.isEmpty
+            let host = url.host, !host.isEmpty
         else { return false }
         return true
     }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The folders whose files requests from the network may read (uploads of local files) or write
 /// (cache exports): `--files-root`, by default the data folder's `files/`.
@@ -22,7 +23,8 @@ public struct LocalFileAccess: Sendable {
         for root in roots {
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             guard let real = Self.realPath(root) else {
-                throw LocalFileAccessError("the files root '\(root)' cannot be resolved; check that it is a folder Tuner can read")
+                throw LocalFileAccessError(
+                    "the files root '\(root)' cannot be resolved; check that it is a folder Tuner can read")
             }
             resolved.append(real)
         }
@@ -59,7 +61,9 @@ public struct LocalFileAccess: Sendable {
     }
 
     private func outside(_ path: String) -> LocalFileAccessError {
-        LocalFileAccessError("'\(path)' is outside the folders Tuner may use for local files (\(roots.joined(separator: ", "))); move it there or start Tuner with --files-root <folder>")
+        LocalFileAccessError(
+            "'\(path)' is outside the folders Tuner may use for local files (\(roots.joined(separator: ", "))); move it there or start Tuner with --files-root <folder>"
+        )
     }
 
     /// `realpath(3)`: absolute, symbolic links and dot segments resolved; nil when it does not exist.

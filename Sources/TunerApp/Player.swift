@@ -13,7 +13,10 @@ public final class Player: Sendable {
     /// The clock catch-up compares programme times with, in seconds since 1970.
     let now: @Sendable () -> Int64
 
-    public init(catalog: SQLiteCatalogStore, signer: StreamLinkSigner, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+    public init(
+        catalog: SQLiteCatalogStore, signer: StreamLinkSigner,
+        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) {
         self.catalog = catalog
         self.signer = signer
         self.now = now
@@ -45,7 +48,8 @@ public final class Player: Sendable {
             throw FeatureError(.notPlayable, "channel \(id) has no catch-up (its playlist sets no catchup attributes)")
         }
         var programme: GuideProgramme?
-        let start: Int64, end: Int64
+        let start: Int64
+        let end: Int64
         switch target {
         case .programme(let programmeID):
             guard let found = try await catalog.programme(id: programmeID) else {
@@ -56,9 +60,13 @@ public final class Player: Sendable {
         case .span(let from, let until):
             (start, end) = (from, until)
         case .at(let time):
-            guard GuideTime.supported.contains(time) else { throw FeatureError(.invalid, "the time is outside the years 1 to 9999") }
+            guard GuideTime.supported.contains(time) else {
+                throw FeatureError(.invalid, "the time is outside the years 1 to 9999")
+            }
             // In the supported years, so `time + 1` and `time + 3600` cannot overflow.
-            let covering = try await catalog.guide(itemIDs: [id], from: time, to: time + 1)[id]?.first { $0.start <= time && time < $0.stop }
+            let covering = try await catalog.guide(itemIDs: [id], from: time, to: time + 1)[id]?.first {
+                $0.start <= time && time < $0.stop
+            }
             programme = covering
             (start, end) = covering.map { ($0.start, $0.stop) } ?? (time, GuideTime.clamped(time + 3600))
         }
@@ -67,7 +75,9 @@ public final class Player: Sendable {
             throw FeatureError(.invalid, "the programme's times are outside the years 1 to 9999")
         }
         let now = now()
-        guard start < now else { throw FeatureError(.notPlayable, "the programme has not started yet; play the channel live") }
+        guard start < now else {
+            throw FeatureError(.notPlayable, "the programme has not started yet; play the channel live")
+        }
         // `days` comes from the playlist: compare in days rather than multiply, so no value overflows.
         if let days = catchup.days, days > 0, (now - start) / 86_400 >= Int64(days) {
             throw FeatureError(.notPlayable, "the provider keeps \(days) days of catch-up; this programme is older")
@@ -77,11 +87,14 @@ public final class Player: Sendable {
         guard let text = CatchupURLBuilder.url(for: request), let url = URL(string: text) else {
             throw FeatureError(.notPlayable, "channel \(id)'s catch-up settings (type \(catchup.type)) give no URL")
         }
-        return CatchupLink(proxyURL: try proxyURL(url, item: item, baseURL: baseURL), start: start, end: end, programme: programme)
+        return CatchupLink(
+            proxyURL: try proxyURL(url, item: item, baseURL: baseURL), start: start, end: end, programme: programme)
     }
 
     private func item(_ id: Int64) async throws -> CatalogItem {
-        guard let item = try await catalog.item(id: id) else { throw FeatureError(.notFound, "no channel with id \(id)") }
+        guard let item = try await catalog.item(id: id) else {
+            throw FeatureError(.notFound, "no channel with id \(id)")
+        }
         return item
     }
 

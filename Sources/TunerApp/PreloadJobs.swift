@@ -34,11 +34,14 @@ public final class PreloadJobs: Sendable {
     public func start(link: StreamLink, byteCount: Int64?) throws(StreamLinkError) -> Job {
         try link.validate()
         let id = UUID().uuidString.lowercased()
-        let job = Job(id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil, segmentsDone: nil, segmentsTotal: nil)
+        let job = Job(
+            id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil,
+            segmentsDone: nil, segmentsTotal: nil)
         try admit(job)
         let task = Task { [cache, jobs, logger] in
             do {
-                _ = try await cache.preload(url: link.url, upstreamHeaders: link.headerPairs, byteCount: byteCount) { progress in
+                _ = try await cache.preload(url: link.url, upstreamHeaders: link.headerPairs, byteCount: byteCount) {
+                    progress in
                     jobs.withLockedValue { jobs in
                         jobs[id]?.job.bytesDone = progress.bytesDone
                         jobs[id]?.job.bytesTotal = progress.bytesTotal
@@ -55,10 +58,14 @@ public final class PreloadJobs: Sendable {
 
     /// Starts a preload of an HLS stream: the segments covering the first `seconds` of it, or its
     /// first `segments` segments (a master playlist's variant chosen by `maxBandwidth`).
-    public func startHLS(link: StreamLink, seconds: Double?, segments: Int?, maxBandwidth: Int?) throws(StreamLinkError) -> Job {
+    public func startHLS(link: StreamLink, seconds: Double?, segments: Int?, maxBandwidth: Int?) throws(StreamLinkError)
+        -> Job
+    {
         try link.validate()
         let id = UUID().uuidString.lowercased()
-        let job = Job(id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil, segmentsDone: 0, segmentsTotal: nil)
+        let job = Job(
+            id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil,
+            segmentsDone: 0, segmentsTotal: nil)
         try admit(job)
         let task = Task { [cache, streams, jobs, logger] in
             do {
@@ -70,7 +77,9 @@ public final class PreloadJobs: Sendable {
                 // along for the time the chosen video covers (the plan is ordered by start time).
                 for segment in all {
                     if segment.isAudio {
-                        if segment.start < covered || (segment.duration == 0 && segment.start <= covered) { chosen.append(segment) }
+                        if segment.start < covered || (segment.duration == 0 && segment.start <= covered) {
+                            chosen.append(segment)
+                        }
                         continue
                     }
                     if let segments, media >= segments { break }
@@ -85,7 +94,8 @@ public final class PreloadJobs: Sendable {
                 var done: Int64 = 0
                 for (number, segment) in chosen.enumerated() {
                     try Task.checkCancellation()
-                    let progress = try await cache.preload(url: segment.url, upstreamHeaders: link.headerPairs, range: segment.range)
+                    let progress = try await cache.preload(
+                        url: segment.url, upstreamHeaders: link.headerPairs, range: segment.range)
                     done += progress.bytesDone
                     jobs.withLockedValue {
                         $0[id]?.job.bytesDone = done
@@ -123,7 +133,8 @@ public final class PreloadJobs: Sendable {
 
     /// Marks a job failed (or cancelled, when its task was) and logs real failures.
     private static func record(
-        _ error: any Error, id: String, url: URL, in jobs: NIOLockedValueBox<[String: (job: Job, task: Task<Void, Never>?)]>, logger: Logger
+        _ error: any Error, id: String, url: URL,
+        in jobs: NIOLockedValueBox<[String: (job: Job, task: Task<Void, Never>?)]>, logger: Logger
     ) {
         let cancelled = Task.isCancelled
         jobs.withLockedValue {

@@ -24,16 +24,22 @@ public struct StreamLink: Sendable, Equatable, Codable {
     /// Checks what a proxy URL may carry: an absolute http(s) URL, and headers that are valid
     /// HTTP and leave the proxy's own headers alone. Header injection (CR/LF) is refused.
     public func validate() throws(StreamLinkError) {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host,
+            !host.isEmpty
+        else {
             throw .invalid("only absolute http and https URLs can be proxied, got '\(url.absoluteString)'")
         }
         guard headers.count <= 32 else { throw .invalid("at most 32 headers can be attached to a stream") }
         for header in headers {
-            guard !header.name.isEmpty, header.name.utf8.count <= 256, header.name.utf8.allSatisfy(Self.isTokenByte) else {
+            guard !header.name.isEmpty, header.name.utf8.count <= 256, header.name.utf8.allSatisfy(Self.isTokenByte)
+            else {
                 throw .invalid("'\(header.name)' is not a valid HTTP header name")
             }
-            guard header.value.utf8.count <= 8192, !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                throw .invalid("the value of header '\(header.name)' contains a line break or NUL, which would inject headers")
+            guard header.value.utf8.count <= 8192,
+                !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
+            else {
+                throw .invalid(
+                    "the value of header '\(header.name)' contains a line break or NUL, which would inject headers")
             }
             if Self.reservedHeaders.contains(header.name.lowercased()) {
                 throw .invalid("header '\(header.name)' is set by the proxy itself and cannot be attached")
@@ -41,11 +47,16 @@ public struct StreamLink: Sendable, Equatable, Codable {
         }
     }
 
-    static let reservedHeaders: Set<String> = ["host", "content-length", "transfer-encoding", "connection", "range", "if-range", "upgrade", "te", "trailer", "keep-alive"]
+    static let reservedHeaders: Set<String> = [
+        "host", "content-length", "transfer-encoding", "connection", "range", "if-range", "upgrade", "te", "trailer",
+        "keep-alive",
+    ]
 
     static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
         default: return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
         }
     }
@@ -84,7 +95,8 @@ public enum StreamLinkError: Error, Sendable, Equatable, CustomStringConvertible
     public var description: String {
         switch self {
         case .invalid(let reason): return reason
-        case .badSignature: return "the proxy URL's signature is not valid for this Tuner; ask the API for a new proxy URL"
+        case .badSignature:
+            return "the proxy URL's signature is not valid for this Tuner; ask the API for a new proxy URL"
         }
     }
 }
@@ -120,7 +132,8 @@ public final class StreamLinkSigner: Sendable {
         var bytes = 0
 
         mutating func insert(_ link: StreamLink, for path: String) {
-            let size = path.utf8.count * 2 + link.url.absoluteString.utf8.count
+            let size =
+                path.utf8.count * 2 + link.url.absoluteString.utf8.count
                 + link.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
             // Clearing everything is the cheapest bound: a miss costs one decryption.
             if links.count >= Self.maximumCount || bytes + size > Self.maximumBytes {
@@ -220,7 +233,10 @@ public final class StreamLinkSigner: Sendable {
             case 0x09: json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
             case 0..<0x20:
                 let hex = Array("0123456789abcdef".utf8)
-                json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                json.append(contentsOf: [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)],
+                    hex[Int(byte & 0xF)],
+                ])
             default: json.append(byte)
             }
         }
@@ -234,16 +250,18 @@ public final class StreamLinkSigner: Sendable {
 
     /// Decrypts and authenticates a proxy URL's two middle components (the nonce and the sealed
     /// payload) and returns its link. Anything not made by this Tuner's secret is `.badSignature`.
-    public func verify(signature: some StringProtocol, payload: some StringProtocol) throws(StreamLinkError) -> StreamLink {
+    public func verify(signature: some StringProtocol, payload: some StringProtocol) throws(StreamLinkError)
+        -> StreamLink
+    {
         let cacheKey = "\(signature)/\(payload)"
         if let link = verified.withLockedValue({ $0.links[cacheKey] }) { return link }
         guard let nonceBytes = Data(base64URLEncoded: signature), nonceBytes.count == Self.nonceByteCount,
-              let body = Data(base64URLEncoded: payload), body.count >= Self.tagByteCount,
-              let nonce = try? ChaChaPoly.Nonce(data: nonceBytes),
-              let box = try? ChaChaPoly.SealedBox(
+            let body = Data(base64URLEncoded: payload), body.count >= Self.tagByteCount,
+            let nonce = try? ChaChaPoly.Nonce(data: nonceBytes),
+            let box = try? ChaChaPoly.SealedBox(
                 nonce: nonce, ciphertext: body.prefix(body.count - Self.tagByteCount),
                 tag: body.suffix(Self.tagByteCount)),
-              let json = try? ChaChaPoly.open(box, using: sealKey)
+            let json = try? ChaChaPoly.open(box, using: sealKey)
         else { throw .badSignature }
         guard let decoded = try? JSONDecoder().decode(Payload.self, from: json), let url = URL(string: decoded.u) else {
             throw .invalid("the proxy URL's payload cannot be decoded")
@@ -283,8 +301,9 @@ public final class StreamLinkSigner: Sendable {
     /// Letters, digits and `-._~`: safe in a path component whatever the allowed set says.
     private static func isPlainComponentByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
             return true
         default:
             return false

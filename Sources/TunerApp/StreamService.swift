@@ -66,7 +66,8 @@ public final class StreamService: Sendable {
     /// Serves one request of a proxy URL. `proxyBase` (like `http://127.0.0.1:8080`) is where the
     /// rewritten URIs of a playlist point.
     public func serve(
-        link: StreamLink, method: MediaRequest.Method, range: String?, ifRange: String?, requestID: String, proxyBase: String
+        link: StreamLink, method: MediaRequest.Method, range: String?, ifRange: String?, requestID: String,
+        proxyBase: String
     ) async -> MediaResponse {
         let request = MediaRequest(
             url: link.url, upstreamHeaders: link.headerPairs, method: method, range: range, ifRange: ifRange,
@@ -88,14 +89,18 @@ public final class StreamService: Sendable {
                 return respond(playlist: link, known: known, method: method, proxyBase: proxyBase)
             }
             let response = await cache.serve(request)
-            guard method == .get, Self.mayBePlaylist(response), !notPlaylists.withLockedValue({ $0.contains(link.url.absoluteString) }) else {
+            guard method == .get, Self.mayBePlaylist(response),
+                !notPlaylists.withLockedValue({ $0.contains(link.url.absoluteString) })
+            else {
                 return counted(response, kind: .other)
             }
             var whole = response
             if response.status == 206 {
                 // Players such as ffmpeg ask for `bytes=0-` even for playlists: a read from the
                 // start is answered whole (a server may ignore Range), so it can be rewritten.
-                guard let contentRange = response.headers.first(name: "Content-Range"), contentRange.hasPrefix("bytes 0-") else {
+                guard let contentRange = response.headers.first(name: "Content-Range"),
+                    contentRange.hasPrefix("bytes 0-")
+                else {
                     return counted(response, kind: .other)
                 }
                 var full = request
@@ -105,7 +110,9 @@ public final class StreamService: Sendable {
             }
             guard whole.status == 200 else { return counted(whole, kind: .other) }
             guard let body = await whole.collectBody(limit: Self.playlistLimit) else {
-                return MediaResponse(status: 502, headers: Self.textHeaders, body: MediaBody { try await $0.write(ByteBuffer(string: "the origin's answer was cut short\n")) })
+                return MediaResponse(
+                    status: 502, headers: Self.textHeaders,
+                    body: MediaBody { try await $0.write(ByteBuffer(string: "the origin's answer was cut short\n")) })
             }
             guard Self.looksLikePlaylist(body) else {
                 notPlaylists.withLockedValue { known in
@@ -114,7 +121,8 @@ public final class StreamService: Sendable {
                 }
                 return counted(Self.buffered(whole, body: body), kind: .other)
             }
-            return processPlaylist(link, bytes: body, finalURL: whole.finalURL ?? link.url, method: method, proxyBase: proxyBase)
+            return processPlaylist(
+                link, bytes: body, finalURL: whole.finalURL ?? link.url, method: method, proxyBase: proxyBase)
         }
     }
 
@@ -138,22 +146,33 @@ public final class StreamService: Sendable {
         let response = await cache.serve(whole)
         guard response.status == 200 else { return counted(response, kind: .playlist) }
         guard let body = await response.collectBody(limit: Self.playlistLimit) else {
-            return MediaResponse(status: 502, headers: Self.textHeaders, body: MediaBody { try await $0.write(ByteBuffer(string: "the playlist is larger than 16 MiB or was cut short\n")) })
+            return MediaResponse(
+                status: 502, headers: Self.textHeaders,
+                body: MediaBody {
+                    try await $0.write(ByteBuffer(string: "the playlist is larger than 16 MiB or was cut short\n"))
+                })
         }
         guard Self.looksLikePlaylist(body) else { return counted(Self.buffered(response, body: body), kind: .playlist) }
-        return processPlaylist(link, bytes: body, finalURL: response.finalURL ?? link.url, method: request.method, proxyBase: proxyBase)
+        return processPlaylist(
+            link, bytes: body, finalURL: response.finalURL ?? link.url, method: request.method, proxyBase: proxyBase)
     }
 
     /// The remembered playlist of `url`, unless it has expired.
     private func freshPlaylist(_ url: URL) -> KnownPlaylist? {
         let now = ContinuousClock.now
-        guard let known = playlists.withLockedValue({ $0[url.absoluteString] }), known.expires.map({ now < $0 }) ?? true else { return nil }
+        guard let known = playlists.withLockedValue({ $0[url.absoluteString] }), known.expires.map({ now < $0 }) ?? true
+        else { return nil }
         return known
     }
 
-    private func processPlaylist(_ link: StreamLink, bytes: [UInt8], finalURL: URL, method: MediaRequest.Method, proxyBase: String) -> MediaResponse {
+    private func processPlaylist(
+        _ link: StreamLink, bytes: [UInt8], finalURL: URL, method: MediaRequest.Method, proxyBase: String
+    ) -> MediaResponse {
         guard let known = register(link, bytes: bytes, finalURL: finalURL) else {
-            return MediaResponse(status: 200, headers: ["Content-Type": "application/vnd.apple.mpegurl", "Content-Length": String(bytes.count)], body: MediaBody { try await $0.write(ByteBuffer(bytes: bytes)) })
+            return MediaResponse(
+                status: 200,
+                headers: ["Content-Type": "application/vnd.apple.mpegurl", "Content-Length": String(bytes.count)],
+                body: MediaBody { try await $0.write(ByteBuffer(bytes: bytes)) })
         }
         if !known.playlist.isMaster { prefetchStart(of: link.url) }
         return respond(playlist: link, known: known, method: method, proxyBase: proxyBase)
@@ -164,13 +183,15 @@ public final class StreamService: Sendable {
     private func register(_ link: StreamLink, bytes: [UInt8], finalURL: URL) -> KnownPlaylist? {
         let playlist: HLSPlaylist
         do {
-            playlist = try HLSPlaylist(parsing: bytes, configuration: HLSParser.Configuration(throwsOnViolation: false, playlistURL: finalURL))
+            playlist = try HLSPlaylist(
+                parsing: bytes, configuration: HLSParser.Configuration(throwsOnViolation: false, playlistURL: finalURL))
         } catch {
             logger.info("not an HLS playlist after all", metadata: ["url": "\(link.url)", "error": "\(error)"])
             return nil
         }
         if !playlist.warnings.isEmpty {
-            logger.debug("playlist has warnings", metadata: ["url": "\(link.url)", "count": "\(playlist.warnings.count)"])
+            logger.debug(
+                "playlist has warnings", metadata: ["url": "\(link.url)", "count": "\(playlist.warnings.count)"])
         }
         let now = ContinuousClock.now
         var expires: ContinuousClock.Instant?
@@ -229,22 +250,27 @@ public final class StreamService: Sendable {
     /// sections come before the segments that need them. When the variant's audio is a separate
     /// rendition (chosen as a player would, `HLSPlaylist.audioRendition`), its segments are
     /// merged in by start time, so the first seconds come with their sound.
-    public func plannedSegments(link: StreamLink, maxBandwidth: Int? = nil) async throws(PlaylistError) -> [PlannedSegment] {
+    public func plannedSegments(link: StreamLink, maxBandwidth: Int? = nil) async throws(PlaylistError)
+        -> [PlannedSegment]
+    {
         var known = try await loadPlaylist(link)
         var audio: [PlannedSegment] = []
         if known.playlist.isMaster {
             let master = known.playlist
             let rewriter = HLSRewriter(baseURL: known.finalURL)
             let variants = master.variants
-            let chosen = maxBandwidth.flatMap { limit in
-                variants.filter { ($0.bandwidth ?? 0) <= limit }.max { ($0.bandwidth ?? 0) < ($1.bandwidth ?? 0) }
-            } ?? variants.first
+            let chosen =
+                maxBandwidth.flatMap { limit in
+                    variants.filter { ($0.bandwidth ?? 0) <= limit }.max { ($0.bandwidth ?? 0) < ($1.bandwidth ?? 0) }
+                } ?? variants.first
             guard let variant = chosen, let url = rewriter.resolve(variant.uri) else {
                 throw PlaylistError(status: 502, description: "the master playlist has no usable variant")
             }
             if let group = variant.audioGroup, let rendition = master.audioRendition(group: group),
-               let uri = rendition.uri, let audioURL = rewriter.resolve(uri) {
-                let audioPlaylist = try await loadPlaylist(StreamLink(url: audioURL, headers: link.headers, kind: .playlist))
+                let uri = rendition.uri, let audioURL = rewriter.resolve(uri)
+            {
+                let audioPlaylist = try await loadPlaylist(
+                    StreamLink(url: audioURL, headers: link.headers, kind: .playlist))
                 audio = Self.segments(of: audioPlaylist, isAudio: true)
             }
             known = try await loadPlaylist(StreamLink(url: url, headers: link.headers, kind: .playlist))
@@ -254,12 +280,15 @@ public final class StreamService: Sendable {
         // By start time, the variant's own first on ties; each list keeps its order.
         var merged: [PlannedSegment] = []
         merged.reserveCapacity(video.count + audio.count)
-        var v = 0, a = 0
+        var v = 0
+        var a = 0
         while v < video.count || a < audio.count {
             if a == audio.count || (v < video.count && video[v].start <= audio[a].start) {
-                merged.append(video[v]); v += 1
+                merged.append(video[v])
+                v += 1
             } else {
-                merged.append(audio[a]); a += 1
+                merged.append(audio[a])
+                a += 1
             }
         }
         return merged
@@ -279,9 +308,10 @@ public final class StreamService: Sendable {
                 }
             }
             guard let url = rewriter.resolve(segment.uri), Self.isUsable(segment.byteRange) else { continue }
-            planned.append(PlannedSegment(
-                url: url, range: segment.byteRange.flatMap(Self.byteRange),
-                duration: segment.duration, start: start, isAudio: isAudio))
+            planned.append(
+                PlannedSegment(
+                    url: url, range: segment.byteRange.flatMap(Self.byteRange),
+                    duration: segment.duration, start: start, isAudio: isAudio))
             start += segment.duration
         }
         return planned
@@ -292,17 +322,21 @@ public final class StreamService: Sendable {
         if let known = freshPlaylist(link.url) { return known }
         let response = await cache.serve(MediaRequest(url: link.url, upstreamHeaders: link.headerPairs))
         guard response.status == 200 else {
-            throw PlaylistError(status: response.status, description: "the origin answered \(response.status) for \(link.url.absoluteString)")
+            throw PlaylistError(
+                status: response.status,
+                description: "the origin answered \(response.status) for \(link.url.absoluteString)")
         }
         guard let body = await response.collectBody(limit: Self.playlistLimit), Self.looksLikePlaylist(body),
-              let known = register(link, bytes: body, finalURL: response.finalURL ?? link.url)
+            let known = register(link, bytes: body, finalURL: response.finalURL ?? link.url)
         else {
             throw PlaylistError(status: 502, description: "\(link.url.absoluteString) is not an HLS playlist")
         }
         return known
     }
 
-    private func respond(playlist link: StreamLink, known: KnownPlaylist, method: MediaRequest.Method, proxyBase: String) -> MediaResponse {
+    private func respond(
+        playlist link: StreamLink, known: KnownPlaylist, method: MediaRequest.Method, proxyBase: String
+    ) -> MediaResponse {
         let bytes: [UInt8]
         if let cached = known.rewritten[proxyBase] {
             bytes = cached
@@ -322,13 +356,18 @@ public final class StreamService: Sendable {
             }
         }
         playlists.withLockedValue { $0[link.url.absoluteString]?.lastUsed = .now }
-        var headers: HTTPHeaders = ["Content-Type": "application/vnd.apple.mpegurl", "Content-Length": String(bytes.count)]
+        var headers: HTTPHeaders = [
+            "Content-Type": "application/vnd.apple.mpegurl", "Content-Length": String(bytes.count),
+        ]
         headers.add(name: "Cache-Control", value: known.expires == nil ? "max-age=3600" : "no-cache")
         counters.withLockedValue {
             $0[.playlist, default: StreamCounters()].requests += 1
             $0[.playlist, default: StreamCounters()].bytes += Int64(bytes.count)
         }
-        return MediaResponse(status: 200, headers: headers, body: method == .head ? nil : MediaBody { try await $0.write(ByteBuffer(bytes: bytes)) }, finalURL: known.finalURL)
+        return MediaResponse(
+            status: 200, headers: headers,
+            body: method == .head ? nil : MediaBody { try await $0.write(ByteBuffer(bytes: bytes)) },
+            finalURL: known.finalURL)
     }
 
     /// The playlist's text with every URI a signed proxy URL carrying the same headers.
@@ -336,8 +375,12 @@ public final class StreamService: Sendable {
         let rewritten = HLSRewriter(baseURL: known.finalURL).rewrite(known.playlist) { url, kind in
             let streamKind = StreamKind(kind)
             // Keys may be `skd://` or `data:` URIs that players handle themselves.
-            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return url.absoluteString }
-            let link = StreamLink(url: url, headers: known.headers, kind: streamKind, playlist: streamKind == .segment ? playlistURL : nil)
+            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                return url.absoluteString
+            }
+            let link = StreamLink(
+                url: url, headers: known.headers, kind: streamKind, playlist: streamKind == .segment ? playlistURL : nil
+            )
             return (try? signer.proxyURL(for: link, baseURL: proxyBase)) ?? url.absoluteString
         }
         return rewritten.serializedBytes()
@@ -347,7 +390,9 @@ public final class StreamService: Sendable {
 
     /// After a media playlist is served: the first segments of a VOD, the newest of a live one.
     private func prefetchStart(of playlistURL: URL) {
-        guard prefetchCount > 0, let known = playlists.withLockedValue({ $0[playlistURL.absoluteString] }) else { return }
+        guard prefetchCount > 0, let known = playlists.withLockedValue({ $0[playlistURL.absoluteString] }) else {
+            return
+        }
         let count = known.playlist.segments.count
         let range = known.playlist.isLive ? max(0, count - prefetchCount)..<count : 0..<min(prefetchCount, count)
         prefetch(known, segments: range)
@@ -356,7 +401,8 @@ public final class StreamService: Sendable {
     /// After a segment is served: the next segments of its playlist.
     private func prefetchAfter(segment: URL, playlist playlistURL: URL) {
         guard prefetchCount > 0, let known = playlists.withLockedValue({ $0[playlistURL.absoluteString] }),
-              let position = known.segmentIndex[segment.absoluteString] else { return }
+            let position = known.segmentIndex[segment.absoluteString]
+        else { return }
         let count = known.playlist.segments.count
         prefetch(known, segments: (position + 1)..<min(count, position + 1 + prefetchCount))
     }
@@ -369,8 +415,10 @@ public final class StreamService: Sendable {
             guard let url = rewriter.resolve(segment.uri), Self.isUsable(segment.byteRange) else { continue }
             let range = segment.byteRange.flatMap(Self.byteRange)
             let key = url.absoluteString + (range.map { "#\($0.lowerBound)-\($0.upperBound)" } ?? "")
-            if let status = cache.status(of: url), let meta = status.meta, status.cachedBytes >= (range.map { $0.upperBound - $0.lowerBound } ?? meta.length),
-               range == nil || status.cachedBytes == meta.length {
+            if let status = cache.status(of: url), let meta = status.meta,
+                status.cachedBytes >= (range.map { $0.upperBound - $0.lowerBound } ?? meta.length),
+                range == nil || status.cachedBytes == meta.length
+            {
                 continue
             }
             guard prefetching.withLockedValue({ $0.insert(key).inserted }) else { continue }
@@ -417,9 +465,13 @@ public final class StreamService: Sendable {
     static func mayBePlaylist(_ response: MediaResponse) -> Bool {
         let type = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
         if type.contains("mpegurl") { return true }
-        let generic = type.isEmpty || type.hasPrefix("text/plain") || type.hasPrefix("application/octet-stream") || type.hasPrefix("binary/octet-stream")
+        let generic =
+            type.isEmpty || type.hasPrefix("text/plain") || type.hasPrefix("application/octet-stream")
+            || type.hasPrefix("binary/octet-stream")
         // The whole resource's length: a 206 carries it after the slash of Content-Range.
-        let total = response.headers.first(name: "Content-Range").flatMap { $0.split(separator: "/").last.flatMap { Int($0) } }
+        let total = response.headers.first(name: "Content-Range").flatMap {
+            $0.split(separator: "/").last.flatMap { Int($0) }
+        }
         let length = total ?? response.headers.first(name: "Content-Length").flatMap(Int.init) ?? Int.max
         return generic && length <= 4 << 20
     }
@@ -428,7 +480,9 @@ public final class StreamService: Sendable {
     static func looksLikePlaylist(_ bytes: [UInt8]) -> Bool {
         var index = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D { index += 1 }
+        while index < bytes.count,
+            bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D
+        { index += 1 }
         return bytes[index...].starts(with: Array("#EXTM3U".utf8))
     }
 

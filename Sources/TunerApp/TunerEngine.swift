@@ -1,11 +1,11 @@
 import AsyncHTTPClient
 import Catalog
 import Foundation
-import TusServer
 import Logging
 import MediaCache
 import Transfers
 import TunerStorage
+import TusServer
 
 /// The composition root: builds every service once from a configuration. The server, the CLI
 /// and embedding apps all start from here.
@@ -46,12 +46,14 @@ public final class TunerEngine: Sendable {
         self.logger = logger
         dataFolder = try DataFolder(path: configuration.dataDirectory)
         signer = StreamLinkSigner(key: try dataFolder.loadOrCreateSecret())
-        localFiles = try LocalFileAccess(roots: (configuration.filesRoots ?? [dataFolder.path + "/files"]).map {
-            $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0
-        })
+        localFiles = try LocalFileAccess(
+            roots: (configuration.filesRoots ?? [dataFolder.path + "/files"]).map {
+                $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0
+            })
         httpClient = HTTPClient(
             eventLoopGroupProvider: .singleton,
-            configuration: MediaCache.httpClientConfiguration(readTimeoutSeconds: configuration.upstreamReadTimeoutSeconds))
+            configuration: MediaCache.httpClientConfiguration(
+                readTimeoutSeconds: configuration.upstreamReadTimeoutSeconds))
         do {
             var cacheConfiguration = MediaCacheConfiguration(
                 directory: dataFolder.cacheDirectory, maxBytes: configuration.cacheSize,
@@ -104,26 +106,32 @@ public final class TunerEngine: Sendable {
             try? httpClient.syncShutdown()
             throw error
         }
-        streams = StreamService(cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, logger: logger)
+        streams = StreamService(
+            cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, logger: logger)
         preloads = PreloadJobs(cache: cache, streams: streams, logger: logger)
     }
 
     /// A proxy URL for `url` with `headers` sent upstream, on the server at `baseURL`.
-    public func proxyURL(for url: URL, headers: [StreamHeader] = [], baseURL: String) throws(StreamLinkError) -> String {
+    public func proxyURL(for url: URL, headers: [StreamHeader] = [], baseURL: String) throws(StreamLinkError) -> String
+    {
         try signer.proxyURL(for: StreamLink(url: url, headers: headers), baseURL: baseURL)
     }
 
     /// Registers the executors and runs the transfer manager until the calling task is
     /// cancelled; then active transfers commit their synced offsets and stop.
     public func runTransfers() async {
-        for executor in TransferExecutors.standard(httpClient: transfersHTTPClient) { await transfers.register(executor) }
+        for executor in TransferExecutors.standard(httpClient: transfersHTTPClient) {
+            await transfers.register(executor)
+        }
         await transfers.run()
     }
 
     /// Registers the executors and starts the transfer manager in the background (embedders
     /// without a service group); ``shutdown()`` stops it.
     public func startTransfers() async {
-        for executor in TransferExecutors.standard(httpClient: transfersHTTPClient) { await transfers.register(executor) }
+        for executor in TransferExecutors.standard(httpClient: transfersHTTPClient) {
+            await transfers.register(executor)
+        }
         await transfers.start()
     }
 

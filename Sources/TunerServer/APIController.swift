@@ -61,7 +61,9 @@ struct APIController {
                 body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_json)))
         }
         api.post("proxy-urls", use: makeProxyURL)
-        api.get("cache/stats") { _, _ in StatsResponse(cache: engine.cache.statistics(), streams: engine.streams.statistics) }
+        api.get("cache/stats") { _, _ in
+            StatsResponse(cache: engine.cache.statistics(), streams: engine.streams.statistics)
+        }
         api.post("cache/clear") { _, _ in
             try engine.cache.clear()
             return Message(message: "cache cleared")
@@ -74,7 +76,8 @@ struct APIController {
             // The body is optional: without one the cache is trimmed to its configured size.
             var request = request
             let raw = try await request.collectBody(upTo: 4096)
-            let body = raw.readableBytes == 0
+            let body =
+                raw.readableBytes == 0
                 ? TrimRequest()
                 : try await decode(TrimRequest.self, request: request, context: context)
             let budget = body.bytes ?? engine.cache.configuration.maxBytes
@@ -85,19 +88,25 @@ struct APIController {
         api.get("cache/preloads") { _, _ in PreloadList(preloads: engine.preloads.all) }
         api.get("cache/preloads/:id") { _, context in
             let id = try context.parameters.require("id")
-            guard let job = engine.preloads.job(id: id) else { throw HTTPError(.notFound, message: "no preload with id \(id)") }
+            guard let job = engine.preloads.job(id: id) else {
+                throw HTTPError(.notFound, message: "no preload with id \(id)")
+            }
             return job
         }
         api.delete("cache/preloads/:id") { _, context in
             let id = try context.parameters.require("id")
-            guard engine.preloads.cancel(id: id) else { throw HTTPError(.notFound, message: "no preload with id \(id)") }
+            guard engine.preloads.cancel(id: id) else {
+                throw HTTPError(.notFound, message: "no preload with id \(id)")
+            }
             return Message(message: "preload \(id) cancelled")
         }
         api.post("cache/export", use: export)
         api.post("cache/pin", use: pin)
     }
 
-    @Sendable func makeProxyURL(request: Request, context: TunerRequestContext) async throws -> EditedResponse<ProxyURLResponse> {
+    @Sendable func makeProxyURL(request: Request, context: TunerRequestContext) async throws -> EditedResponse<
+        ProxyURLResponse
+    > {
         let body = try await decode(ProxyURLRequest.self, request: request, context: context)
         let link = try streamLink(url: body.url, headers: body.headers)
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
@@ -109,21 +118,31 @@ struct APIController {
         }
     }
 
-    @Sendable func startPreload(request: Request, context: TunerRequestContext) async throws -> EditedResponse<PreloadJobs.Job> {
+    @Sendable func startPreload(request: Request, context: TunerRequestContext) async throws -> EditedResponse<
+        PreloadJobs.Job
+    > {
         let body = try await decode(PreloadRequest.self, request: request, context: context)
         if let bytes = body.bytes, bytes <= 0 { throw HTTPError(.badRequest, message: "'bytes' must be positive") }
-        if let seconds = body.seconds, !(seconds > 0) { throw HTTPError(.badRequest, message: "'seconds' must be positive") }
-        if let segments = body.segments, segments <= 0 { throw HTTPError(.badRequest, message: "'segments' must be positive") }
+        if let seconds = body.seconds, !(seconds > 0) {
+            throw HTTPError(.badRequest, message: "'seconds' must be positive")
+        }
+        if let segments = body.segments, segments <= 0 {
+            throw HTTPError(.badRequest, message: "'segments' must be positive")
+        }
         if body.bytes != nil && (body.seconds != nil || body.segments != nil) {
-            throw HTTPError(.badRequest, message: "give 'bytes' for a file, or 'seconds'/'segments' for an HLS stream, not both")
+            throw HTTPError(
+                .badRequest, message: "give 'bytes' for a file, or 'seconds'/'segments' for an HLS stream, not both")
         }
         let link = try streamLink(url: body.url, headers: body.headers)
         do {
             if body.seconds != nil || body.segments != nil {
-                return EditedResponse(status: .accepted, response: try engine.preloads.startHLS(
-                    link: link, seconds: body.seconds, segments: body.segments, maxBandwidth: body.maxBandwidth))
+                return EditedResponse(
+                    status: .accepted,
+                    response: try engine.preloads.startHLS(
+                        link: link, seconds: body.seconds, segments: body.segments, maxBandwidth: body.maxBandwidth))
             }
-            return EditedResponse(status: .accepted, response: try engine.preloads.start(link: link, byteCount: body.bytes))
+            return EditedResponse(
+                status: .accepted, response: try engine.preloads.start(link: link, byteCount: body.bytes))
         } catch {
             throw HTTPError(.badRequest, message: error.description)
         }
@@ -131,7 +150,9 @@ struct APIController {
 
     @Sendable func export(request: Request, context: TunerRequestContext) async throws -> Message {
         let body = try await decode(CacheResourceRequest.self, request: request, context: context)
-        guard let requested = body.path, requested.hasPrefix("/") else { throw HTTPError(.badRequest, message: "'path' must be an absolute file path") }
+        guard let requested = body.path, requested.hasPrefix("/") else {
+            throw HTTPError(.badRequest, message: "'path' must be an absolute file path")
+        }
         guard let url = URL(string: body.url) else { throw HTTPError(.badRequest, message: "'url' is not a URL") }
         let path: String
         do {
@@ -155,7 +176,8 @@ struct APIController {
         return Message(message: pinned ? "pinned" : "unpinned")
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, request: Request, context: TunerRequestContext) async throws -> T {
+    private func decode<T: Decodable>(_ type: T.Type, request: Request, context: TunerRequestContext) async throws -> T
+    {
         do {
             return try await request.decode(as: type, context: context)
         } catch let error as HTTPError {
@@ -168,7 +190,8 @@ struct APIController {
     private func streamLink(url text: String, headers: [String: String]?) throws -> StreamLink {
         guard let url = URL(string: text) else { throw HTTPError(.badRequest, message: "'\(text)' is not a URL") }
         let link = StreamLink(
-            url: url, headers: (headers ?? [:]).sorted { $0.key < $1.key }.map { StreamHeader(name: $0.key, value: $0.value) })
+            url: url,
+            headers: (headers ?? [:]).sorted { $0.key < $1.key }.map { StreamHeader(name: $0.key, value: $0.value) })
         do {
             try link.validate()
         } catch {

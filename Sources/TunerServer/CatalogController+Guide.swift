@@ -6,17 +6,64 @@ import TunerApp
 /// The catalog routes beyond listing: guide (now/next, grid, a channel's programmes), manual
 /// guide mapping, catch-up, stream checks, movie details and source settings.
 extension CatalogController {
-    struct NowNextChannel: Encodable, Sendable { var item: CatalogItem; var now: GuideProgramme?; var next: GuideProgramme? }
-    struct NowNextPage: ResponseEncodable { var at: Int64; var total: Int; var offset: Int; var limit: Int; var channels: [NowNextChannel] }
-    struct GridChannel: Encodable, Sendable { var item: CatalogItem; var programmes: [GuideProgramme] }
-    struct GridPage: ResponseEncodable { var from: Int64; var to: Int64; var total: Int; var offset: Int; var limit: Int; var channels: [GridChannel] }
-    struct ChannelGuide: ResponseEncodable { var itemID: Int64; var epgID: String?; var mapping: String?; var from: Int64; var to: Int64; var programmes: [GuideProgramme] }
+    struct NowNextChannel: Encodable, Sendable {
+        var item: CatalogItem
+        var now: GuideProgramme?
+        var next: GuideProgramme?
+    }
+    struct NowNextPage: ResponseEncodable {
+        var at: Int64
+        var total: Int
+        var offset: Int
+        var limit: Int
+        var channels: [NowNextChannel]
+    }
+    struct GridChannel: Encodable, Sendable {
+        var item: CatalogItem
+        var programmes: [GuideProgramme]
+    }
+    struct GridPage: ResponseEncodable {
+        var from: Int64
+        var to: Int64
+        var total: Int
+        var offset: Int
+        var limit: Int
+        var channels: [GridChannel]
+    }
+    struct ChannelGuide: ResponseEncodable {
+        var itemID: Int64
+        var epgID: String?
+        var mapping: String?
+        var from: Int64
+        var to: Int64
+        var programmes: [GuideProgramme]
+    }
     struct MappingRequest: Decodable { var epgID: String? }
-    struct Mapping: ResponseEncodable { var itemID: Int64; var epgID: String? }
-    struct Catchup: ResponseEncodable { var proxyURL: String; var start: Int64; var end: Int64; var programme: GuideProgramme? }
-    struct CheckRequest: Decodable { var ids: [Int64]? = nil; var source: Int64? = nil }
-    struct CheckResults: ResponseEncodable { var checked: Int; var online: Int; var offline: Int; var results: [CatalogStreamCheck] }
-    struct SourcePatch: Decodable { var name: String?; var epgURLs: [String]?; var refreshInterval: Double? }
+    struct Mapping: ResponseEncodable {
+        var itemID: Int64
+        var epgID: String?
+    }
+    struct Catchup: ResponseEncodable {
+        var proxyURL: String
+        var start: Int64
+        var end: Int64
+        var programme: GuideProgramme?
+    }
+    struct CheckRequest: Decodable {
+        var ids: [Int64]? = nil
+        var source: Int64? = nil
+    }
+    struct CheckResults: ResponseEncodable {
+        var checked: Int
+        var online: Int
+        var offline: Int
+        var results: [CatalogStreamCheck]
+    }
+    struct SourcePatch: Decodable {
+        var name: String?
+        var epgURLs: [String]?
+        var refreshInterval: Double?
+    }
 
     func addGuideRoutes(to api: RouterGroup<TunerRequestContext>) {
         api.patch("sources/:id", use: patchSource)
@@ -40,9 +87,11 @@ extension CatalogController {
     @Sendable func patchSource(request: Request, context: TunerRequestContext) async throws -> Body<CatalogSource> {
         let id = try context.parameters.require("id", as: Int64.self)
         let patch = try await decode(SourcePatch.self, request, context)
-        return Body(value: try await mapped {
-            try await engine.library.updateSource(id: id, name: patch.name, epgURLs: patch.epgURLs, refreshInterval: patch.refreshInterval)
-        })
+        return Body(
+            value: try await mapped {
+                try await engine.library.updateSource(
+                    id: id, name: patch.name, epgURLs: patch.epgURLs, refreshInterval: patch.refreshInterval)
+            })
     }
 
     /// `GET /guide/now?at=…` and the channel filters: what is on now and next, for a page of channels.
@@ -62,7 +111,9 @@ extension CatalogController {
         let from = try Self.time(request, "from") ?? Self.now()
         let to = try Self.time(request, "to") ?? from + 3 * 3600
         guard to > from else { throw HTTPError(.badRequest, message: "'to' must be after 'from'") }
-        guard to - from <= 7 * 86_400 else { throw HTTPError(.badRequest, message: "a grid covers at most 7 days; narrow 'from' and 'to'") }
+        guard to - from <= 7 * 86_400 else {
+            throw HTTPError(.badRequest, message: "a grid covers at most 7 days; narrow 'from' and 'to'")
+        }
         let page = try await channelPage(request)
         let guide = try await engine.catalog.guide(itemIDs: page.items.map(\.id), from: from, to: to)
         return GridPage(
@@ -73,14 +124,18 @@ extension CatalogController {
     /// `GET /channels/{id}/guide?from&to`: one channel's programmes (default: 3 hours ago to a day on).
     @Sendable func channelGuide(request: Request, context: TunerRequestContext) async throws -> ChannelGuide {
         let id = try context.parameters.require("id", as: Int64.self)
-        guard try await engine.catalog.item(id: id) != nil else { throw HTTPError(.notFound, message: "no channel with id \(id)") }
+        guard try await engine.catalog.item(id: id) != nil else {
+            throw HTTPError(.notFound, message: "no channel with id \(id)")
+        }
         let now = Self.now()
         let from = try Self.time(request, "from") ?? now - 3 * 3600
         let to = try Self.time(request, "to") ?? now + 86_400
         guard to > from else { throw HTTPError(.badRequest, message: "'to' must be after 'from'") }
         let programmes = try await engine.catalog.guide(itemIDs: [id], from: from, to: to)[id] ?? []
         let mapping = try await engine.catalog.guideMapping(itemID: id)
-        return ChannelGuide(itemID: id, epgID: programmes.first?.epgID ?? mapping, mapping: mapping, from: from, to: to, programmes: programmes)
+        return ChannelGuide(
+            itemID: id, epgID: programmes.first?.epgID ?? mapping, mapping: mapping, from: from, to: to,
+            programmes: programmes)
     }
 
     /// `PUT /channels/{id}/guide-mapping {"epgID": "bbc1.uk"}`: use that guide channel for this
@@ -89,7 +144,9 @@ extension CatalogController {
         let id = try context.parameters.require("id", as: Int64.self)
         let body = try await decode(MappingRequest.self, request, context)
         let epgID = body.epgID?.trimmingCharacters(in: .whitespaces)
-        try await mapped { try await engine.catalog.setGuideMapping(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil) }
+        try await mapped {
+            try await engine.catalog.setGuideMapping(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
+        }
         return Mapping(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
     }
 
@@ -99,7 +156,9 @@ extension CatalogController {
         let id = try context.parameters.require("id", as: Int64.self)
         let target: Player.CatchupTarget
         if let programmeText = request.uri.queryParameters["programme"] {
-            guard let programmeID = Int64(String(programmeText)) else { throw HTTPError(.badRequest, message: "'programme' must be a programme id") }
+            guard let programmeID = Int64(String(programmeText)) else {
+                throw HTTPError(.badRequest, message: "'programme' must be a programme id")
+            }
             target = .programme(id: programmeID)
         } else {
             guard let from = try Self.time(request, "start"), let until = try Self.time(request, "end") else {
@@ -108,7 +167,9 @@ extension CatalogController {
             target = .span(start: from, end: until)
         }
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
-        let link = try await Self.answering { try await engine.player.catchup(itemID: id, target: target, baseURL: base) }
+        let link = try await Self.answering {
+            try await engine.player.catchup(itemID: id, target: target, baseURL: base)
+        }
         return Catchup(proxyURL: link.proxyURL, start: link.start, end: link.end, programme: link.programme)
     }
 
@@ -138,7 +199,9 @@ extension CatalogController {
         return try await engine.catalog.items(Self.itemQuery(request))
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: TunerRequestContext) async throws -> T {
+    private func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: TunerRequestContext) async throws
+        -> T
+    {
         do {
             return try await request.decode(as: type, context: context)
         } catch {
@@ -160,10 +223,13 @@ extension CatalogController {
             if interval.isFinite, interval.magnitude < 1e15 { seconds = Int64(interval) }
         }
         guard let seconds else {
-            throw HTTPError(.badRequest, message: "'\(name)' must be seconds since 1970 or an ISO 8601 time, got '\(text.prefix(64))'")
+            throw HTTPError(
+                .badRequest,
+                message: "'\(name)' must be seconds since 1970 or an ISO 8601 time, got '\(text.prefix(64))'")
         }
         guard GuideTime.supported.contains(seconds) else {
-            throw HTTPError(.badRequest, message: "'\(name)' must be between the years 1 and 9999, got '\(text.prefix(64))'")
+            throw HTTPError(
+                .badRequest, message: "'\(name)' must be between the years 1 and 9999, got '\(text.prefix(64))'")
         }
         return seconds
     }

@@ -9,12 +9,30 @@ import TunerApp
 extension CatalogController {
     struct FavouriteRequest: Decodable { var position: Int? }
     struct FavouriteOrderRequest: Decodable { var ids: [Int64] }
-    struct Favourite: ResponseEncodable { var message: String; var item: CatalogItem; var position: Int? }
+    struct Favourite: ResponseEncodable {
+        var message: String
+        var item: CatalogItem
+        var position: Int?
+    }
     struct GroupList: ResponseEncodable { var groups: [CatalogGroup] }
-    struct Season: Encodable, Sendable { var season: Int?; var episodes: [CatalogEpisode] }
-    struct Episodes: ResponseEncodable { var series: CatalogItem; var total: Int; var seasons: [Season] }
-    struct EpisodePlay: ResponseEncodable { var proxyURL: String; var episode: CatalogEpisode; var series: CatalogItem? }
-    struct ShortEPG: ResponseEncodable { var itemID: Int64; var programmes: [GuideProgramme] }
+    struct Season: Encodable, Sendable {
+        var season: Int?
+        var episodes: [CatalogEpisode]
+    }
+    struct Episodes: ResponseEncodable {
+        var series: CatalogItem
+        var total: Int
+        var seasons: [Season]
+    }
+    struct EpisodePlay: ResponseEncodable {
+        var proxyURL: String
+        var episode: CatalogEpisode
+        var series: CatalogItem?
+    }
+    struct ShortEPG: ResponseEncodable {
+        var itemID: Int64
+        var programmes: [GuideProgramme]
+    }
 
     func addLibraryRoutes(to api: RouterGroup<TunerRequestContext>) {
         api.get("favourites", use: favourites)
@@ -23,7 +41,9 @@ extension CatalogController {
         api.delete("favourites/:id") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             try await mapped { try await engine.catalog.setFavourite(itemID: id, false) }
-            guard let item = try await engine.catalog.item(id: id) else { throw HTTPError(.notFound, message: "no channel with id \(id)") }
+            guard let item = try await engine.catalog.item(id: id) else {
+                throw HTTPError(.notFound, message: "no channel with id \(id)")
+            }
             return Favourite(message: "favourite removed", item: item, position: nil)
         }
         api.get("groups", use: groups)
@@ -34,7 +54,9 @@ extension CatalogController {
 
     /// `GET /favourites?kind&group&search&offset&limit`: every kind of favourite (unless `kind`
     /// says otherwise), in the user's order.
-    @Sendable func favourites(request: Request, context: TunerRequestContext) async throws -> Body<CatalogPage<CatalogItem>> {
+    @Sendable func favourites(request: Request, context: TunerRequestContext) async throws -> Body<
+        CatalogPage<CatalogItem>
+    > {
         var query = Self.itemQuery(request)
         query.favouritesOnly = true
         if request.uri.queryParameters["kind"] == nil { query.kind = nil }
@@ -56,21 +78,28 @@ extension CatalogController {
             try await engine.catalog.setFavourite(itemID: id, true)
             if let position = body.position { try await engine.catalog.moveFavourite(itemID: id, to: position) }
         }
-        guard let item = try await engine.catalog.item(id: id) else { throw HTTPError(.notFound, message: "no channel with id \(id)") }
+        guard let item = try await engine.catalog.item(id: id) else {
+            throw HTTPError(.notFound, message: "no channel with id \(id)")
+        }
         return Favourite(message: "favourite added", item: item, position: try await favouritePosition(of: item))
     }
 
     /// `PUT /favourites/order {"ids": [3, 1, 2]}`: those favourites first, in that order; the
     /// ones left out follow in their previous order.
-    @Sendable func orderFavourites(request: Request, context: TunerRequestContext) async throws -> Body<CatalogPage<CatalogItem>> {
+    @Sendable func orderFavourites(request: Request, context: TunerRequestContext) async throws -> Body<
+        CatalogPage<CatalogItem>
+    > {
         let body = try await decodeJSON(FavouriteOrderRequest.self, request, context)
-        guard !body.ids.isEmpty else { throw HTTPError(.badRequest, message: "'ids' must list favourite ids in the order wanted") }
+        guard !body.ids.isEmpty else {
+            throw HTTPError(.badRequest, message: "'ids' must list favourite ids in the order wanted")
+        }
         var seen: Set<Int64> = []
         for id in body.ids where !seen.insert(id).inserted {
             throw HTTPError(.badRequest, message: "id \(id) is listed twice in 'ids'; list each favourite once")
         }
         try await mapped { try await engine.catalog.setFavouriteOrder(itemIDs: body.ids) }
-        return Body(value: try await engine.catalog.items(CatalogItemQuery(kind: nil, favouritesOnly: true, limit: 1000)))
+        return Body(
+            value: try await engine.catalog.items(CatalogItemQuery(kind: nil, favouritesOnly: true, limit: 1000)))
     }
 
     /// `GET /groups?kind=live|movie|series&source=N`: the groups to filter channels by, with how
@@ -83,7 +112,9 @@ extension CatalogController {
         }
         var sourceID: Int64?
         if let text = query["source"] {
-            guard let id = Int64(String(text)) else { throw HTTPError(.badRequest, message: "'source' must be a source id, got '\(text)'") }
+            guard let id = Int64(String(text)) else {
+                throw HTTPError(.badRequest, message: "'source' must be a source id, got '\(text)'")
+            }
             sourceID = id
         }
         return GroupList(groups: try await engine.catalog.groups(kind: kind, sourceID: sourceID))
@@ -95,7 +126,9 @@ extension CatalogController {
         let id = try context.parameters.require("id", as: Int64.self)
         let reload = request.uri.queryParameters["reload"].map { $0 == "true" || $0 == "1" } ?? false
         let episodes = try await mapped { try await engine.catalogImporter.episodes(seriesItemID: id, reload: reload) }
-        guard let series = try await engine.catalog.item(id: id) else { throw HTTPError(.notFound, message: "no channel with id \(id)") }
+        guard let series = try await engine.catalog.item(id: id) else {
+            throw HTTPError(.notFound, message: "no channel with id \(id)")
+        }
         var seasons: [Season] = []
         for episode in episodes {
             if let last = seasons.indices.last, seasons[last].season == episode.season {
@@ -114,14 +147,24 @@ extension CatalogController {
     @Sendable func playEpisode(request: Request, context: TunerRequestContext) async throws -> EpisodePlay {
         let id = try context.parameters.require("id", as: Int64.self)
         guard let episode = try await engine.catalog.episode(id: id) else {
-            throw HTTPError(.notFound, message: "no episode with id \(id) (episodes are renumbered when their source is refreshed; list them again)")
+            throw HTTPError(
+                .notFound,
+                message:
+                    "no episode with id \(id) (episodes are renumbered when their source is refreshed; list them again)"
+            )
         }
-        guard let url = URL(string: episode.url) else { throw HTTPError(.conflict, message: "episode \(id) has no usable URL") }
+        guard let url = URL(string: episode.url) else {
+            throw HTTPError(.conflict, message: "episode \(id) has no usable URL")
+        }
         let series = try await engine.catalog.item(id: episode.seriesID)
-        let headers = (episode.headers.isEmpty ? series?.headers ?? [] : episode.headers).map { StreamHeader(name: $0.name, value: $0.value) }
+        let headers = (episode.headers.isEmpty ? series?.headers ?? [] : episode.headers).map {
+            StreamHeader(name: $0.name, value: $0.value)
+        }
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
         do {
-            return EpisodePlay(proxyURL: try engine.proxyURL(for: url, headers: headers, baseURL: base), episode: episode, series: series)
+            return EpisodePlay(
+                proxyURL: try engine.proxyURL(for: url, headers: headers, baseURL: base), episode: episode,
+                series: series)
         } catch {
             throw HTTPError(.badRequest, message: error.description)
         }
@@ -139,7 +182,9 @@ extension CatalogController {
             }
             limit = value
         }
-        let programmes = try await mapped { try await engine.catalogImporter.xtreamShortEPG(channelItemID: id, limit: limit) }
+        let programmes = try await mapped {
+            try await engine.catalogImporter.xtreamShortEPG(channelItemID: id, limit: limit)
+        }
         return ShortEPG(itemID: id, programmes: programmes)
     }
 
@@ -157,7 +202,9 @@ extension CatalogController {
         return request.headers[.transferEncoding] != nil
     }
 
-    private func decodeJSON<T: Decodable>(_ type: T.Type, _ request: Request, _ context: TunerRequestContext) async throws -> T {
+    private func decodeJSON<T: Decodable>(_ type: T.Type, _ request: Request, _ context: TunerRequestContext)
+        async throws -> T
+    {
         do {
             return try await request.decode(as: type, context: context)
         } catch {

@@ -17,7 +17,10 @@ struct CatalogController {
     }
 
     struct SourceList: ResponseEncodable { var sources: [CatalogSource] }
-    struct Play: ResponseEncodable { var proxyURL: String; var item: CatalogItem }
+    struct Play: ResponseEncodable {
+        var proxyURL: String
+        var item: CatalogItem
+    }
     struct Message: ResponseEncodable { var message: String }
 
     func addRoutes(to router: Router<TunerRequestContext>) {
@@ -26,25 +29,35 @@ struct CatalogController {
         api.post("sources", use: addSource)
         api.post("sources/:id/refresh", use: refresh)
         api.delete("sources/:id") { _, context in
-            try await mapped { try await engine.library.removeSource(id: try context.parameters.require("id", as: Int64.self)) }
+            try await mapped {
+                try await engine.library.removeSource(id: try context.parameters.require("id", as: Int64.self))
+            }
             return Message(message: "source removed")
         }
         api.get("channels", use: channels)
         api.get("channels/:id", use: item)
         api.get("channels/:id/play", use: play)
         api.put("channels/:id/favourite") { _, context in
-            try await mapped { try await engine.catalog.setFavourite(itemID: try context.parameters.require("id", as: Int64.self), true) }
+            try await mapped {
+                try await engine.catalog.setFavourite(
+                    itemID: try context.parameters.require("id", as: Int64.self), true)
+            }
             return Message(message: "favourite added")
         }
         api.delete("channels/:id/favourite") { _, context in
-            try await mapped { try await engine.catalog.setFavourite(itemID: try context.parameters.require("id", as: Int64.self), false) }
+            try await mapped {
+                try await engine.catalog.setFavourite(
+                    itemID: try context.parameters.require("id", as: Int64.self), false)
+            }
             return Message(message: "favourite removed")
         }
         addGuideRoutes(to: api)
         addLibraryRoutes(to: api)
     }
 
-    @Sendable func addSource(request: Request, context: TunerRequestContext) async throws -> EditedResponse<Body<CatalogSource>> {
+    @Sendable func addSource(request: Request, context: TunerRequestContext) async throws -> EditedResponse<
+        Body<CatalogSource>
+    > {
         let body: Library.NewSource
         do {
             body = try await request.decode(as: Library.NewSource.self, context: context)
@@ -66,7 +79,9 @@ struct CatalogController {
         return Body(value: try await mapped { try await engine.library.refresh(sourceID: id) })
     }
 
-    @Sendable func channels(request: Request, context: TunerRequestContext) async throws -> Body<CatalogPage<CatalogItem>> {
+    @Sendable func channels(request: Request, context: TunerRequestContext) async throws -> Body<
+        CatalogPage<CatalogItem>
+    > {
         Body(value: try await engine.catalog.items(Self.itemQuery(request)))
     }
 
@@ -87,7 +102,9 @@ struct CatalogController {
 
     @Sendable func item(request: Request, context: TunerRequestContext) async throws -> Body<CatalogItem> {
         let id = try context.parameters.require("id", as: Int64.self)
-        guard let item = try await engine.catalog.item(id: id) else { throw HTTPError(.notFound, message: "no channel with id \(id)") }
+        guard let item = try await engine.catalog.item(id: id) else {
+            throw HTTPError(.notFound, message: "no channel with id \(id)")
+        }
         return Body(value: item)
     }
 
@@ -103,12 +120,13 @@ struct CatalogController {
         do {
             return try await body()
         } catch let error as FeatureError {
-            let status: HTTPResponse.Status = switch error.kind {
-            case .notFound: .notFound
-            case .notPlayable: .conflict
-            case .invalid: .badRequest
-            case .forbidden: .forbidden
-            }
+            let status: HTTPResponse.Status =
+                switch error.kind {
+                case .notFound: .notFound
+                case .notPlayable: .conflict
+                case .invalid: .badRequest
+                case .forbidden: .forbidden
+                }
             throw HTTPError(status, message: error.description)
         }
     }
@@ -119,7 +137,9 @@ struct CatalogController {
         do {
             return try await Self.answering(body)
         } catch let error as CatalogError {
-            throw HTTPError(error.isNotFound ? .notFound : error.isUnsupported ? .conflict : .badGateway, message: error.description)
+            throw HTTPError(
+                error.isNotFound ? .notFound : error.isUnsupported ? .conflict : .badGateway, message: error.description
+            )
         }
     }
 }

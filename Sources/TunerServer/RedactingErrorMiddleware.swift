@@ -8,7 +8,9 @@ import MediaFormats
 struct RedactingErrorMiddleware: RouterMiddleware {
     typealias Context = TunerRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch var error as HTTPError {

@@ -43,7 +43,9 @@ struct RedactingJSONEncoder: ResponseEncoder {
             var mayHoldSecret = false
             while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
                 let byte = bytes[end]
-                if byte == UInt8(ascii: "=") || byte == UInt8(ascii: "@") || byte == UInt8(ascii: "/") { mayHoldSecret = true }
+                if byte == UInt8(ascii: "=") || byte == UInt8(ascii: "@") || byte == UInt8(ascii: "/") {
+                    mayHoldSecret = true
+                }
                 end += byte == UInt8(ascii: "\\") ? 2 : 1
             }
             guard end < bytes.count else { break }
@@ -73,7 +75,9 @@ struct RedactingJSONEncoder: ResponseEncoder {
         /// The end (closing quote) of the string literal whose first content byte is at `start`.
         func literalEnd(from start: Int) -> Int? {
             var end = start
-            while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+                end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+            }
             return end < bytes.count ? end : nil
         }
         while index + nameKey.count < bytes.count {
@@ -87,8 +91,9 @@ struct RedactingJSONEncoder: ResponseEncoder {
             let valueKeyStart = nameEnd + 1
             index = valueKeyStart
             guard CredentialHeaders.isCredential(name), valueKeyStart + valueKey.count <= bytes.count,
-                  bytes[valueKeyStart..<(valueKeyStart + valueKey.count)].elementsEqual(valueKey),
-                  let valueEnd = literalEnd(from: valueKeyStart + valueKey.count) else { continue }
+                bytes[valueKeyStart..<(valueKeyStart + valueKey.count)].elementsEqual(valueKey),
+                let valueEnd = literalEnd(from: valueKeyStart + valueKey.count)
+            else { continue }
             let valueStart = valueKeyStart + valueKey.count
             output.append(contentsOf: bytes[copiedUpTo..<valueStart])
             output.append(contentsOf: Array(SecretRedactor.placeholder.utf8))

@@ -40,23 +40,37 @@ struct RequestGuardMiddleware: RouterMiddleware {
     /// it each time was a measurable part of a small cached answer.
     let acceptedHosts = AcceptedHosts()
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let path: RequestPath
         do {
             path = try RequestPath(normalising: request.uri.path)
         } catch {
-            throw HTTPError(.badRequest, message: "the request path is not in a form Tuner accepts (\(error)): send a plain absolute path without '.' or '..' segments")
+            throw HTTPError(
+                .badRequest,
+                message:
+                    "the request path is not in a form Tuner accepts (\(error)): send a plain absolute path without '.' or '..' segments"
+            )
         }
         // HTTP/1.1's `Host` arrives as the request's authority.
         let host = request.head.authority
         if let host, !acceptedHosts.contains(host) {
             guard HostRule.accepts(host, publicHosts: publicHosts) else {
-                throw HTTPError(.misdirectedRequest, message: "this Tuner does not answer to the host name in 'Host: \(Self.printable(host))': use its IP address or localhost, or start it with --public-host <name>")
+                throw HTTPError(
+                    .misdirectedRequest,
+                    message:
+                        "this Tuner does not answer to the host name in 'Host: \(Self.printable(host))': use its IP address or localhost, or start it with --public-host <name>"
+                )
             }
             acceptedHosts.remember(host)
         }
         if let token, !isOpen(path), !Self.carriesToken(request, token: token) {
-            throw HTTPError(.unauthorized, message: "this Tuner listens beyond localhost: send 'Authorization: Bearer <token>' (the token is in the data folder's 'token' file or TUNER_TOKEN)")
+            throw HTTPError(
+                .unauthorized,
+                message:
+                    "this Tuner listens beyond localhost: send 'Authorization: Bearer <token>' (the token is in the data folder's 'token' file or TUNER_TOKEN)"
+            )
         }
         if !Self.isSafe(request.method) {
             try checkCrossSite(request, path: path, host: host)
@@ -78,18 +92,29 @@ struct RequestGuardMiddleware: RouterMiddleware {
         if let origin = request.headers[.origin] {
             let normalised = origin.lowercased()
             let own = host.map { ["http://" + $0.lowercased(), "https://" + $0.lowercased()] } ?? []
-            let allowed = own.contains(normalised) || allowedOrigins.contains("*") || allowedOrigins.contains(normalised)
+            let allowed =
+                own.contains(normalised) || allowedOrigins.contains("*") || allowedOrigins.contains(normalised)
                 || (isUpload && (uploadOrigins.contains("*") || uploadOrigins.contains(normalised)))
             guard allowed else {
-                throw HTTPError(.forbidden, message: "requests from the web page at '\(Self.printable(origin))' may not change anything here: start Tuner with --allow-origin \(Self.printable(origin)) to allow that page")
+                throw HTTPError(
+                    .forbidden,
+                    message:
+                        "requests from the web page at '\(Self.printable(origin))' may not change anything here: start Tuner with --allow-origin \(Self.printable(origin)) to allow that page"
+                )
             }
         }
         guard Self.hasBody(request) else { return }
-        let type = request.headers[.contentType].map { $0.split(separator: ";", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let type =
+            request.headers[.contentType].map {
+                $0.split(separator: ";", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces).lowercased()
+            } ?? ""
         let accepted = type == "application/json" || (isUpload && type == "application/offset+octet-stream")
         guard accepted else {
             let expected = isUpload ? "application/offset+octet-stream" : "application/json"
-            throw HTTPError(.unsupportedMediaType, message: "a request body here must be sent with 'Content-Type: \(expected)', got '\(Self.printable(type))'")
+            throw HTTPError(
+                .unsupportedMediaType,
+                message:
+                    "a request body here must be sent with 'Content-Type: \(expected)', got '\(Self.printable(type))'")
         }
     }
 
@@ -167,7 +192,9 @@ enum HostRule {
             guard let close = authority.firstIndex(of: "]") else { return nil }
             let inside = authority[authority.index(after: authority.startIndex)..<close]
             let rest = authority[authority.index(after: close)...]
-            guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isASCIIDigit)) else { return nil }
+            guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isASCIIDigit)) else {
+                return nil
+            }
             return isIPv6(String(inside)) ? String(inside) : nil
         }
         let parts = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)

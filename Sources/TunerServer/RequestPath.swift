@@ -33,7 +33,7 @@ struct RequestPath: Equatable, Sendable {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
                 guard index + 2 < bytes.count, let high = Self.hexValue(bytes[index + 1]),
-                      let low = Self.hexValue(bytes[index + 2])
+                    let low = Self.hexValue(bytes[index + 2])
                 else { throw .badPercentEncoding }
                 decoded.append(high << 4 | low)
                 index += 3

@@ -1,5 +1,5 @@
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import Logging
 import MediaCache
 import NIOCore
@@ -80,7 +80,8 @@ private struct WriterSink: MediaBodySink {
     mutating func write(_ region: CachedFileRegion) async throws -> Bool {
         guard let channel else { return false }
         let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: try region.openDescriptor())
-        let fileRegion = FileRegion(fileHandle: handle, readerIndex: Int(region.offset), endIndex: Int(region.offset + region.count))
+        let fileRegion = FileRegion(
+            fileHandle: handle, readerIndex: Int(region.offset), endIndex: Int(region.offset + region.count))
         let sent: EventLoopFuture<Void>?
         do {
             sent = try await channel.eventLoop.submit { FileRegionBodyWriter.write(fileRegion, on: channel) }.get()
@@ -136,7 +137,7 @@ final class FileRegionBodyWriter: ChannelOutboundHandler, RemovableChannelHandle
             guard let encoder = try? pipeline.handler(type: HTTPResponseEncoder.self) else { return nil }
             let writer = FileRegionBodyWriter()
             guard (try? pipeline.addHandler(writer, position: .after(encoder))) != nil,
-                  let added = try? pipeline.context(handler: writer)
+                let added = try? pipeline.context(handler: writer)
             else { return nil }
             context = added
         }

@@ -50,7 +50,9 @@ struct TransfersController {
         }
         api.get(":id") { _, context in
             let id = try Self.id(context)
-            guard let task = await engine.transfers.task(id: id) else { throw Self.httpError(TransferManagerError.notFound(id)) }
+            guard let task = await engine.transfers.task(id: id) else {
+                throw Self.httpError(TransferManagerError.notFound(id))
+            }
             return TransferBody(task: task, progress: await engine.transfers.progress(id: id))
         }
         api.patch(":id", use: patch)
@@ -71,7 +73,11 @@ struct TransfersController {
             do {
                 items = [try JSONDecoder().decode(AddTransferRequest.self, from: data)]
             } catch {
-                throw HTTPError(.badRequest, message: "the body must be JSON like {\"url\": \"https://…\", \"sha256\": \"…\"} or {\"transfers\": [...]}: \(error)")
+                throw HTTPError(
+                    .badRequest,
+                    message:
+                        "the body must be JSON like {\"url\": \"https://…\", \"sha256\": \"…\"} or {\"transfers\": [...]}: \(error)"
+                )
             }
         }
         guard !items.isEmpty else { throw HTTPError(.badRequest, message: "no transfers given") }
@@ -90,19 +96,24 @@ struct TransfersController {
             }
             return TransferRequest(
                 kind: kind, sourceURL: source,
-                headers: (item.headers ?? [:]).sorted { $0.key < $1.key }.map { TransferHeader(name: $0.key, value: $0.value) },
+                headers: (item.headers ?? [:]).sorted { $0.key < $1.key }.map {
+                    TransferHeader(name: $0.key, value: $0.value)
+                },
                 destinationName: item.name, priority: item.priority ?? 0, position: item.position,
                 expectedSHA256: item.sha256, paused: item.paused ?? false, properties: item.properties ?? [:])
         }
         let added = try await mapped { try await engine.transfers.add(requests) }
-        return EditedResponse(status: .created, response: TransferList(transfers: added.map { TransferBody(task: $0, progress: nil) }))
+        return EditedResponse(
+            status: .created, response: TransferList(transfers: added.map { TransferBody(task: $0, progress: nil) }))
     }
 
     /// Refuses (403) a URL the server may not connect to (`--allow-fetch`).
     func checkFetchPolicy(_ text: String) throws {
         let policy = engine.configuration.allowFetch
         guard policy != .any else { return }
-        guard let url = URL(string: text), policy.permits(url) else { throw HTTPError(.forbidden, message: policy.refusal(text)) }
+        guard let url = URL(string: text), policy.permits(url) else {
+            throw HTTPError(.forbidden, message: policy.refusal(text))
+        }
     }
 
     @Sendable func patch(request: Request, context: TunerRequestContext) async throws -> TransferBody {
@@ -122,15 +133,19 @@ struct TransfersController {
             case "cancel": try await transfers.cancel(id: id)
             case "position":
                 guard let position = body.position, position >= 0 else {
-                    throw TransferManagerError.invalidRequest("the position action needs \"position\": a whole number from 0")
+                    throw TransferManagerError.invalidRequest(
+                        "the position action needs \"position\": a whole number from 0")
                 }
                 try await transfers.move(id: id, to: position)
             case "url":
-                guard let url = body.url else { throw TransferManagerError.invalidRequest("the url action needs \"url\"") }
+                guard let url = body.url else {
+                    throw TransferManagerError.invalidRequest("the url action needs \"url\"")
+                }
                 try checkFetchPolicy(url)
                 try await transfers.changeSource(id: id, to: url)
             default:
-                throw TransferManagerError.invalidRequest("unknown action '\(body.action)'; use pause, resume, retry, cancel, position or url")
+                throw TransferManagerError.invalidRequest(
+                    "unknown action '\(body.action)'; use pause, resume, retry, cancel, position or url")
             }
         }
         guard let task = await transfers.task(id: id) else { throw Self.httpError(TransferManagerError.notFound(id)) }

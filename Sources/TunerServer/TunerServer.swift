@@ -6,8 +6,8 @@ import MediaCache
 import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
-import UnixSignals
 import TunerApp
+import UnixSignals
 
 /// Tuner's HTTP front end: the stream proxy and the JSON API, on Hummingbird.
 ///
@@ -42,7 +42,9 @@ public final class TunerServer: Sendable {
         let text = try engine.proxyURL(
             for: url, headers: headers.sorted { $0.key < $1.key }.map { StreamHeader(name: $0.key, value: $0.value) },
             baseURL: baseURL)
-        guard let proxied = URL(string: text) else { throw StreamLinkError.invalid("cannot form a proxy URL for \(url)") }
+        guard let proxied = URL(string: text) else {
+            throw StreamLinkError.invalid("cannot form a proxy URL for \(url)")
+        }
         return proxied
     }
 
@@ -51,32 +53,40 @@ public final class TunerServer: Sendable {
         let router = Router(context: TunerRequestContext.self)
         // Before the token check: browsers send CORS preflights without credentials.
         let maxUploadSize = engine.uploads.configuration.maxSize
-        router.add(middleware: UploadsCORSMiddleware(
-            allowedOrigins: engine.configuration.uploadAllowedOrigins, capabilities: { UploadsController.capabilities(maxSize: maxUploadSize) }))
+        router.add(
+            middleware: UploadsCORSMiddleware(
+                allowedOrigins: engine.configuration.uploadAllowedOrigins,
+                capabilities: { UploadsController.capabilities(maxSize: maxUploadSize) }))
         let configuration = engine.configuration
-        let token = configuration.isLoopbackOnly ? nil : try configuration.accessToken ?? engine.dataFolder.loadOrCreateToken()
-        router.add(middleware: RequestGuardMiddleware(
-            token: token, publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
-            allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
-            uploadOrigins: Set(configuration.uploadAllowedOrigins.map { $0.lowercased() })))
+        let token =
+            configuration.isLoopbackOnly ? nil : try configuration.accessToken ?? engine.dataFolder.loadOrCreateToken()
+        router.add(
+            middleware: RequestGuardMiddleware(
+                token: token, publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
+                allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
+                uploadOrigins: Set(configuration.uploadAllowedOrigins.map { $0.lowercased() })))
         router.add(middleware: RedactingErrorMiddleware())
         StreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         APIController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         CatalogController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
-        UploadsController(store: engine.uploads, fallbackBaseURL: { [self] in baseURL }, logger: engine.logger).addRoutes(to: router)
+        UploadsController(store: engine.uploads, fallbackBaseURL: { [self] in baseURL }, logger: engine.logger)
+            .addRoutes(to: router)
         TransfersController(engine: engine).addRoutes(to: router)
         // Request heads are bounded (NIO's decoder: 80 KiB per field and in all, here at most 200
         // fields) and a connection that sends no complete request within the idle timeout is
         // closed, so slow or endless headers cannot hold connections or memory.
         let http1 = HTTP1Channel.Configuration(
             idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1_000_000_000)),
-            httpDecoderConfiguration: .init(maxHeaderFieldSize: 80 * 1024, maxHeaderListSize: 80 * 1024, maxHeaderFieldCount: 200))
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: 80 * 1024, maxHeaderListSize: 80 * 1024, maxHeaderFieldCount: 200))
         return Application(
             router: router,
             server: .http1(configuration: http1),
-            configuration: .init(address: .hostname(engine.configuration.host, port: engine.configuration.port), serverName: "Tuner"),
+            configuration: .init(
+                address: .hostname(engine.configuration.host, port: engine.configuration.port), serverName: "Tuner"),
             services: [
-                CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine), TransferService(engine: engine),
+                CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine),
+                TransferService(engine: engine),
                 UploadExpiryService(store: engine.uploads),
             ],
             onServerRunning: { [state] channel in
@@ -89,9 +99,12 @@ public final class TunerServer: Sendable {
     }
 
     /// Runs until one of `signals` arrives (or ``stop()`` is called), then shuts down gracefully.
-    public func run(shutdownSignals: [UnixSignal] = [], onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    public func run(shutdownSignals: [UnixSignal] = [], onListening: @escaping @Sendable (Int) async -> Void = { _ in })
+        async throws
+    {
         let app = try buildApplication(onListening: onListening)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: shutdownSignals, logger: engine.logger))
+        let group = ServiceGroup(
+            configuration: .init(services: [app], gracefulShutdownSignals: shutdownSignals, logger: engine.logger))
         state.withLockedValue { $0.group = group }
         defer { state.withLockedValue { $0.group = nil } }
         do {
@@ -105,7 +118,9 @@ public final class TunerServer: Sendable {
 
     /// Starts a server in the background (on a free port when the configuration says port 0)
     /// and returns once it accepts connections.
-    public static func start(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) async throws -> TunerServer {
+    public static func start(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) async throws
+        -> TunerServer
+    {
         let server = TunerServer(engine: try TunerEngine(configuration: configuration, logger: logger))
         let listening = AsyncStream<Int>.makeStream()
         let task = Task {
@@ -151,7 +166,10 @@ struct CatalogRefreshService: Service {
         // which the scheduler skips for ever; this server owns the data folder now.
         do {
             let recovered = try await engine.catalog.recoverInterruptedRefreshes()
-            if recovered > 0 { engine.logger.notice("Sources interrupted mid-refresh marked failed", metadata: ["count": "\(recovered)"]) }
+            if recovered > 0 {
+                engine.logger.notice(
+                    "Sources interrupted mid-refresh marked failed", metadata: ["count": "\(recovered)"])
+            }
         } catch {
             engine.logger.warning("Cannot reset interrupted refreshes", metadata: ["error": "\(error)"])
         }

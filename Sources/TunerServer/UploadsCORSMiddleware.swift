@@ -31,7 +31,9 @@ struct UploadsCORSMiddleware: RouterMiddleware {
     /// Seconds a browser may reuse a preflight's answer.
     static let maxAge = "86400"
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let path = request.uri.path
         guard path == Self.path || path.hasPrefix(Self.path + "/"),
             let origin = request.headers[.origin], let allowed = allowedOrigin(origin)

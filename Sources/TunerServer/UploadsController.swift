@@ -1,12 +1,12 @@
 import Foundation
-import Tus
-import TusServer
 import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
 import Transfers
 import TunerApp
+import Tus
+import TusServer
 
 /// Tuner's tus 1.0 endpoint at `/api/v1/uploads`: creation (also with an upload, or with a
 /// deferred length), HEAD for the offset, PATCH, termination, checksums (sha1, md5, sha256) and
@@ -58,10 +58,14 @@ struct UploadsController {
         let length: Int64?
         switch (request.headers[.uploadLength], request.headers[.uploadDeferLength]) {
         case (let text?, nil):
-            guard let value = Self.parseNonNegative(text) else { return problem(.badRequest, "Upload-Length must be a whole number of bytes, got '\(text)'") }
+            guard let value = Self.parseNonNegative(text) else {
+                return problem(.badRequest, "Upload-Length must be a whole number of bytes, got '\(text)'")
+            }
             length = value
         case (nil, let text?):
-            guard text.trimmingCharacters(in: .whitespaces) == "1" else { return problem(.badRequest, "Upload-Defer-Length must be 1, got '\(text)'") }
+            guard text.trimmingCharacters(in: .whitespaces) == "1" else {
+                return problem(.badRequest, "Upload-Defer-Length must be 1, got '\(text)'")
+            }
             length = nil
         case (nil, nil):
             return problem(.badRequest, "send Upload-Length (the file's size) or Upload-Defer-Length: 1")
@@ -71,7 +75,8 @@ struct UploadsController {
         var metadata = TusMetadata()
         if let text = request.headers[.uploadMetadata], !text.trimmingCharacters(in: .whitespaces).isEmpty {
             guard let parsed = TusMetadata(header: text) else {
-                return problem(.badRequest, "Upload-Metadata must be comma-separated 'key base64value' pairs with distinct keys")
+                return problem(
+                    .badRequest, "Upload-Metadata must be comma-separated 'key base64value' pairs with distinct keys")
             }
             metadata = parsed
         }
@@ -96,9 +101,11 @@ struct UploadsController {
                 info = try await store.append(to: info.id, at: 0, checksum: checksum, body: request.body)
             } catch let error as TusUploadStoreError {
                 // The upload exists; the client resumes it with HEAD at the Location.
-                logger.info("creation-with-upload body refused", metadata: ["upload": "\(info.id)", "error": "\(error)"])
+                logger.info(
+                    "creation-with-upload body refused", metadata: ["upload": "\(info.id)", "error": "\(error)"])
             } catch {
-                logger.info("creation-with-upload body ended early", metadata: ["upload": "\(info.id)", "error": "\(error)"])
+                logger.info(
+                    "creation-with-upload body ended early", metadata: ["upload": "\(info.id)", "error": "\(error)"])
             }
             info = (try? store.info(id: info.id)) ?? info
             headers[.uploadOffset] = String(info.offset)
@@ -118,7 +125,11 @@ struct UploadsController {
         }
         var headers = HTTPFields()
         headers[.uploadOffset] = String(info.offset)
-        if let length = info.length { headers[.uploadLength] = String(length) } else { headers[.uploadDeferLength] = "1" }
+        if let length = info.length {
+            headers[.uploadLength] = String(length)
+        } else {
+            headers[.uploadDeferLength] = "1"
+        }
         if !info.metadata.entries.isEmpty { headers[.uploadMetadata] = info.metadata.headerValue }
         headers[.cacheControl] = "no-store"
         addExpiry(info, to: &headers)
@@ -131,20 +142,25 @@ struct UploadsController {
         guard let type = request.headers[.contentType], Self.isOffsetStream(type) else {
             return problem(.unsupportedMediaType, "PATCH needs Content-Type: \(Self.offsetContentType)")
         }
-        guard let offsetText = request.headers[.uploadOffset] else { return problem(.badRequest, "PATCH needs Upload-Offset (send HEAD to learn it)") }
+        guard let offsetText = request.headers[.uploadOffset] else {
+            return problem(.badRequest, "PATCH needs Upload-Offset (send HEAD to learn it)")
+        }
         guard let offset = Self.parseNonNegative(offsetText) else {
             return problem(.badRequest, "Upload-Offset must be a whole number of bytes, got '\(offsetText)'")
         }
         var declared: Int64?
         if let text = request.headers[.uploadLength] {
-            guard let value = Self.parseNonNegative(text) else { return problem(.badRequest, "Upload-Length must be a whole number of bytes, got '\(text)'") }
+            guard let value = Self.parseNonNegative(text) else {
+                return problem(.badRequest, "Upload-Length must be a whole number of bytes, got '\(text)'")
+            }
             declared = value
         }
         let parsed = parseChecksum(request)
         if let refusal = parsed.refusal { return refusal }
         let checksum = parsed.checksum
         do {
-            let info = try await store.append(to: id, at: offset, declaringLength: declared, checksum: checksum, body: request.body)
+            let info = try await store.append(
+                to: id, at: offset, declaringLength: declared, checksum: checksum, body: request.body)
             var headers = HTTPFields()
             headers[.uploadOffset] = String(info.offset)
             addExpiry(info, to: &headers)
@@ -155,7 +171,8 @@ struct UploadsController {
             // The body broke off (the client went away): the store kept what was synced. Any
             // answer is for a client that is probably gone; it says where to resume.
             let offset = (try? store.info(id: id).offset).map(String.init) ?? "unknown"
-            return problem(.badRequest, "the request body ended with an error (\(error)); resume from Upload-Offset \(offset)")
+            return problem(
+                .badRequest, "the request body ended with an error (\(error)); resume from Upload-Offset \(offset)")
         }
     }
 
@@ -175,8 +192,14 @@ struct UploadsController {
         case "PATCH": return try await patch(request: request, context: context)
         case "DELETE": return try await terminate(request: request, context: context)
         case "HEAD": return try await head(request: request, context: context)
-        case let other?: return problem(.methodNotAllowed, "X-HTTP-Method-Override '\(other)' is not supported here; use PATCH, DELETE or HEAD")
-        case nil: return problem(.methodNotAllowed, "POST creates uploads at /api/v1/uploads; an upload URL takes HEAD, PATCH or DELETE (or POST with X-HTTP-Method-Override)")
+        case let other?:
+            return problem(
+                .methodNotAllowed, "X-HTTP-Method-Override '\(other)' is not supported here; use PATCH, DELETE or HEAD")
+        case nil:
+            return problem(
+                .methodNotAllowed,
+                "POST creates uploads at /api/v1/uploads; an upload URL takes HEAD, PATCH or DELETE (or POST with X-HTTP-Method-Override)"
+            )
         }
     }
 
@@ -188,7 +211,8 @@ struct UploadsController {
         guard sent != Self.version else { return nil }
         var headers = HTTPFields()
         headers[.tusVersion] = Self.version
-        let message = sent.map { "Tus-Resumable \($0) is not supported; this server speaks \(Self.version)" }
+        let message =
+            sent.map { "Tus-Resumable \($0) is not supported; this server speaks \(Self.version)" }
             ?? "send Tus-Resumable: \(Self.version) (this is a tus 1.0 endpoint)"
         return respond(.preconditionFailed, headers, message: message)
     }
@@ -199,7 +223,13 @@ struct UploadsController {
         switch TusChecksum.parse(header: text) {
         case .success(let checksum): return (checksum, nil)
         case .failure(.unsupportedAlgorithm(let name)):
-            return (nil, problem(.badRequest, "checksum algorithm '\(name)' is not supported; use one of \(TusChecksumAlgorithm.all.map(\.name).joined(separator: ", "))"))
+            return (
+                nil,
+                problem(
+                    .badRequest,
+                    "checksum algorithm '\(name)' is not supported; use one of \(TusChecksumAlgorithm.all.map(\.name).joined(separator: ", "))"
+                )
+            )
         case .failure(.malformed):
             return (nil, problem(.badRequest, "Upload-Checksum must be '<algorithm> <base64 digest>'"))
         }
@@ -222,7 +252,9 @@ struct UploadsController {
         headers[.uploadExpires] = Self.httpDate(expiresAt)
     }
 
-    private func respond(_ status: HTTPResponse.Status, _ headers: HTTPFields, message: String? = nil, bodyless: Bool = false) -> Response {
+    private func respond(
+        _ status: HTTPResponse.Status, _ headers: HTTPFields, message: String? = nil, bodyless: Bool = false
+    ) -> Response {
         var fields = headers
         fields[.tusResumable] = Self.version
         guard let message, !bodyless else {
@@ -238,16 +270,17 @@ struct UploadsController {
     }
 
     private func problem(for error: TusUploadStoreError, bodyless: Bool = false) -> Response {
-        let status: HTTPResponse.Status = switch error.code {
-        case .notFound: .notFound
-        case .expired: .gone
-        case .offsetMismatch: .conflict
-        case .locked: HTTPResponse.Status(code: 423, reasonPhrase: "Locked")
-        case .checksumMismatch: HTTPResponse.Status(code: 460, reasonPhrase: "Checksum Mismatch")
-        case .tooLarge, .exceedsLength: .contentTooLarge
-        case .storage: .internalServerError
-        default: .badRequest
-        }
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .notFound: .notFound
+            case .expired: .gone
+            case .offsetMismatch: .conflict
+            case .locked: HTTPResponse.Status(code: 423, reasonPhrase: "Locked")
+            case .checksumMismatch: HTTPResponse.Status(code: 460, reasonPhrase: "Checksum Mismatch")
+            case .tooLarge, .exceedsLength: .contentTooLarge
+            case .storage: .internalServerError
+            default: .badRequest
+            }
         if error.code == .storage { logger.error("upload storage failed", metadata: ["error": "\(error)"]) }
         var headers = HTTPFields()
         // Tells the client where it stands without another HEAD.
@@ -262,7 +295,9 @@ struct UploadsController {
     /// A header holding a byte count: digits only (no sign, no spaces inside), within Int64.
     static func parseNonNegative(_ text: String) -> Int64? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.utf8.count <= 19, trimmed.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        guard !trimmed.isEmpty, trimmed.utf8.count <= 19, trimmed.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            return nil
+        }
         return Int64(trimmed)
     }
 

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A child process started with `posix_spawn`, its output sent straight to files.
@@ -32,7 +32,8 @@ public final class ChildProcess: Sendable {
 
     public let processIdentifier: Int32
     /// How the child ended (nil while it runs), and who waits for that.
-    private let state = LockedState<(ended: Termination?, waiters: [CheckedContinuation<Termination, Never>])>((nil, []))
+    private let state = LockedState<(ended: Termination?, waiters: [CheckedContinuation<Termination, Never>])>(
+        (nil, []))
 
     /// Starts `executable` (a full path) with `arguments`. `environment` nil inherits this
     /// process's environment.
@@ -53,7 +54,8 @@ public final class ChildProcess: Sendable {
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        let variables = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let variables =
+            (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { variables.forEach { free($0) } }
 
         var pid: pid_t = 0
@@ -122,9 +124,9 @@ public struct ChildProcessError: Error, CustomStringConvertible {
 /// `posix_spawn_file_actions_t`, whose Swift type differs between Glibc and Darwin.
 private struct SpawnFileActions {
     #if canImport(Darwin)
-    var raw: posix_spawn_file_actions_t? = nil
+        var raw: posix_spawn_file_actions_t? = nil
     #else
-    var raw = posix_spawn_file_actions_t()
+        var raw = posix_spawn_file_actions_t()
     #endif
 
     init() throws {
@@ -148,32 +150,33 @@ private struct SpawnFileActions {
 
     mutating func changeDirectory(_ path: String) throws {
         #if canImport(Darwin)
-        let result = posix_spawn_file_actions_addchdir_np(&raw, path)
+            let result = posix_spawn_file_actions_addchdir_np(&raw, path)
         #else
-        let result = Self.addChangeDirectory.map { $0(&raw, path) } ?? ENOSYS
+            let result = Self.addChangeDirectory.map { $0(&raw, path) } ?? ENOSYS
         #endif
         guard result == 0 else { throw ChildProcessError(what: "cannot start in \(path)", code: result) }
     }
 
     mutating func closeEverythingAboveStandardError() {
         #if !canImport(Darwin)
-        _ = Self.addCloseFrom.map { $0(&raw, STDERR_FILENO + 1) }
+            _ = Self.addCloseFrom.map { $0(&raw, STDERR_FILENO + 1) }
         #endif
     }
 
     #if !canImport(Darwin)
-    // glibc has both (2.29 and 2.34), but its headers only declare them under _GNU_SOURCE, which
-    // Swift's Glibc module does not set; look them up at run time instead.
-    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    private typealias ChangeDirectory = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-    private static let addCloseFrom: CloseFrom? = symbol("posix_spawn_file_actions_addclosefrom_np")
-    private static let addChangeDirectory: ChangeDirectory? = symbol("posix_spawn_file_actions_addchdir_np")
+        // glibc has both (2.29 and 2.34), but its headers only declare them under _GNU_SOURCE, which
+        // Swift's Glibc module does not set; look them up at run time instead.
+        private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        private typealias ChangeDirectory =
+            @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+        private static let addCloseFrom: CloseFrom? = symbol("posix_spawn_file_actions_addclosefrom_np")
+        private static let addChangeDirectory: ChangeDirectory? = symbol("posix_spawn_file_actions_addchdir_np")
 
-    private static func symbol<T>(_ name: String) -> T? {
-        // A null handle is glibc's RTLD_DEFAULT: every loaded object, libc included.
-        guard let address = dlsym(nil, name) else { return nil }
-        return unsafeBitCast(address, to: T.self)
-    }
+        private static func symbol<T>(_ name: String) -> T? {
+            // A null handle is glibc's RTLD_DEFAULT: every loaded object, libc included.
+            guard let address = dlsym(nil, name) else { return nil }
+            return unsafeBitCast(address, to: T.self)
+        }
     #endif
 }
 
@@ -181,9 +184,9 @@ private struct SpawnFileActions {
 /// the test runner, which kills its children itself) and default signal handling.
 private struct SpawnAttributes {
     #if canImport(Darwin)
-    var raw: posix_spawnattr_t? = nil
+        var raw: posix_spawnattr_t? = nil
     #else
-    var raw = posix_spawnattr_t()
+        var raw = posix_spawnattr_t()
     #endif
 
     init() throws {
@@ -198,7 +201,7 @@ private struct SpawnAttributes {
         posix_spawnattr_setsigmask(&raw, &mask)
         var flags = Int32(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
         #if canImport(Darwin)
-        flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
+            flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
         #endif
         result = posix_spawnattr_setflags(&raw, Int16(flags))
         guard result == 0 else { throw ChildProcessError(what: "posix_spawnattr_setflags", code: result) }

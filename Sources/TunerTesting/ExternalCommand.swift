@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What a finished child process left behind.
@@ -55,7 +55,8 @@ public enum ExternalCommand {
         guard let resolved = path(of: executable) else {
             throw ExternalCommandError.notInstalled(executable)
         }
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-command-\(UUID().uuidString)")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tuner-command-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let outPath = scratch.appendingPathComponent("stdout").path

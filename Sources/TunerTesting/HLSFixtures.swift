@@ -150,8 +150,10 @@ public struct HLSFixtures: Sendable {
             separateAudio: Stream(
                 kind: .separateAudio,
                 playlist: "altaudio/master.m3u8",
-                files: ["altaudio/master.m3u8", "altaudio/video/index.m3u8", "altaudio/video/init_0.mp4",
-                        "altaudio/audio/index.m3u8", "altaudio/audio/init_1.mp4"]
+                files: [
+                    "altaudio/master.m3u8", "altaudio/video/index.m3u8", "altaudio/video/init_0.mp4",
+                    "altaudio/audio/index.m3u8", "altaudio/audio/init_1.mp4",
+                ]
                     + segments.map { "altaudio/video/seg\($0).m4s" } + segments.map { "altaudio/audio/seg\($0).m4s" }
             ),
             liveSource: "live/index.m3u8"
@@ -205,7 +207,9 @@ public struct HLSFixtures: Sendable {
             "-force_key_frames", "expr:gte(t,n_forced*\(segmentDuration))",
         ]
         let audio = ["-c:a", "aac", "-b:a", "32k", "-ac", "1", "-ar", "44100"]
-        let hls = ["-f", "hls", "-hls_time", String(segmentDuration), "-hls_playlist_type", "vod", "-hls_list_size", "0"]
+        let hls = [
+            "-f", "hls", "-hls_time", String(segmentDuration), "-hls_playlist_type", "vod", "-hls_list_size", "0",
+        ]
         let single = sources(size: "320x180", seconds: duration) + video + ["-b:v", "120k"] + audio + hls
 
         // Two renditions and a multivariant playlist.
@@ -225,7 +229,8 @@ public struct HLSFixtures: Sendable {
         try Data(key).write(to: URL(fileURLWithPath: keyPath))
         let keyInfo = staging + "/aes.keyinfo"
         try "key.bin\n\(keyPath)\n\(iv.dropFirst(2))\n".write(toFile: keyInfo, atomically: true, encoding: .utf8)
-        try await run(single + ["-hls_key_info_file", keyInfo, "-hls_segment_filename", "aes/seg%d.ts", "aes/index.m3u8"])
+        try await run(
+            single + ["-hls_key_info_file", keyInfo, "-hls_segment_filename", "aes/seg%d.ts", "aes/index.m3u8"])
         try? fileManager.removeItem(atPath: keyInfo)
 
         // Fragmented MP4 with EXT-X-MAP.
@@ -255,7 +260,8 @@ public struct HLSFixtures: Sendable {
 
         // The live source: one continuous encode cut into many segments.
         try await run(
-            sources(size: "320x180", seconds: liveSegmentCount * segmentDuration) + video + ["-b:v", "100k"] + audio + hls
+            sources(size: "320x180", seconds: liveSegmentCount * segmentDuration) + video + ["-b:v", "100k"] + audio
+                + hls
                 + ["-hls_segment_filename", "live/seg%d.ts", "live/index.m3u8"])
 
         try formatVersion.write(toFile: staging + "/" + markerName, atomically: true, encoding: .utf8)

@@ -81,7 +81,8 @@ struct LiveStream: Sendable {
             if line.isEmpty { continue }
             if let value = line.removingPrefix("#EXTINF:") {
                 pendingDuration = Double(value.split(separator: ",", maxSplits: 1).first.map(String.init) ?? "")
-            } else if line.hasPrefix("#EXT-X-KEY") || line.hasPrefix("#EXT-X-MAP") || line.hasPrefix("#EXT-X-BYTERANGE") {
+            } else if line.hasPrefix("#EXT-X-KEY") || line.hasPrefix("#EXT-X-MAP") || line.hasPrefix("#EXT-X-BYTERANGE")
+            {
                 throw LiveStreamError.unsupportedSource(path, line)
             } else if !line.hasPrefix("#"), let duration = pendingDuration {
                 let file = line.hasPrefix("/") ? line : directory + "/" + line

@@ -6,7 +6,9 @@ import NIOHTTP1
 /// `TestOrigin.serveLive(playlist:name:window:)`.
 extension OriginRouter {
     func livePlan(rest: String, target: RequestTarget, request: HTTPRequestHead) -> ResponsePlan {
-        let parts = rest.split(separator: "/", omittingEmptySubsequences: false).map { RequestTarget.percentDecoded($0) }
+        let parts = rest.split(separator: "/", omittingEmptySubsequences: false).map {
+            RequestTarget.percentDecoded($0)
+        }
         guard parts.count == 2, let stream = state.liveStreams.stream(parts[0]) else {
             return .text(.notFound, "not found\n", replyingTo: request)
         }
@@ -29,7 +31,8 @@ extension OriginRouter {
             return contentPlan(representation, source: .document(body), request: request, faults: faults, draw: .none)
         }
 
-        guard let numberText = file.removingPrefix("seg").flatMap({ $0.hasSuffix(".ts") ? String($0.dropLast(3)) : nil }),
+        guard
+            let numberText = file.removingPrefix("seg").flatMap({ $0.hasSuffix(".ts") ? String($0.dropLast(3)) : nil }),
             let number = Int(numberText), number >= 0, number <= stream.newestSegment(at: now)
         else {
             // Not a segment, or one the stream has not produced yet.
@@ -41,7 +44,8 @@ extension OriginRouter {
         else {
             return .text(.notFound, "not found\n", replyingTo: request)
         }
-        let produced = stream.startedWallClock.timeIntervalSince1970
+        let produced =
+            stream.startedWallClock.timeIntervalSince1970
             + Double((number - stream.window + 1 - stream.skippedSlots) * stream.targetDuration)
         let representation = Representation(
             etag: "\"live-\(stream.name)-seg\(number)-\(size)\"",
@@ -49,6 +53,7 @@ extension OriginRouter {
             length: size,
             contentType: "video/mp2t"
         )
-        return contentPlan(representation, source: .file(path: segment.path), request: request, faults: faults, draw: .none)
+        return contentPlan(
+            representation, source: .file(path: segment.path), request: request, faults: faults, draw: .none)
     }
 }

@@ -18,8 +18,11 @@ struct OriginRouter {
     static func sink(for request: HTTPRequestHead) -> UploadSink? {
         let target = RequestTarget(uri: request.uri)
         guard request.method == .PUT || request.method == .POST, target.query["status"] == nil,
-              let name = target.path.removingPrefix("/sink/"), !name.isEmpty else { return nil }
-        return UploadSink(name: RequestTarget.percentDecoded(name), method: request.method.rawValue, contentType: request.headers.first(name: "Content-Type"))
+            let name = target.path.removingPrefix("/sink/"), !name.isEmpty
+        else { return nil }
+        return UploadSink(
+            name: RequestTarget.percentDecoded(name), method: request.method.rawValue,
+            contentType: request.headers.first(name: "Content-Type"))
     }
 
     func plan(for request: HTTPRequestHead) -> ResponsePlan {
@@ -32,14 +35,17 @@ struct OriginRouter {
         let target = RequestTarget(uri: request.uri)
         state.recordRequest(path: target.path, uri: request.uri, headers: request.headers.map { ($0.name, $0.value) })
 
-        if let name = target.path.removingPrefix("/sink/"), !name.isEmpty, request.method == .PUT || request.method == .POST {
+        if let name = target.path.removingPrefix("/sink/"), !name.isEmpty,
+            request.method == .PUT || request.method == .POST
+        {
             if let status = target.query["status"].flatMap({ Int($0) }) {
                 return errorPlan(status: status, faults: RequestedFaults(query: target.query), request: request)
             }
             return .text(.created, "stored\n", replyingTo: request)
         }
         guard request.method == .GET || request.method == .HEAD else {
-            return .text(.methodNotAllowed, "method not allowed\n", replyingTo: request, headers: [("Allow", "GET, HEAD")])
+            return .text(
+                .methodNotAllowed, "method not allowed\n", replyingTo: request, headers: [("Allow", "GET, HEAD")])
         }
         let path = target.path
         if let name = path.removingPrefix("/files/"), !name.isEmpty {
@@ -137,7 +143,9 @@ struct OriginRouter {
             headers.add(name: "Connection", value: "close")
         }
 
-        if let ifNoneMatch = request.headers.first(name: "If-None-Match"), representation.matches(ifNoneMatch: ifNoneMatch) {
+        if let ifNoneMatch = request.headers.first(name: "If-None-Match"),
+            representation.matches(ifNoneMatch: ifNoneMatch)
+        {
             return ResponsePlan(
                 head: HTTPResponseHead(version: request.version, status: .notModified, headers: headers),
                 source: .text(""),
@@ -167,7 +175,9 @@ struct OriginRouter {
         case .partial(let partial):
             status = .partialContent
             range = partial
-            headers.add(name: "Content-Range", value: "bytes \(partial.lowerBound)-\(partial.upperBound - 1)/\(representation.length)")
+            headers.add(
+                name: "Content-Range",
+                value: "bytes \(partial.lowerBound)-\(partial.upperBound - 1)/\(representation.length)")
         case .unsatisfiable:
             return .text(
                 .rangeNotSatisfiable,

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Sends byte-exact HTTP/1.1 requests over a plain socket to 127.0.0.1, for tests of what
@@ -25,7 +25,8 @@ public enum RawHTTP {
     public static func send(port: Int, _ request: [UInt8], timeoutSeconds: Int = 10) async throws -> Answer {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try sendBlocking(port: port, request, timeoutSeconds: timeoutSeconds) })
+                continuation.resume(
+                    with: Result { try sendBlocking(port: port, request, timeoutSeconds: timeoutSeconds) })
             }
         }
     }
@@ -37,7 +38,8 @@ public enum RawHTTP {
 
     /// A GET with the given raw target, `Host` and extra header lines, and `Connection: close`.
     public static func get(
-        port: Int, target: String, method: String = "GET", host: String? = nil, headers: [String] = [], body: String = ""
+        port: Int, target: String, method: String = "GET", host: String? = nil, headers: [String] = [],
+        body: String = ""
     ) async throws -> Answer {
         var lines = ["\(method) \(target) HTTP/1.1", "Host: \(host ?? "127.0.0.1:\(port)")", "Connection: close"]
         lines += headers
@@ -50,9 +52,9 @@ public enum RawHTTP {
     /// Opens a connection to 127.0.0.1:`port` and returns its descriptor (the caller closes it).
     public static func connect(port: Int, timeoutSeconds: Int = 10) throws -> Int32 {
         #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
@@ -82,9 +84,9 @@ public enum RawHTTP {
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { buffer in
                 #if canImport(Glibc)
-                Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
+                    Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
                 #else
-                Darwin.send(fd, buffer.baseAddress, buffer.count, 0)
+                    Darwin.send(fd, buffer.baseAddress, buffer.count, 0)
                 #endif
             }
             if written <= 0 { return false }

@@ -64,8 +64,10 @@ struct RequestedFaults {
         flip = flag("flip")
         failFirst = int("failfirst")
 
-        let names = ["reset", "hold", "rst", "drip", "status", "retryafter", "badlength", "norange", "chunked", "delay", "flip",
-                     "failfirst"]
+        let names = [
+            "reset", "hold", "rst", "drip", "status", "retryafter", "badlength", "norange", "chunked", "delay", "flip",
+            "failfirst",
+        ]
         isEmpty = !names.contains { query[$0] != nil }
     }
 

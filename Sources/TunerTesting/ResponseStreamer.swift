@@ -90,22 +90,24 @@ final class ResponseStreamer {
         let offset = cursor
         let count = min(chunkLength, plan.bodyRange.upperBound - offset)
         isReading = true
-        plan.source.read(offset: offset, count: count, allocator: context.channel.allocator, eventLoop: context.eventLoop)
-            .assumeIsolated()
-            .whenComplete { result in
-                self.isReading = false
-                guard !self.isDone else { return }
-                switch result {
-                case .success(let buffer):
-                    self.cursor = offset + count
-                    self.write(.body(.byteBuffer(buffer)), bodyBytes: count)
-                case .failure:
-                    // The head already promised these bytes; closing is the only honest signal left.
-                    self.isDone = true
-                    self.context.close(promise: nil)
-                }
-                self.pump()
+        plan.source.read(
+            offset: offset, count: count, allocator: context.channel.allocator, eventLoop: context.eventLoop
+        )
+        .assumeIsolated()
+        .whenComplete { result in
+            self.isReading = false
+            guard !self.isDone else { return }
+            switch result {
+            case .success(let buffer):
+                self.cursor = offset + count
+                self.write(.body(.byteBuffer(buffer)), bodyBytes: count)
+            case .failure:
+                // The head already promised these bytes; closing is the only honest signal left.
+                self.isDone = true
+                self.context.close(promise: nil)
             }
+            self.pump()
+        }
     }
 
     private func write(_ part: HTTPServerResponsePart, bodyBytes: Int) {

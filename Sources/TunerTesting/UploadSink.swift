@@ -32,6 +32,7 @@ struct UploadSink {
 
     func finish() -> ReceivedUpload {
         ReceivedUpload(
-            method: method, length: length, sha256: hasher.finalize().map { String(format: "%02x", $0) }.joined(), contentType: contentType)
+            method: method, length: length, sha256: hasher.finalize().map { String(format: "%02x", $0) }.joined(),
+            contentType: contentType)
     }
 }

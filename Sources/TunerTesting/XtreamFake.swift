@@ -51,17 +51,23 @@ public final class XtreamFake: Sendable {
     }
 
     /// Starts listening; `responses` maps an action (`get_live_streams`, …) to its JSON body.
-    public static func start(username: String = "user", password: String = "pass", responses: [String: String] = [:], guide: String = "<tv></tv>") async throws -> XtreamFake {
+    public static func start(
+        username: String = "user", password: String = "pass", responses: [String: String] = [:],
+        guide: String = "<tv></tv>"
+    ) async throws -> XtreamFake {
         let state = LockedState(State(responses: responses, guide: guide))
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 let key = ObjectIdentifier(channel)
                 state.withLockedValue { $0.connections[key] = channel }
-                channel.closeFuture.whenComplete { _ in _ = state.withLockedValue { $0.connections.removeValue(forKey: key) } }
+                channel.closeFuture.whenComplete { _ in
+                    _ = state.withLockedValue { $0.connections.removeValue(forKey: key) }
+                }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(XtreamFakeHandler(username: username, password: password, state: state))
+                    try channel.pipeline.syncOperations.addHandler(
+                        XtreamFakeHandler(username: username, password: password, state: state))
                 }
             }
         let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
@@ -124,7 +130,9 @@ final class XtreamFakeHandler: ChannelInboundHandler, RemovableChannelHandler {
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: type)
             headers.add(name: "Content-Length", value: "\(body.utf8.count)")
-            context.write(Self.wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+            context.write(
+                Self.wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))),
+                promise: nil)
             context.write(Self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
             context.writeAndFlush(Self.wrapOutboundOut(.end(nil)), promise: nil)
         }
@@ -137,21 +145,26 @@ final class XtreamFakeHandler: ChannelInboundHandler, RemovableChannelHandler {
         var query: [String: String] = [:]
         for pair in (parts.count > 1 ? parts[1] : "").split(separator: "&") {
             let keyValue = pair.split(separator: "=", maxSplits: 1)
-            query[String(keyValue[0])] = keyValue.count > 1 ? String(keyValue[1]).xtreamPercentDecoded ?? String(keyValue[1]) : ""
+            query[String(keyValue[0])] =
+                keyValue.count > 1 ? String(keyValue[1]).xtreamPercentDecoded ?? String(keyValue[1]) : ""
         }
         let authorised = query["username"] == username && query["password"] == password
         switch path {
         case "/player_api.php":
             guard authorised else { return (.ok, "application/json", #"{"user_info":{"auth":0}}"#) }
             guard let action = query["action"] else {
-                return (.ok, "application/json", #"{"user_info":{"auth":1,"status":"Active","username":"\#(username)"},"server_info":{"url":"127.0.0.1"}}"#)
+                return (
+                    .ok, "application/json",
+                    #"{"user_info":{"auth":1,"status":"Active","username":"\#(username)"},"server_info":{"url":"127.0.0.1"}}"#
+                )
             }
             // Per-item actions (get_vod_info, get_series_info, get_short_epg) look for
             // "action:id" first, so a test can answer each movie or series differently.
             let itemID = query["vod_id"] ?? query["series_id"] ?? query["stream_id"]
-            let body = state.withLockedValue { state in
-                itemID.flatMap { state.responses["\(action):\($0)"] } ?? state.responses[action]
-            } ?? "[]"
+            let body =
+                state.withLockedValue { state in
+                    itemID.flatMap { state.responses["\(action):\($0)"] } ?? state.responses[action]
+                } ?? "[]"
             if action == "get_short_epg", let limit = query["limit"].flatMap(Int.init) {
                 return (.ok, "application/json", Self.firstListings(body, limit: limit))
             }
@@ -162,7 +175,9 @@ final class XtreamFakeHandler: ChannelInboundHandler, RemovableChannelHandler {
         default:
             // Streams: /live|movie|series/U/P/ID.ext, like a panel's.
             let segments = path.split(separator: "/").map(String.init)
-            guard segments.count == 4, Self.streamKinds.contains(segments[0]) else { return (.notFound, "text/plain", "not found") }
+            guard segments.count == 4, Self.streamKinds.contains(segments[0]) else {
+                return (.notFound, "text/plain", "not found")
+            }
             guard segments[1].xtreamPercentDecoded == username, segments[2].xtreamPercentDecoded == password else {
                 return (.forbidden, "text/plain", "forbidden")
             }
@@ -177,8 +192,9 @@ extension XtreamFakeHandler {
     /// `get_short_epg` answers at most `limit` listings (panels default to 4), as panels do.
     static func firstListings(_ body: String, limit: Int) -> String {
         guard var object = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any],
-              let listings = object["epg_listings"] as? [Any], listings.count > limit,
-              limit >= 0 else { return body }
+            let listings = object["epg_listings"] as? [Any], listings.count > limit,
+            limit >= 0
+        else { return body }
         object["epg_listings"] = Array(listings.prefix(limit))
         guard let data = try? JSONSerialization.data(withJSONObject: object) else { return body }
         return String(decoding: data, as: UTF8.self)
@@ -191,7 +207,8 @@ extension String {
         var iterator = utf8.makeIterator()
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
-               let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) {
+                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+            {
                 bytes.append(value)
             } else {
                 bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)

@@ -34,7 +34,8 @@ public struct TusMetadata: Sendable, Hashable, Codable {
         var seen = Set<String>()
         for pair in header.split(separator: ",", omittingEmptySubsequences: false) {
             let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: " ", omittingEmptySubsequences: true)
-            guard let key = parts.first.map(String.init), !key.isEmpty, parts.count <= 2, seen.insert(key).inserted else {
+            guard let key = parts.first.map(String.init), !key.isEmpty, parts.count <= 2, seen.insert(key).inserted
+            else {
                 return nil
             }
             guard key.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0 != "," }) else { return nil }
@@ -68,7 +69,8 @@ public struct TusMetadata: Sendable, Hashable, Codable {
         for key in ["filename", "name", "fileName", "FileName"] {
             guard let raw = self[key] else { continue }
             let last = raw.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-            let cleaned = String(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+            let cleaned = String(
+                last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
             if !cleaned.isEmpty, cleaned != ".", cleaned != ".." { return cleaned }
         }
         return nil

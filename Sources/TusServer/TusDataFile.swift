@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The bytes of one tus upload on disk, written with `pwrite` and made durable with `fsync`.
 ///
@@ -30,7 +31,8 @@ final class TusDataFile: Sendable {
         let failure: Int32? = buffer.withUnsafeReadableBytes { bytes -> Int32? in
             var done = 0
             while done < bytes.count {
-                let written = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+                let written = pwrite(
+                    descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
                 if written < 0 {
                     if errno == EINTR { continue }
                     return errno
@@ -58,7 +60,9 @@ final class TusDataFile: Sendable {
 
     /// Cuts the file to `length`, dropping bytes that were never acknowledged.
     func truncate(to length: Int64) throws(TusUploadStoreError) {
-        guard ftruncate(descriptor, off_t(length)) == 0 else { throw Self.failure("truncate", path: path, errno: errno) }
+        guard ftruncate(descriptor, off_t(length)) == 0 else {
+            throw Self.failure("truncate", path: path, errno: errno)
+        }
     }
 
     /// The size of the file at `path`, or nil when there is none.

@@ -1,15 +1,15 @@
 import Foundation
-import Tus
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import Tus
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The server side of tus 1.0 uploads: each upload's bytes and its state, in one directory.
@@ -50,7 +50,10 @@ public final class TusUploadStore: Sendable {
         /// loses at most this much of what was received.
         public var commitInterval: Int64
 
-        public init(directory: String, maxSize: Int64 = 64 << 30, incompleteLifetime: TimeInterval? = nil, commitInterval: Int64 = 8 << 20) {
+        public init(
+            directory: String, maxSize: Int64 = 64 << 30, incompleteLifetime: TimeInterval? = nil,
+            commitInterval: Int64 = 8 << 20
+        ) {
             self.directory = directory
             self.maxSize = maxSize
             self.incompleteLifetime = incompleteLifetime
@@ -81,7 +84,8 @@ public final class TusUploadStore: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
         } catch {
-            throw TusUploadStoreError(.storage, "cannot create the uploads folder \(configuration.directory): \(error.localizedDescription)")
+            throw TusUploadStoreError(
+                .storage, "cannot create the uploads folder \(configuration.directory): \(error.localizedDescription)")
         }
         tidy()
         removeExpired()
@@ -99,9 +103,11 @@ public final class TusUploadStore: Sendable {
     /// Ids are 22 characters of base64url (128 random bits); anything else is never a file name
     /// here, which also keeps `..` and slashes out of every path this store builds.
     static func isValidID(_ id: String) -> Bool {
-        id.utf8.count == 22 && id.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F
-        }
+        id.utf8.count == 22
+            && id.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x2D || byte == 0x5F
+            }
     }
 
     private static func newID() -> String {
@@ -119,7 +125,10 @@ public final class TusUploadStore: Sendable {
         if let length {
             guard length >= 0 else { throw TusUploadStoreError(.invalidArgument, "Upload-Length must not be negative") }
             guard length <= configuration.maxSize else {
-                throw TusUploadStoreError(.tooLarge, "the upload of \(length) bytes is larger than this server's maximum of \(configuration.maxSize) bytes")
+                throw TusUploadStoreError(
+                    .tooLarge,
+                    "the upload of \(length) bytes is larger than this server's maximum of \(configuration.maxSize) bytes"
+                )
             }
         }
         let id = Self.newID()
@@ -133,7 +142,8 @@ public final class TusUploadStore: Sendable {
         _ = try TusDataFile(path: dataPath, create: true)
         try TusDataFile.syncDirectory(directory)
         try writeInfo(info)
-        logger.info("upload created", metadata: ["upload": "\(id)", "length": "\(length.map(String.init) ?? "deferred")"])
+        logger.info(
+            "upload created", metadata: ["upload": "\(id)", "length": "\(length.map(String.init) ?? "deferred")"])
         return info
     }
 
@@ -142,7 +152,8 @@ public final class TusUploadStore: Sendable {
         var info = try readInfo(id)
         if !info.isComplete {
             if let expiresAt = expiry(of: info), expiresAt < Date() {
-                throw TusUploadStoreError(.expired, "upload \(id) expired at \(expiresAt) and was removed; create a new one")
+                throw TusUploadStoreError(
+                    .expired, "upload \(id) expired at \(expiresAt) and was removed; create a new one")
             }
             // Never claim more than the file holds (see the type's comment).
             let size = TusDataFile.size(atPath: partPath(id)) ?? 0
@@ -176,14 +187,22 @@ public final class TusUploadStore: Sendable {
         if let declared = declaringLength {
             if let length = info.length {
                 guard length == declared else {
-                    throw TusUploadStoreError(.lengthAlreadyDeclared, "upload \(id) already has a length of \(length) bytes", offset: info.offset)
+                    throw TusUploadStoreError(
+                        .lengthAlreadyDeclared, "upload \(id) already has a length of \(length) bytes",
+                        offset: info.offset)
                 }
             } else {
                 guard declared >= info.offset else {
-                    throw TusUploadStoreError(.invalidArgument, "Upload-Length \(declared) is less than the \(info.offset) bytes already received", offset: info.offset)
+                    throw TusUploadStoreError(
+                        .invalidArgument,
+                        "Upload-Length \(declared) is less than the \(info.offset) bytes already received",
+                        offset: info.offset)
                 }
                 guard declared <= configuration.maxSize else {
-                    throw TusUploadStoreError(.tooLarge, "the upload of \(declared) bytes is larger than this server's maximum of \(configuration.maxSize) bytes", offset: info.offset)
+                    throw TusUploadStoreError(
+                        .tooLarge,
+                        "the upload of \(declared) bytes is larger than this server's maximum of \(configuration.maxSize) bytes",
+                        offset: info.offset)
                 }
                 info.length = declared
                 try writeInfo(info)
@@ -191,14 +210,16 @@ public final class TusUploadStore: Sendable {
         }
         guard expectedOffset == info.offset else {
             throw TusUploadStoreError(
-                .offsetMismatch, "Upload-Offset \(expectedOffset) does not match the \(info.offset) bytes this server has; send HEAD and resume from there",
+                .offsetMismatch,
+                "Upload-Offset \(expectedOffset) does not match the \(info.offset) bytes this server has; send HEAD and resume from there",
                 offset: info.offset)
         }
         if info.isComplete {
             // Nothing more may be sent; an empty PATCH (or the deferred length just declared
             // equal to the offset) is fine.
             for try await chunk in body where chunk.readableBytes > 0 {
-                throw TusUploadStoreError(.exceedsLength, "upload \(id) is already complete at \(info.offset) bytes", offset: info.offset)
+                throw TusUploadStoreError(
+                    .exceedsLength, "upload \(id) is already complete at \(info.offset) bytes", offset: info.offset)
             }
             try completeIfNeeded(&info)
             return info
@@ -219,7 +240,10 @@ public final class TusUploadStore: Sendable {
                     guard chunk.readableBytes > 0 else { continue }
                     if written + Int64(pending.readableBytes) + Int64(chunk.readableBytes) > limit {
                         let code: TusUploadStoreError.Code = info.length == nil ? .tooLarge : .exceedsLength
-                        throw TusUploadStoreError(code, "this PATCH goes past the upload's \(info.length == nil ? "maximum" : "declared length") of \(limit) bytes", offset: info.offset)
+                        throw TusUploadStoreError(
+                            code,
+                            "this PATCH goes past the upload's \(info.length == nil ? "maximum" : "declared length") of \(limit) bytes",
+                            offset: info.offset)
                     }
                     chunk.withUnsafeReadableBytes { hasher?.update($0) }
                     pending.writeBuffer(&chunk)
@@ -240,7 +264,8 @@ public final class TusUploadStore: Sendable {
             if let checksum, let hasher {
                 if bodyError == nil, hasher.finalize() != checksum.digest {
                     throw TusUploadStoreError(
-                        .checksumMismatch, "the \(checksum.algorithm) checksum of this PATCH's bytes does not match Upload-Checksum; they were discarded, send them again",
+                        .checksumMismatch,
+                        "the \(checksum.algorithm) checksum of this PATCH's bytes does not match Upload-Checksum; they were discarded, send them again",
                         offset: start)
                 }
                 if bodyError != nil {
@@ -256,7 +281,9 @@ public final class TusUploadStore: Sendable {
             throw error
         }
         if let bodyError {
-            logger.info("upload body ended early", metadata: ["upload": "\(id)", "offset": "\(info.offset)", "error": "\(bodyError)"])
+            logger.info(
+                "upload body ended early",
+                metadata: ["upload": "\(id)", "offset": "\(info.offset)", "error": "\(bodyError)"])
             throw bodyError
         }
         try completeIfNeeded(&info)
@@ -287,7 +314,9 @@ public final class TusUploadStore: Sendable {
     /// `now` plus the lifetime, rounded up to a whole second: the info file and `Upload-Expires`
     /// both keep whole seconds, and rounding down could make a short lifetime end at once.
     private func newExpiry(from now: Date) -> Date? {
-        configuration.incompleteLifetime.map { Date(timeIntervalSince1970: (now.timeIntervalSince1970 + $0).rounded(.up)) }
+        configuration.incompleteLifetime.map {
+            Date(timeIntervalSince1970: (now.timeIntervalSince1970 + $0).rounded(.up))
+        }
     }
 
     /// Removes unfinished uploads whose lifetime is over (their info and their bytes); returns
@@ -300,7 +329,9 @@ public final class TusUploadStore: Sendable {
             guard (try? lock(id)) != nil else { continue }
             defer { unlock(id) }
             // Read again under the lock: a PATCH that just ended may have renewed it.
-            guard let current = try? readInfo(id), let expiresAt = expiry(of: current), expiresAt < now else { continue }
+            guard let current = try? readInfo(id), let expiresAt = expiry(of: current), expiresAt < now else {
+                continue
+            }
             // The info file first, as in `terminate(id:)`: without it the upload is gone.
             unlink(infoPath(id))
             unlink(partPath(id))
@@ -344,7 +375,8 @@ public final class TusUploadStore: Sendable {
             // Terminations and expiry sweeps delete the info file first, while they hold the
             // lock: an upload without it is gone, not busy.
             guard FileManager.default.fileExists(atPath: infoPath(id)) else { throw notFound(id) }
-            throw TusUploadStoreError(.locked, "another request is writing upload \(id); wait for it to end, then send HEAD")
+            throw TusUploadStoreError(
+                .locked, "another request is writing upload \(id); wait for it to end, then send HEAD")
         }
     }
 
@@ -353,7 +385,9 @@ public final class TusUploadStore: Sendable {
     }
 
     private func readInfo(_ id: String) throws -> TusUploadInfo {
-        guard Self.isValidID(id), let data = FileManager.default.contents(atPath: infoPath(id)) else { throw notFound(id) }
+        guard Self.isValidID(id), let data = FileManager.default.contents(atPath: infoPath(id)) else {
+            throw notFound(id)
+        }
         do {
             return try JSONDecoder.tusInfo.decode(TusUploadInfo.self, from: data)
         } catch {
@@ -399,12 +433,16 @@ public final class TusUploadStore: Sendable {
                 throw TusDataFile.failure("rename", path: partPath(info.id), errno: errno)
             }
             try TusDataFile.syncDirectory(directory)
-            logger.info("upload complete", metadata: ["upload": "\(info.id)", "bytes": "\(info.offset)", "filename": "\(info.filename ?? "")"])
+            logger.info(
+                "upload complete",
+                metadata: ["upload": "\(info.id)", "bytes": "\(info.offset)", "filename": "\(info.filename ?? "")"])
         }
     }
 
     private func finishRenameIfInterrupted(_ id: String) {
-        guard !FileManager.default.fileExists(atPath: completedPath(of: id)), FileManager.default.fileExists(atPath: partPath(id)) else { return }
+        guard !FileManager.default.fileExists(atPath: completedPath(of: id)),
+            FileManager.default.fileExists(atPath: partPath(id))
+        else { return }
         if rename(partPath(id), completedPath(of: id)) == 0 { try? TusDataFile.syncDirectory(directory) }
     }
 

@@ -40,7 +40,9 @@ struct Cache: AsyncParsableCommand {
             let statistics: CacheStatistics
             if let client = try await target.client() {
                 let (status, body) = try await client.send(.cacheStats)
-                guard status == 200 else { throw CLIError("server answered \(status): \(String(decoding: body, as: UTF8.self))") }
+                guard status == 200 else {
+                    throw CLIError("server answered \(status): \(String(decoding: body, as: UTF8.self))")
+                }
                 let decoder = JSONDecoder()
                 decoder.dateDecodingStrategy = .iso8601
                 statistics = try decoder.decode(CacheStatistics.self, from: body)
@@ -75,7 +77,9 @@ struct Cache: AsyncParsableCommand {
         func run() async throws {
             if let client = try await target.client() {
                 let (status, body) = try await client.send(.cacheClear)
-                guard status == 200 else { throw CLIError("server answered \(status): \(String(decoding: body, as: UTF8.self))") }
+                guard status == 200 else {
+                    throw CLIError("server answered \(status): \(String(decoding: body, as: UTF8.self))")
+                }
             } else {
                 let engine = try target.localEngine()
                 try engine.cache.clear()
@@ -91,19 +95,23 @@ struct Cache: AsyncParsableCommand {
         @Option(help: "Only the first N bytes (e.g. 8MiB).") var bytes: String?
         @Option(help: "For an HLS stream: the first S seconds.") var seconds: Double?
         @Option(help: "For an HLS stream: the first N segments.") var segments: Int?
-        @Option(name: .customLong("header"), help: "A header sent upstream, 'Name: value' (repeatable).") var headers: [String] = []
+        @Option(name: .customLong("header"), help: "A header sent upstream, 'Name: value' (repeatable).") var headers:
+            [String] = []
         @OptionGroup var target: Target
 
         func run() async throws {
             guard let origin = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
             let byteCount = try bytes.map { text -> Int64 in
-                guard let value = ByteCount.parse(text), value > 0 else { throw ValidationError("--bytes must be a positive size, got '\(text)'") }
+                guard let value = ByteCount.parse(text), value > 0 else {
+                    throw ValidationError("--bytes must be a positive size, got '\(text)'")
+                }
                 return value
             }
             let parsed = try headers.map(parseHeader)
             if let client = try await target.client() {
                 let body = PreloadRequest(
-                    url: url, headers: Dictionary(parsed.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }), bytes: byteCount,
+                    url: url, headers: Dictionary(parsed.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }),
+                    bytes: byteCount,
                     seconds: seconds, segments: segments)
                 let (status, data) = try await client.send(.startPreload, body: body)
                 guard status == 202, let job = try? JSONDecoder().decode(PreloadJobs.Job.self, from: data) else {
@@ -112,7 +120,8 @@ struct Cache: AsyncParsableCommand {
                 var last: Int64 = -1
                 while true {
                     let (status, data) = try await client.send(.preload(id: job.id))
-                    guard status == 200, let current = try? JSONDecoder().decode(PreloadJobs.Job.self, from: data) else {
+                    guard status == 200, let current = try? JSONDecoder().decode(PreloadJobs.Job.self, from: data)
+                    else {
                         throw CLIError("lost track of preload \(job.id): server answered \(status)")
                     }
                     if current.bytesDone != last {
@@ -126,21 +135,29 @@ struct Cache: AsyncParsableCommand {
                     }
                     switch current.state {
                     case "running": try await Task.sleep(for: .milliseconds(250))
-                    case "complete": print("preloaded \(url)"); return
+                    case "complete":
+                        print("preloaded \(url)")
+                        return
                     default: throw CLIError("preload \(current.state): \(current.error ?? "no reason given")")
                     }
                 }
             } else if seconds != nil || segments != nil {
                 let engine = try target.localEngine()
-                let job = try engine.preloads.startHLS(link: StreamLink(url: origin, headers: parsed), seconds: seconds, segments: segments, maxBandwidth: nil)
+                let job = try engine.preloads.startHLS(
+                    link: StreamLink(url: origin, headers: parsed), seconds: seconds, segments: segments,
+                    maxBandwidth: nil)
                 let final = await engine.preloads.wait(id: job.id)
                 try await engine.shutdown()
-                guard final?.state == "complete" else { throw CLIError("preload \(final?.state ?? "failed"): \(final?.error ?? "no reason given")") }
+                guard final?.state == "complete" else {
+                    throw CLIError("preload \(final?.state ?? "failed"): \(final?.error ?? "no reason given")")
+                }
                 print("preloaded \(final?.segmentsDone ?? 0) segments (\(final?.bytesDone ?? 0) bytes) of \(url)")
             } else {
                 let engine = try target.localEngine()
                 do {
-                    _ = try await engine.cache.preload(url: origin, upstreamHeaders: parsed.map { ($0.name, $0.value) }, byteCount: byteCount) {
+                    _ = try await engine.cache.preload(
+                        url: origin, upstreamHeaders: parsed.map { ($0.name, $0.value) }, byteCount: byteCount
+                    ) {
                         printProgress($0.bytesDone, $0.bytesTotal)
                     }
                 } catch {
@@ -155,7 +172,8 @@ struct Cache: AsyncParsableCommand {
     }
 
     struct Export: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Write a fully cached resource to a file (a hard link: no second copy).")
+        static let configuration = CommandConfiguration(
+            abstract: "Write a fully cached resource to a file (a hard link: no second copy).")
         @Argument(help: "The origin URL.") var url: String
         @Argument(help: "Destination file, on the same disk as the data folder.") var path: String
         @OptionGroup var target: Target
@@ -164,8 +182,11 @@ struct Cache: AsyncParsableCommand {
             guard let origin = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
             let absolute = URL(fileURLWithPath: path).path
             if let client = try await target.client() {
-                let (status, data) = try await client.send(.cacheExport, body: CacheResourceRequest(url: url, path: absolute))
-                guard status == 200 else { throw CLIError("export failed (\(status)): \(String(decoding: data, as: UTF8.self))") }
+                let (status, data) = try await client.send(
+                    .cacheExport, body: CacheResourceRequest(url: url, path: absolute))
+                guard status == 200 else {
+                    throw CLIError("export failed (\(status)): \(String(decoding: data, as: UTF8.self))")
+                }
             } else {
                 let engine = try target.localEngine()
                 defer { Task { try? await engine.shutdown() } }
@@ -188,25 +209,32 @@ struct Cache: AsyncParsableCommand {
         func run() async throws {
             var budget: Int64?
             if let to {
-                guard let value = ByteCount.parse(to), value >= 0 else { throw ValidationError("--to must be a size like 500MiB, got '\(to)'") }
+                guard let value = ByteCount.parse(to), value >= 0 else {
+                    throw ValidationError("--to must be a size like 500MiB, got '\(to)'")
+                }
                 budget = value
             }
             let result: MediaCache.TrimReport
             if let client = try await target.client() {
                 let (status, data) = try await client.send(.cacheTrim, body: TrimRequest(bytes: budget))
-                guard status == 200 else { throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))") }
+                guard status == 200 else {
+                    throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))")
+                }
                 result = try JSONDecoder().decode(MediaCache.TrimReport.self, from: data)
             } else {
                 let engine = try target.localEngine()
                 result = engine.cache.trim(downTo: budget ?? engine.cache.configuration.maxBytes)
                 try await engine.shutdown()
             }
-            print("evicted \(result.evicted) resources (\(result.bytesFreed) bytes) in \(String(format: "%.1f", result.milliseconds)) ms; \(result.entries) resources (\(result.bytes) bytes) remain")
+            print(
+                "evicted \(result.evicted) resources (\(result.bytesFreed) bytes) in \(String(format: "%.1f", result.milliseconds)) ms; \(result.entries) resources (\(result.bytes) bytes) remain"
+            )
         }
     }
 
     struct Pin: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Keep a cached resource from eviction (or --off to release it).")
+        static let configuration = CommandConfiguration(
+            abstract: "Keep a cached resource from eviction (or --off to release it).")
         @Argument(help: "The origin URL.") var url: String
         @Flag(help: "Unpin instead.") var off = false
         @OptionGroup var target: Target
@@ -214,8 +242,11 @@ struct Cache: AsyncParsableCommand {
         func run() async throws {
             guard let origin = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
             if let client = try await target.client() {
-                let (status, data) = try await client.send(.cachePin, body: CacheResourceRequest(url: url, pinned: !off))
-                guard status == 200 else { throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))") }
+                let (status, data) = try await client.send(
+                    .cachePin, body: CacheResourceRequest(url: url, pinned: !off))
+                guard status == 200 else {
+                    throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))")
+                }
             } else {
                 let engine = try target.localEngine()
                 try engine.cache.setPinned(!off, url: origin)

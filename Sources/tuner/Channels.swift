@@ -19,7 +19,9 @@ struct Channels: AsyncParsableCommand {
         @Option(help: "How many to skip.") var offset = 0
         @Option(help: "How many to show.") var limit = 50
         @Flag(help: "Print JSON.") var json = false
-        @Option(help: ArgumentHelp("Run every search of this file (one a line) and print latency percentiles.", visibility: .hidden))
+        @Option(
+            help: ArgumentHelp(
+                "Run every search of this file (one a line) and print latency percentiles.", visibility: .hidden))
         var benchQueries: String?
 
         func run() async throws {
@@ -28,7 +30,8 @@ struct Channels: AsyncParsableCommand {
                 return
             }
             let query = CatalogItemQuery(
-                kind: CatalogItemKind(rawValue: kind), group: group, favouritesOnly: favourites, search: search, offset: offset, limit: limit)
+                kind: CatalogItemKind(rawValue: kind), group: group, favouritesOnly: favourites, search: search,
+                offset: offset, limit: limit)
             try await LocalCatalog.with(dataOptions) { catalog in
                 let page = try await catalog.store.items(query)
                 if json {
@@ -36,7 +39,9 @@ struct Channels: AsyncParsableCommand {
                     return
                 }
                 for item in page.items {
-                    print("\(item.id)\t\(item.isFavourite ? "★" : " ")\t\(item.name)\t\(item.group ?? "")\t\(Channels.status(item.streamCheck))")
+                    print(
+                        "\(item.id)\t\(item.isFavourite ? "★" : " ")\t\(item.name)\t\(item.group ?? "")\t\(Channels.status(item.streamCheck))"
+                    )
                 }
                 print("\(page.offset + 1)–\(page.offset + page.items.count) of \(page.total)")
             }
@@ -44,7 +49,9 @@ struct Channels: AsyncParsableCommand {
 
         /// For scripts/bench-catalog: each query through the same store call as the API, timed.
         func benchmark(queriesFile: String) async throws {
-            let queries = try String(contentsOfFile: queriesFile, encoding: .utf8).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+            let queries = try String(contentsOfFile: queriesFile, encoding: .utf8).split(separator: "\n").map(
+                String.init
+            ).filter { !$0.isEmpty }
             guard !queries.isEmpty else { throw ValidationError("no queries in \(queriesFile)") }
             try await LocalCatalog.with(dataOptions) { catalog in
                 let clock = ContinuousClock()
@@ -52,16 +59,20 @@ struct Channels: AsyncParsableCommand {
                 var slowest: [(Double, String)] = []
                 var hits = 0
                 // One warm-up pass so the first queries do not measure the page cache filling.
-                for query in queries.prefix(20) { _ = try await catalog.store.items(CatalogItemQuery(kind: nil, search: query, limit: limit)) }
+                for query in queries.prefix(20) {
+                    _ = try await catalog.store.items(CatalogItemQuery(kind: nil, search: query, limit: limit))
+                }
                 // Each query's latency is the median of three runs, so that the scheduler taking
                 // the core away once (a shared machine) is not counted as the query's cost.
                 for query in queries {
                     var runs: [Double] = []
                     for _ in 0..<3 {
                         let start = clock.now
-                        let page = try await catalog.store.items(CatalogItemQuery(kind: nil, search: query, limit: limit))
+                        let page = try await catalog.store.items(
+                            CatalogItemQuery(kind: nil, search: query, limit: limit))
                         let elapsed = clock.now - start
-                        runs.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+                        runs.append(
+                            Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
                         if runs.count == 1, page.total > 0 { hits += 1 }
                     }
                     let ms = runs.sorted()[1]
@@ -72,9 +83,13 @@ struct Channels: AsyncParsableCommand {
                 for (ms, query) in slowest.sorted(by: { $0.0 > $1.0 }).prefix(5) {
                     FileHandle.standardError.write(Data(String(format: "slow: %.3f ms %@\n", ms, query).utf8))
                 }
-                func percentile(_ p: Double) -> Double { milliseconds[min(milliseconds.count - 1, Int((p * Double(milliseconds.count)).rounded(.up)) - 1)] }
-                print(String(format: "search p50 %.3f ms p99 %.3f ms max %.3f ms over %d queries (%d with results)",
-                             percentile(0.5), percentile(0.99), milliseconds.last ?? 0, milliseconds.count, hits))
+                func percentile(_ p: Double) -> Double {
+                    milliseconds[min(milliseconds.count - 1, Int((p * Double(milliseconds.count)).rounded(.up)) - 1)]
+                }
+                print(
+                    String(
+                        format: "search p50 %.3f ms p99 %.3f ms max %.3f ms over %d queries (%d with results)",
+                        percentile(0.5), percentile(0.99), milliseconds.last ?? 0, milliseconds.count, hits))
             }
         }
     }
@@ -90,7 +105,9 @@ struct Channels: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            guard concurrency > 0, timeout > 0 else { throw ValidationError("--concurrency and --timeout must be positive") }
+            guard concurrency > 0, timeout > 0 else {
+                throw ValidationError("--concurrency and --timeout must be positive")
+            }
             try await LocalCatalog.with(dataOptions) { catalog in
                 let checker = StreamChecker(
                     store: catalog.store,
@@ -103,7 +120,9 @@ struct Channels: AsyncParsableCommand {
                 for check in checks {
                     print("\(check.itemID)\t\(check.online ? "online" : "offline")\t\(check.reason)")
                 }
-                print("\(checks.count) checked: \(checks.filter { $0.online }.count) online, \(checks.filter { !$0.online }.count) offline")
+                print(
+                    "\(checks.count) checked: \(checks.filter { $0.online }.count) online, \(checks.filter { !$0.online }.count) offline"
+                )
             }
         }
     }

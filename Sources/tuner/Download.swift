@@ -16,18 +16,28 @@ struct Download: AsyncParsableCommand {
             """)
 
     @Argument(help: "The URL to download.") var url: String?
-    @Option(name: .customLong("input-file"), help: "A file with one URL per line (blank lines and # comments skipped), like aria2c -i.")
+    @Option(
+        name: .customLong("input-file"),
+        help: "A file with one URL per line (blank lines and # comments skipped), like aria2c -i.")
     var inputFile: String?
     @Option(help: "Expected SHA-256 (hex) of the file; a mismatch fails the download.") var sha256: String?
     @Option(help: "Priority: higher runs first (default 0).") var priority: Int = 0
     @Option(help: "File name under <data>/downloads (default: from the URL).") var out: String?
     @Option(name: .customLong("header"), help: "A header sent with every request, \"Name: value\" (repeatable).")
     var headers: [String] = []
-    @Flag(help: "The URL is an HLS playlist (master or media): download one rendition, its keys and init sections into a folder that plays offline.")
+    @Flag(
+        help:
+            "The URL is an HLS playlist (master or media): download one rendition, its keys and init sections into a folder that plays offline."
+    )
     var hls = false
-    @Option(name: .customLong("max-bandwidth"), help: "With --hls: the highest variant bandwidth wanted (bits per second).")
+    @Option(
+        name: .customLong("max-bandwidth"), help: "With --hls: the highest variant bandwidth wanted (bits per second).")
     var maxBandwidth: Int?
-    @Option(name: .customLong("audio-language"), help: "With --hls: the audio language wanted (e.g. en, pt-BR) when the variant's sound is a separate rendition; default: the stream's default.")
+    @Option(
+        name: .customLong("audio-language"),
+        help:
+            "With --hls: the audio language wanted (e.g. en, pt-BR) when the variant's sound is a separate rendition; default: the stream's default."
+    )
     var audioLanguage: String?
     @Flag(help: "Wait until the downloads finish, showing progress; exit non-zero if one fails.") var wait = false
     @Option(help: "Downloads at once when they run in this process (--wait without a server); default 3.")
@@ -50,17 +60,23 @@ struct Download: AsyncParsableCommand {
         }
         var parsedHeaders: [TransferHeader] = []
         for line in headers {
-            guard let header = TransferHeader(line: line) else { throw ValidationError("--header must look like \"Name: value\", got '\(line)'") }
+            guard let header = TransferHeader(line: line) else {
+                throw ValidationError("--header must look like \"Name: value\", got '\(line)'")
+            }
             parsedHeaders.append(header)
         }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be 1 or more") }
         var properties: [String: String] = [:]
         if let maxBandwidth {
-            guard hls, maxBandwidth > 0 else { throw ValidationError("--max-bandwidth is a positive number of bits per second, for --hls") }
+            guard hls, maxBandwidth > 0 else {
+                throw ValidationError("--max-bandwidth is a positive number of bits per second, for --hls")
+            }
             properties["maxBandwidth"] = String(maxBandwidth)
         }
         if let audioLanguage {
-            guard hls, !audioLanguage.isEmpty else { throw ValidationError("--audio-language is a language tag such as en, for --hls") }
+            guard hls, !audioLanguage.isEmpty else {
+                throw ValidationError("--audio-language is a language tag such as en, for --hls")
+            }
             properties["audioLanguage"] = audioLanguage
         }
         let requests = urls.map { url in
@@ -73,12 +89,16 @@ struct Download: AsyncParsableCommand {
 
     /// Queues `requests` on the running server or in the data folder; with `wait`, follows them
     /// to the end (running them here when no server runs) and fails when one fails.
-    static func queue(_ requests: [TransferRequest], wait: Bool, concurrency: Int?, target: TransfersTarget) async throws {
+    static func queue(_ requests: [TransferRequest], wait: Bool, concurrency: Int?, target: TransfersTarget)
+        async throws
+    {
         if let client = try await target.client() {
             let items = requests.map { request in
                 AddTransferRequest(
-                    url: request.sourceURL, kind: request.kind.rawValue, properties: request.properties.isEmpty ? nil : request.properties,
-                    headers: request.headers.isEmpty ? nil : Dictionary(request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }),
+                    url: request.sourceURL, kind: request.kind.rawValue,
+                    properties: request.properties.isEmpty ? nil : request.properties,
+                    headers: request.headers.isEmpty
+                        ? nil : Dictionary(request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }),
                     name: request.destinationName, priority: request.priority, sha256: request.expectedSHA256)
             }
             let (status, body) = try await client.send(.addTransfers, body: AddTransfersRequest(transfers: items))
@@ -104,11 +124,13 @@ struct Download: AsyncParsableCommand {
         do {
             added = try await local.manager.add(requests)
         } catch {
-            await local.close()   // the manager's HTTP client must be shut down before it goes
+            await local.close()  // the manager's HTTP client must be shut down before it goes
             throw error
         }
         guard wait else {
-            for task in added { print("queued \(task.id) \(task.destinationName) (it runs when `tuner serve` starts, or use --wait)") }
+            for task in added {
+                print("queued \(task.id) \(task.destinationName) (it runs when `tuner serve` starts, or use --wait)")
+            }
             await local.close()
             return
         }
@@ -143,7 +165,9 @@ struct Upload: AsyncParsableCommand {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         var parsedHeaders: [TransferHeader] = []
         for line in headers {
-            guard let header = TransferHeader(line: line) else { throw ValidationError("--header must look like \"Name: value\", got '\(line)'") }
+            guard let header = TransferHeader(line: line) else {
+                throw ValidationError("--header must look like \"Name: value\", got '\(line)'")
+            }
             parsedHeaders.append(header)
         }
         if tus && post { throw ValidationError("--post is for plain uploads; tus uses its own requests") }

@@ -16,15 +16,24 @@ struct Guide: AsyncParsableCommand {
             let item = try await Self.resolve(channel, in: catalog.store)
             let now = Int64(Date().timeIntervalSince1970)
             let nowNext = try await catalog.store.nowNext(itemIDs: [item.id], at: now).first
-            let upcoming = try await catalog.store.guide(itemIDs: [item.id], from: now, to: now + Int64(hours * 3600))[item.id] ?? []
+            let upcoming =
+                try await catalog.store.guide(itemIDs: [item.id], from: now, to: now + Int64(hours * 3600))[item.id]
+                ?? []
             if json {
-                struct Output: Encodable { var item: CatalogItem; var now: GuideProgramme?; var next: GuideProgramme?; var programmes: [GuideProgramme] }
+                struct Output: Encodable {
+                    var item: CatalogItem
+                    var now: GuideProgramme?
+                    var next: GuideProgramme?
+                    var programmes: [GuideProgramme]
+                }
                 print(try jsonText(Output(item: item, now: nowNext?.now, next: nowNext?.next, programmes: upcoming)))
                 return
             }
             print("\(item.id)\t\(item.name)")
             guard nowNext != nil || !upcoming.isEmpty else {
-                print("no guide for this channel (no guide channel matches its tvg-id or name; map one with PUT /api/v1/channels/\(item.id)/guide-mapping)")
+                print(
+                    "no guide for this channel (no guide channel matches its tvg-id or name; map one with PUT /api/v1/channels/\(item.id)/guide-mapping)"
+                )
                 return
             }
             if let current = nowNext?.now { print("now\t\(Self.line(current))") }
@@ -40,7 +49,8 @@ struct Guide: AsyncParsableCommand {
             guard let item = try await store.item(id: id) else { throw ValidationError("no channel with id \(id)") }
             return item
         }
-        guard let item = try await store.items(CatalogItemQuery(kind: .live, search: channel, limit: 1)).items.first else {
+        guard let item = try await store.items(CatalogItemQuery(kind: .live, search: channel, limit: 1)).items.first
+        else {
             throw ValidationError("no channel matches '\(channel)'; list them with `tuner channels --search`")
         }
         return item

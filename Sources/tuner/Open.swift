@@ -20,7 +20,10 @@ struct Open: AsyncParsableCommand {
 
     @Argument(help: "The link, like tuner://channel/42/play.") var link: String
     @OptionGroup var dataOptions: DataOptions
-    @Option(help: "Base URL of the server play links point at (default: the running server's, else http://127.0.0.1:$TUNER_PORT or 8080).")
+    @Option(
+        help:
+            "Base URL of the server play links point at (default: the running server's, else http://127.0.0.1:$TUNER_PORT or 8080)."
+    )
     var base: String?
 
     func run() async throws {
@@ -37,7 +40,9 @@ struct Open: AsyncParsableCommand {
             }
         case .channel(let id), .film(let id), .show(let id):
             try await LocalCatalog.with(dataOptions) { catalog in
-                guard let item = try await catalog.store.item(id: id) else { throw ValidationError("no channel with id \(id)") }
+                guard let item = try await catalog.store.item(id: id) else {
+                    throw ValidationError("no channel with id \(id)")
+                }
                 var lines = ["\(item.id)\t\(item.kind)\t\(item.name)", "group: \(item.group ?? "-")"]
                 if let url = item.url { lines.append("stream: \(SecretRedactor.redactURL(url))") }
                 if item.catchup != nil { lines.append("catch-up: yes") }
@@ -68,7 +73,9 @@ struct Open: AsyncParsableCommand {
     /// A player on the data folder, and the base URL its links point at.
     private func withPlayer(_ body: (Player, String) async throws -> Void) async throws {
         let folder = try DataFolder(path: dataOptions.resolvedDataDirectory())
-        let baseURL = base ?? runningServerAddress(folder) ?? "http://127.0.0.1:\(ProcessInfo.processInfo.environment["TUNER_PORT"] ?? "8080")"
+        let baseURL =
+            base ?? runningServerAddress(folder)
+            ?? "http://127.0.0.1:\(ProcessInfo.processInfo.environment["TUNER_PORT"] ?? "8080")"
         try await LocalCatalog.with(dataOptions) { catalog in
             let player = Player(catalog: catalog.store, signer: StreamLinkSigner(key: try folder.loadOrCreateSecret()))
             do {
@@ -80,6 +87,7 @@ struct Open: AsyncParsableCommand {
     }
 
     private func runningServerAddress(_ folder: DataFolder) -> String? {
-        (try? String(contentsOfFile: folder.serverAddressPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        (try? String(contentsOfFile: folder.serverAddressPath, encoding: .utf8))?.trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 }

@@ -9,10 +9,13 @@ struct Playlist: AsyncParsableCommand {
         subcommands: [Check.self])
 
     struct Check: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Parse an HLS playlist and report its warnings (exit 1 when it is invalid).")
+        static let configuration = CommandConfiguration(
+            abstract: "Parse an HLS playlist and report its warnings (exit 1 when it is invalid).")
         @Argument(help: "The playlist file.") var file: String
         @Flag(help: "Fail on the first violation of RFC 8216 instead of listing them all.") var strict = false
-        @Option(name: .customLong("repeat"), help: "Parse (and serialize) this many times and print the time per run, for benchmarks.") var runs: Int = 1
+        @Option(
+            name: .customLong("repeat"),
+            help: "Parse (and serialize) this many times and print the time per run, for benchmarks.") var runs: Int = 1
 
         func run() async throws {
             guard let data = FileManager.default.contents(atPath: file) else { throw CLIError("cannot read \(file)") }
@@ -34,9 +37,14 @@ struct Playlist: AsyncParsableCommand {
                 }
                 let perParse = parse / runs
                 let perSerialize = serialize / runs
-                print("parse \(Self.milliseconds(perParse)) ms, serialize \(Self.milliseconds(perSerialize)) ms per run (\(bytes.count) bytes, \(runs) runs)")
+                print(
+                    "parse \(Self.milliseconds(perParse)) ms, serialize \(Self.milliseconds(perSerialize)) ms per run (\(bytes.count) bytes, \(runs) runs)"
+                )
             }
-            let kind = playlist.isMaster ? "master playlist, \(playlist.variants.count) variants" : "\(playlist.isLive ? "live" : "VOD") media playlist, \(playlist.segments.count) segments"
+            let kind =
+                playlist.isMaster
+                ? "master playlist, \(playlist.variants.count) variants"
+                : "\(playlist.isLive ? "live" : "VOD") media playlist, \(playlist.segments.count) segments"
             print("\(file): \(kind)")
             for warning in playlist.warnings { print("warning: \(warning)") }
         }

@@ -13,7 +13,10 @@ struct ProxyURL: AsyncParsableCommand {
     @Option(name: .customLong("header"), help: "A header sent upstream, as 'Name: value' (repeatable).")
     var headers: [String] = []
     @OptionGroup var dataOptions: DataOptions
-    @Option(help: "Base URL of the server the proxy URL points at (default: the running server's, else http://127.0.0.1:$TUNER_PORT or 8080).")
+    @Option(
+        help:
+            "Base URL of the server the proxy URL points at (default: the running server's, else http://127.0.0.1:$TUNER_PORT or 8080)."
+    )
     var base: String?
 
     func run() async throws {
@@ -21,7 +24,9 @@ struct ProxyURL: AsyncParsableCommand {
         let parsed = try headers.map(parseHeader)
         let folder = try DataFolder(path: dataOptions.resolvedDataDirectory())
         let signer = StreamLinkSigner(key: try folder.loadOrCreateSecret())
-        let baseURL = base ?? runningServerAddress(folder) ?? "http://127.0.0.1:\(ProcessInfo.processInfo.environment["TUNER_PORT"] ?? "8080")"
+        let baseURL =
+            base ?? runningServerAddress(folder)
+            ?? "http://127.0.0.1:\(ProcessInfo.processInfo.environment["TUNER_PORT"] ?? "8080")"
         do {
             print(try signer.proxyURL(for: StreamLink(url: origin, headers: parsed), baseURL: baseURL))
         } catch {
@@ -30,13 +35,16 @@ struct ProxyURL: AsyncParsableCommand {
     }
 
     private func runningServerAddress(_ folder: DataFolder) -> String? {
-        (try? String(contentsOfFile: folder.serverAddressPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        (try? String(contentsOfFile: folder.serverAddressPath, encoding: .utf8))?.trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 }
 
 /// Parses `Name: value`.
 func parseHeader(_ text: String) throws -> StreamHeader {
-    guard let colon = text.firstIndex(of: ":") else { throw ValidationError("--header must look like 'Name: value', got '\(text)'") }
+    guard let colon = text.firstIndex(of: ":") else {
+        throw ValidationError("--header must look like 'Name: value', got '\(text)'")
+    }
     let name = text[..<colon].trimmingCharacters(in: .whitespaces)
     let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     return StreamHeader(name: name, value: value)

@@ -1,8 +1,8 @@
 import ArgumentParser
 import CAllocatorTuning
 import Foundation
-import MediaFormats
 import Logging
+import MediaFormats
 import TunerApp
 import TunerServer
 
@@ -17,33 +17,75 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var dataOptions: DataOptions
     @Option(name: .customLong("cache-size"), help: "Cache budget, e.g. 1GiB (env TUNER_CACHE_SIZE).")
     var cacheSize: String?
-    @Option(name: .customLong("cache-min-free"), help: "Free disk space the cache leaves, e.g. 256MiB (env TUNER_CACHE_MIN_FREE).")
+    @Option(
+        name: .customLong("cache-min-free"),
+        help: "Free disk space the cache leaves, e.g. 256MiB (env TUNER_CACHE_MIN_FREE).")
     var cacheMinFree: String?
-    @Option(name: .customLong("cache-ignore-param"), help: "Query parameter left out of cache keys (repeatable; env TUNER_CACHE_IGNORE_PARAMS=a,b).")
+    @Option(
+        name: .customLong("cache-ignore-param"),
+        help: "Query parameter left out of cache keys (repeatable; env TUNER_CACHE_IGNORE_PARAMS=a,b).")
     var cacheIgnoreParams: [String] = []
-    @Option(name: .customLong("upstream-timeout"), help: "Seconds to wait for an origin's answer before 504 (env TUNER_UPSTREAM_TIMEOUT).")
+    @Option(
+        name: .customLong("upstream-timeout"),
+        help: "Seconds to wait for an origin's answer before 504 (env TUNER_UPSTREAM_TIMEOUT).")
     var upstreamTimeout: Int64?
-    @Option(name: .customLong("prefetch-segments"), help: "HLS segments fetched ahead of the player; 0 turns it off (env TUNER_PREFETCH_SEGMENTS, default 3).")
+    @Option(
+        name: .customLong("prefetch-segments"),
+        help: "HLS segments fetched ahead of the player; 0 turns it off (env TUNER_PREFETCH_SEGMENTS, default 3).")
     var prefetchSegments: Int?
-    @Option(name: .customLong("upload-expiry"), help: "Unfinished tus uploads are removed after this long without bytes, e.g. 24h, 30m; 0 keeps them (env TUNER_UPLOAD_EXPIRY, default 24h).")
+    @Option(
+        name: .customLong("upload-expiry"),
+        help:
+            "Unfinished tus uploads are removed after this long without bytes, e.g. 24h, 30m; 0 keeps them (env TUNER_UPLOAD_EXPIRY, default 24h)."
+    )
     var uploadExpiry: String?
-    @Option(name: .customLong("upload-origin"), help: "An origin whose web pages may upload (CORS), e.g. https://app.example; * allows any (repeatable; env TUNER_UPLOAD_ORIGINS=a,b; default none).")
+    @Option(
+        name: .customLong("upload-origin"),
+        help:
+            "An origin whose web pages may upload (CORS), e.g. https://app.example; * allows any (repeatable; env TUNER_UPLOAD_ORIGINS=a,b; default none)."
+    )
     var uploadOrigins: [String] = []
-    @Option(name: .customLong("public-host"), help: "A host name this Tuner answers to besides its IP addresses and localhost, e.g. tuner.home.arpa (repeatable; env TUNER_PUBLIC_HOSTS=a,b).")
+    @Option(
+        name: .customLong("public-host"),
+        help:
+            "A host name this Tuner answers to besides its IP addresses and localhost, e.g. tuner.home.arpa (repeatable; env TUNER_PUBLIC_HOSTS=a,b)."
+    )
     var publicHosts: [String] = []
-    @Option(name: .customLong("allow-fetch"), help: "Where the server may fetch from for its clients: any (default) or loopback, this machine only, for tests and API fuzzing (env TUNER_ALLOW_FETCH).")
+    @Option(
+        name: .customLong("allow-fetch"),
+        help:
+            "Where the server may fetch from for its clients: any (default) or loopback, this machine only, for tests and API fuzzing (env TUNER_ALLOW_FETCH)."
+    )
     var allowFetch: String?
-    @Option(name: .customLong("allow-origin"), help: "An origin whose web pages may change things through the API, e.g. https://app.example (repeatable; env TUNER_ALLOWED_ORIGINS=a,b; default none).")
+    @Option(
+        name: .customLong("allow-origin"),
+        help:
+            "An origin whose web pages may change things through the API, e.g. https://app.example (repeatable; env TUNER_ALLOWED_ORIGINS=a,b; default none)."
+    )
     var allowedOrigins: [String] = []
-    @Option(name: .customLong("files-root"), help: "A folder API requests may upload local files from and export into (repeatable; env TUNER_FILES_ROOTS=a,b; default <data>/files).")
+    @Option(
+        name: .customLong("files-root"),
+        help:
+            "A folder API requests may upload local files from and export into (repeatable; env TUNER_FILES_ROOTS=a,b; default <data>/files)."
+    )
     var filesRoots: [String] = []
-    @Option(name: .customLong("idle-timeout"), help: "Close a connection idle (or still sending its request head) this long, e.g. 60 or 2m (env TUNER_IDLE_TIMEOUT, default 60).")
+    @Option(
+        name: .customLong("idle-timeout"),
+        help:
+            "Close a connection idle (or still sending its request head) this long, e.g. 60 or 2m (env TUNER_IDLE_TIMEOUT, default 60)."
+    )
     var idleTimeout: String?
-    @Option(name: .customLong("catalog-check-interval"),
-            help: "How often to look for catalog sources due for refresh, e.g. 60 or 5m; 0 turns scheduled refreshes off (env TUNER_CATALOG_CHECK_INTERVAL, default 60).")
+    @Option(
+        name: .customLong("catalog-check-interval"),
+        help:
+            "How often to look for catalog sources due for refresh, e.g. 60 or 5m; 0 turns scheduled refreshes off (env TUNER_CATALOG_CHECK_INTERVAL, default 60)."
+    )
     var catalogCheckInterval: String?
-    @Option(name: .customLong("catalog-refresh-interval"),
-            help: "Refresh interval of sources added without one, e.g. 6h or 1d (env TUNER_CATALOG_REFRESH_INTERVAL, default 1d).")
+    @Option(
+        name: .customLong("catalog-refresh-interval"),
+        help:
+            "Refresh interval of sources added without one, e.g. 6h or 1d (env TUNER_CATALOG_REFRESH_INTERVAL, default 1d)."
+    )
     var catalogRefreshInterval: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env LOG_LEVEL).")
     var logLevel: String?
@@ -57,11 +99,15 @@ struct Serve: AsyncParsableCommand {
         }
         if let data = dataOptions.data { configuration.dataDirectory = data }
         if let cacheSize {
-            guard let bytes = ByteCount.parse(cacheSize) else { throw ValidationError("--cache-size must be a size like 1GiB, got '\(cacheSize)'") }
+            guard let bytes = ByteCount.parse(cacheSize) else {
+                throw ValidationError("--cache-size must be a size like 1GiB, got '\(cacheSize)'")
+            }
             configuration.cacheSize = bytes
         }
         if let cacheMinFree {
-            guard let bytes = ByteCount.parse(cacheMinFree) else { throw ValidationError("--cache-min-free must be a size like 256MiB, got '\(cacheMinFree)'") }
+            guard let bytes = ByteCount.parse(cacheMinFree) else {
+                throw ValidationError("--cache-min-free must be a size like 256MiB, got '\(cacheMinFree)'")
+            }
             configuration.cacheMinimumFreeDisk = bytes
         }
         if !cacheIgnoreParams.isEmpty { configuration.cacheIgnoredQueryParameters = cacheIgnoreParams }
@@ -72,7 +118,8 @@ struct Serve: AsyncParsableCommand {
         }
         if let uploadExpiry {
             guard let seconds = DurationText.seconds(uploadExpiry) else {
-                throw ValidationError("--upload-expiry must be a duration like 24h, 30m or 90s (0 keeps uploads), got '\(uploadExpiry)'")
+                throw ValidationError(
+                    "--upload-expiry must be a duration like 24h, 30m or 90s (0 keeps uploads), got '\(uploadExpiry)'")
             }
             configuration.uploadExpirySeconds = seconds
         }
@@ -94,13 +141,17 @@ struct Serve: AsyncParsableCommand {
         }
         if let catalogCheckInterval {
             guard let seconds = DurationText.seconds(catalogCheckInterval) else {
-                throw ValidationError("--catalog-check-interval must be a duration like 60 or 5m (0 turns it off), got '\(catalogCheckInterval)'")
+                throw ValidationError(
+                    "--catalog-check-interval must be a duration like 60 or 5m (0 turns it off), got '\(catalogCheckInterval)'"
+                )
             }
             configuration.catalogRefreshCheckSeconds = Int64(seconds.rounded(.up))
         }
         if let catalogRefreshInterval {
             guard let seconds = DurationText.seconds(catalogRefreshInterval), seconds > 0 else {
-                throw ValidationError("--catalog-refresh-interval must be a positive duration like 6h or 1d, got '\(catalogRefreshInterval)'")
+                throw ValidationError(
+                    "--catalog-refresh-interval must be a positive duration like 6h or 1d, got '\(catalogRefreshInterval)'"
+                )
             }
             configuration.catalogDefaultRefreshSeconds = seconds
         }
@@ -128,7 +179,9 @@ struct Serve: AsyncParsableCommand {
             print("Tuner listening on \(url)")
             print("data folder: \(engine.dataFolder.path)")
             if let descriptors, descriptors < 4096 {
-                print("warning: only \(descriptors) open files allowed (ulimit -n); raise the hard limit for many viewers")
+                print(
+                    "warning: only \(descriptors) open files allowed (ulimit -n); raise the hard limit for many viewers"
+                )
             }
             fflush(nil)
         }
@@ -141,9 +194,9 @@ struct Serve: AsyncParsableCommand {
 private func raiseDescriptorLimit() -> UInt64? {
     var limit = rlimit()
     #if os(Linux)
-    let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
     #else
-    let resource = RLIMIT_NOFILE
+        let resource = RLIMIT_NOFILE
     #endif
     guard getrlimit(resource, &limit) == 0 else { return nil }
     if limit.rlim_cur < limit.rlim_max {

@@ -21,18 +21,22 @@ struct ServerClient {
         if let server { candidates.append(server) }
         if let server = environment["TUNER_SERVER"] { candidates.append(server) }
         if let folder = try? DataFolder(path: dataDirectory),
-           let text = try? String(contentsOfFile: folder.serverAddressPath, encoding: .utf8) {
+            let text = try? String(contentsOfFile: folder.serverAddressPath, encoding: .utf8)
+        {
             candidates.append(text.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        let token = environment["TUNER_TOKEN"] ?? (try? DataFolder(path: dataDirectory)).flatMap { folder in
-            FileManager.default.fileExists(atPath: folder.tokenPath) ? try? folder.loadOrCreateToken() : nil
-        }
+        let token =
+            environment["TUNER_TOKEN"]
+            ?? (try? DataFolder(path: dataDirectory)).flatMap { folder in
+                FileManager.default.fileExists(atPath: folder.tokenPath) ? try? folder.loadOrCreateToken() : nil
+            }
         for candidate in candidates {
-            let client = ServerClient(baseURL: candidate.hasSuffix("/") ? String(candidate.dropLast()) : candidate, token: token)
+            let client = ServerClient(
+                baseURL: candidate.hasSuffix("/") ? String(candidate.dropLast()) : candidate, token: token)
             do {
                 let (status, _) = try await client.send(.health)
                 if status == 200 { return client }
-            } catch where !Self.nobodyListens(error) {
+            } catch  where !Self.nobodyListens(error) {
                 // Something accepted the connection but did not answer in time (a server under
                 // heavy load): acting on the data folder behind its back could undo its work, so
                 // the command goes to the server and reports what the server says.
@@ -50,7 +54,9 @@ struct ServerClient {
     /// never completed), as after a crash that left server.url behind.
     static func nobodyListens(_ error: any Error) -> Bool {
         if error is NIOConnectionError { return true }
-        if let error = error as? IOError { return [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ECONNRESET].contains(error.errnoCode) }
+        if let error = error as? IOError {
+            return [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ECONNRESET].contains(error.errnoCode)
+        }
         if let error = error as? HTTPClientError { return error == .connectTimeout || error == .remoteConnectionClosed }
         if let error = error as? ChannelError, case .connectTimeout = error { return true }
         return false

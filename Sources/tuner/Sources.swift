@@ -22,26 +22,36 @@ struct Sources: AsyncParsableCommand {
 
         /// One source as a line: id, kind, status, name, location without its secrets, last error.
         static func line(_ source: CatalogSource) -> String {
-            var line = "\(source.id)\t\(source.kind)\t\(source.status)\t\(source.name)\t\(SecretRedactor.redactURL(source.location))"
+            var line =
+                "\(source.id)\t\(source.kind)\t\(source.status)\t\(source.name)\t\(SecretRedactor.redactURL(source.location))"
             if let error = source.lastError { line += "\terror: \(SecretRedactor.redact(error))" }
             return line
         }
     }
 
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add an M3U playlist (URL or file) or an XMLTV guide, and import it.")
+        static let configuration = CommandConfiguration(
+            abstract: "Add an M3U playlist (URL or file) or an XMLTV guide, and import it.")
         @OptionGroup var dataOptions: DataOptions
         @Argument(help: "Playlist or guide URL, or a local file.") var location: String
         @Option(help: "Display name (default: from the location).") var name: String?
         @Flag(help: "The location is an XMLTV guide rather than a playlist.") var guide = false
-        @Flag(help: "The location is an Xtream Codes server, or a pasted player_api.php URL with username and password.") var xtream = false
-        @Option(name: [.customLong("username"), .customLong("user")], help: "Xtream Codes username (the location is then the server URL).")
+        @Flag(
+            help: "The location is an Xtream Codes server, or a pasted player_api.php URL with username and password.")
+        var xtream = false
+        @Option(
+            name: [.customLong("username"), .customLong("user")],
+            help: "Xtream Codes username (the location is then the server URL).")
         var username: String?
         @Option(help: "Xtream Codes password.") var password: String?
         @Flag(help: "Add without importing now.") var noRefresh = false
-        @Option(help: "Hours between scheduled refreshes while `tuner serve` runs (default 24, or env TUNER_CATALOG_REFRESH_INTERVAL).")
+        @Option(
+            help:
+                "Hours between scheduled refreshes while `tuner serve` runs (default 24, or env TUNER_CATALOG_REFRESH_INTERVAL)."
+        )
         var refreshHours: Double?
-        @Option(help: "Guide (XMLTV) URL to import with a playlist or account; repeat for several.") var epg: [String] = []
+        @Option(help: "Guide (XMLTV) URL to import with a playlist or account; repeat for several.") var epg: [String] =
+            []
 
         func run() async throws {
             guard !(guide && xtream) else {
@@ -53,7 +63,8 @@ struct Sources: AsyncParsableCommand {
                 refreshInterval = refreshHours * 3600
             }
             let new = Library.NewSource(
-                location: location, name: name, kind: guide ? "xmltv" : xtream ? "xtream" : nil, username: username, password: password,
+                location: location, name: name, kind: guide ? "xmltv" : xtream ? "xtream" : nil, username: username,
+                password: password,
                 epgURLs: epg, refreshInterval: refreshInterval)
             try await LocalCatalog.with(dataOptions) { catalog in
                 let source: CatalogSource
@@ -95,11 +106,15 @@ struct Sources: AsyncParsableCommand {
             let refreshed = try await catalog.library.refresh(sourceID: source.id)
             if source.kind == .xmltv {
                 let guide = refreshed.guide ?? GuideImportCounts()
-                print("source \(source.id): \(guide.channels) guide channels, \(guide.programmes) programmes in \(clock.now - start)")
+                print(
+                    "source \(source.id): \(guide.channels) guide channels, \(guide.programmes) programmes in \(clock.now - start)"
+                )
                 return
             }
             let counts = refreshed.counts
-            print("source \(source.id): \(counts.live) channels, \(counts.movies) movies, \(counts.series) series, \(counts.episodes) episodes in \(clock.now - start)")
+            print(
+                "source \(source.id): \(counts.live) channels, \(counts.movies) movies, \(counts.series) series, \(counts.episodes) episodes in \(clock.now - start)"
+            )
             // The playlist's x-tvg-url, the panel's xmltv.php or --epg: the guide comes along.
             if let guide = refreshed.guide {
                 print("source \(source.id) guide: \(guide.channels) channels, \(guide.programmes) programmes")
@@ -110,7 +125,8 @@ struct Sources: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a source and its items (favourites are kept).")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a source and its items (favourites are kept).")
         @OptionGroup var dataOptions: DataOptions
         @Argument(help: "Source id.") var id: Int64
 

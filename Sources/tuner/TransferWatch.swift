@@ -1,12 +1,12 @@
 import ArgumentParser
 import Foundation
-import TunerAPI
 import Transfers
+import TunerAPI
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `--wait`: follows transfers to their end and shows their progress, the same way whether they
@@ -66,7 +66,8 @@ enum TransferWatch {
                 if failures >= 10 {
                     _ = output.finish()
                     throw CLIError(
-                        "lost the server at \(client.baseURL) while waiting (\(error)); the transfers stay queued there: see `tuner transfers list`")
+                        "lost the server at \(client.baseURL) while waiting (\(error)); the transfers stay queued there: see `tuner transfers list`"
+                    )
                 }
             }
             output.tick()
@@ -77,7 +78,9 @@ enum TransferWatch {
     }
 
     /// The current state (and progress) of each of `ids`, nil for a task the server no longer has.
-    private static func poll(client: ServerClient, ids: [Int64]) async throws -> [(Int64, (TransferTask, TransferProgress?)?)] {
+    private static func poll(client: ServerClient, ids: [Int64]) async throws -> [(
+        Int64, (TransferTask, TransferProgress?)?
+    )] {
         struct Progress: Decodable { var progress: TransferProgress? }
         if ids.count <= 8 {
             var answers: [(Int64, (TransferTask, TransferProgress?)?)] = []
@@ -87,7 +90,9 @@ enum TransferWatch {
                     answers.append((id, nil))
                     continue
                 }
-                guard status == 200 else { throw CLIError("server answered \(status): \(TransfersTarget.message(body))") }
+                guard status == 200 else {
+                    throw CLIError("server answered \(status): \(TransfersTarget.message(body))")
+                }
                 let task = try TransfersTarget.decoder().decode(TransferTask.self, from: body)
                 let progress = try? TransfersTarget.decoder().decode(Progress.self, from: body).progress
                 answers.append((id, (task, progress ?? nil)))
@@ -177,12 +182,14 @@ final class ProgressOutput: @unchecked Sendable {
         guard isatty(STDOUT_FILENO) == 1 else { return nil }
         var size = winsize()
         #if canImport(Darwin)
-        let status = ioctl(STDOUT_FILENO, TIOCGWINSZ, &size)
+            let status = ioctl(STDOUT_FILENO, TIOCGWINSZ, &size)
         #else
-        let status = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size)
+            let status = ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size)
         #endif
         if status == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 {
+            return columns
+        }
         return 80
     }
 }

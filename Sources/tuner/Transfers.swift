@@ -21,19 +21,27 @@ struct TransfersCommand: AsyncParsableCommand {
 
     func run() async throws {
         let actions = ["list", "pause", "resume", "cancel", "retry", "rm", "purge"]
-        guard actions.contains(action) else { throw ValidationError("unknown action '\(action)'; use one of \(actions.joined(separator: ", "))") }
-        if ["cancel", "retry", "rm"].contains(action), id == nil { throw ValidationError("\(action) needs a transfer id") }
+        guard actions.contains(action) else {
+            throw ValidationError("unknown action '\(action)'; use one of \(actions.joined(separator: ", "))")
+        }
+        if ["cancel", "retry", "rm"].contains(action), id == nil {
+            throw ValidationError("\(action) needs a transfer id")
+        }
 
         if let client = try await target.client() {
-            let (status, body) = switch (action, id) {
-            case ("pause", nil): try await client.send(.pauseAllTransfers)
-            case ("resume", nil): try await client.send(.resumeAllTransfers)
-            case ("purge", _): try await client.send(.purgeTransfers)
-            case ("rm", let id?): try await client.send(.removeTransfer(id: id))
-            case ("list", _), (_, nil): try await client.send(.transfers)
-            case (let action, let id?): try await client.send(.changeTransfer(id: id), body: ChangeTransferRequest(action: action))
+            let (status, body) =
+                switch (action, id) {
+                case ("pause", nil): try await client.send(.pauseAllTransfers)
+                case ("resume", nil): try await client.send(.resumeAllTransfers)
+                case ("purge", _): try await client.send(.purgeTransfers)
+                case ("rm", let id?): try await client.send(.removeTransfer(id: id))
+                case ("list", _), (_, nil): try await client.send(.transfers)
+                case (let action, let id?):
+                    try await client.send(.changeTransfer(id: id), body: ChangeTransferRequest(action: action))
+                }
+            guard (200..<300).contains(status) else {
+                throw CLIError("server answered \(status): \(TransfersTarget.message(body))")
             }
-            guard (200..<300).contains(status) else { throw CLIError("server answered \(status): \(TransfersTarget.message(body))") }
             if action == "list" {
                 try show(TransfersTarget.decodeList(body), raw: body)
             } else if let task = try? TransfersTarget.decoder().decode(TransferTask.self, from: body) {
@@ -50,14 +58,28 @@ struct TransfersCommand: AsyncParsableCommand {
             switch (action, id) {
             case ("list", _):
                 try show(await manager.list(), raw: nil)
-            case ("pause", nil): await manager.pauseAll(); print("all transfers paused")
-            case ("resume", nil): await manager.resumeAll(); print("all transfers resumed")
+            case ("pause", nil):
+                await manager.pauseAll()
+                print("all transfers paused")
+            case ("resume", nil):
+                await manager.resumeAll()
+                print("all transfers resumed")
             case ("purge", _): print("\(try await manager.purgeFinished()) finished transfers purged")
-            case ("pause", let id?): try await manager.pause(id: id); print("transfer \(id) paused")
-            case ("resume", let id?): try await manager.resume(id: id); print("transfer \(id) resumed")
-            case ("cancel", let id?): try await manager.cancel(id: id); print("transfer \(id) cancelled")
-            case ("retry", let id?): try await manager.retry(id: id); print("transfer \(id) queued again")
-            case ("rm", let id?): try await manager.delete(id: id); print("transfer \(id) deleted")
+            case ("pause", let id?):
+                try await manager.pause(id: id)
+                print("transfer \(id) paused")
+            case ("resume", let id?):
+                try await manager.resume(id: id)
+                print("transfer \(id) resumed")
+            case ("cancel", let id?):
+                try await manager.cancel(id: id)
+                print("transfer \(id) cancelled")
+            case ("retry", let id?):
+                try await manager.retry(id: id)
+                print("transfer \(id) queued again")
+            case ("rm", let id?):
+                try await manager.delete(id: id)
+                print("transfer \(id) deleted")
             default: break
             }
             await local.close()
@@ -69,14 +91,20 @@ struct TransfersCommand: AsyncParsableCommand {
 
     private func show(_ tasks: [TransferTask], raw: Data?) throws {
         if json {
-            if let raw { print(String(decoding: raw, as: UTF8.self)); return }
+            if let raw {
+                print(String(decoding: raw, as: UTF8.self))
+                return
+            }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             encoder.dateEncodingStrategy = .iso8601
             print(String(decoding: try encoder.encode(["transfers": tasks]), as: UTF8.self))
             return
         }
-        if tasks.isEmpty { print("no transfers"); return }
+        if tasks.isEmpty {
+            print("no transfers")
+            return
+        }
         for task in tasks {
             let size = task.totalBytes.map { "\(task.committedBytes)/\($0)" } ?? "\(task.committedBytes)"
             let error = task.errorReason.map { "  (\($0))" } ?? ""
@@ -105,7 +133,8 @@ struct TransfersTarget: ParsableArguments {
         configuration.stallTimeout = environment.transfersStallTimeoutSeconds
         configuration.tuning.syncInterval = Double(environment.transfersSyncIntervalMilliseconds) / 1000
         let store = SQLiteTransferStore(database: try folder.openDatabase())
-        let manager = try await TransferManager(store: store, dataDirectory: folder.path, configuration: configuration, logger: logger)
+        let manager = try await TransferManager(
+            store: store, dataDirectory: folder.path, configuration: configuration, logger: logger)
         let client = FileDownloadExecutor.makeHTTPClient()
         for executor in TransferExecutors.standard(httpClient: client) { await manager.register(executor) }
         return LocalTransfers(manager: manager, httpClient: client)
@@ -126,7 +155,9 @@ struct TransfersTarget: ParsableArguments {
     static func message(_ body: Data) -> String {
         if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
             if let message = object["message"] as? String { return message }
-            if let error = object["error"] as? [String: Any], let message = error["message"] as? String { return message }
+            if let error = object["error"] as? [String: Any], let message = error["message"] as? String {
+                return message
+            }
         }
         return String(decoding: body, as: UTF8.self)
     }

@@ -8,7 +8,10 @@ struct TunerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tuner",
         abstract: "A caching stream proxy and IPTV gateway.",
-        subcommands: [Serve.self, Open.self, ProxyURL.self, Cache.self, Playlist.self, Sources.self, Channels.self, Guide.self, M3U.self, XMLTV.self, Download.self, Upload.self, TransfersCommand.self]
+        subcommands: [
+            Serve.self, Open.self, ProxyURL.self, Cache.self, Playlist.self, Sources.self, Channels.self, Guide.self,
+            M3U.self, XMLTV.self, Download.self, Upload.self, TransfersCommand.self,
+        ]
     )
 
     /// Runs the command; an error's message is printed with provider secrets redacted, since it
@@ -40,5 +43,3 @@ struct DataOptions: ParsableArguments {
         data ?? ProcessInfo.processInfo.environment["TUNER_DATA"] ?? ".tuner"
     }
 }
-
-import Foundation

@@ -4,10 +4,12 @@ import MediaFormats
 
 /// `tuner xmltv check FILE`: parses a guide and reports what it holds, without importing it.
 struct XMLTV: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "xmltv", abstract: "Work with XMLTV guides.", subcommands: [Check.self])
+    static let configuration = CommandConfiguration(
+        commandName: "xmltv", abstract: "Work with XMLTV guides.", subcommands: [Check.self])
 
     struct Check: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Parse a guide and count its channels, programmes and warnings; exits 1 if it is empty.")
+        static let configuration = CommandConfiguration(
+            abstract: "Parse a guide and count its channels, programmes and warnings; exits 1 if it is empty.")
         @Argument(help: "Guide file (XMLTV, not gzipped).") var file: String
         @Option(help: "Warnings to print at most.") var maxWarnings = 20
 
@@ -28,8 +30,12 @@ struct XMLTV: AsyncParsableCommand {
                 parser.feed(chunk, onEvent: report)
             }
             parser.finish(onEvent: report)
-            let seconds = Double((clock.now - start).components.attoseconds) / 1e18 + Double((clock.now - start).components.seconds)
-            print("\(parser.channelCount) channels, \(parser.programmeCount) programmes, \(parser.warningCount) warnings in \(String(format: "%.3f", seconds)) s")
+            let seconds =
+                Double((clock.now - start).components.attoseconds) / 1e18
+                + Double((clock.now - start).components.seconds)
+            print(
+                "\(parser.channelCount) channels, \(parser.programmeCount) programmes, \(parser.warningCount) warnings in \(String(format: "%.3f", seconds)) s"
+            )
             if parser.channelCount + parser.programmeCount == 0 { throw ExitCode.failure }
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import MediaFormats
 import NIOCore
 import Testing
+
 @testable import Catalog
 
 /// The real playlists of ../shared/data imported end to end.
@@ -11,7 +12,8 @@ struct CatalogConformanceTests {
     @Test("Every iptv-org playlist imports every entry it has")
     func iptvOrgStreams() async throws {
         let directory = Fixtures.sharedData.appendingPathComponent("iptv-org-iptv/streams")
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".m3u") }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".m3u") }
+            .sorted()
         try #require(files.count > 300)
         let catalog = try TemporaryCatalog()
         var expectedTotal = 0
@@ -34,7 +36,10 @@ struct CatalogConformanceTests {
         #expect(expectedTotal > 10_000)
         let search = try await catalog.store.items(CatalogItemQuery(search: "bbc news"))
         #expect(search.total > 0)
-        #expect(search.items.allSatisfy { $0.name.lowercased().contains("bbc") || ($0.group ?? "").lowercased().contains("bbc") })
+        #expect(
+            search.items.allSatisfy {
+                $0.name.lowercased().contains("bbc") || ($0.group ?? "").lowercased().contains("bbc")
+            })
     }
 
     @Test("The 194,918-entry provider playlist imports completely, and a refresh keeps every id")
@@ -59,7 +64,9 @@ struct CatalogConformanceTests {
 
     /// tv_channels_private.m3u.zlib is raw DEFLATE; inflated with the same zlib the catalog uses for gzip.
     static func inflateBigPlaylist(into directory: URL) throws -> String {
-        let compressed = try Data(contentsOf: Fixtures.sharedData.appendingPathComponent("M3U8Decoder/Tests/M3U8DecoderTests/m3u8/tv_channels_private.m3u.zlib"))
+        let compressed = try Data(
+            contentsOf: Fixtures.sharedData.appendingPathComponent(
+                "M3U8Decoder/Tests/M3U8DecoderTests/m3u8/tv_channels_private.m3u.zlib"))
         var input = ByteBuffer(bytes: compressed)
         var output = ByteBufferAllocator().buffer(capacity: 21_335_440 + 1024)
         try input.decompress(to: &output, with: .deflate())

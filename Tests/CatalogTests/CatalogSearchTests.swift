@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Catalog
 
 @Suite("Search and listing")
@@ -7,7 +8,8 @@ struct CatalogSearchTests {
     /// A catalog with a handful of channels in two groups and a movie.
     func makeCatalog() async throws -> (TemporaryCatalog, CatalogSource) {
         let catalog = try TemporaryCatalog()
-        let path = try catalog.write("""
+        let path = try catalog.write(
+            """
             #EXTM3U
             #EXTINF:-1 group-title="News",BBC News
             http://example.com/1
@@ -57,25 +59,36 @@ struct CatalogSearchTests {
     @Test("Listing filters by kind, group and favourites, and pages")
     func filtersAndPages() async throws {
         let (catalog, source) = try await makeCatalog()
-        #expect(try await names(catalog, CatalogItemQuery(kind: .live, group: "News")) == ["BBC News", "CNN International"])
+        #expect(
+            try await names(catalog, CatalogItemQuery(kind: .live, group: "News")) == ["BBC News", "CNN International"])
         #expect(try await names(catalog, CatalogItemQuery(kind: .movie)) == ["Newsies"])
         #expect(try await names(catalog, CatalogItemQuery(kind: .live, search: "news", offset: 0, limit: 1)).count == 1)
 
-        let first = try await catalog.store.items(CatalogItemQuery(kind: .live, sourceID: source.id, offset: 0, limit: 2))
-        let second = try await catalog.store.items(CatalogItemQuery(kind: .live, sourceID: source.id, offset: 2, limit: 2))
-        let third = try await catalog.store.items(CatalogItemQuery(kind: .live, sourceID: source.id, offset: 4, limit: 2))
+        let first = try await catalog.store.items(
+            CatalogItemQuery(kind: .live, sourceID: source.id, offset: 0, limit: 2))
+        let second = try await catalog.store.items(
+            CatalogItemQuery(kind: .live, sourceID: source.id, offset: 2, limit: 2))
+        let third = try await catalog.store.items(
+            CatalogItemQuery(kind: .live, sourceID: source.id, offset: 4, limit: 2))
         #expect(first.total == 5)
-        #expect((first.items + second.items + third.items).map(\.name) == [
-            "BBC News", "CNN International", "Télé Matin", "France 24 News", "Cartoon Network",
-        ])
+        #expect(
+            (first.items + second.items + third.items).map(\.name) == [
+                "BBC News", "CNN International", "Télé Matin", "France 24 News", "Cartoon Network",
+            ])
 
         let all = try await catalog.store.items(CatalogItemQuery(kind: .live)).items
         try await catalog.store.setFavourite(itemID: all[4].id, true)
         try await catalog.store.setFavourite(itemID: all[0].id, true)
         try await catalog.store.setFavourite(itemID: all[2].id, true)
-        #expect(try await names(catalog, CatalogItemQuery(favouritesOnly: true)) == ["Cartoon Network", "BBC News", "Télé Matin"])
+        #expect(
+            try await names(catalog, CatalogItemQuery(favouritesOnly: true)) == [
+                "Cartoon Network", "BBC News", "Télé Matin",
+            ])
         try await catalog.store.moveFavourite(itemID: all[2].id, to: 0)
-        #expect(try await names(catalog, CatalogItemQuery(favouritesOnly: true)) == ["Télé Matin", "Cartoon Network", "BBC News"])
+        #expect(
+            try await names(catalog, CatalogItemQuery(favouritesOnly: true)) == [
+                "Télé Matin", "Cartoon Network", "BBC News",
+            ])
         #expect(try await names(catalog, CatalogItemQuery(favouritesOnly: true, search: "news")) == ["BBC News"])
         try await catalog.store.setFavourite(itemID: all[4].id, false)
         #expect(try await names(catalog, CatalogItemQuery(favouritesOnly: true)) == ["Télé Matin", "BBC News"])
@@ -89,7 +102,9 @@ struct CatalogSearchTests {
         try await catalog.store.removeSource(id: source.id)
         #expect(try await catalog.store.items(CatalogItemQuery()).total == 0)
         #expect(try await catalog.store.items(CatalogItemQuery(search: "bbc")).total == 0)
-        await #expect(throws: CatalogError.sourceNotFound(source.id)) { try await catalog.store.removeSource(id: source.id) }
+        await #expect(throws: CatalogError.sourceNotFound(source.id)) {
+            try await catalog.store.removeSource(id: source.id)
+        }
 
         // Added again: the favourite is back.
         let again = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: source.location))
@@ -104,7 +119,8 @@ struct CatalogSearchTests {
             _ = try await catalog.store.addSource(CatalogSourceDraft(kind: .xtream, location: "http://x"))
         }
         await #expect(throws: (any Error).self) {
-            _ = try await catalog.store.addSource(CatalogSourceDraft(kind: CatalogSourceKind(rawValue: "ftp"), location: "x"))
+            _ = try await catalog.store.addSource(
+                CatalogSourceDraft(kind: CatalogSourceKind(rawValue: "ftp"), location: "x"))
         }
     }
 
@@ -121,9 +137,11 @@ struct CatalogSearchTests {
             lines.append("#EXTINF:-1 group-title=\"Sport\",Channel \(index)")
             lines.append("http://example.com/\(index)")
         }
-        lines += ["#EXTINF:-1 group-title=\"Other\",Sporting Life", "http://example.com/life",
-                  "#EXTINF:-1 group-title=\"Sport\",Sport One", "http://example.com/one",
-                  "#EXTINF:-1 group-title=\"Films\",Sport Movie", "http://example.com/movie/u/p/9.mp4"]
+        lines += [
+            "#EXTINF:-1 group-title=\"Other\",Sporting Life", "http://example.com/life",
+            "#EXTINF:-1 group-title=\"Sport\",Sport One", "http://example.com/one",
+            "#EXTINF:-1 group-title=\"Films\",Sport Movie", "http://example.com/movie/u/p/9.mp4",
+        ]
         let path = try catalog.write(lines.joined(separator: "\n"), to: "broad.m3u")
         let source = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: path))
         try await withImporter(catalog) { _ = try await $0.refresh(sourceID: source.id) }

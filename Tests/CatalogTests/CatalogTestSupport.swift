@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+
 @testable import Catalog
 
 /// A catalog in a fresh temporary folder, removed when the test is done.
@@ -44,7 +45,8 @@ enum Fixtures {
     /// ../shared/data beside the repository.
     static var sharedData: URL {
         URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("shared/data")
     }
 }

@@ -1,6 +1,9 @@
 import Foundation
+import GRDB
+import MediaFormats
 import Testing
 import TunerTesting
+
 @testable import Catalog
 
 @Suite("Guide")
@@ -9,9 +12,12 @@ struct GuideTests {
     let six: Int64 = 1_709_618_400
 
     /// A playlist whose guide URL points at the fixture guide, imported with its guide.
-    func makeCatalog(guide: String = Fixtures.path("guide.xml")) async throws -> (TemporaryCatalog, CatalogSource, [CatalogItem]) {
+    func makeCatalog(guide: String = Fixtures.path("guide.xml")) async throws -> (
+        TemporaryCatalog, CatalogSource, [CatalogItem]
+    ) {
         let catalog = try TemporaryCatalog()
-        let path = try catalog.write("""
+        let path = try catalog.write(
+            """
             #EXTM3U x-tvg-url="\(guide)"
             #EXTINF:-1 tvg-id="bbc1.uk",BBC One HD
             http://example.com/1
@@ -77,7 +83,8 @@ struct GuideTests {
     func grid() async throws {
         let (catalog, _, items) = try await makeCatalog()
         try await catalog.store.setGuideMapping(itemID: items[2].id, epgID: "other")
-        let grid = try await catalog.store.guide(itemIDs: items.map(\.id), from: six + 3600 + 1800, to: six + 3 * 3600 + 1)
+        let grid = try await catalog.store.guide(
+            itemIDs: items.map(\.id), from: six + 3600 + 1800, to: six + 3 * 3600 + 1)
         #expect(grid[items[0].id]?.map(\.title) == ["Morning Live", "After A Gap"])
         #expect(grid[items[1].id]?.map(\.title) == ["Télématin", "Journal"])
         #expect(grid[items[2].id]?.map(\.title) == ["Long Show"])
@@ -105,7 +112,8 @@ struct GuideTests {
         let epg = Fixtures.sharedData.appendingPathComponent("iptv-org-epg/sites/epg.iptvx.one/__data__")
         origin.serveDirectory(epg.path)
         let catalog = try TemporaryCatalog()
-        let source = try await catalog.store.addSource(CatalogSourceDraft(kind: .xmltv, location: "\(origin.baseURL)/static/content.xml.gz"))
+        let source = try await catalog.store.addSource(
+            CatalogSourceDraft(kind: .xmltv, location: "\(origin.baseURL)/static/content.xml.gz"))
         let plain = XMLTVCount(path: epg.appendingPathComponent("content.xml").path)
         try await withImporter(catalog) { importer in
             let counts = try await importer.refreshGuide(sourceID: source.id, now: 0, retention: 0)
@@ -115,18 +123,19 @@ struct GuideTests {
             var broken = try #require(try await catalog.store.source(id: source.id))
             broken.location += "?reset=200"
             try await catalog.store.updateSource(broken)
-            await #expect(throws: (any Error).self) { try await importer.refreshGuide(sourceID: source.id, now: 0, retention: 0) }
+            await #expect(throws: (any Error).self) {
+                try await importer.refreshGuide(sourceID: source.id, now: 0, retention: 0)
+            }
             let failed = try #require(try await catalog.store.source(id: source.id))
             #expect(failed.status == .failed)
         }
         // The previous guide is still there.
-        let count = try await catalog.store.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM guideProgramme") }
+        let count = try await catalog.store.database.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM guideProgramme")
+        }
         #expect(count ?? 0 > 0)
     }
 }
-
-import GRDB
-import MediaFormats
 
 /// Channels and programmes of a guide file, counted by the parser alone.
 struct XMLTVCount {

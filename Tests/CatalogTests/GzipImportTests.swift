@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import TunerTesting
+
 @testable import Catalog
 
 /// Gzip sources are inflated whole, before the import's transaction, and damaged ones are refused:
@@ -29,15 +30,22 @@ struct GzipImportTests {
         let catalog = try TemporaryCatalog()
         let first = try await Self.gzip("#EXTM3U\n#EXTINF:-1,One\nhttp://a/1\n", in: catalog.directory)
         let second = try await Self.gzip("#EXTINF:-1,Two\nhttp://a/2\n", in: catalog.directory)
-        #expect(try Self.inflate(first + second, in: catalog.directory) == "#EXTM3U\n#EXTINF:-1,One\nhttp://a/1\n#EXTINF:-1,Two\nhttp://a/2\n")
-        #expect(try Self.inflate(first + Data(count: 512), in: catalog.directory) == "#EXTM3U\n#EXTINF:-1,One\nhttp://a/1\n")
+        #expect(
+            try Self.inflate(first + second, in: catalog.directory)
+                == "#EXTM3U\n#EXTINF:-1,One\nhttp://a/1\n#EXTINF:-1,Two\nhttp://a/2\n")
+        #expect(
+            try Self.inflate(first + Data(count: 512), in: catalog.directory) == "#EXTM3U\n#EXTINF:-1,One\nhttp://a/1\n"
+        )
     }
 
     @Test func trailingBytesTruncationAndDamageAreErrors() async throws {
         let catalog = try TemporaryCatalog()
-        let member = try await Self.gzip(String(repeating: "#EXTINF:-1,Channel\nhttp://a/b\n", count: 200), in: catalog.directory)
+        let member = try await Self.gzip(
+            String(repeating: "#EXTINF:-1,Channel\nhttp://a/b\n", count: 200), in: catalog.directory)
         #expect(throws: CatalogError.self) { try Self.inflate(member + Data("garbage".utf8), in: catalog.directory) }
-        #expect(throws: CatalogError.self) { try Self.inflate(member + Data([0x1F, 0x8B, 0x08]), in: catalog.directory) }
+        #expect(throws: CatalogError.self) {
+            try Self.inflate(member + Data([0x1F, 0x8B, 0x08]), in: catalog.directory)
+        }
         #expect(throws: CatalogError.self) { try Self.inflate(member.prefix(member.count - 4), in: catalog.directory) }
         #expect(throws: CatalogError.self) { try Self.inflate(member.prefix(member.count / 2), in: catalog.directory) }
         var damaged = member
@@ -72,14 +80,18 @@ struct GzipImportTests {
             #expect(counts.programmes == 2)
 
             try first.prefix(first.count - 6).write(to: path)
-            await #expect(throws: CatalogError.self) { try await importer.refreshGuide(sourceID: source.id, now: 0, retention: 0) }
+            await #expect(throws: CatalogError.self) {
+                try await importer.refreshGuide(sourceID: source.id, now: 0, retention: 0)
+            }
             #expect(try await catalog.store.source(id: source.id)?.status == .failed)
         }
         let titles = try await catalog.store.database.read { db in
             try String.fetchAll(db, sql: "SELECT title FROM guideProgramme ORDER BY title")
         }
         #expect(titles == ["First", "Second"])
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: catalog.directory.path).filter { $0.hasSuffix(".inflated") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: catalog.directory.path).filter {
+            $0.hasSuffix(".inflated")
+        }
         #expect(leftovers.isEmpty)
     }
 }

@@ -4,6 +4,7 @@ import GRDB
 import MediaFormats
 import Testing
 import TunerTesting
+
 @testable import Catalog
 
 @Suite("M3U import")
@@ -11,7 +12,8 @@ struct M3UImportTests {
     @Test("A local playlist imports channels, movies, series with episodes, groups and headers")
     func importsLocalPlaylist() async throws {
         let catalog = try TemporaryCatalog()
-        let source = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: Fixtures.path("small.m3u")))
+        let source = try await catalog.store.addSource(
+            CatalogSourceDraft(kind: .m3u, location: Fixtures.path("small.m3u")))
         #expect(source.name == "small")
         let counts = try await withImporter(catalog) { try await $0.refresh(sourceID: source.id) }
         #expect(counts == CatalogImportCounts(live: 4, movies: 1, series: 1, episodes: 3))
@@ -28,14 +30,18 @@ struct M3UImportTests {
 
         let tele = live.items[2]
         // Without a tvg-id: the normalized name ("tele matin") and the URL.
-        #expect(tele.identity == CatalogIdentity.identity(kind: .live, tvgID: nil, providerID: nil, name: "TELE-matin!", url: tele.url))
+        #expect(
+            tele.identity
+                == CatalogIdentity.identity(
+                    kind: .live, tvgID: nil, providerID: nil, name: "TELE-matin!", url: tele.url))
         #expect(tele.identity.hasPrefix("url:"))
         #expect(tele.url == "http://example.com/live/telematin.ts")
-        #expect(Set(tele.headers) == [
-            CatalogHeader(name: "User-Agent", value: "SmartTV/1.0"),
-            CatalogHeader(name: "Referer", value: "http://portal.example.com/"),
-            CatalogHeader(name: "Origin", value: "http://portal.example.com"),
-        ])
+        #expect(
+            Set(tele.headers) == [
+                CatalogHeader(name: "User-Agent", value: "SmartTV/1.0"),
+                CatalogHeader(name: "Referer", value: "http://portal.example.com/"),
+                CatalogHeader(name: "Origin", value: "http://portal.example.com"),
+            ])
         let sky = live.items[3]
         #expect(sky.catchup == CatalogCatchup(type: "flussonic", days: 3, source: "http://example.com/arch/{utc}"))
         #expect(sky.headers == [CatalogHeader(name: "User-Agent", value: "Kodi")])
@@ -58,7 +64,8 @@ struct M3UImportTests {
     @Test("A refresh keeps row ids and favourites of items that are still there, and drops the rest")
     func refreshKeepsIdentity() async throws {
         let catalog = try TemporaryCatalog()
-        let path = try catalog.write("""
+        let path = try catalog.write(
+            """
             #EXTM3U
             #EXTINF:-1 tvg-id="a",Alpha
             http://example.com/a
@@ -74,7 +81,8 @@ struct M3UImportTests {
         try await catalog.store.setFavourite(itemID: before[1].id, true)
 
         // Alpha renamed (same tvg-id), Bravo gone, Charlie moved, Delta new.
-        _ = try catalog.write("""
+        _ = try catalog.write(
+            """
             #EXTM3U
             #EXTINF:-1,Delta
             http://example.com/d
@@ -98,15 +106,18 @@ struct M3UImportTests {
         #expect(search.total == 0)
     }
 
-    @Test("Failed, truncated and empty fetches keep the previous items and record the error", arguments: [
-        "status=500", "reset=100", "badlength=50", "empty",
-    ])
+    @Test(
+        "Failed, truncated and empty fetches keep the previous items and record the error",
+        arguments: [
+            "status=500", "reset=100", "badlength=50", "empty",
+        ])
     func failedFetchKeepsPreviousItems(fault: String) async throws {
         let catalog = try TemporaryCatalog()
         let origin = try await TestOrigin.start()
         let served = catalog.directory.appendingPathComponent("served")
         try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Fixtures.path("small.m3u"), toPath: served.appendingPathComponent("list.m3u").path)
+        try FileManager.default.copyItem(
+            atPath: Fixtures.path("small.m3u"), toPath: served.appendingPathComponent("list.m3u").path)
         try Data().write(to: served.appendingPathComponent("empty.m3u"))
         origin.serveDirectory(served.path)
         defer { Task { try? await origin.shutdown() } }
@@ -134,7 +145,8 @@ struct M3UImportTests {
     @Test("Progress is reported while downloading and importing")
     func reportsProgress() async throws {
         let catalog = try TemporaryCatalog()
-        let source = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: Fixtures.path("small.m3u")))
+        let source = try await catalog.store.addSource(
+            CatalogSourceDraft(kind: .m3u, location: Fixtures.path("small.m3u")))
         let phases = PhaseRecorder()
         try await withImporter(catalog, progressInterval: 1) {
             _ = try await $0.refresh(sourceID: source.id) { phases.record($0) }
@@ -164,7 +176,8 @@ struct M3UBatchImportTests {
                 if dropMovies, index % 10 == 4 { continue }
                 text += "#EXTINF:-1 group-title=\"Films\",Movie \(index)\nhttp://example.com/movie/u/p/\(index).mkv\n"
             default:
-                text += "#EXTINF:-1,Show \((index / 300) % 7) | EN | S01 E\(index)\nhttp://example.com/series/u/p/\(index).mkv\n"
+                text +=
+                    "#EXTINF:-1,Show \((index / 300) % 7) | EN | S01 E\(index)\nhttp://example.com/series/u/p/\(index).mkv\n"
             }
         }
         return text
@@ -182,7 +195,9 @@ struct M3UBatchImportTests {
             seen[key, default: 0] += 1
             if seen[key]! > 1 { identity += "#\(seen[key]!)" }
             let headers = item.headers.map { "\($0.name)=\($0.value)" }.joined(separator: ",")
-            rows.append([item.kind.rawValue, identity, item.name, item.group ?? "-", item.url ?? "-", headers].joined(separator: "|"))
+            rows.append(
+                [item.kind.rawValue, identity, item.name, item.group ?? "-", item.url ?? "-", headers].joined(
+                    separator: "|"))
         }
         for entry in M3UParser.parse(Data(playlist.utf8)).entries {
             switch mapper.map(entry) {
@@ -200,7 +215,8 @@ struct M3UBatchImportTests {
             var rows: [String] = []
             var ids: [Int64] = []
             for row in try Row.fetchAll(db, sql: "SELECT * FROM catalogItem ORDER BY position") {
-                let headers = try SQLiteCatalogStore.decodeHeaders(row["headers"]).map { "\($0.name)=\($0.value)" }.joined(separator: ",")
+                let headers = try SQLiteCatalogStore.decodeHeaders(row["headers"]).map { "\($0.name)=\($0.value)" }
+                    .joined(separator: ",")
                 let group: String? = row["groupName"]
                 let url: String? = row["url"]
                 let fields: [String] = [row["kind"], row["identity"], row["name"], group ?? "-", url ?? "-", headers]
@@ -231,17 +247,23 @@ struct M3UBatchImportTests {
         let problems = try await catalog.store.database.read { db in
             [
                 // Every item with a group points at the group of that name.
-                try Int.fetchOne(db, sql: """
-                    SELECT count(*) FROM catalogItem i LEFT JOIN catalogGroup g ON g.id = i.groupID
-                    WHERE (i.groupName IS NULL) <> (i.groupID IS NULL) OR (i.groupID IS NOT NULL AND (g.name IS NOT i.groupName OR g.kind IS NOT i.kind))
-                    """),
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT count(*) FROM catalogItem i LEFT JOIN catalogGroup g ON g.id = i.groupID
+                        WHERE (i.groupName IS NULL) <> (i.groupID IS NULL) OR (i.groupID IS NOT NULL AND (g.name IS NOT i.groupName OR g.kind IS NOT i.kind))
+                        """),
                 // Every episode belongs to the series its title names.
-                try Int.fetchOne(db, sql: """
-                    SELECT count(*) FROM catalogEpisode e JOIN catalogItem s ON s.id = e.seriesID
-                    WHERE s.kind <> 'series' OR substr(e.title, 1, length(s.name)) <> s.name
-                    """),
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT count(*) FROM catalogEpisode e JOIN catalogItem s ON s.id = e.seriesID
+                        WHERE s.kind <> 'series' OR substr(e.title, 1, length(s.name)) <> s.name
+                        """),
                 // Episodes in order of appearance, positions counting from zero.
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM catalogEpisode WHERE position <> episode / 10 * 3 + episode % 10 - 7"),
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM catalogEpisode WHERE position <> episode / 10 * 3 + episode % 10 - 7"
+                ),
             ]
         }
         #expect(problems == [0, 0, 0])
@@ -278,7 +300,8 @@ struct M3UBatchImportTests {
             #expect(counts.movies == 600)
             let after = try await Self.storedItems(catalog)
             #expect(zip(after.rows, Self.expectedItems(changed)).filter { $0 != $1 }.count == 0)
-            let idsBefore = Dictionary(uniqueKeysWithValues: zip(first.rows.map { $0.split(separator: "|")[1] }, first.ids))
+            let idsBefore = Dictionary(
+                uniqueKeysWithValues: zip(first.rows.map { $0.split(separator: "|")[1] }, first.ids))
             var kept = 0
             for (row, id) in zip(after.rows, after.ids) {
                 if let before = idsBefore[row.split(separator: "|")[1]] {
@@ -310,8 +333,10 @@ func withImporter<T>(
     _ body: (CatalogImporter) async throws -> T
 ) async throws -> T {
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
-    let configuration = CatalogImporter.Configuration(temporaryDirectory: catalog.directory, progressInterval: progressInterval)
-    let importer = CatalogImporter(store: catalog.store, httpClient: client, configuration: configuration, logger: testLogger)
+    let configuration = CatalogImporter.Configuration(
+        temporaryDirectory: catalog.directory, progressInterval: progressInterval)
+    let importer = CatalogImporter(
+        store: catalog.store, httpClient: client, configuration: configuration, logger: testLogger)
     do {
         let result = try await body(importer)
         try await client.shutdown()

@@ -1,14 +1,18 @@
 import Foundation
 import Testing
+
 @testable import Catalog
 
 @Suite("Scheduled refresh")
 struct ScheduledRefreshTests {
-    @Test("Sources are refreshed when their interval has passed; a failure keeps the items, records the error and waits to retry")
+    @Test(
+        "Sources are refreshed when their interval has passed; a failure keeps the items, records the error and waits to retry"
+    )
     func refreshesDueSources() async throws {
         let catalog = try TemporaryCatalog()
         let path = try catalog.write("#EXTM3U\n#EXTINF:-1,First\nhttp://example.com/1\n", to: "scheduled.m3u")
-        let hourly = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: path, refreshInterval: 3600))
+        let hourly = try await catalog.store.addSource(
+            CatalogSourceDraft(kind: .m3u, location: path, refreshInterval: 3600))
         let daily = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: path))
         try await withImporter(catalog) { importer in
             let scheduler = CatalogRefreshScheduler(importer: importer, retryAfterFailure: 600, logger: testLogger)
@@ -38,7 +42,8 @@ struct ScheduledRefreshTests {
             #expect(await scheduler.refreshDue(now: later.addingTimeInterval(601)) == [hourly.id])
             // A day after its own refresh, the daily source is due again.
             let dailyRefreshed = try #require(try await catalog.store.source(id: daily.id)?.lastRefresh)
-            #expect(await scheduler.refreshDue(now: dailyRefreshed.addingTimeInterval(86_399)).contains(daily.id) == false)
+            #expect(
+                await scheduler.refreshDue(now: dailyRefreshed.addingTimeInterval(86_399)).contains(daily.id) == false)
             #expect(await scheduler.refreshDue(now: dailyRefreshed.addingTimeInterval(86_401)).contains(daily.id))
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TunerTesting
+
 @testable import Catalog
 
 @Suite("Stream checks")
@@ -12,8 +13,10 @@ struct StreamCheckTests {
         try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: served) }
         // A master leading to a media playlist whose first segment exists, and one whose first segment is gone.
-        try Data("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000\nmedia.m3u8\n".utf8).write(to: served.appendingPathComponent("master.m3u8"))
-        try Data("""
+        try Data("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000\nmedia.m3u8\n".utf8).write(
+            to: served.appendingPathComponent("master.m3u8"))
+        try Data(
+            """
             #EXTM3U
             #EXT-X-TARGETDURATION:6
             #EXTINF:6,
@@ -21,15 +24,18 @@ struct StreamCheckTests {
             #EXTINF:6,
             \(origin.baseURL)/files/seg1.ts?size=2000
             #EXT-X-ENDLIST
-            """.utf8).write(to: served.appendingPathComponent("media.m3u8"))
+            """.utf8
+        ).write(to: served.appendingPathComponent("media.m3u8"))
         try Data("#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\n/files/gone.ts?status=404\n#EXT-X-ENDLIST\n".utf8)
             .write(to: served.appendingPathComponent("broken.m3u8"))
-        try Data("#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-ENDLIST\n".utf8).write(to: served.appendingPathComponent("empty.m3u8"))
+        try Data("#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-ENDLIST\n".utf8).write(
+            to: served.appendingPathComponent("empty.m3u8"))
         origin.serveDirectory(served.path)
         let refusing = try RefusingPort()
 
         let catalog = try TemporaryCatalog()
-        let path = try catalog.write("""
+        let path = try catalog.write(
+            """
             #EXTM3U
             #EXTINF:-1,Good
             \(origin.baseURL)/files/good.ts?size=5000
@@ -47,7 +53,8 @@ struct StreamCheckTests {
         let source = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: path))
         do {
             try await withImporter(catalog) { importer in _ = try await importer.refresh(sourceID: source.id) }
-            let checker = StreamChecker(store: catalog.store, configuration: .init(concurrency: 2, timeout: .seconds(5)), logger: testLogger)
+            let checker = StreamChecker(
+                store: catalog.store, configuration: .init(concurrency: 2, timeout: .seconds(5)), logger: testLogger)
             let checks = try await checker.check(sourceID: source.id)
             let items = try await catalog.store.items(CatalogItemQuery(kind: .live)).items
             #expect(checks.map(\.itemID) == items.map(\.id))
@@ -69,7 +76,8 @@ struct StreamCheckTests {
 
             // A refresh keeps the checks of channels that survive it.
             try await withImporter(catalog) { importer in _ = try await importer.refresh(sourceID: source.id) }
-            let good = try #require(try await catalog.store.items(CatalogItemQuery(kind: .live, search: "good")).items.first)
+            let good = try #require(
+                try await catalog.store.items(CatalogItemQuery(kind: .live, search: "good")).items.first)
             #expect(good.streamCheck?.online == true)
 
             await #expect(throws: CatalogError.itemNotFound(999_999)) { try await checker.check(ids: [999_999]) }
@@ -86,11 +94,16 @@ struct StreamCheckTests {
         let first = try await TestOrigin.start()
         let second = try await TestOrigin.start()
         let catalog = try TemporaryCatalog()
-        let checker = StreamChecker(store: catalog.store, configuration: .init(concurrency: 1, timeout: .seconds(5)), logger: testLogger)
+        let checker = StreamChecker(
+            store: catalog.store, configuration: .init(concurrency: 1, timeout: .seconds(5)), logger: testLogger)
         let target = "\(second.baseURL)/files/elsewhere.ts?size=2000"
-        let url = "\(first.baseURL)/redirect-to?url=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
-        let headers = [CatalogHeader(name: "Authorization", value: "Bearer SECRET"), CatalogHeader(name: "Cookie", value: "s=SECRET"),
-                       CatalogHeader(name: "Referer", value: "http://provider.example/")]
+        let url =
+            "\(first.baseURL)/redirect-to?url=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+        let headers = [
+            CatalogHeader(name: "Authorization", value: "Bearer SECRET"),
+            CatalogHeader(name: "Cookie", value: "s=SECRET"),
+            CatalogHeader(name: "Referer", value: "http://provider.example/"),
+        ]
         let (online, reason) = await checker.probe(url, headers: headers)
         #expect(online, "\(reason)")
         let sent = try #require(second.lastRequestHeaders(path: "/files/elsewhere.ts"))

@@ -1,28 +1,41 @@
 import Foundation
 import Testing
 import TunerTesting
+
 @testable import Catalog
 
 @Suite("Xtream series episodes in every shape panels send")
 struct XtreamEpisodeShapesTests {
     /// The same four episodes (S1E1, S1E2, S2E1, S2E2) as panels write them.
     static let shapes: [(name: String, episodes: String)] = [
-        ("keyed by season, out of order", #"""
+        (
+            "keyed by season, out of order",
+            #"""
             {"2":[{"id":"201","episode_num":"1","title":"S2E1","season":2,"container_extension":"mkv","info":[]},{"id":202,"episode_num":2,"title":"S2E2","season":"2"}],
              "1":[{"id":"102","episode_num":2,"title":"S1E2","season":1},{"id":"101","episode_num":1,"title":"S1E1","season":1,"info":{"duration_secs":"1500"}}]}
-            """#),
-        ("keyed by season, each season keyed by index (PHP's sparse arrays)", #"""
+            """#
+        ),
+        (
+            "keyed by season, each season keyed by index (PHP's sparse arrays)",
+            #"""
             {"1":{"0":{"id":"101","episode_num":1,"title":"S1E1","info":{"duration_secs":1500}},"1":{"id":"102","episode_num":2,"title":"S1E2"}},
              "2":{"0":{"id":"201","episode_num":1,"title":"S2E1","container_extension":"mkv"},"3":{"id":"202","episode_num":2,"title":"S2E2"}}}
-            """#),
-        ("a list of seasons' lists, seasons unnamed", #"""
+            """#
+        ),
+        (
+            "a list of seasons' lists, seasons unnamed",
+            #"""
             [[{"id":"101","episode_num":1,"title":"S1E1","info":{"duration_secs":1500}},{"id":"102","episode_num":2,"title":"S1E2"}],
              [{"id":"201","episode_num":1,"title":"S2E1","container_extension":"mkv"},{"id":"202","episode_num":"2","title":"S2E2"}]]
-            """#),
-        ("one flat list, each episode naming its season", #"""
+            """#
+        ),
+        (
+            "one flat list, each episode naming its season",
+            #"""
             [{"id":"202","episode_num":2,"title":"S2E2","season":"2"},{"id":"101","episode_num":1,"title":"S1E1","season":1,"info":{"duration_secs":1500}},
              {"id":"201","episode_num":1,"title":"S2E1","season":2,"container_extension":"mkv"},{"id":"102","episode_num":"2","title":"S1E2","season":"1"}]
-            """#),
+            """#
+        ),
     ]
 
     @Test("Every shape gives the same seasons and episodes, with their URLs", arguments: 0..<4)
@@ -33,8 +46,10 @@ struct XtreamEpisodeShapesTests {
         let fake = try await XtreamFake.start(responses: responses)
         defer { Task { try? await fake.shutdown() } }
         let catalog = try TemporaryCatalog()
-        let source = try await catalog.store.addSource(CatalogSourceDraft(
-            kind: .xtream, location: fake.baseURL, xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")))
+        let source = try await catalog.store.addSource(
+            CatalogSourceDraft(
+                kind: .xtream, location: fake.baseURL,
+                xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")))
         try await withImporter(catalog) { importer in
             _ = try await importer.refresh(sourceID: source.id)
             let series = try #require(try await catalog.store.items(CatalogItemQuery(kind: .series)).items.first)
@@ -55,8 +70,10 @@ struct XtreamEpisodeShapesTests {
         let fake = try await XtreamFake.start(responses: responses)
         defer { Task { try? await fake.shutdown() } }
         let catalog = try TemporaryCatalog()
-        let source = try await catalog.store.addSource(CatalogSourceDraft(
-            kind: .xtream, location: fake.baseURL, xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")))
+        let source = try await catalog.store.addSource(
+            CatalogSourceDraft(
+                kind: .xtream, location: fake.baseURL,
+                xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")))
         func fetches() -> Int { fake.requests.filter { $0.contains("action=get_series_info") }.count }
         try await withImporter(catalog) { importer in
             _ = try await importer.refresh(sourceID: source.id)
@@ -67,8 +84,11 @@ struct XtreamEpisodeShapesTests {
             let stored = try #require(try await catalog.store.episodes(ofSeries: series.id).first)
             #expect(try await catalog.store.episode(id: stored.id)?.title == "Pilot")
 
-            fake.setResponse(#"{"info":{},"episodes":{"1":[{"id":"101","episode_num":1,"title":"Pilot"},{"id":"102","episode_num":2,"title":"Second"}]}}"#, for: "get_series_info")
-            #expect(try await importer.episodes(seriesItemID: series.id, reload: true).map(\.title) == ["Pilot", "Second"])
+            fake.setResponse(
+                #"{"info":{},"episodes":{"1":[{"id":"101","episode_num":1,"title":"Pilot"},{"id":"102","episode_num":2,"title":"Second"}]}}"#,
+                for: "get_series_info")
+            #expect(
+                try await importer.episodes(seriesItemID: series.id, reload: true).map(\.title) == ["Pilot", "Second"])
             #expect(fetches() == 2)
             _ = try await importer.refresh(sourceID: source.id)
             #expect(try await importer.episodes(seriesItemID: series.id).count == 2)
@@ -78,7 +98,9 @@ struct XtreamEpisodeShapesTests {
             #expect(try await importer.episodes(seriesItemID: series.id, reload: true).isEmpty)
 
             let live = try #require(try await catalog.store.items(CatalogItemQuery(kind: .live)).items.first)
-            let notSeries = await #expect(throws: CatalogError.self) { try await importer.episodes(seriesItemID: live.id) }
+            let notSeries = await #expect(throws: CatalogError.self) {
+                try await importer.episodes(seriesItemID: live.id)
+            }
             #expect(notSeries?.isUnsupported == true)
         }
     }

@@ -2,21 +2,25 @@ import AsyncHTTPClient
 import Foundation
 import Testing
 import TunerTesting
+
 @testable import Catalog
 
 @Suite("Xtream Codes import")
 struct XtreamImportTests {
     static let responses: [String: String] = [
-        "get_live_categories": #"[{"category_id":"1","category_name":"News","parent_id":0},{"category_id":2,"category_name":"Sport"}]"#,
+        "get_live_categories":
+            #"[{"category_id":"1","category_name":"News","parent_id":0},{"category_id":2,"category_name":"Sport"}]"#,
         "get_live_streams": #"""
-            [{"num":1,"name":"BBC One","stream_type":"live","stream_id":101,"stream_icon":"http://logo/bbc.png","epg_channel_id":"bbc1.uk","category_id":"1","tv_archive":1,"tv_archive_duration":"7"},
-             {"num":"2","name":"Sky Sports","stream_id":"102","stream_icon":"","epg_channel_id":null,"category_id":2,"tv_archive":0,"tv_archive_duration":0},
-             {"num":null,"name":"Broken","stream_id":null}]
-            """#,
+        [{"num":1,"name":"BBC One","stream_type":"live","stream_id":101,"stream_icon":"http://logo/bbc.png","epg_channel_id":"bbc1.uk","category_id":"1","tv_archive":1,"tv_archive_duration":"7"},
+         {"num":"2","name":"Sky Sports","stream_id":"102","stream_icon":"","epg_channel_id":null,"category_id":2,"tv_archive":0,"tv_archive_duration":0},
+         {"num":null,"name":"Broken","stream_id":null}]
+        """#,
         "get_vod_categories": #"[{"category_id":"10","category_name":"Films"}]"#,
-        "get_vod_streams": #"[{"num":1,"name":"The Matrix","stream_id":"9001","stream_icon":"http://logo/m.jpg","rating":7.5,"category_id":"10","container_extension":"mkv"}]"#,
+        "get_vod_streams":
+            #"[{"num":1,"name":"The Matrix","stream_id":"9001","stream_icon":"http://logo/m.jpg","rating":7.5,"category_id":"10","container_extension":"mkv"}]"#,
         "get_series_categories": #"[{"category_id":"20","category_name":"Drama"}]"#,
-        "get_series": #"[{"num":1,"name":"American Gods","series_id":77,"cover":"http://logo/ag.jpg","category_id":"20"}]"#,
+        "get_series":
+            #"[{"num":1,"name":"American Gods","series_id":77,"cover":"http://logo/ag.jpg","category_id":"20"}]"#,
     ]
 
     static let guide = """
@@ -29,9 +33,11 @@ struct XtreamImportTests {
         let fake = try await XtreamFake.start(responses: Self.responses, guide: Self.guide)
         defer { Task { try? await fake.shutdown() } }
         let catalog = try TemporaryCatalog()
-        let source = try await catalog.store.addSource(CatalogSourceDraft(
-            kind: .xtream, location: fake.baseURL, xtream: XtreamCredentials(server: fake.baseURL + "/", username: "user", password: "pass")
-        ))
+        let source = try await catalog.store.addSource(
+            CatalogSourceDraft(
+                kind: .xtream, location: fake.baseURL,
+                xtream: XtreamCredentials(server: fake.baseURL + "/", username: "user", password: "pass")
+            ))
         try await withImporter(catalog) { importer in
             let counts = try await importer.refresh(sourceID: source.id)
             #expect(counts == CatalogImportCounts(live: 2, movies: 1, series: 1))
@@ -65,9 +71,11 @@ struct XtreamImportTests {
         let fake = try await XtreamFake.start(responses: Self.responses)
         defer { Task { try? await fake.shutdown() } }
         let catalog = try TemporaryCatalog()
-        let source = try await catalog.store.addSource(CatalogSourceDraft(
-            kind: .xtream, location: fake.baseURL, xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
-        ))
+        let source = try await catalog.store.addSource(
+            CatalogSourceDraft(
+                kind: .xtream, location: fake.baseURL,
+                xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
+            ))
         try await withImporter(catalog) { importer in
             _ = try await importer.refresh(sourceID: source.id)
             var wrong = try #require(try await catalog.store.source(id: source.id))
@@ -90,13 +98,16 @@ struct XtreamDetailsTests {
              "1":[{"id":5001,"episode_num":"1","title":"S1 E1","container_extension":"mp4","season":"1","info":{}},{"id":"5003","episode_num":2,"title":"S1 E2","info":{"duration_secs":"2900"}}]}}
             """#
         // "Breakfast" and "News and weather." in base64.
-        responses["get_short_epg"] = #"{"epg_listings":[{"id":"1","epg_id":"9","channel_id":"bbc1.uk","title":"QnJlYWtmYXN0","description":"TmV3cyBhbmQgd2VhdGhlci4=","start_timestamp":"1709618400","stop_timestamp":1709622000}]}"#
+        responses["get_short_epg"] =
+            #"{"epg_listings":[{"id":"1","epg_id":"9","channel_id":"bbc1.uk","title":"QnJlYWtmYXN0","description":"TmV3cyBhbmQgd2VhdGhlci4=","start_timestamp":"1709618400","stop_timestamp":1709622000}]}"#
         let fake = try await XtreamFake.start(responses: responses)
         defer { Task { try? await fake.shutdown() } }
         let catalog = try TemporaryCatalog()
-        let source = try await catalog.store.addSource(CatalogSourceDraft(
-            kind: .xtream, location: fake.baseURL, xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
-        ))
+        let source = try await catalog.store.addSource(
+            CatalogSourceDraft(
+                kind: .xtream, location: fake.baseURL,
+                xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
+            ))
         try await withImporter(catalog) { importer in
             _ = try await importer.refresh(sourceID: source.id)
             let series = try #require(try await catalog.store.items(CatalogItemQuery(kind: .series)).items.first)
@@ -118,7 +129,9 @@ struct XtreamDetailsTests {
         }
     }
 
-    @Test("Movie details come from get_vod_info (numbers as strings or ints, info as [] when empty), once, and fix the container")
+    @Test(
+        "Movie details come from get_vod_info (numbers as strings or ints, info as [] when empty), once, and fix the container"
+    )
     func movieDetails() async throws {
         var responses = XtreamImportTests.responses
         responses["get_vod_streams"] = #"""
@@ -133,13 +146,16 @@ struct XtreamDetailsTests {
               "rating":"7.9","bitrate":0},
              "movie_data":{"stream_id":9001,"name":"The Matrix","added":"1600000000","category_id":"10","container_extension":"mkv","custom_sid":"","direct_source":""}}
             """#
-        responses["get_vod_info:9002"] = #"{"info":[],"movie_data":{"stream_id":"9002","name":"Bare Movie","container_extension":"avi"}}"#
+        responses["get_vod_info:9002"] =
+            #"{"info":[],"movie_data":{"stream_id":"9002","name":"Bare Movie","container_extension":"avi"}}"#
         let fake = try await XtreamFake.start(responses: responses)
         defer { Task { try? await fake.shutdown() } }
         let catalog = try TemporaryCatalog()
-        let source = try await catalog.store.addSource(CatalogSourceDraft(
-            kind: .xtream, location: fake.baseURL, xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
-        ))
+        let source = try await catalog.store.addSource(
+            CatalogSourceDraft(
+                kind: .xtream, location: fake.baseURL,
+                xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
+            ))
         try await withImporter(catalog) { importer in
             _ = try await importer.refresh(sourceID: source.id)
             let movies = try await catalog.store.items(CatalogItemQuery(kind: .movie)).items
@@ -161,7 +177,8 @@ struct XtreamDetailsTests {
             #expect(try await catalog.store.item(id: matrix.id)?.url == "\(fake.baseURL)/movie/user/pass/9001.mkv")
             // Asked again: from the database, not the panel.
             _ = try await importer.movieDetails(itemID: matrix.id)
-            #expect(fake.requests.filter { $0.contains("action=get_vod_info") && $0.contains("vod_id=9001") }.count == 1)
+            #expect(
+                fake.requests.filter { $0.contains("action=get_vod_info") && $0.contains("vod_id=9001") }.count == 1)
 
             let bareDetails = try await importer.movieDetails(itemID: bare.id)
             #expect(bareDetails.plot == nil)
@@ -179,17 +196,21 @@ struct XtreamDetailsTests {
     @Test("An import can fetch every movie's details at once")
     func movieDetailsOnImport() async throws {
         var responses = XtreamImportTests.responses
-        responses["get_vod_info:9001"] = #"{"info":{"plot":"Neo learns the truth.","duration_secs":8160},"movie_data":{"stream_id":9001,"container_extension":"mkv"}}"#
+        responses["get_vod_info:9001"] =
+            #"{"info":{"plot":"Neo learns the truth.","duration_secs":8160},"movie_data":{"stream_id":9001,"container_extension":"mkv"}}"#
         let fake = try await XtreamFake.start(responses: responses)
         defer { Task { try? await fake.shutdown() } }
         let catalog = try TemporaryCatalog()
-        let source = try await catalog.store.addSource(CatalogSourceDraft(
-            kind: .xtream, location: fake.baseURL, xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
-        ))
+        let source = try await catalog.store.addSource(
+            CatalogSourceDraft(
+                kind: .xtream, location: fake.baseURL,
+                xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
+            ))
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         var configuration = CatalogImporter.Configuration(temporaryDirectory: catalog.directory)
         configuration.movieDetailsOnImport = true
-        let importer = CatalogImporter(store: catalog.store, httpClient: client, configuration: configuration, logger: testLogger)
+        let importer = CatalogImporter(
+            store: catalog.store, httpClient: client, configuration: configuration, logger: testLogger)
         do {
             _ = try await importer.refresh(sourceID: source.id)
             let movie = try #require(try await catalog.store.items(CatalogItemQuery(kind: .movie)).items.first)

@@ -27,7 +27,9 @@ import TunerTesting
         let originURL = origin.baseURL + "/files/\(name)?size=\(size)"
         let preload = try await TunerProcess.run(["cache", "preload", originURL, "--bytes", "1MiB", "--data", data])
         #expect(preload.succeeded, "\(preload.transcript)")
-        #expect(preload.output.contains("preloaded 1048576 of 1048576 bytes (100%)"), "progress is printed: \(preload.output)")
+        #expect(
+            preload.output.contains("preloaded 1048576 of 1048576 bytes (100%)"),
+            "progress is printed: \(preload.output)")
         #expect(preload.output.contains("preloaded \(originURL)"), "\(preload.output)")
         let afterPreload = try await Self.statistics(data: data, until: { ($0["bytes"] as? Int ?? 0) >= 1 << 20 })
         #expect(afterPreload["entries"] as? Int == 1 && afterPreload["bytes"] as? Int == 1 << 20, "\(afterPreload)")
@@ -41,21 +43,29 @@ import TunerTesting
         #expect(origin.bodyBytesSent == 0, "the preloaded bytes come from the cache")
 
         // Export needs the whole file.
-        let partialExport = try await TunerProcess.run(["cache", "export", originURL, exports + "/early.mp4", "--data", data])
+        let partialExport = try await TunerProcess.run([
+            "cache", "export", originURL, exports + "/early.mp4", "--data", data,
+        ])
         #expect(!partialExport.succeeded, "a partly cached file cannot be exported: \(partialExport.transcript)")
-        #expect(partialExport.errorOutput.contains("not") || partialExport.errorOutput.contains("409"), "\(partialExport.errorOutput)")
+        #expect(
+            partialExport.errorOutput.contains("not") || partialExport.errorOutput.contains("409"),
+            "\(partialExport.errorOutput)")
         #expect(!FileManager.default.fileExists(atPath: exports + "/early.mp4"))
 
         let full = try await Curl.fetch(tools[.curl], proxied)
         #expect(full.status == 200)
         _ = try await Self.statistics(data: data, until: { $0["bytes"] as? Int == size })
-        let outside = try await TunerProcess.run(["cache", "export", originURL, workspace.file("outside.mp4"), "--data", data])
+        let outside = try await TunerProcess.run([
+            "cache", "export", originURL, workspace.file("outside.mp4"), "--data", data,
+        ])
         #expect(!outside.succeeded && outside.errorOutput.contains("--files-root"), "\(outside.transcript)")
         #expect(!FileManager.default.fileExists(atPath: workspace.file("outside.mp4")))
         let exported = exports + "/exported.mp4"
         let export = try await TunerProcess.run(["cache", "export", originURL, exported, "--data", data])
         #expect(export.succeeded, "\(export.transcript)")
-        expectSameBytes([UInt8](FileManager.default.contents(atPath: exported) ?? Data()), TestOrigin.content(name: name, range: 0..<size), "the exported file")
+        expectSameBytes(
+            [UInt8](FileManager.default.contents(atPath: exported) ?? Data()),
+            TestOrigin.content(name: name, range: 0..<size), "the exported file")
         let exportAgain = try await TunerProcess.run(["cache", "export", originURL, exported, "--data", data])
         #expect(!exportAgain.succeeded, "export never overwrites a file: \(exportAgain.transcript)")
 
@@ -71,10 +81,14 @@ import TunerTesting
         #expect(clear.succeeded && clear.output.contains("cache cleared"), "\(clear.transcript)")
         let cleared = try await TunerProcess.cacheStatistics(data: data)
         #expect(cleared["entries"] as? Int == 0 && cleared["bytes"] as? Int == 0, "\(cleared)")
-        #expect([UInt8](FileManager.default.contents(atPath: exported) ?? Data()).count == size, "an exported file outlives the cache it came from")
+        #expect(
+            [UInt8](FileManager.default.contents(atPath: exported) ?? Data()).count == size,
+            "an exported file outlives the cache it came from")
 
         // An explicit --server that does not answer is an error, not a silent local fallback.
-        let wrongServer = try await TunerProcess.run(["cache", "stats", "--server", "http://127.0.0.1:1", "--data", data])
+        let wrongServer = try await TunerProcess.run([
+            "cache", "stats", "--server", "http://127.0.0.1:1", "--data", data,
+        ])
         #expect(!wrongServer.succeeded && wrongServer.errorOutput.contains("127.0.0.1:1"), "\(wrongServer.transcript)")
 
         let stopped = await server.stop()
@@ -101,12 +115,18 @@ import TunerTesting
         let originURL = origin.baseURL + "/files/\(name)?size=\(size)"
         let preload = try await TunerProcess.run(["cache", "preload", originURL, "--bytes", "1MiB", "--data", data])
         #expect(preload.succeeded, "\(preload.transcript)")
-        #expect(preload.output.contains("preloaded 1048576 of 1048576 bytes (100%)"), "progress is printed: \(preload.output)")
+        #expect(
+            preload.output.contains("preloaded 1048576 of 1048576 bytes (100%)"),
+            "progress is printed: \(preload.output)")
         let afterPreload = try await TunerProcess.cacheStatistics(data: data)
         #expect(afterPreload["entries"] as? Int == 1, "\(afterPreload)")
-        #expect(afterPreload["bytes"] as? Int == 1 << 20, "a local preload's bytes are in the index when the command exits: \(afterPreload)")
+        #expect(
+            afterPreload["bytes"] as? Int == 1 << 20,
+            "a local preload's bytes are in the index when the command exits: \(afterPreload)")
 
-        let early = try await TunerProcess.run(["cache", "export", originURL, workspace.file("early.mp4"), "--data", data])
+        let early = try await TunerProcess.run([
+            "cache", "export", originURL, workspace.file("early.mp4"), "--data", data,
+        ])
         #expect(!early.succeeded, "a partly cached file cannot be exported: \(early.transcript)")
 
         // The whole file, preloaded locally, then exported locally.
@@ -117,7 +137,9 @@ import TunerTesting
         let exported = workspace.file("exported.mp4")
         let export = try await TunerProcess.run(["cache", "export", originURL, exported, "--data", data])
         #expect(export.succeeded, "\(export.transcript)")
-        expectSameBytes([UInt8](FileManager.default.contents(atPath: exported) ?? Data()), TestOrigin.content(name: name, range: 0..<size), "the exported file")
+        expectSameBytes(
+            [UInt8](FileManager.default.contents(atPath: exported) ?? Data()),
+            TestOrigin.content(name: name, range: 0..<size), "the exported file")
 
         // A server started on the folder afterwards serves what the CLI cached, origin untouched.
         let server = try await TunerProcess.serve(data: data)
@@ -148,7 +170,9 @@ import TunerTesting
         #expect(clear.succeeded && clear.output.contains("cache cleared"), "\(clear.transcript)")
         let cleared = try await TunerProcess.cacheStatistics(data: data)
         #expect(cleared["entries"] as? Int == 0 && cleared["bytes"] as? Int == 0, "\(cleared)")
-        let gone = try await TunerProcess.run(["cache", "export", originURL, workspace.file("after-clear.mp4"), "--data", data])
+        let gone = try await TunerProcess.run([
+            "cache", "export", originURL, workspace.file("after-clear.mp4"), "--data", data,
+        ])
         #expect(!gone.succeeded, "nothing to export after a clear: \(gone.transcript)")
 
         try await origin.shutdown()

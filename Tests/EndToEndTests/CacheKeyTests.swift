@@ -13,8 +13,10 @@ import TunerTesting
         let server = try await TunerProcess.serve(data: data, arguments: ["--cache-ignore-param", "token"])
         let size = 4_000_000
         let name = "session.mp4"
-        let first = try await TunerProcess.proxyURL(for: origin.baseURL + "/files/\(name)?size=\(size)&token=one", data: data)
-        let second = try await TunerProcess.proxyURL(for: origin.baseURL + "/files/\(name)?token=two&size=\(size)", data: data)
+        let first = try await TunerProcess.proxyURL(
+            for: origin.baseURL + "/files/\(name)?size=\(size)&token=one", data: data)
+        let second = try await TunerProcess.proxyURL(
+            for: origin.baseURL + "/files/\(name)?token=two&size=\(size)", data: data)
         #expect(first != second)
 
         let played = try await Curl.fetch(tools[.curl], first, options: ["-r", "0-999999"])
@@ -27,15 +29,19 @@ import TunerTesting
 
         // The bytes the cache lacks must come from the URL the player uses now: the first
         // session's token may have expired.
-        let old = try await TunerProcess.proxyURL(for: origin.baseURL + "/files/late.mp4?size=\(size)&token=expired", data: data)
-        let current = try await TunerProcess.proxyURL(for: origin.baseURL + "/files/late.mp4?size=\(size)&token=fresh", data: data)
+        let old = try await TunerProcess.proxyURL(
+            for: origin.baseURL + "/files/late.mp4?size=\(size)&token=expired", data: data)
+        let current = try await TunerProcess.proxyURL(
+            for: origin.baseURL + "/files/late.mp4?size=\(size)&token=fresh", data: data)
         let probe = try await Curl.fetch(tools[.curl], old, options: ["-r", "0-99"])
         #expect(probe.status == 206)
         #expect(origin.lastRequestURI(path: "/files/late.mp4")?.contains("token=expired") == true)
         let gap = try await Curl.fetch(tools[.curl], current, options: ["-r", "3000000-3000099"])
         #expect(gap.status == 206)
         expectSameBytes(gap.body, TestOrigin.content(name: "late.mp4", range: 3_000_000..<3_000_100), "the gap")
-        #expect(origin.lastRequestURI(path: "/files/late.mp4")?.contains("token=fresh") == true, "the gap is fetched with the current session's URL")
+        #expect(
+            origin.lastRequestURI(path: "/files/late.mp4")?.contains("token=fresh") == true,
+            "the gap is fetched with the current session's URL")
 
         let stopped = await server.stop()
         #expect(stopped.status == 0 && !stopped.signaled, "\(server.log)")

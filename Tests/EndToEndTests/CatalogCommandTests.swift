@@ -23,24 +23,30 @@ import TunerTesting
         var programmes = ""
         for index in 0..<4 {
             let start = hour + Int64(index - 1) * 3600
-            programmes += #"<programme channel="news.example" start="\#(Self.xmltvTime(start))" stop="\#(Self.xmltvTime(start + 3600))"><title>Bulletin \#(index)</title></programme>"#
+            programmes +=
+                #"<programme channel="news.example" start="\#(Self.xmltvTime(start))" stop="\#(Self.xmltvTime(start + 3600))"><title>Bulletin \#(index)</title></programme>"#
         }
         let guide = workspace.file("guide.xml")
         try Data(#"<tv><channel id="news.example"><display-name>News</display-name></channel>\#(programmes)</tv>"#.utf8)
             .write(to: URL(fileURLWithPath: guide))
         let playlist = workspace.file("list.m3u")
-        try Data("""
+        try Data(
+            """
             #EXTM3U
             #EXTINF:-1 tvg-id="news.example",Evening News
             \(origin.baseURL)/files/news.ts?size=2000
             #EXTINF:-1,Dead Channel
             \(origin.baseURL)/files/dead.ts?status=404
-            """.utf8).write(to: URL(fileURLWithPath: playlist))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: playlist))
 
-        let added = try await TunerProcess.run(["sources", "add", playlist, "--epg", guide, "--refresh-hours", "6", "--data", data])
+        let added = try await TunerProcess.run([
+            "sources", "add", playlist, "--epg", guide, "--refresh-hours", "6", "--data", data,
+        ])
         #expect(added.succeeded, "\(added.transcript)")
         #expect(added.output.contains("2 channels"), "\(added.transcript)")
-        #expect(added.output.contains("4 programmes"), "the --epg guide is imported with the playlist: \(added.transcript)")
+        #expect(
+            added.output.contains("4 programmes"), "the --epg guide is imported with the playlist: \(added.transcript)")
 
         let shown = try await TunerProcess.run(["guide", "evening", "--data", data])
         #expect(shown.succeeded, "\(shown.transcript)")

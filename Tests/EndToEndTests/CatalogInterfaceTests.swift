@@ -16,8 +16,10 @@ import TunerTesting
     }
 
     static let xtreamResponses: [String: String] = [
-        "get_live_categories": #"[{"category_id":"1","category_name":"News"},{"category_id":2,"category_name":"Sport"}]"#,
-        "get_live_streams": #"[{"num":1,"name":"BBC One","stream_id":101,"epg_channel_id":"bbc1.uk","category_id":"1"},{"num":"2","name":"Sky Sports","stream_id":"102","category_id":2}]"#,
+        "get_live_categories":
+            #"[{"category_id":"1","category_name":"News"},{"category_id":2,"category_name":"Sport"}]"#,
+        "get_live_streams":
+            #"[{"num":1,"name":"BBC One","stream_id":101,"epg_channel_id":"bbc1.uk","category_id":"1"},{"num":"2","name":"Sky Sports","stream_id":"102","category_id":2}]"#,
         "get_vod_categories": "[]",
         "get_vod_streams": "[]",
         "get_series_categories": "[]",
@@ -39,14 +41,16 @@ import TunerTesting
         defer { Task { try? await fake.shutdown() } }
 
         let playlist = workspace.file("list.m3u")
-        try Data("""
+        try Data(
+            """
             #EXTM3U
             #EXTINF:abc group-title="Films",Local Film Channel
             http://127.0.0.1:9/film.ts
             junk line here
             #EXTINF:-1 group-title="Sport" http-user-agent="Box/1.0",Local Sport
             http://127.0.0.1:9/sport.ts
-            """.utf8).write(to: URL(fileURLWithPath: playlist))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: playlist))
 
         let checked = try await TunerProcess.run(["m3u", "check", playlist])
         #expect(checked.succeeded, "\(checked.transcript)")
@@ -59,15 +63,21 @@ import TunerTesting
 
         // Pasted whole, as providers send it: the CLI takes the server and credentials apart.
         let pasted = try await TunerProcess.run([
-            "sources", "add", "\(fake.baseURL)/player_api.php?username=user&password=pass", "--xtream", "--name", "Pasted", "--data", data,
+            "sources", "add", "\(fake.baseURL)/player_api.php?username=user&password=pass", "--xtream", "--name",
+            "Pasted", "--data", data,
         ])
         #expect(pasted.succeeded && pasted.output.contains("2 channels"), "\(pasted.transcript)")
-        #expect(pasted.output.contains("guide: 1 channels, 2 programmes"), "the account's xmltv.php comes along: \(pasted.transcript)")
+        #expect(
+            pasted.output.contains("guide: 1 channels, 2 programmes"),
+            "the account's xmltv.php comes along: \(pasted.transcript)")
         let apart = try await TunerProcess.run([
-            "sources", "add", fake.baseURL, "--xtream", "--user", "user", "--password", "pass", "--name", "Apart", "--no-refresh", "--data", data,
+            "sources", "add", fake.baseURL, "--xtream", "--user", "user", "--password", "pass", "--name", "Apart",
+            "--no-refresh", "--data", data,
         ])
         #expect(apart.succeeded, "\(apart.transcript)")
-        let incomplete = try await TunerProcess.run(["sources", "add", fake.baseURL, "--xtream", "--user", "user", "--data", data])
+        let incomplete = try await TunerProcess.run([
+            "sources", "add", fake.baseURL, "--xtream", "--user", "user", "--data", data,
+        ])
         #expect(!incomplete.succeeded && incomplete.errorOutput.contains("--password"), "\(incomplete.transcript)")
 
         let listed = try await TunerProcess.run(["sources", "list", "--data", data])
@@ -75,15 +85,21 @@ import TunerTesting
         let lines = listed.output.split(separator: "\n")
         #expect(lines.count == 3, "\(listed.transcript)")
         #expect(lines.filter { $0.contains("\txtream\t") }.count == 2, "\(listed.transcript)")
-        #expect(!listed.output.contains("password"), "the pasted URL's password is not shown as the location: \(listed.transcript)")
+        #expect(
+            !listed.output.contains("password"),
+            "the pasted URL's password is not shown as the location: \(listed.transcript)")
 
         let refreshed = try await TunerProcess.run(["sources", "refresh", "--data", data])
         #expect(refreshed.succeeded, "\(refreshed.transcript)")
-        #expect(refreshed.output.split(separator: "\n").filter { $0.contains("2 channels") }.count == 3, "every source is refreshed: \(refreshed.transcript)")
+        #expect(
+            refreshed.output.split(separator: "\n").filter { $0.contains("2 channels") }.count == 3,
+            "every source is refreshed: \(refreshed.transcript)")
 
         let searched = try await TunerProcess.run(["channels", "--search", "bbc", "--data", data])
         #expect(searched.succeeded, "\(searched.transcript)")
-        #expect(searched.output.split(separator: "\n").filter { $0.contains("BBC One") }.count == 2, "one per Xtream source: \(searched.transcript)")
+        #expect(
+            searched.output.split(separator: "\n").filter { $0.contains("BBC One") }.count == 2,
+            "one per Xtream source: \(searched.transcript)")
         #expect(searched.output.contains("of 2"), "\(searched.transcript)")
         let sport = try await TunerProcess.run(["channels", "--group", "Sport", "--data", data])
         #expect(sport.output.contains("Local Sport") && sport.output.contains("Sky Sports"), "\(sport.transcript)")
@@ -91,8 +107,12 @@ import TunerTesting
 
         let shown = try await TunerProcess.run(["guide", "bbc one", "--data", data])
         #expect(shown.succeeded, "\(shown.transcript)")
-        #expect(shown.output.split(separator: "\n").contains { $0.hasPrefix("now\t") && $0.contains("The One Show") }, "\(shown.transcript)")
-        #expect(shown.output.split(separator: "\n").contains { $0.hasPrefix("next\t") && $0.contains("EastEnders") }, "\(shown.transcript)")
+        #expect(
+            shown.output.split(separator: "\n").contains { $0.hasPrefix("now\t") && $0.contains("The One Show") },
+            "\(shown.transcript)")
+        #expect(
+            shown.output.split(separator: "\n").contains { $0.hasPrefix("next\t") && $0.contains("EastEnders") },
+            "\(shown.transcript)")
 
         let removed = try await TunerProcess.run(["sources", "remove", "3", "--data", data])
         #expect(removed.succeeded, "\(removed.transcript)")
@@ -106,37 +126,47 @@ import TunerTesting
         let workspace = try Workspace()
         defer { workspace.remove() }
         let playlist = workspace.file("list.m3u")
-        try Data("#EXTM3U\n#EXTINF:-1,First\nhttp://127.0.0.1:9/1.ts\n#EXTINF:-1,Second\nhttp://127.0.0.1:9/2.ts\n".utf8)
-            .write(to: URL(fileURLWithPath: playlist))
+        try Data(
+            "#EXTM3U\n#EXTINF:-1,First\nhttp://127.0.0.1:9/1.ts\n#EXTINF:-1,Second\nhttp://127.0.0.1:9/2.ts\n".utf8
+        )
+        .write(to: URL(fileURLWithPath: playlist))
         let server = try await TunerProcess.serve(
             data: workspace.file("data"), arguments: ["--catalog-check-interval", "1", "--files-root", workspace.path],
             environment: ["TUNER_CATALOG_REFRESH_INTERVAL": "2h"])
 
-        let added = try await Curl.fetch(tools[.curl], server.baseURL + "/api/v1/sources", options: [
-            "-X", "POST", "-H", "Content-Type: application/json", "--data", #"{"location":"\#(playlist)"}"#,
-        ])
+        let added = try await Curl.fetch(
+            tools[.curl], server.baseURL + "/api/v1/sources",
+            options: [
+                "-X", "POST", "-H", "Content-Type: application/json", "--data", #"{"location":"\#(playlist)"}"#,
+            ])
         #expect(added.status == 201, "\(added.process.transcript)")
         let source = try JSONSerialization.jsonObject(with: Data(added.body)) as? [String: Any] ?? [:]
-        #expect(source["refreshInterval"] as? Double == 7200, "TUNER_CATALOG_REFRESH_INTERVAL is the new source's interval: \(source)")
+        #expect(
+            source["refreshInterval"] as? Double == 7200,
+            "TUNER_CATALOG_REFRESH_INTERVAL is the new source's interval: \(source)")
 
         // Nobody asks for a refresh: the scheduler, looking every second, imports the new source.
         var total = 0
         for _ in 0..<100 where total == 0 {
             let listed = try await Curl.fetch(tools[.curl], server.baseURL + "/api/v1/channels")
-            total = (try? JSONSerialization.jsonObject(with: Data(listed.body)) as? [String: Any])?["total"] as? Int ?? 0
+            total =
+                (try? JSONSerialization.jsonObject(with: Data(listed.body)) as? [String: Any])?["total"] as? Int ?? 0
             if total == 0 { try await Task.sleep(for: .milliseconds(200)) }
         }
         #expect(total == 2, "the scheduled refresh imported the source: \(server.log)")
         await server.stop()
     }
 
-    @Test(arguments: [
-        (["--catalog-check-interval", "soon"], [:], "--catalog-check-interval"),
-        (["--catalog-refresh-interval", "0"], [:], "--catalog-refresh-interval"),
-        ([], ["TUNER_CATALOG_CHECK_INTERVAL": "often"], "TUNER_CATALOG_CHECK_INTERVAL"),
-        ([], ["TUNER_CATALOG_REFRESH_INTERVAL": "-1h"], "TUNER_CATALOG_REFRESH_INTERVAL"),
-    ] as [([String], [String: String], String)])
-    func badCatalogIntervalsStopServeNamingTheSetting(flags: [String], environment: [String: String], named setting: String) async throws {
+    @Test(
+        arguments: [
+            (["--catalog-check-interval", "soon"], [:], "--catalog-check-interval"),
+            (["--catalog-refresh-interval", "0"], [:], "--catalog-refresh-interval"),
+            ([], ["TUNER_CATALOG_CHECK_INTERVAL": "often"], "TUNER_CATALOG_CHECK_INTERVAL"),
+            ([], ["TUNER_CATALOG_REFRESH_INTERVAL": "-1h"], "TUNER_CATALOG_REFRESH_INTERVAL"),
+        ] as [([String], [String: String], String)])
+    func badCatalogIntervalsStopServeNamingTheSetting(
+        flags: [String], environment: [String: String], named setting: String
+    ) async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }
         let result = try await TunerProcess.run(
@@ -154,23 +184,34 @@ import TunerTesting
         let origin = try await TestOrigin.start()
         let served = workspace.file("served")
         try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
-        try Data(("#EXTM3U\n" + (0..<2000).map { "#EXTINF:-1,Channel \($0)\nhttp://127.0.0.1:9/\($0).ts\n" }.joined()).utf8)
-            .write(to: URL(fileURLWithPath: served + "/list.m3u"))
+        try Data(
+            ("#EXTM3U\n" + (0..<2000).map { "#EXTINF:-1,Channel \($0)\nhttp://127.0.0.1:9/\($0).ts\n" }.joined()).utf8
+        )
+        .write(to: URL(fileURLWithPath: served + "/list.m3u"))
         origin.serveDirectory(served)
         let data = workspace.file("data")
         let first = try await TunerProcess.serve(data: data)
         // The origin sends 1 KiB of the playlist and then nothing: the refresh hangs mid-download.
         // (Only the first request: later ones get the whole file.)
-        let added = try await Curl.fetch(tools[.curl], first.baseURL + "/api/v1/sources", options: [
-            "-X", "POST", "-H", "Content-Type: application/json",
-            "--data", #"{"location":"\#(origin.baseURL)/static/list.m3u?hold=1024&failfirst=1"}"#,
-        ])
+        let added = try await Curl.fetch(
+            tools[.curl], first.baseURL + "/api/v1/sources",
+            options: [
+                "-X", "POST", "-H", "Content-Type: application/json",
+                "--data", #"{"location":"\#(origin.baseURL)/static/list.m3u?hold=1024&failfirst=1"}"#,
+            ])
         #expect(added.status == 201)
-        let id = try #require((try JSONSerialization.jsonObject(with: Data(added.body)) as? [String: Any])?["id"] as? Int)
-        let refresh = Task { try await Curl.fetch(tools[.curl], first.baseURL + "/api/v1/sources/\(id)/refresh", options: ["-X", "POST"], timeout: .seconds(30)) }
+        let id = try #require(
+            (try JSONSerialization.jsonObject(with: Data(added.body)) as? [String: Any])?["id"] as? Int)
+        let refresh = Task {
+            try await Curl.fetch(
+                tools[.curl], first.baseURL + "/api/v1/sources/\(id)/refresh", options: ["-X", "POST"],
+                timeout: .seconds(30))
+        }
         func status(_ server: TunerProcess) async throws -> [String: Any] {
             let answer = try await Curl.fetch(tools[.curl], server.baseURL + "/api/v1/sources")
-            let sources = (try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])?["sources"] as? [[String: Any]]
+            let sources =
+                (try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])?["sources"]
+                as? [[String: Any]]
             return sources?.first { $0["id"] as? Int == id } ?? [:]
         }
         var seen = ""
@@ -193,7 +234,8 @@ import TunerTesting
         #expect((recovered["lastError"] as? String ?? "").contains("interrupted"))
 
         // The origin now serves the whole playlist: the retried refresh imports it.
-        let refreshed = try await Curl.fetch(tools[.curl], second.baseURL + "/api/v1/sources/\(id)/refresh", options: ["-X", "POST"])
+        let refreshed = try await Curl.fetch(
+            tools[.curl], second.baseURL + "/api/v1/sources/\(id)/refresh", options: ["-X", "POST"])
         #expect(refreshed.status == 200)
         #expect(try await status(second)["status"] as? String == "ok")
         await second.stop()

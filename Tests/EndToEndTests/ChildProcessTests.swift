@@ -3,9 +3,9 @@ import Testing
 import TunerTesting
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// TunerTesting's `posix_spawn` runner, which every end-to-end test uses to start programs.
@@ -33,9 +33,9 @@ import Darwin
     @Test func manyOpenDescriptorsNeitherBreakSpawningNorLeakIntoTheChild() async throws {
         var limit = rlimit()
         #if canImport(Glibc)
-        getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+            getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
         #else
-        getrlimit(RLIMIT_NOFILE, &limit)
+            getrlimit(RLIMIT_NOFILE, &limit)
         #endif
         let count = min(1500, Int(limit.rlim_cur) - 400)
         try #require(count > 100, "the descriptor limit (\(limit.rlim_cur)) is too low for this test")

@@ -3,9 +3,9 @@ import Testing
 import TunerTesting
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The `tuner` binary's own interface: help, flag validation, proxy URLs, and how the server stops.
@@ -33,10 +33,14 @@ import Darwin
     func badServeFlagsExitNonZeroNamingTheFlag(flags: [String], named flag: String) async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }
-        let result = try await TunerProcess.run(["serve", "--data", workspace.file("data")] + flags, timeout: .seconds(20))
-        #expect(!result.succeeded && !result.timedOut, "tuner serve \(flags) must refuse to start: \(result.transcript)")
+        let result = try await TunerProcess.run(
+            ["serve", "--data", workspace.file("data")] + flags, timeout: .seconds(20))
+        #expect(
+            !result.succeeded && !result.timedOut, "tuner serve \(flags) must refuse to start: \(result.transcript)")
         #expect(result.errorOutput.contains(flag), "the message names \(flag): \(result.transcript)")
-        #expect(!FileManager.default.fileExists(atPath: workspace.file("data/server.url")), "a server that did not start leaves no server.url")
+        #expect(
+            !FileManager.default.fileExists(atPath: workspace.file("data/server.url")),
+            "a server that did not start leaves no server.url")
     }
 
     @Test func proxyURLWorksThroughTheServerOfTheSameDataFolder() async throws {
@@ -49,19 +53,24 @@ import Darwin
 
         let size = 300_000
         let originURL = origin.baseURL + "/files/signed.mp4?size=\(size)"
-        let printed = try await TunerProcess.proxyURL(for: originURL, headers: ["User-Agent: TunerEndToEnd/1.0"], data: data)
+        let printed = try await TunerProcess.proxyURL(
+            for: originURL, headers: ["User-Agent: TunerEndToEnd/1.0"], data: data)
         #expect(printed.hasPrefix(server.baseURL + "/stream/"), "proxy-url points at the running server: \(printed)")
         #expect(printed.hasSuffix("/signed.mp4"), "the original file name (and extension) is kept: \(printed)")
 
         let fetched = try await Curl.fetch(tools[.curl], printed)
         #expect(fetched.status == 200, "\(fetched.process.transcript)")
-        expectSameBytes(fetched.body, TestOrigin.content(name: "signed.mp4", range: 0..<size), "through proxy-url's URL")
+        expectSameBytes(
+            fetched.body, TestOrigin.content(name: "signed.mp4", range: 0..<size), "through proxy-url's URL")
         let sentUpstream = origin.lastRequestHeaders(path: "/files/signed.mp4") ?? []
-        #expect(sentUpstream.contains { $0.name.lowercased() == "user-agent" && $0.value == "TunerEndToEnd/1.0" },
-                "the header attached with --header reaches the origin: \(sentUpstream)")
+        #expect(
+            sentUpstream.contains { $0.name.lowercased() == "user-agent" && $0.value == "TunerEndToEnd/1.0" },
+            "the header attached with --header reaches the origin: \(sentUpstream)")
 
         // A URL signed with another data folder's secret is refused: the proxy is no open relay.
-        let foreign = try await TunerProcess.run(["proxy-url", originURL, "--data", workspace.file("other"), "--base", server.baseURL])
+        let foreign = try await TunerProcess.run([
+            "proxy-url", originURL, "--data", workspace.file("other"), "--base", server.baseURL,
+        ])
         #expect(foreign.succeeded, "\(foreign.transcript)")
         let refused = try await Curl.fetch(tools[.curl], foreign.output.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(refused.status == 403)
@@ -100,7 +109,8 @@ import Darwin
 
         let stopped = await server.stop(signal: signal)
         #expect(!stopped.timedOut, "the server stops within 20 s of signal \(signal)")
-        #expect(stopped.status == 0 && !stopped.signaled, "exit 0 after signal \(signal), got \(stopped): \(server.log)")
+        #expect(
+            stopped.status == 0 && !stopped.signaled, "exit 0 after signal \(signal), got \(stopped): \(server.log)")
         #expect(!FileManager.default.fileExists(atPath: server.serverURLFile), "server.url is removed at shutdown")
     }
 }

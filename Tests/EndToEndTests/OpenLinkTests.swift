@@ -11,11 +11,13 @@ import TunerTesting
         let data = workspace.file("data")
         let playlist = workspace.file("list.m3u")
         // The stream URL carries a provider password, as Xtream-style playlists do.
-        try Data("""
+        try Data(
+            """
             #EXTM3U
             #EXTINF:-1 tvg-id="news.example" catchup="default" catchup-days="3" catchup-source="\(origin.baseURL)/files/past-{utc}.ts?size=3000&password=hunter2",Evening News
             \(origin.baseURL)/files/news.ts?size=5000&password=hunter2
-            """.utf8).write(to: URL(fileURLWithPath: playlist))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: playlist))
         let added = try await TunerProcess.run(["sources", "add", playlist, "--data", data])
         #expect(added.succeeded, "\(added.transcript)")
 
@@ -26,7 +28,8 @@ import TunerTesting
         #expect(link.hasPrefix(server.baseURL + "/stream/"), "points at the running server: \(link)")
         #expect(!opened.transcript.contains("hunter2"), "\(opened.transcript)")
         let played = try await Curl.fetch("curl", link)
-        #expect(played.status == 200 && played.body.count == 5000, "status \(played.status), \(played.body.count) bytes")
+        #expect(
+            played.status == 200 && played.body.count == 5000, "status \(played.status), \(played.body.count) bytes")
 
         // Catch-up an hour ago: the programme's time goes into the provider's template.
         let past = Int64(Date().timeIntervalSince1970) - 3600
@@ -35,8 +38,12 @@ import TunerTesting
         let pastLink = caught.output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(pastLink.hasPrefix(server.baseURL + "/stream/") && pastLink != link, "\(caught.transcript)")
         let pastPlayed = try await Curl.fetch("curl", pastLink)
-        #expect(pastPlayed.status == 200 && pastPlayed.body.count == 3000, "status \(pastPlayed.status), \(pastPlayed.body.count) bytes")
-        let tooOld = try await TunerProcess.run(["open", "tuner://channel/1/play?at=\(past - 10 * 86_400)", "--data", data])
+        #expect(
+            pastPlayed.status == 200 && pastPlayed.body.count == 3000,
+            "status \(pastPlayed.status), \(pastPlayed.body.count) bytes")
+        let tooOld = try await TunerProcess.run([
+            "open", "tuner://channel/1/play?at=\(past - 10 * 86_400)", "--data", data,
+        ])
         #expect(!tooOld.succeeded && tooOld.errorOutput.contains("3 days"), "\(tooOld.transcript)")
 
         let shown = try await TunerProcess.run(["open", "tuner://channel/1", "--data", data])
@@ -56,8 +63,11 @@ import TunerTesting
         var size = -1
         while ContinuousClock.now < deadline, size != 1000 {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: data + "/downloads")) ?? []
-            size = names.filter { $0.hasPrefix("film") && !$0.hasSuffix(".part") && !$0.hasSuffix(".partial") }
-                .compactMap { (try? FileManager.default.attributesOfItem(atPath: data + "/downloads/" + $0))?[.size] as? Int }.first ?? -1
+            size =
+                names.filter { $0.hasPrefix("film") && !$0.hasSuffix(".part") && !$0.hasSuffix(".partial") }
+                .compactMap {
+                    (try? FileManager.default.attributesOfItem(atPath: data + "/downloads/" + $0))?[.size] as? Int
+                }.first ?? -1
             if size != 1000 { try await Task.sleep(for: .milliseconds(50)) }
         }
         #expect(size == 1000, "the download finished in <data>/downloads")

@@ -17,11 +17,14 @@ import TunerTesting
             tools[.schemathesis],
             [
                 "run", server.baseURL + "/api/v1/openapi.json",
-                "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance",
+                "--checks",
+                "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance",
                 "--max-examples", "25", "--workers", "2", "--no-color", "--generation-database", "none",
             ],
             timeout: .seconds(600))
-        #expect(result.succeeded, "schemathesis found problems:\n\(result.output.suffix(20_000))\n\(result.errorOutput.suffix(4000))")
+        #expect(
+            result.succeeded,
+            "schemathesis found problems:\n\(result.output.suffix(20_000))\n\(result.errorOutput.suffix(4000))")
         #expect(result.output.contains("passed"), "schemathesis ran no test cases:\n\(result.output.suffix(4000))")
         let stopped = await server.stop()
         #expect(stopped.status == 0 && !stopped.timedOut, "the server ends cleanly after the run")

@@ -29,8 +29,11 @@ import TunerTesting
         try await origin.shutdown()
         let folder = data + "/downloads/aes"
         #expect(FileManager.default.fileExists(atPath: folder + "/index.m3u8"), "\(download.output)")
-        #expect(!FileManager.default.fileExists(atPath: folder + ".partial"), "the partial folder was renamed into place")
-        #expect(try await Self.md5OfDecoded(tools[.ffmpeg], folder + "/index.m3u8") == expected, "offline playback decodes the same frames")
+        #expect(
+            !FileManager.default.fileExists(atPath: folder + ".partial"), "the partial folder was renamed into place")
+        #expect(
+            try await Self.md5OfDecoded(tools[.ffmpeg], folder + "/index.m3u8") == expected,
+            "offline playback decodes the same frames")
 
         let list = try await TunerProcess.run(["transfers", "list", "--data", data])
         #expect(list.succeeded && list.output.contains("complete"), "\(list.transcript)")
@@ -49,7 +52,8 @@ import TunerTesting
         let url = origin.baseURL + fixtures.separateAudio.staticPath
         func decoded(_ input: String) async throws -> String {
             let result = try await ExternalCommand.run(
-                tools[.ffmpeg], ["-v", "error", "-allowed_extensions", "ALL", "-i", input, "-map", "0", "-f", "md5", "-"])
+                tools[.ffmpeg],
+                ["-v", "error", "-allowed_extensions", "ALL", "-i", input, "-map", "0", "-f", "md5", "-"])
             #expect(result.succeeded, "\(result.transcript)")
             return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
         }
@@ -79,7 +83,8 @@ import TunerTesting
         // The receiving Tuner, and a second data folder whose CLI runs the upload in-process.
         let receiver = try await TunerProcess.serve(data: workspace.file("receiver"))
         let upload = try await TunerProcess.run([
-            "upload", file, "--to", receiver.baseURL + "/api/v1/uploads", "--tus", "--wait", "--data", workspace.file("sender"),
+            "upload", file, "--to", receiver.baseURL + "/api/v1/uploads", "--tus", "--wait", "--data",
+            workspace.file("sender"),
         ])
         #expect(upload.succeeded, "\(upload.transcript)")
         let uploads = workspace.file("receiver") + "/uploads"
@@ -92,7 +97,9 @@ import TunerTesting
         await receiver.stop()
 
         // A missing file is refused at once, with the reason.
-        let missing = try await TunerProcess.run(["upload", workspace.file("nope.mp4"), "--to", "http://127.0.0.1:1/x", "--data", workspace.file("sender")])
+        let missing = try await TunerProcess.run([
+            "upload", workspace.file("nope.mp4"), "--to", "http://127.0.0.1:1/x", "--data", workspace.file("sender"),
+        ])
         #expect(!missing.succeeded && missing.errorOutput.contains("not a file to upload"), "\(missing.transcript)")
     }
 
@@ -103,7 +110,9 @@ import TunerTesting
         let bytes = [UInt8]((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let file = workspace.file("clip.bin")
         _ = FileManager.default.createFile(atPath: file, contents: Data(bytes))
-        let upload = try await TunerProcess.run(["upload", file, "--to", origin.baseURL + "/sink/clip.bin", "--wait", "--data", workspace.file("data")])
+        let upload = try await TunerProcess.run([
+            "upload", file, "--to", origin.baseURL + "/sink/clip.bin", "--wait", "--data", workspace.file("data"),
+        ])
         #expect(upload.succeeded, "\(upload.transcript)")
         let received = origin.receivedUpload(name: "clip.bin")
         #expect(received?.method == "PUT")

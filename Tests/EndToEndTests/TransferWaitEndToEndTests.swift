@@ -28,28 +28,35 @@ import TunerTesting
 
         // Queued on the server (it downloads), followed by the CLI until complete.
         let good = try await TunerProcess.run([
-            "download", origin.baseURL + "/files/one.bin?size=\(size)&reset=300000&failfirst=1", "--sha256", sha, "--out", "mine.bin",
+            "download", origin.baseURL + "/files/one.bin?size=\(size)&reset=300000&failfirst=1", "--sha256", sha,
+            "--out", "mine.bin",
             "--wait", "--data", data,
         ])
         #expect(good.succeeded, "\(good.transcript)")
         let lines = good.output.split(separator: "\n").map(String.init)
         #expect(lines.first == "queued 1 mine.bin", "\(good.transcript)")
         #expect(lines.last == "complete 1 mine.bin (\(size) bytes)", "\(good.transcript)")
-        #expect(!good.output.contains("\u{1B}") && !good.output.contains("\r"), "no terminal control characters in a pipe")
+        #expect(
+            !good.output.contains("\u{1B}") && !good.output.contains("\r"), "no terminal control characters in a pipe")
         #expect(Self.sha256(file: data + "/downloads/mine.bin") == sha)
-        #expect(server.log.contains("transfer attempt failed"), "the server, not the CLI, ran the download (and retried the reset)")
+        #expect(
+            server.log.contains("transfer attempt failed"),
+            "the server, not the CLI, ran the download (and retried the reset)")
 
         // A failing task: its error on stdout and exit status 1.
-        let bad = try await TunerProcess.run(["download", origin.baseURL + "/files/none.bin?status=404", "--wait", "--data", data])
+        let bad = try await TunerProcess.run([
+            "download", origin.baseURL + "/files/none.bin?status=404", "--wait", "--data", data,
+        ])
         #expect(bad.status == 1 && !bad.signaled, "\(bad.transcript)")
         #expect(bad.output.contains("error 2 none.bin: ") && bad.output.contains("404"), "\(bad.transcript)")
         #expect(bad.output.contains("0 of 1 transfers complete"), "\(bad.transcript)")
 
         // A task deleted while the CLI waits for it: exit 1, saying so. The download would take
         // over an hour (1 KiB a second), so it cannot end by itself first, however slow the machine.
-        async let slow = TunerProcess.run([
-            "download", origin.baseURL + "/files/slow.bin?size=\(4 << 20)&drip=1024,1000", "--wait", "--data", data,
-        ], timeout: .seconds(120))
+        async let slow = TunerProcess.run(
+            [
+                "download", origin.baseURL + "/files/slow.bin?size=\(4 << 20)&drip=1024,1000", "--wait", "--data", data,
+            ], timeout: .seconds(120))
         var queued = false
         for _ in 0..<600 where !queued {
             queued = (try? await HTTP.status(server.baseURL + "/api/v1/transfers/3")) == 200
@@ -67,12 +74,16 @@ import TunerTesting
         let file = workspace.file("clip.bin")
         let bytes = (0..<(600 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31 >> 3) }
         _ = FileManager.default.createFile(atPath: file, contents: Data(bytes))
-        let upload = try await TunerProcess.run(["upload", file, "--to", server.baseURL + "/api/v1/uploads", "--tus", "--wait", "--data", data])
+        let upload = try await TunerProcess.run([
+            "upload", file, "--to", server.baseURL + "/api/v1/uploads", "--tus", "--wait", "--data", data,
+        ])
         #expect(upload.succeeded, "\(upload.transcript)")
         // A finished upload's name is where it went.
         #expect(upload.output.contains("complete 4 \(server.baseURL)/api/v1/uploads/"), "\(upload.transcript)")
         let stored = try FileManager.default.contentsOfDirectory(atPath: data + "/uploads").filter { !$0.contains(".") }
-        #expect(stored.count == 1 && stored.first.flatMap { Self.sha256(file: data + "/uploads/" + $0) } == Self.sha256(bytes))
+        #expect(
+            stored.count == 1
+                && stored.first.flatMap { Self.sha256(file: data + "/uploads/" + $0) } == Self.sha256(bytes))
 
         await server.stop()
         try await origin.shutdown()
@@ -101,12 +112,16 @@ import TunerTesting
             let result = try await onTerminal(["download", url, "--out", "tty.bin", "--wait", "--data", data])
             #expect(result.succeeded, "\(result.transcript)")
             #expect(result.output.contains("\r\u{1B}[J"), "the bar is redrawn in place: \(result.transcript)")
-            #expect(result.output.contains("% [") && result.output.contains("] "), "a bar with its percentage: \(result.transcript)")
+            #expect(
+                result.output.contains("% [") && result.output.contains("] "),
+                "a bar with its percentage: \(result.transcript)")
             #expect(result.output.contains("/1.0 MiB"), "bytes of the total: \(result.transcript)")
             #expect(result.output.contains("complete 1 tty.bin (\(size) bytes)"), "\(result.transcript)")
             #expect(Self.sha256(file: data + "/downloads/tty.bin") == sha)
 
-            let failed = try await onTerminal(["download", origin.baseURL + "/files/none.bin?status=404", "--wait", "--data", data])
+            let failed = try await onTerminal([
+                "download", origin.baseURL + "/files/none.bin?status=404", "--wait", "--data", data,
+            ])
             #expect(failed.status == 1, "\(failed.transcript)")
             #expect(failed.output.contains("error 2 none.bin: "), "\(failed.transcript)")
         }

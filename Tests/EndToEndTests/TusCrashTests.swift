@@ -23,24 +23,35 @@ import TunerTesting
         let octets = ["-H", "Content-Type: application/offset+octet-stream"]
 
         let victim = try await TunerProcess.serve(data: data)
-        let created = try await Curl.fetch(tools[.curl], victim.baseURL + "/api/v1/uploads", options: ["-X", "POST", "-H", "Upload-Length: \(Self.size)"] + tus)
+        let created = try await Curl.fetch(
+            tools[.curl], victim.baseURL + "/api/v1/uploads",
+            options: ["-X", "POST", "-H", "Upload-Length: \(Self.size)"] + tus)
         #expect(created.status == 201)
         let location = try #require(created.header("Location"))
         let id = String(location.split(separator: "/").last ?? "")
-        let first = try await Curl.fetch(tools[.curl], location, options: ["-X", "PATCH", "-H", "Upload-Offset: 0", "--data-binary", "@" + workspace.file("first.bin")] + tus + octets)
+        let first = try await Curl.fetch(
+            tools[.curl], location,
+            options: ["-X", "PATCH", "-H", "Upload-Offset: 0", "--data-binary", "@" + workspace.file("first.bin")] + tus
+                + octets)
         #expect(first.status == 204)
         #expect(first.header("Upload-Offset") == String(Self.firstPart))
 
         // The rest at 4 MB/s; the server is killed once its file holds 9 MiB more than the first
         // part (past one of its 8 MiB commit points, with unsynced bytes after it).
         let slow = Task {
-            try await Curl.fetch(tools[.curl], location, options: ["-X", "PATCH", "-H", "Upload-Offset: \(Self.firstPart)", "--limit-rate", "4M",
-                                                                   "--data-binary", "@" + workspace.file("rest.bin")] + tus + octets)
+            try await Curl.fetch(
+                tools[.curl], location,
+                options: [
+                    "-X", "PATCH", "-H", "Upload-Offset: \(Self.firstPart)", "--limit-rate", "4M",
+                    "--data-binary", "@" + workspace.file("rest.bin"),
+                ] + tus + octets)
         }
         let part = data + "/uploads/\(id).part"
         // (Bounded, so a server that never writes fails the test below instead of hanging it.)
         for _ in 0..<3000 {
-            guard let size = (try? FileManager.default.attributesOfItem(atPath: part))?[.size] as? Int, size < Self.firstPart + (9 << 20) else { break }
+            guard let size = (try? FileManager.default.attributesOfItem(atPath: part))?[.size] as? Int,
+                size < Self.firstPart + (9 << 20)
+            else { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         await victim.kill9()
@@ -61,7 +72,11 @@ import TunerTesting
         #expect(prefixMatches)
 
         try Data(bytes[offset...]).write(to: URL(fileURLWithPath: workspace.file("remaining.bin")))
-        let finish = try await Curl.fetch(tools[.curl], url, options: ["-X", "PATCH", "-H", "Upload-Offset: \(offset)", "--data-binary", "@" + workspace.file("remaining.bin")] + tus + octets)
+        let finish = try await Curl.fetch(
+            tools[.curl], url,
+            options: [
+                "-X", "PATCH", "-H", "Upload-Offset: \(offset)", "--data-binary", "@" + workspace.file("remaining.bin"),
+            ] + tus + octets)
         #expect(finish.status == 204)
         #expect(finish.header("Upload-Offset") == String(Self.size))
         let stored = try Data(contentsOf: URL(fileURLWithPath: data + "/uploads/\(id)"))

@@ -11,15 +11,18 @@ import Testing
         let data = workspace.file("data")
         let piece = workspace.file("piece.bin")
         _ = FileManager.default.createFile(atPath: piece, contents: Data((0..<10).map { UInt8($0) }))
-        let server = try await TunerProcess.serve(data: data, arguments: ["--upload-expiry", "1s", "--upload-origin", "https://app.example"])
+        let server = try await TunerProcess.serve(
+            data: data, arguments: ["--upload-expiry", "1s", "--upload-origin", "https://app.example"])
         let endpoint = server.baseURL + "/api/v1/uploads"
         let tus = ["-H", "Tus-Resumable: 1.0.0"]
 
         // One request creates the upload with its first 10 bytes, from an allowed page.
-        let created = try await Curl.fetch(tools[.curl], endpoint, options: tus + [
-            "-X", "POST", "-H", "Upload-Length: 100", "-H", "Origin: https://app.example",
-            "-H", "Content-Type: application/offset+octet-stream", "--data-binary", "@" + piece,
-        ])
+        let created = try await Curl.fetch(
+            tools[.curl], endpoint,
+            options: tus + [
+                "-X", "POST", "-H", "Upload-Length: 100", "-H", "Origin: https://app.example",
+                "-H", "Content-Type: application/offset+octet-stream", "--data-binary", "@" + piece,
+            ])
         #expect(created.status == 201, "\(created.process.transcript)")
         #expect(created.header("Upload-Offset") == "10")
         #expect(created.header("Upload-Expires")?.hasSuffix(" GMT") == true)
@@ -27,9 +30,11 @@ import Testing
         let location = try #require(created.header("Location"))
         let id = String(location.split(separator: "/").last ?? "")
 
-        let evil = try await Curl.fetch(tools[.curl], endpoint, options: [
-            "-X", "OPTIONS", "-H", "Origin: https://evil.example", "-H", "Access-Control-Request-Method: POST",
-        ])
+        let evil = try await Curl.fetch(
+            tools[.curl], endpoint,
+            options: [
+                "-X", "OPTIONS", "-H", "Origin: https://evil.example", "-H", "Access-Control-Request-Method: POST",
+            ])
         #expect(evil.header("Tus-Version") == "1.0.0")
         #expect(evil.header("Access-Control-Allow-Origin") == nil, "an origin not listed is not allowed")
 
@@ -49,7 +54,10 @@ import Testing
         let badFlag = try await TunerProcess.run(["serve", "--port", "0", "--upload-expiry", "soon", "--data", data])
         #expect(!badFlag.succeeded && badFlag.errorOutput.contains("--upload-expiry"), "\(badFlag.transcript)")
         let badEnvironment = try await TunerProcess.run(
-            ["serve", "--port", "0", "--data", data], environment: Subprocess.childEnvironment().merging(["TUNER_UPLOAD_EXPIRY": "soon"]) { $1 })
-        #expect(!badEnvironment.succeeded && badEnvironment.errorOutput.contains("TUNER_UPLOAD_EXPIRY"), "\(badEnvironment.transcript)")
+            ["serve", "--port", "0", "--data", data],
+            environment: Subprocess.childEnvironment().merging(["TUNER_UPLOAD_EXPIRY": "soon"]) { $1 })
+        #expect(
+            !badEnvironment.succeeded && badEnvironment.errorOutput.contains("TUNER_UPLOAD_EXPIRY"),
+            "\(badEnvironment.transcript)")
     }
 }

@@ -1,6 +1,7 @@
-import Testing
-@testable import MediaCache
 import NIOHTTP1
+import Testing
+
+@testable import MediaCache
 
 @Suite struct ByteRangeRequestTests {
     @Test func parsesTheThreeFormsAndResolvesThem() throws {
@@ -14,7 +15,9 @@ import NIOHTTP1
     }
 
     @Test func malformedHeadersAreIgnored() {
-        for value in ["", "bytes=", "bytes=a-b", "items=0-1", "bytes=5-1", "bytes=-", "bytes=1-2-3", "bytes=0x10-20", "bytes=--5"] {
+        for value in [
+            "", "bytes=", "bytes=a-b", "items=0-1", "bytes=5-1", "bytes=-", "bytes=1-2-3", "bytes=0x10-20", "bytes=--5",
+        ] {
             #expect(ByteRangeRequest(headerValue: value) == nil, "\(value)")
         }
         let many = "bytes=" + (0..<100).map { "\($0 * 10)-\($0 * 10 + 1)" }.joined(separator: ",")
@@ -41,7 +44,8 @@ import NIOHTTP1
         full.add(name: "Content-Type", value: "video/mp4")
         #expect(ResponseLayout(status: 200, headers: full).meta?.length == 42)
         full.add(name: "Content-Encoding", value: "gzip")
-        #expect(ResponseLayout(status: 200, headers: full).meta == nil, "compressed bodies are not the resource's bytes")
+        #expect(
+            ResponseLayout(status: 200, headers: full).meta == nil, "compressed bodies are not the resource's bytes")
         #expect(ResponseLayout.parseContentRange("bytes 5-4/10") == nil)
         #expect(ResponseLayout.parseContentRange("bytes 0-10/10") == nil)
     }
@@ -51,9 +55,15 @@ import NIOHTTP1
         #expect(a.isSameVersion(as: ResourceMeta(length: 10, etag: "\"1\"", lastModified: "Tue")))
         #expect(!a.isSameVersion(as: ResourceMeta(length: 10, etag: "\"2\"")))
         #expect(!a.isSameVersion(as: ResourceMeta(length: 11, etag: "\"1\"")))
-        #expect(ResourceMeta(length: 10, lastModified: "Mon").isSameVersion(as: ResourceMeta(length: 10, lastModified: "Mon")))
-        #expect(!ResourceMeta(length: 10, lastModified: "Mon").isSameVersion(as: ResourceMeta(length: 10, lastModified: "Tue")))
-        #expect(ResourceMeta(length: 10, etag: "W/\"1\"", lastModified: "Mon").ifRangeValidator == "Mon", "weak ETags cannot be used with If-Range")
+        #expect(
+            ResourceMeta(length: 10, lastModified: "Mon").isSameVersion(
+                as: ResourceMeta(length: 10, lastModified: "Mon")))
+        #expect(
+            !ResourceMeta(length: 10, lastModified: "Mon").isSameVersion(
+                as: ResourceMeta(length: 10, lastModified: "Tue")))
+        #expect(
+            ResourceMeta(length: 10, etag: "W/\"1\"", lastModified: "Mon").ifRangeValidator == "Mon",
+            "weak ETags cannot be used with If-Range")
     }
 }
 
@@ -67,7 +77,8 @@ import NIOHTTP1
         #expect(ByteRangeSpec.suffix(Int64.max).resolve(length: 1000) == 0..<1000)
         #expect(ByteRangeSpec.closed(-5, 10).resolve(length: 1000) == nil)
         #expect(ByteRangeRequest(headerValue: "bytes=0-92233720368547758070") == nil, "beyond Int64 is ignored")
-        let merged = try #require(ByteRangeRequest(headerValue: "bytes=0-9223372036854775807,5-9223372036854775806,-9223372036854775807"))
+        let merged = try #require(
+            ByteRangeRequest(headerValue: "bytes=0-9223372036854775807,5-9223372036854775806,-9223372036854775807"))
         #expect(merged.resolve(length: 10) == [0..<10])
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MediaCache
 
 /// A new version's validators reach the index (its spans dropped) before its first byte; spans of
@@ -7,7 +8,9 @@ import Testing
 /// index would claim bytes the new data file does not hold.
 @Suite struct CacheIndexOrderTests {
     @Test func spansOfAnOlderVersionAreNotSavedUnderANewOne() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("index-order-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "index-order-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let index = try CacheIndex(path: directory + "/index.sqlite")

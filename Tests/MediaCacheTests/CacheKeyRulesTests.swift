@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import MediaCache
 
 @Suite struct CacheKeyRulesTests {
@@ -16,6 +17,8 @@ import Testing
 
     @Test func withoutRulesEveryQueryCounts() {
         let rules = CacheKeyRules()
-        #expect(rules.key(for: URL(string: "http://e.com/a?token=1")!) != rules.key(for: URL(string: "http://e.com/a?token=2")!))
+        #expect(
+            rules.key(for: URL(string: "http://e.com/a?token=1")!)
+                != rules.key(for: URL(string: "http://e.com/a?token=2")!))
     }
 }

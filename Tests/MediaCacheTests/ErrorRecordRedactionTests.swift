@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TunerTesting
+
 @testable import MediaCache
 
 /// The errors the cache keeps (shown by `/cache/stats` and `tuner cache stats`, stored in its
@@ -8,9 +9,11 @@ import TunerTesting
 @Suite struct ErrorRecordRedactionTests {
     @Test func recordedErrorsAreRedactedInMemoryAndOnDisk() async throws {
         let origin = try await TestOrigin.start()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("redact-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("redact-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let cache = try MediaCache(configuration: MediaCacheConfiguration(directory: directory, maxBytes: 1 << 20, minimumFreeDiskBytes: 0))
+        let cache = try MediaCache(
+            configuration: MediaCacheConfiguration(directory: directory, maxBytes: 1 << 20, minimumFreeDiskBytes: 0))
         let url = URL(string: "\(origin.baseURL)/live/alice/SECRETPW/1.ts?username=alice&password=SECRETPW&status=404")!
         let response = await cache.serve(MediaRequest(url: url))
         #expect(response.status == 502 || response.status == 404)

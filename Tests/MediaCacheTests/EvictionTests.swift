@@ -1,13 +1,16 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import MediaCache
 
 @Suite struct EvictionTests {
     @Test func plannerTakesOldestFirstAndSkipsUsedAndPinned() {
         let now = Date()
         let candidates = (0..<10).map { index in
-            EvictionPlanner.Candidate(key: "k\(index)", bytes: 100, lastAccess: now.addingTimeInterval(Double(index)), inUse: index == 0, pinned: index == 1)
+            EvictionPlanner.Candidate(
+                key: "k\(index)", bytes: 100, lastAccess: now.addingTimeInterval(Double(index)), inUse: index == 0,
+                pinned: index == 1)
         }
         #expect(EvictionPlanner.plan(candidates: candidates, bytesToFree: 250) == ["k2", "k3", "k4"])
         #expect(EvictionPlanner.plan(candidates: candidates, bytesToFree: 0) == [])
@@ -25,17 +28,21 @@ import Testing
             let index = try CacheIndex(path: directory + "/index.sqlite")
             try await index.database.write { db in
                 for (number, key) in keys.enumerated() {
-                    try db.execute(sql: "INSERT INTO resource (key, url, length, lastAccess) VALUES (?, ?, 100, ?)", arguments: [key, "http://e/\(number)", Double(number)])
+                    try db.execute(
+                        sql: "INSERT INTO resource (key, url, length, lastAccess) VALUES (?, ?, 100, ?)",
+                        arguments: [key, "http://e/\(number)", Double(number)])
                     try db.execute(sql: "INSERT INTO span (key, start, \"end\") VALUES (?, 0, 100)", arguments: [key])
                 }
             }
             for key in keys {
                 let path = MediaCache.dataPath(directory: directory, key: key)
-                try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 _ = FileManager.default.createFile(atPath: path, contents: Data(count: 100))
             }
         }
-        let cache = try MediaCache(configuration: MediaCacheConfiguration(directory: directory, maxBytes: 100 * 500, minimumFreeDiskBytes: 0))
+        let cache = try MediaCache(
+            configuration: MediaCacheConfiguration(directory: directory, maxBytes: 100 * 500, minimumFreeDiskBytes: 0))
         #expect(cache.statistics().entries == count)
         let started = ContinuousClock.now
         let evicted = cache.evictIfNeeded()

@@ -1,14 +1,17 @@
 import Foundation
 import Testing
 import TunerTesting
+
 @testable import MediaCache
 
 /// Resources that hostile or broken peers could pin for ever: entries left "in use", fetches
 /// nobody watches, and an origin that ignores Range.
 @Suite struct ExhaustionTests {
     static func makeCache() throws -> (MediaCache, String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("exhaust-\(UUID().uuidString)").path
-        let cache = try MediaCache(configuration: MediaCacheConfiguration(directory: directory, maxBytes: 1 << 30, minimumFreeDiskBytes: 0))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("exhaust-\(UUID().uuidString)")
+            .path
+        let cache = try MediaCache(
+            configuration: MediaCacheConfiguration(directory: directory, maxBytes: 1 << 30, minimumFreeDiskBytes: 0))
         return (cache, directory)
     }
 
@@ -53,12 +56,15 @@ import TunerTesting
         let expected = TestOrigin.content(name: "norange.bin", version: 0, range: 0..<size)
         // A player that seeks around before the first bytes arrive: each range is far beyond the
         // seek threshold, so each would start its own fetch, and each fetch gets the whole file.
-        let ranges: [Range<Int>] = [20_000_000..<20_000_100, 9_000_000..<9_100_000, 15_000_000..<15_000_001,
-                                    5_000_000..<5_000_010, 23_000_000..<size]
+        let ranges: [Range<Int>] = [
+            20_000_000..<20_000_100, 9_000_000..<9_100_000, 15_000_000..<15_000_001,
+            5_000_000..<5_000_010, 23_000_000..<size,
+        ]
         let bodies = await withTaskGroup(of: (Range<Int>, [UInt8]?).self) { group in
             for range in ranges {
                 group.addTask {
-                    let response = await cache.serve(MediaRequest(url: url, range: "bytes=\(range.lowerBound)-\(range.upperBound - 1)"))
+                    let response = await cache.serve(
+                        MediaRequest(url: url, range: "bytes=\(range.lowerBound)-\(range.upperBound - 1)"))
                     return (range, await response.collectBody(limit: 1 << 26))
                 }
             }
@@ -114,7 +120,9 @@ extension MediaCache {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("disk-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // A reserve larger than any disk here: the disk is always "below" it.
-        let cache = try MediaCache(configuration: MediaCacheConfiguration(directory: directory, maxBytes: 1 << 30, minimumFreeDiskBytes: 1 << 62))
+        let cache = try MediaCache(
+            configuration: MediaCacheConfiguration(
+                directory: directory, maxBytes: 1 << 30, minimumFreeDiskBytes: 1 << 62))
         let url = URL(string: "\(origin.baseURL)/files/reserve.bin?size=300000")!
         for _ in 0..<2 {
             let body = await cache.serve(MediaRequest(url: url)).collectBody(limit: 1 << 20)

@@ -8,7 +8,8 @@ import TunerTesting
 @Suite struct HLSFixtureTests {
     @Test func fixturesAreGeneratedOnceAndComplete() async throws {
         guard requireTools("ffmpeg") else { return }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-hls-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-hls-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
         let fixtures = try await HLSFixtures.prepare(in: directory)
@@ -31,21 +32,28 @@ import TunerTesting
         #expect(fragmented.contains("seg0.m4s"))
 
         let ranges = try text(fixtures.path(fixtures.byteRange.playlist))
-        #expect(ranges.components(separatedBy: "#EXT-X-BYTERANGE:").count - 1 == HLSFixtures.duration / HLSFixtures.segmentDuration)
+        #expect(
+            ranges.components(separatedBy: "#EXT-X-BYTERANGE:").count - 1 == HLSFixtures.duration
+                / HLSFixtures.segmentDuration)
 
         let separate = try text(fixtures.path(fixtures.separateAudio.playlist))
-        #expect(separate.contains("#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"group_aud\"") && separate.contains("URI=\"audio/index.m3u8\""))
+        #expect(
+            separate.contains("#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"group_aud\"")
+                && separate.contains("URI=\"audio/index.m3u8\""))
         #expect(separate.contains("AUDIO=\"group_aud\"") && separate.contains("\nvideo/index.m3u8"))
 
         for stream in fixtures.vods {
-            let media = switch stream.kind {
-            case .multiVariant: ["vod/low/index.m3u8"]
-            case .separateAudio: ["altaudio/video/index.m3u8", "altaudio/audio/index.m3u8"]
-            default: [stream.playlist]
-            }
+            let media =
+                switch stream.kind {
+                case .multiVariant: ["vod/low/index.m3u8"]
+                case .separateAudio: ["altaudio/video/index.m3u8", "altaudio/audio/index.m3u8"]
+                default: [stream.playlist]
+                }
             for path in media {
                 let playlist = try text(fixtures.path(path))
-                #expect(playlist.contains("#EXT-X-PLAYLIST-TYPE:VOD") && playlist.contains("#EXT-X-ENDLIST"), "\(stream): \(path)")
+                #expect(
+                    playlist.contains("#EXT-X-PLAYLIST-TYPE:VOD") && playlist.contains("#EXT-X-ENDLIST"),
+                    "\(stream): \(path)")
             }
         }
         let live = try text(fixtures.liveSourcePath)
@@ -58,7 +66,8 @@ import TunerTesting
         #expect(again.directory == fixtures.directory)
         let after = try FileManager.default.attributesOfItem(atPath: segment)[.modificationDate] as? Date
         #expect(before != nil && before == after)
-        let siblings = try FileManager.default.contentsOfDirectory(atPath: (directory as NSString).deletingLastPathComponent)
+        let siblings = try FileManager.default.contentsOfDirectory(
+            atPath: (directory as NSString).deletingLastPathComponent)
         #expect(!siblings.contains { $0.hasPrefix((directory as NSString).lastPathComponent + ".staging-") })
     }
 
@@ -69,8 +78,10 @@ import TunerTesting
             origin.serveDirectory(fixtures.directory)
             let result = try await ExternalCommand.run(
                 "ffprobe",
-                ["-v", "error", "-show_entries", "stream=codec_type,width,height", "-of", "csv=p=0",
-                 origin.baseURL + fixtures.multiVariant.staticPath])
+                [
+                    "-v", "error", "-show_entries", "stream=codec_type,width,height", "-of", "csv=p=0",
+                    origin.baseURL + fixtures.multiVariant.staticPath,
+                ])
             #expect(result.succeeded, "\(result.transcript)")
             #expect(result.errorOutput.isEmpty, "\(result.errorOutput)")
             let lines = Set(result.output.split(whereSeparator: \.isNewline).map(String.init))
@@ -167,11 +178,14 @@ import TunerTesting
             // Absolute segment `count` is the first source segment again.
             let looped = try await curl(origin.baseURL + origin.liveSegmentPath(number: count))
             #expect(looped.status == 200)
-            #expect(looped.body == [UInt8](FileManager.default.contents(atPath: fixtures.path("live/seg0.ts")) ?? Data()))
+            #expect(
+                looped.body == [UInt8](FileManager.default.contents(atPath: fixtures.path("live/seg0.ts")) ?? Data()))
 
             origin.advanceLive(segments: count)
             let later = try await curl(origin.baseURL + origin.livePlaylistPath())
-            #expect(later.text.contains("#EXT-X-DISCONTINUITY-SEQUENCE:1") || later.text.contains("#EXT-X-DISCONTINUITY-SEQUENCE:2"))
+            #expect(
+                later.text.contains("#EXT-X-DISCONTINUITY-SEQUENCE:1")
+                    || later.text.contains("#EXT-X-DISCONTINUITY-SEQUENCE:2"))
         }
     }
 
@@ -182,7 +196,10 @@ import TunerTesting
             try origin.serveLive(fixtures)
             let result = try await ExternalCommand.run(
                 "ffmpeg",
-                ["-nostdin", "-v", "error", "-i", origin.baseURL + origin.livePlaylistPath(), "-t", "6", "-c", "copy", "-f", "null", "-"],
+                [
+                    "-nostdin", "-v", "error", "-i", origin.baseURL + origin.livePlaylistPath(), "-t", "6", "-c",
+                    "copy", "-f", "null", "-",
+                ],
                 timeout: .seconds(90))
             #expect(result.succeeded, "\(result.transcript)")
             #expect(result.errorOutput.isEmpty, "\(result.errorOutput)")
@@ -225,7 +242,9 @@ private func curl(_ url: String, headers: [String] = []) async throws -> CurlRes
     let bodyPath = scratch.appendingPathComponent("body").path
     let result = try await ExternalCommand.run(
         "curl",
-        ["-s", "--http1.1", "-o", bodyPath, "-w", "%{http_code}\n%{content_type}"] + headers.flatMap { ["-H", $0] } + [url])
+        ["-s", "--http1.1", "-o", bodyPath, "-w", "%{http_code}\n%{content_type}"] + headers.flatMap { ["-H", $0] } + [
+            url
+        ])
     let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     return CurlResponse(
         status: Int(lines.first ?? "") ?? 0,

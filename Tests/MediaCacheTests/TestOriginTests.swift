@@ -149,7 +149,9 @@ import TunerTesting
 
     @Test func noRangeAndChunkedFaults() async throws {
         try await withOrigin { origin in
-            let ignored = try await Curl.run(["-H", "Range: bytes=0-9", "\(origin.baseURL)/files/n?size=3000&norange=1"])
+            let ignored = try await Curl.run([
+                "-H", "Range: bytes=0-9", "\(origin.baseURL)/files/n?size=3000&norange=1",
+            ])
             #expect(ignored.status == 200)
             #expect(ignored.body.count == 3000)
 
@@ -250,7 +252,10 @@ import TunerTesting
             let url = "\(origin.baseURL)/files/k?size=200000"
             let result = try await Curl.run(["-w", "%{num_connects},", url, url, url])
             #expect(result.writeOut == "1,0,0,")
-            #expect(result.body == TestOrigin.content(name: "k", range: 0..<200_000) + TestOrigin.content(name: "k", range: 0..<200_000) + TestOrigin.content(name: "k", range: 0..<200_000))
+            #expect(
+                result.body == TestOrigin.content(name: "k", range: 0..<200_000)
+                    + TestOrigin.content(name: "k", range: 0..<200_000)
+                    + TestOrigin.content(name: "k", range: 0..<200_000))
         }
     }
 
@@ -278,8 +283,10 @@ import TunerTesting
     }
 
     @Test func servesARealDirectoryWithRanges() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("test-origin-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent("hls"), withIntermediateDirectories: true)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "test-origin-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("hls"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let bytes = TestOrigin.content(name: "static", range: 0..<600_000)
         try Data(bytes).write(to: directory.appendingPathComponent("hls/seg 1.ts"))
@@ -292,7 +299,9 @@ import TunerTesting
             #expect(whole.header("ETag") != nil)
             #expect(whole.body == bytes)
 
-            let part = try await Curl.run(["-H", "Range: bytes=300000-300009", "\(origin.baseURL)/static/hls/seg%201.ts"])
+            let part = try await Curl.run([
+                "-H", "Range: bytes=300000-300009", "\(origin.baseURL)/static/hls/seg%201.ts",
+            ])
             #expect(part.status == 206)
             #expect(part.body == Array(bytes[300_000..<300_010]))
 
@@ -364,8 +373,10 @@ private struct Curl {
         let bodyFiles = (0..<urlCount).map { directory.appendingPathComponent("body\($0)") }
 
         // ExternalCommand, not Foundation's Process: see TunerTesting.ChildProcess.
-        let curl = try await ExternalCommand.run("curl", ["-s", "--http1.1", "-D", headerFile.path]
-            + bodyFiles.flatMap { ["-o", $0.path] } + arguments)
+        let curl = try await ExternalCommand.run(
+            "curl",
+            ["-s", "--http1.1", "-D", headerFile.path]
+                + bodyFiles.flatMap { ["-o", $0.path] } + arguments)
         let exitCode = curl.status
         let writeOut = curl.output
         let body = bodyFiles.flatMap { (try? [UInt8](Data(contentsOf: $0))) ?? [] }

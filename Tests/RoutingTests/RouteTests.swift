@@ -5,10 +5,13 @@ import Testing
 @Suite struct RouteTests {
     /// One of every case, with awkward values where a case takes text.
     static let every: [Route] = [
-        .home, .liveTV(group: nil), .liveTV(group: "News & Sport/UK 100%"), .channel(id: 42), .play(channel: 42, at: nil),
-        .play(channel: 7, at: 1_700_000_000), .guide(at: nil), .guide(at: 0), .films, .film(id: 3), .shows, .show(id: 9),
+        .home, .liveTV(group: nil), .liveTV(group: "News & Sport/UK 100%"), .channel(id: 42),
+        .play(channel: 42, at: nil),
+        .play(channel: 7, at: 1_700_000_000), .guide(at: nil), .guide(at: 0), .films, .film(id: 3), .shows,
+        .show(id: 9),
         .search(query: "la casa de papel+2 #1 ?x=y&z"), .search(query: ""), .downloads,
-        .download(url: URL(string: "https://cdn.example/a%20b/film.mp4?token=x&y=1#t")!), .uploads, .sources, .source(id: 1),
+        .download(url: URL(string: "https://cdn.example/a%20b/film.mp4?token=x&y=1#t")!), .uploads, .sources,
+        .source(id: 1),
         .outputs, .streams, .cache, .settings, .notFound("/no/such page"),
     ]
 
@@ -40,9 +43,11 @@ import Testing
     }
 
     @Test func anythingElseIsNotFoundAndNeverTraps() {
-        for path in ["/channel/abc", "/channel/-1", "/channel/+1", "/channel/99999999999999999999", "/channel/42/play?at=soon",
-                     "/guide?at=-5", "/films/1/2", "/downloads/new?url=file:///etc/passwd", "/downloads/new?url=",
-                     "/downloads/new", "/api/v1/health", "/stream/x/y", "/play/default/1", "/%zz", "/channel/%00", "/x?%=%"] {
+        for path in [
+            "/channel/abc", "/channel/-1", "/channel/+1", "/channel/99999999999999999999", "/channel/42/play?at=soon",
+            "/guide?at=-5", "/films/1/2", "/downloads/new?url=file:///etc/passwd", "/downloads/new?url=",
+            "/downloads/new", "/api/v1/health", "/stream/x/y", "/play/default/1", "/%zz", "/channel/%00", "/x?%=%",
+        ] {
             let route = Route(webPath: path)
             guard case .notFound = route else {
                 Issue.record("\(path) parsed as \(route)")

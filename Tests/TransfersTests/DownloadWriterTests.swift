@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import Testing
 import TunerTesting
+
 @testable import Transfers
 
 /// The queue-backed writer under file downloads: bytes land in order at the right offsets, the
@@ -11,7 +12,8 @@ import TunerTesting
     static func chunks(seed: UInt64, count: Int) -> [[UInt8]] {
         var generator = SplitMix64(seed: seed)
         return (0..<count).map { _ in
-            (0..<Int.random(in: 1...70_000, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            (0..<Int.random(in: 1...70_000, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator)
+            }
         }
     }
 
@@ -31,7 +33,9 @@ import TunerTesting
         var hasher = SHA256()
         hasher.update(data: prefix)
         // Small batches and a small in-flight limit, so `append` has to wait for the queues.
-        let writer = DownloadWriter(file: file, offset: 1000, hasher: hasher, batchBytes: 100_000, maximumBytesInFlight: 250_000, direct: direct)
+        let writer = DownloadWriter(
+            file: file, offset: 1000, hasher: hasher, batchBytes: 100_000, maximumBytesInFlight: 250_000, direct: direct
+        )
         var all = prefix
         for chunk in Self.chunks(seed: 42, count: 200) {
             try await writer.append(ByteBuffer(bytes: chunk))
@@ -47,7 +51,8 @@ import TunerTesting
         #expect(writer.writtenEnd == Int64(all.count))
         let contents = [UInt8](FileManager.default.contents(atPath: path) ?? Data())
         #expect(contents.count == all.count)
-        #expect(SHA256.hash(data: contents) == SHA256.hash(data: all), "the file's bytes differ from what was handed over")
+        #expect(
+            SHA256.hash(data: contents) == SHA256.hash(data: all), "the file's bytes differ from what was handed over")
         let finished = await writer.finishHashing()
         #expect(finished?.finalize() == expected.finalize())
     }

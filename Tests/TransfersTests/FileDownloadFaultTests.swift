@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TunerTesting
+
 @testable import Transfers
 
 /// File downloads against TestOrigin's faults: each ends complete with the right SHA-256, or in
@@ -11,7 +12,8 @@ import TunerTesting
     @Test func aCleanDownloadIsCompleteVerifiedAndInPlace() async throws {
         let harness = try await TransfersHarness()
         let sha = TransfersHarness.sha256(name: "clean.bin", size: Self.size)
-        let task = try await harness.manager.add(TransferRequest(sourceURL: harness.url("clean.bin", size: Self.size), expectedSHA256: sha))
+        let task = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("clean.bin", size: Self.size), expectedSHA256: sha))
         let done = try await harness.waitFinished(task.id)
         #expect(done.state == .complete)
         #expect(done.committedBytes == Int64(Self.size) && done.totalBytes == Int64(Self.size))
@@ -26,14 +28,17 @@ import TunerTesting
         let harness = try await TransfersHarness()
         let sha = TransfersHarness.sha256(name: "reset.bin", size: Self.size)
         // Every response closes after 300 kB: the file only completes by resuming.
-        let task = try await harness.manager.add(TransferRequest(sourceURL: harness.url("reset.bin", size: Self.size, "reset=300000"), expectedSHA256: sha))
+        let task = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("reset.bin", size: Self.size, "reset=300000"), expectedSHA256: sha))
         let done = try await harness.waitFinished(task.id)
         #expect(done.state == .complete)
         #expect(try harness.sha256(ofDownload: done.destinationName) == sha)
         // Resumed, not restarted (a restart could never get past 300 kB): the origin sent each
         // byte about once; the margin covers bytes a reset leaves unread in socket buffers.
         #expect(harness.origin.bodyBytesSent <= Self.size * 5 / 4)
-        #expect(harness.origin.lastRequestHeaders(path: "/files/reset.bin")?.contains { $0.name.lowercased() == "if-range" } == true)
+        #expect(
+            harness.origin.lastRequestHeaders(path: "/files/reset.bin")?.contains { $0.name.lowercased() == "if-range" }
+                == true)
         await harness.close()
     }
 
@@ -43,7 +48,9 @@ import TunerTesting
         let harness = try await TransfersHarness(configuration: configuration)
         let sha = TransfersHarness.sha256(name: "stall.bin", size: Self.size)
         // 700 kB, then a 4 s pause: far longer than the 1 s stall timeout.
-        let task = try await harness.manager.add(TransferRequest(sourceURL: harness.url("stall.bin", size: Self.size, "drip=700000,4000"), expectedSHA256: sha))
+        let task = try await harness.manager.add(
+            TransferRequest(
+                sourceURL: harness.url("stall.bin", size: Self.size, "drip=700000,4000"), expectedSHA256: sha))
         let done = try await harness.waitFinished(task.id)
         #expect(done.state == .complete)
         #expect(done.history.contains { $0.message.contains("stalled") })
@@ -65,11 +72,15 @@ import TunerTesting
         let segment = 600_000
         // 20 kB every 200 ms: 6 s per segment, twice the stall timeout.
         let segments = (0..<2).map { harness.url("slow\($0).ts", size: segment, "drip=20000,200") }
-        try Data(("#EXTM3U\n#EXT-X-TARGETDURATION:10\n" + segments.map { "#EXTINF:10,\n\($0)\n" }.joined() + "#EXT-X-ENDLIST\n").utf8)
-            .write(to: URL(fileURLWithPath: served + "/slow.m3u8"))
+        try Data(
+            ("#EXTM3U\n#EXT-X-TARGETDURATION:10\n" + segments.map { "#EXTINF:10,\n\($0)\n" }.joined()
+                + "#EXT-X-ENDLIST\n").utf8
+        )
+        .write(to: URL(fileURLWithPath: served + "/slow.m3u8"))
         harness.origin.serveDirectory(served)
-        let task = try await harness.manager.add(TransferRequest(
-            kind: .downloadHLS, sourceURL: harness.origin.baseURL + "/static/slow.m3u8", destinationName: "slow"))
+        let task = try await harness.manager.add(
+            TransferRequest(
+                kind: .downloadHLS, sourceURL: harness.origin.baseURL + "/static/slow.m3u8", destinationName: "slow"))
         let done = try await harness.waitFinished(task.id)
         #expect(done.state == .complete, "\(done.errorReason ?? "")")
         // Without the liveness signal no segment could ever finish (each attempt is cut after 3 s
@@ -99,14 +110,18 @@ import TunerTesting
         var ids: [Int64] = []
         for index in 0..<4 {
             let name = "burst\(index).bin"
-            let task = try await harness.manager.add(TransferRequest(
-                sourceURL: harness.url(name, size: Self.size), expectedSHA256: TransfersHarness.sha256(name: name, size: Self.size)))
+            let task = try await harness.manager.add(
+                TransferRequest(
+                    sourceURL: harness.url(name, size: Self.size),
+                    expectedSHA256: TransfersHarness.sha256(name: name, size: Self.size)))
             ids.append(task.id)
         }
         for id in ids {
             let done = try await harness.waitFinished(id)
             #expect(done.state == .complete, "\(done.history.map(\.message))")
-            #expect(try harness.sha256(ofDownload: done.destinationName) == TransfersHarness.sha256(name: done.destinationName, size: Self.size))
+            #expect(
+                try harness.sha256(ofDownload: done.destinationName)
+                    == TransfersHarness.sha256(name: done.destinationName, size: Self.size))
         }
         // Resumed after every fault (the margin covers bytes a reset leaves unread in socket buffers).
         #expect(harness.origin.bodyBytesSent <= 4 * Self.size * 5 / 4)
@@ -115,7 +130,8 @@ import TunerTesting
 
     @Test func tooManyRequestsHonoursRetryAfterAndANewURLCompletes() async throws {
         let harness = try await TransfersHarness()
-        let task = try await harness.manager.add(TransferRequest(sourceURL: harness.url("busy.bin", size: Self.size, "status=429&retryafter=2")))
+        let task = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("busy.bin", size: Self.size, "status=429&retryafter=2")))
         let waiting = try await harness.waitFor(task.id) { $0.retryCount >= 1 }
         #expect(waiting.state == .waiting && waiting.errorClass == .transient)
         #expect(waiting.errorReason?.contains("429") == true)
@@ -124,24 +140,29 @@ import TunerTesting
         try await harness.manager.changeSource(id: task.id, to: harness.url("busy.bin", size: Self.size))
         let done = try await harness.waitFinished(task.id)
         #expect(done.state == .complete)
-        #expect(try harness.sha256(ofDownload: done.destinationName) == TransfersHarness.sha256(name: "busy.bin", size: Self.size))
+        #expect(
+            try harness.sha256(ofDownload: done.destinationName)
+                == TransfersHarness.sha256(name: "busy.bin", size: Self.size))
         await harness.close()
     }
 
     @Test func persistentServerErrorsEndInATransientErrorAfterTheBudget() async throws {
         let harness = try await TransfersHarness()
-        let task = try await harness.manager.add(TransferRequest(sourceURL: harness.url("down.bin", size: Self.size, "status=503")))
+        let task = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("down.bin", size: Self.size, "status=503")))
         let done = try await harness.waitFinished(task.id)
         #expect(done.state == .error && done.errorClass == .transient)
         #expect(done.errorReason?.contains("503") == true)
-        #expect(harness.origin.requests(path: "/files/down.bin") == 7) // the first attempt and 6 retries
+        #expect(harness.origin.requests(path: "/files/down.bin") == 7)  // the first attempt and 6 retries
         await harness.close()
     }
 
     @Test func aServerIgnoringRangeRestartsFromZeroAndSaysSo() async throws {
         let harness = try await TransfersHarness()
         let sha = TransfersHarness.sha256(name: "norange.bin", size: Self.size)
-        let task = try await harness.manager.add(TransferRequest(sourceURL: harness.url("norange.bin", size: Self.size, "norange=1&drip=65536,20"), expectedSHA256: sha))
+        let task = try await harness.manager.add(
+            TransferRequest(
+                sourceURL: harness.url("norange.bin", size: Self.size, "norange=1&drip=65536,20"), expectedSHA256: sha))
         try await harness.waitForCommitted(task.id, atLeast: 300_000)
         try await harness.manager.pause(id: task.id)
         let paused = try #require(await harness.manager.task(id: task.id))
@@ -150,22 +171,29 @@ import TunerTesting
         try await harness.manager.resume(id: task.id)
         let done = try await harness.waitFinished(task.id)
         #expect(done.state == .complete)
-        #expect(done.history.contains { $0.message.contains("restarted from byte 0") && $0.message.contains("ignored the Range") })
+        #expect(
+            done.history.contains {
+                $0.message.contains("restarted from byte 0") && $0.message.contains("ignored the Range")
+            })
         #expect(try harness.sha256(ofDownload: done.destinationName) == sha)
         await harness.close()
     }
 
     @Test func aChangedResourceRestartsFromZeroWithTheNewVersion() async throws {
         let harness = try await TransfersHarness()
-        let task = try await harness.manager.add(TransferRequest(sourceURL: harness.url("flip.bin", size: Self.size, "drip=65536,20")))
+        let task = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("flip.bin", size: Self.size, "drip=65536,20")))
         try await harness.waitForCommitted(task.id, atLeast: 300_000)
         try await harness.manager.pause(id: task.id)
         harness.origin.bumpVersion("flip.bin")
         try await harness.manager.resume(id: task.id)
         let done = try await harness.waitFinished(task.id)
         #expect(done.state == .complete)
-        #expect(done.history.contains { $0.message.contains("restarted from byte 0") && $0.message.contains("changed") })
-        #expect(try harness.sha256(ofDownload: done.destinationName) == TransfersHarness.sha256(name: "flip.bin", version: 1, size: Self.size))
+        #expect(
+            done.history.contains { $0.message.contains("restarted from byte 0") && $0.message.contains("changed") })
+        #expect(
+            try harness.sha256(ofDownload: done.destinationName)
+                == TransfersHarness.sha256(name: "flip.bin", version: 1, size: Self.size))
         await harness.close()
     }
 
@@ -173,7 +201,8 @@ import TunerTesting
         let harness = try await TransfersHarness()
         // flip=1 bumps the version after every request and reset=K cuts every response: no two
         // requests see the same version, so the task must fail rather than splice versions.
-        let task = try await harness.manager.add(TransferRequest(sourceURL: harness.url("flipping.bin", size: Self.size, "flip=1&reset=500000")))
+        let task = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("flipping.bin", size: Self.size, "flip=1&reset=500000")))
         let done = try await harness.waitFinished(task.id)
         #expect(done.state == .error && done.errorClass == .transient)
         #expect(done.history.contains { $0.message.contains("the resource changed") })
@@ -184,7 +213,9 @@ import TunerTesting
     @Test func aWrongContentLengthIsNeverCalledComplete() async throws {
         let harness = try await TransfersHarness()
         let sha = TransfersHarness.sha256(name: "badlength.bin", size: Self.size)
-        let task = try await harness.manager.add(TransferRequest(sourceURL: harness.url("badlength.bin", size: Self.size, "badlength=1000"), expectedSHA256: sha))
+        let task = try await harness.manager.add(
+            TransferRequest(
+                sourceURL: harness.url("badlength.bin", size: Self.size, "badlength=1000"), expectedSHA256: sha))
         let done = try await harness.waitFinished(task.id)
         // The first answer promised 1000 bytes more than it sent: that attempt failed; the next
         // one learned the real length (416, bytes */size) and the checksum confirms the file.
@@ -199,7 +230,8 @@ import TunerTesting
         let harness = try await TransfersHarness()
         // Chunked, cut after 100 kB on every request: the end of the body is a broken connection,
         // not the end of the file.
-        let task = try await harness.manager.add(TransferRequest(sourceURL: harness.url("cut.bin", size: Self.size, "chunked=1&reset=100000")))
+        let task = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("cut.bin", size: Self.size, "chunked=1&reset=100000")))
         let first = try await harness.waitFor(task.id) { $0.retryCount >= 1 }
         #expect(first.state != .complete)
         try await harness.manager.cancel(id: task.id)
@@ -210,7 +242,8 @@ import TunerTesting
     @Test func forbiddenNeedsANewURLAndThenCompletes() async throws {
         let harness = try await TransfersHarness()
         let sha = TransfersHarness.sha256(name: "expiring.bin", size: Self.size)
-        let task = try await harness.manager.add(TransferRequest(sourceURL: harness.url("expiring.bin", size: Self.size, "status=403"), expectedSHA256: sha))
+        let task = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("expiring.bin", size: Self.size, "status=403"), expectedSHA256: sha))
         let failed = try await harness.waitFinished(task.id)
         #expect(failed.state == .error && failed.errorClass == .needsNewURL)
         #expect(failed.errorReason?.contains("403") == true)
@@ -224,7 +257,8 @@ import TunerTesting
     @Test func aChangedURLKeepsThePartialDataWhileTheValidatorsMatch() async throws {
         let harness = try await TransfersHarness()
         let sha = TransfersHarness.sha256(name: "moved.bin", size: Self.size)
-        let task = try await harness.manager.add(TransferRequest(sourceURL: harness.url("moved.bin", size: Self.size, "drip=65536,20"), expectedSHA256: sha))
+        let task = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("moved.bin", size: Self.size, "drip=65536,20"), expectedSHA256: sha))
         try await harness.waitForCommitted(task.id, atLeast: 300_000)
         // Same resource behind a new link (the query differs): resumed, not restarted.
         try await harness.manager.changeSource(id: task.id, to: harness.url("moved.bin", size: Self.size, "token=new"))
@@ -240,21 +274,30 @@ import TunerTesting
 
     @Test func permanentFailuresAreNotRetried() async throws {
         let harness = try await TransfersHarness()
-        let missing = try await harness.manager.add(TransferRequest(sourceURL: harness.url("gone.bin", size: Self.size, "status=404")))
-        let wrongSum = try await harness.manager.add(TransferRequest(sourceURL: harness.url("sum.bin", size: Self.size), expectedSHA256: String(repeating: "0", count: 64)))
+        let missing = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("gone.bin", size: Self.size, "status=404")))
+        let wrongSum = try await harness.manager.add(
+            TransferRequest(
+                sourceURL: harness.url("sum.bin", size: Self.size), expectedSHA256: String(repeating: "0", count: 64)))
         let notFound = try await harness.waitFinished(missing.id)
-        #expect(notFound.state == .error && notFound.errorClass == .permanent && notFound.errorReason?.contains("404") == true)
+        #expect(
+            notFound.state == .error && notFound.errorClass == .permanent
+                && notFound.errorReason?.contains("404") == true)
         #expect(harness.origin.requests(path: "/files/gone.bin") == 1)
         let mismatch = try await harness.waitFinished(wrongSum.id)
-        #expect(mismatch.state == .error && mismatch.errorClass == .permanent && mismatch.errorReason?.contains("checksum mismatch") == true)
+        #expect(
+            mismatch.state == .error && mismatch.errorClass == .permanent
+                && mismatch.errorReason?.contains("checksum mismatch") == true)
         #expect(!FileManager.default.fileExists(atPath: harness.directory + "/downloads/sum.bin"))
         await harness.close()
     }
 
     @Test func nameCollisionsGetASuffix() async throws {
         let harness = try await TransfersHarness()
-        try FileManager.default.createDirectory(atPath: harness.directory + "/downloads", withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: harness.directory + "/downloads/same.bin", contents: Data("keep me".utf8))
+        try FileManager.default.createDirectory(
+            atPath: harness.directory + "/downloads", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(
+            atPath: harness.directory + "/downloads/same.bin", contents: Data("keep me".utf8))
         let first = try await harness.manager.add(TransferRequest(sourceURL: harness.url("same.bin", size: 1000)))
         let second = try await harness.manager.add(TransferRequest(sourceURL: harness.url("same.bin", size: 1000)))
         #expect(first.destinationName == "same-1.bin" && second.destinationName == "same-2.bin")

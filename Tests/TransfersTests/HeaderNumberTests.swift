@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Transfers
 
 /// Numbers in servers' answers: signs, junk and values past Int64 are refused, not trusted.
@@ -17,8 +18,10 @@ import Testing
         #expect(ContentRange("bytes 100-199/5000")?.total == 5000)
         #expect(ContentRange("bytes */5000")?.total == 5000)
         #expect(ContentRange("bytes 0-9/*")?.total == nil)
-        for value in ["bytes -1-5/10", "bytes +1-5/10", "bytes 5-1/10", "bytes 0-10/10", "bytes 0-5/-10", "bytes 0-5/+10",
-                      "bytes 0-5/abc", "bytes 0-99999999999999999999/*", "bytes 0/10", "items 0-5/10"] {
+        for value in [
+            "bytes -1-5/10", "bytes +1-5/10", "bytes 5-1/10", "bytes 0-10/10", "bytes 0-5/-10", "bytes 0-5/+10",
+            "bytes 0-5/abc", "bytes 0-99999999999999999999/*", "bytes 0/10", "items 0-5/10",
+        ] {
             #expect(ContentRange(value) == nil, "\(value)")
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Transfers
 
 /// A generator that returns the same value every time, so jitter is known.
@@ -12,7 +13,7 @@ struct FixedRandom: RandomNumberGenerator {
     let policy = RetryPolicy(baseDelay: 1, multiplier: 2, maximumDelay: 10, jitter: 0.5, maximumAttempts: 5)
 
     @Test func backoffDoublesUpToTheCapWithoutJitterAtTheTop() {
-        var top = FixedRandom(value: 0) // fraction 0: no reduction
+        var top = FixedRandom(value: 0)  // fraction 0: no reduction
         #expect(policy.delay(afterFailures: 1, random: &top) == 1)
         #expect(policy.delay(afterFailures: 2, random: &top) == 2)
         #expect(policy.delay(afterFailures: 4, random: &top) == 8)
@@ -21,7 +22,7 @@ struct FixedRandom: RandomNumberGenerator {
     }
 
     @Test func jitterShortensTheDelayByAtMostItsFraction() {
-        var bottom = FixedRandom(value: .max) // fraction ~1: the largest reduction
+        var bottom = FixedRandom(value: .max)  // fraction ~1: the largest reduction
         let delay = policy.delay(afterFailures: 3, random: &bottom)
         #expect(delay >= 2 && delay < 2.01)
         var generator = SystemRandomNumberGenerator()
@@ -51,7 +52,7 @@ struct FixedRandom: RandomNumberGenerator {
     }
 
     @Test func retryAfterParsesSecondsAndHTTPDates() {
-        let now = Date(timeIntervalSince1970: 1_700_000_000) // Tue, 14 Nov 2023 22:13:20 GMT
+        let now = Date(timeIntervalSince1970: 1_700_000_000)  // Tue, 14 Nov 2023 22:13:20 GMT
         #expect(RetryPolicy.parseRetryAfter("120", now: now) == 120)
         #expect(RetryPolicy.parseRetryAfter(" 0 ", now: now) == 0)
         #expect(RetryPolicy.parseRetryAfter("Tue, 14 Nov 2023 22:14:00 GMT", now: now) == 40)

@@ -4,13 +4,19 @@ import Logging
 import NIOConcurrencyHelpers
 import Testing
 import TunerTesting
+
 @testable import Transfers
 
 /// The scheduler's limits and order, the operations, events and restore after a restart.
 @Suite struct TransferManagerTests {
     /// Records which tasks are active at once, from the manager's events.
     final class ActiveWatcher: Sendable {
-        struct State { var active: [Int64: String] = [:]; var maxTotal = 0; var maxPerHost: [String: Int] = [:]; var started: [Int64] = [] }
+        struct State {
+            var active: [Int64: String] = [:]
+            var maxTotal = 0
+            var maxPerHost: [String: Int] = [:]
+            var started: [Int64] = []
+        }
         let state = NIOLockedValueBox(State())
         let task: Task<Void, Never>
 
@@ -28,7 +34,8 @@ import TunerTesting
                         }
                         state.maxTotal = max(state.maxTotal, state.active.count)
                         for host in Set(state.active.values) {
-                            state.maxPerHost[host] = max(state.maxPerHost[host] ?? 0, state.active.values.filter { $0 == host }.count)
+                            state.maxPerHost[host] = max(
+                                state.maxPerHost[host] ?? 0, state.active.values.filter { $0 == host }.count)
                         }
                     }
                 }
@@ -64,10 +71,14 @@ import TunerTesting
         configuration.maximumActive = 1
         let harness = try await TransfersHarness(configuration: configuration)
         let watcher = ActiveWatcher(harness.manager.events())
-        let a = try await harness.manager.add(TransferRequest(sourceURL: harness.url("a.bin", size: 1000), paused: true))
-        let b = try await harness.manager.add(TransferRequest(sourceURL: harness.url("b.bin", size: 1000), paused: true))
-        let c = try await harness.manager.add(TransferRequest(sourceURL: harness.url("c.bin", size: 1000), priority: 5, paused: true))
-        let d = try await harness.manager.add(TransferRequest(sourceURL: harness.url("d.bin", size: 1000), position: 0, paused: true))
+        let a = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("a.bin", size: 1000), paused: true))
+        let b = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("b.bin", size: 1000), paused: true))
+        let c = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("c.bin", size: 1000), priority: 5, paused: true))
+        let d = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("d.bin", size: 1000), position: 0, paused: true))
         try await harness.manager.move(id: b.id, to: 0)
         let order = await harness.manager.list().map(\.id)
         #expect(order == [c.id, b.id, d.id, a.id])
@@ -85,7 +96,9 @@ import TunerTesting
         let harness = try await TransfersHarness()
         let sizes = [40_000, 50_000, 60_000, 70_000, 80_000, 90_000]
         let manager = harness.manager
-        let requests = sizes.map { TransferRequest(sourceURL: harness.url("same-\($0).bin", size: $0), destinationName: "same.bin") }
+        let requests = sizes.map {
+            TransferRequest(sourceURL: harness.url("same-\($0).bin", size: $0), destinationName: "same.bin")
+        }
         let added = try await withThrowingTaskGroup(of: TransferTask.self) { group in
             for request in requests { group.addTask { try await manager.add(request) } }
             var tasks: [TransferTask] = []
@@ -97,7 +110,9 @@ import TunerTesting
             let finished = try await harness.waitFinished(task.id)
             #expect(finished.state == .complete)
             let size = Int(finished.sourceURL.split(separator: "=").last!)!
-            #expect(try harness.sha256(ofDownload: finished.destinationName) == TransfersHarness.sha256(name: "same-\(size).bin", size: size))
+            #expect(
+                try harness.sha256(ofDownload: finished.destinationName)
+                    == TransfersHarness.sha256(name: "same-\(size).bin", size: size))
         }
         await harness.close()
     }
@@ -105,7 +120,8 @@ import TunerTesting
     @Test func pauseResumeCancelAndPurge() async throws {
         let harness = try await TransfersHarness()
         await harness.manager.start()
-        let slow = try await harness.manager.add(TransferRequest(sourceURL: harness.url("slow.bin", size: 2 << 20, "drip=65536,20")))
+        let slow = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("slow.bin", size: 2 << 20, "drip=65536,20")))
         try await harness.waitForCommitted(slow.id, atLeast: 300_000)
         try await harness.manager.pause(id: slow.id)
         let paused = try #require(await harness.manager.task(id: slow.id))
@@ -143,7 +159,8 @@ import TunerTesting
         let first = harness.manager.events()
         let second = harness.manager.events()
         await harness.manager.start()
-        let task = try await harness.manager.add(TransferRequest(sourceURL: harness.url("events.bin", size: 1 << 20, "drip=65536,20")))
+        let task = try await harness.manager.add(
+            TransferRequest(sourceURL: harness.url("events.bin", size: 1 << 20, "drip=65536,20")))
         func collect(_ stream: AsyncStream<TransferEvent>) async -> (progress: Int, complete: Bool) {
             var progress = 0
             for await event in stream {
@@ -172,8 +189,10 @@ import TunerTesting
         await first.manager.start()
         let sha = TransfersHarness.sha256(name: "restore.bin", size: size)
         let other = TransfersHarness.sha256(name: "shrunk.bin", size: size)
-        let longer = try await first.manager.add(TransferRequest(sourceURL: first.url("restore.bin", size: size, "drip=65536,20"), expectedSHA256: sha))
-        let shorter = try await first.manager.add(TransferRequest(sourceURL: first.url("shrunk.bin", size: size, "drip=65536,20"), expectedSHA256: other))
+        let longer = try await first.manager.add(
+            TransferRequest(sourceURL: first.url("restore.bin", size: size, "drip=65536,20"), expectedSHA256: sha))
+        let shorter = try await first.manager.add(
+            TransferRequest(sourceURL: first.url("shrunk.bin", size: size, "drip=65536,20"), expectedSHA256: other))
         try await first.waitForCommitted(longer.id, atLeast: 600_000)
         try await first.waitForCommitted(shorter.id, atLeast: 600_000)
         await first.close(keepFiles: true, keepOrigin: true)
@@ -218,7 +237,9 @@ import TunerTesting
         let catalog = try SQLiteCatalogStore(path: path, logger: logger)
         let store = try SQLiteTransferStore(path: path)
         _ = try await catalog.addSource(CatalogSourceDraft(kind: .m3u, name: "s", location: "http://h/list.m3u"))
-        let inserted = try await store.insert([TransferTask(kind: .downloadFile, sourceURL: "http://h/x", destinationName: "x")])
+        let inserted = try await store.insert([
+            TransferTask(kind: .downloadFile, sourceURL: "http://h/x", destinationName: "x")
+        ])
         let reopened = try SQLiteTransferStore(path: path)
         #expect(try await reopened.loadAll().map(\.id) == inserted.map(\.id))
         #expect(try await reopened.loadAll().first?.sourceURL == "http://h/x")

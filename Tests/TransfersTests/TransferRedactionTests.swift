@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Transfers
 
 /// What a task keeps of a failure (its reason, its history) is shown in the API, the CLI and the
@@ -9,7 +10,8 @@ import Testing
     struct QuotingFailure: TransferExecutor {
         var kinds: [TransferKind] { [.downloadFile] }
         func run(_ task: TransferTask, context: TransferContext) async throws -> TransferOutcome {
-            throw TransferError.permanent("HTTP 403 from http://alice:SECRETPW@provider.example/get.php?username=alice&password=SECRETPW")
+            throw TransferError.permanent(
+                "HTTP 403 from http://alice:SECRETPW@provider.example/get.php?username=alice&password=SECRETPW")
         }
         func discard(_ task: TransferTask, context: TransferContext) async throws {}
         func deleteResult(_ task: TransferTask, context: TransferContext) async throws {}

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Testing
 import TunerTesting
+
 @testable import Transfers
 
 /// A data folder, a store, a manager with short timings and the file executor, against a
@@ -23,7 +24,10 @@ final class TransfersHarness: Sendable {
         progressInterval: 0.1,
         tuning: TransferTuning(syncBytes: 256 << 10, syncInterval: 0.2, writeBufferBytes: 64 << 10))
 
-    init(configuration: TransferManager.Configuration = TransfersHarness.fastConfiguration, origin: TestOrigin? = nil, directory: String? = nil, start: Bool = true) async throws {
+    init(
+        configuration: TransferManager.Configuration = TransfersHarness.fastConfiguration, origin: TestOrigin? = nil,
+        directory: String? = nil, start: Bool = true
+    ) async throws {
         let directory = directory ?? NSTemporaryDirectory() + "transfers-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         self.directory = directory
@@ -31,7 +35,8 @@ final class TransfersHarness: Sendable {
         store = try SQLiteTransferStore(path: directory + "/tuner.sqlite")
         var logger = Logger(label: "transfers-test")
         logger.logLevel = .warning
-        manager = try await TransferManager(store: store, dataDirectory: directory, configuration: configuration, logger: logger)
+        manager = try await TransferManager(
+            store: store, dataDirectory: directory, configuration: configuration, logger: logger)
         httpClient = Self.sharedClient
         await manager.register(FileDownloadExecutor(httpClient: httpClient))
         if start { await manager.start() }
@@ -53,7 +58,9 @@ final class TransfersHarness: Sendable {
     }
 
     static func sha256(name: String, version: Int = 0, size: Int) -> String {
-        SHA256.hash(data: TestOrigin.content(name: name, version: version, range: 0..<size)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: TestOrigin.content(name: name, version: version, range: 0..<size)).map {
+            String(format: "%02x", $0)
+        }.joined()
     }
 
     func sha256(ofDownload name: String) throws -> String {
@@ -81,13 +88,16 @@ final class TransfersHarness: Sendable {
     }
 
     /// Waits until `condition` holds for the task (polling), at most `seconds`.
-    func waitFor(_ id: Int64, seconds: Double = 120, _ condition: @Sendable (TransferTask) -> Bool) async throws -> TransferTask {
+    func waitFor(_ id: Int64, seconds: Double = 120, _ condition: @Sendable (TransferTask) -> Bool) async throws
+        -> TransferTask
+    {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let task = await manager.task(id: id), condition(task) { return task }
             try await Task.sleep(nanoseconds: 20_000_000)
         }
-        Issue.record("transfer \(id) never reached the expected condition: \(String(describing: await manager.task(id: id)))")
+        Issue.record(
+            "transfer \(id) never reached the expected condition: \(String(describing: await manager.task(id: id)))")
         throw CancellationError()
     }
 
@@ -97,7 +107,8 @@ final class TransfersHarness: Sendable {
     }
 
     func partialSize(_ task: TransferTask) -> Int64? {
-        (try? FileManager.default.attributesOfItem(atPath: directory + "/downloads/" + task.destinationName + ".partial"))
+        (try? FileManager.default.attributesOfItem(
+            atPath: directory + "/downloads/" + task.destinationName + ".partial"))
             .flatMap { ($0[.size] as? NSNumber)?.int64Value }
     }
 }

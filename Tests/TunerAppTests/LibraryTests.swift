@@ -23,7 +23,8 @@ import TunerApp
 
         func library(filesRoot: Bool) throws -> Library {
             Library(
-                catalog: catalog, importer: CatalogImporter(store: catalog, httpClient: client, logger: Logger(label: "test")),
+                catalog: catalog,
+                importer: CatalogImporter(store: catalog, httpClient: client, logger: Logger(label: "test")),
                 localFiles: filesRoot ? try LocalFileAccess(roots: [files]) : nil, defaultRefreshInterval: 3600)
         }
 
@@ -38,7 +39,8 @@ import TunerApp
     @Test func aPastedPanelURLBecomesAnAccountWhoseLocationHoldsNoPassword() async throws {
         let fixture = try Fixture()
         let library = try fixture.library(filesRoot: true)
-        let added = try await library.addSource(.init(location: "http://panel.example:8080/player_api.php?username=alice&password=s3cret"))
+        let added = try await library.addSource(
+            .init(location: "http://panel.example:8080/player_api.php?username=alice&password=s3cret"))
         #expect(added.kind == .xtream)
         #expect(added.location == "http://panel.example:8080")
         #expect(added.xtream?.password == "", "answers never carry the password")
@@ -82,7 +84,9 @@ import TunerApp
 
         // The CLI trusts the user's own paths, relative ones included, but not missing files.
         let cli = try fixture.library(filesRoot: false)
-        #expect(try cli.draft(for: .init(location: outside)).location == URL(fileURLWithPath: outside).standardizedFileURL.path)
+        #expect(
+            try cli.draft(for: .init(location: outside)).location
+                == URL(fileURLWithPath: outside).standardizedFileURL.path)
         #expect(throws: FeatureError.self) { _ = try cli.draft(for: .init(location: fixture.folder + "/missing.m3u")) }
         try await fixture.close()
     }

@@ -22,16 +22,22 @@ import TunerStorage
         // Interleaved writers of both stores on one pool: every write lands, none fails busy.
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<40 {
-                group.addTask { _ = try await catalog.addSource(CatalogSourceDraft(kind: .m3u, location: "http://h/\(index).m3u")) }
                 group.addTask {
-                    _ = try await transfers.insert([TransferTask(kind: .downloadFile, sourceURL: "http://h/\(index)", destinationName: "f\(index)")])
+                    _ = try await catalog.addSource(CatalogSourceDraft(kind: .m3u, location: "http://h/\(index).m3u"))
+                }
+                group.addTask {
+                    _ = try await transfers.insert([
+                        TransferTask(kind: .downloadFile, sourceURL: "http://h/\(index)", destinationName: "f\(index)")
+                    ])
                 }
             }
             try await group.waitForAll()
         }
         #expect(try await catalog.sources().count == 40)
         #expect(try await transfers.loadAll().count == 40)
-        let applied = try await database.pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+        let applied = try await database.pool.read { db in
+            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+        }
         #expect(applied.contains("catalog-v1") && applied.contains("transfers-v1"), "\(applied)")
     }
 
@@ -44,10 +50,14 @@ import TunerStorage
             let catalog = try SQLiteCatalogStore(path: folder.databasePath, logger: Logger(label: "test"))
             _ = try await catalog.addSource(CatalogSourceDraft(kind: .m3u, location: "http://h/a.m3u"))
             let transfers = try SQLiteTransferStore(path: folder.databasePath)
-            _ = try await transfers.insert([TransferTask(kind: .downloadFile, sourceURL: "http://h/x", destinationName: "x")])
+            _ = try await transfers.insert([
+                TransferTask(kind: .downloadFile, sourceURL: "http://h/x", destinationName: "x")
+            ])
         }
         let database = try folder.openDatabase()
-        #expect(try await SQLiteCatalogStore(database: database, logger: Logger(label: "test")).sources().map(\.location) == ["http://h/a.m3u"])
+        #expect(
+            try await SQLiteCatalogStore(database: database, logger: Logger(label: "test")).sources().map(\.location)
+                == ["http://h/a.m3u"])
         #expect(try await SQLiteTransferStore(database: database).loadAll().map(\.destinationName) == ["x"])
     }
 }

@@ -16,15 +16,18 @@ import TunerAPI
         let link = ServerLink(baseURL: harness.server.baseURL, token: nil, httpClient: HTTPClient.shared)
         // Bodies the handlers can decode, so that the answer comes from the handler.
         for endpoint in APIEndpoint.allCases {
-            let answer: ServerAnswer = switch endpoint {
-            case .changeTransfer: try await link.send(endpoint, body: ChangeTransferRequest(action: "pause"))
-            case .cacheTrim: try await link.send(endpoint, body: TrimRequest(bytes: 1 << 40))
-            case .cachePin, .cacheExport: try await link.send(endpoint, body: CacheResourceRequest(url: "http://127.0.0.1:9/x", pinned: true))
-            case .addTransfers: try await link.send(endpoint, body: AddTransfersRequest(transfers: []))
-            case .startPreload: try await link.send(endpoint, body: PreloadRequest(url: "not a url"))
-            case _ where endpoint.method == "POST" || endpoint.method == "PATCH": try await link.send(endpoint, body: [String: String]())
-            default: try await link.send(endpoint)
-            }
+            let answer: ServerAnswer =
+                switch endpoint {
+                case .changeTransfer: try await link.send(endpoint, body: ChangeTransferRequest(action: "pause"))
+                case .cacheTrim: try await link.send(endpoint, body: TrimRequest(bytes: 1 << 40))
+                case .cachePin, .cacheExport:
+                    try await link.send(endpoint, body: CacheResourceRequest(url: "http://127.0.0.1:9/x", pinned: true))
+                case .addTransfers: try await link.send(endpoint, body: AddTransfersRequest(transfers: []))
+                case .startPreload: try await link.send(endpoint, body: PreloadRequest(url: "not a url"))
+                case _ where endpoint.method == "POST" || endpoint.method == "PATCH":
+                    try await link.send(endpoint, body: [String: String]())
+                default: try await link.send(endpoint)
+                }
             #expect(!Self.isUnrouted(answer), "\(endpoint.method) \(endpoint.path) is not routed: \(answer.status)")
             #expect(answer.status < 500, "\(endpoint.method) \(endpoint.path): \(answer.status) \(answer.message)")
         }
@@ -40,9 +43,13 @@ import TunerAPI
     @Test func pathsArePrintedFromTheEndpoint() {
         #expect(APIEndpoint.transfer(id: 7).path == "/api/v1/transfers/7")
         #expect(APIEndpoint.changeTransfer(id: 7).method == "PATCH")
-        #expect(APIEndpoint.preload(id: "a/../b c").path == "/api/v1/cache/preloads/a%2F..%2Fb%20c", "an id is one escaped segment")
+        #expect(
+            APIEndpoint.preload(id: "a/../b c").path == "/api/v1/cache/preloads/a%2F..%2Fb%20c",
+            "an id is one escaped segment")
         #expect(APIEndpoint.catchup(channel: 3).path == "/api/v1/channels/3/catchup")
-        #expect(Set(APIEndpoint.allCases.map { "\($0.method) \($0.path)" }).count == APIEndpoint.allCases.count, "no two endpoints alike")
+        #expect(
+            Set(APIEndpoint.allCases.map { "\($0.method) \($0.path)" }).count == APIEndpoint.allCases.count,
+            "no two endpoints alike")
     }
 }
 
@@ -59,7 +66,9 @@ import TunerAPI
         for endpoint in APIEndpoint.allCases {
             let documented = paths.contains { template, operations in
                 guard operations[endpoint.method.lowercased()] != nil else { return false }
-                let pattern = "^" + NSRegularExpression.escapedPattern(for: template)
+                let pattern =
+                    "^"
+                    + NSRegularExpression.escapedPattern(for: template)
                     .replacingOccurrences(of: "\\{", with: "{").replacingOccurrences(of: "\\}", with: "}")
                     .replacingOccurrences(of: #"\{[a-zA-Z]+\}"#, with: "[^/]+", options: .regularExpression) + "$"
                 return endpoint.path.range(of: pattern, options: .regularExpression) != nil

@@ -6,9 +6,9 @@ import TunerServer
 import TunerTesting
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Preload, export, eviction, pinning and clearing, through the API.
@@ -17,7 +17,8 @@ import Darwin
         let harness = try await ProxyHarness.start()
         let size = 3_000_000
         let originURL = harness.origin.baseURL + "/files/pre.mp4?size=\(size)"
-        let started = try await HTTP.fetch(harness.api + "/cache/preload", method: "POST", json: #"{"url":"\#(originURL)","bytes":1000000}"#)
+        let started = try await HTTP.fetch(
+            harness.api + "/cache/preload", method: "POST", json: #"{"url":"\#(originURL)","bytes":1000000}"#)
         #expect(started.status == 202)
         let id = try #require(try HTTP.json(started)["id"] as? String)
         var state = "running"
@@ -44,7 +45,8 @@ import Darwin
     @Test func aPreloadCanBeCancelled() async throws {
         let harness = try await ProxyHarness.start()
         let originURL = harness.origin.baseURL + "/files/slowpre.mp4?size=50000000&drip=16384,20"
-        let started = try await HTTP.fetch(harness.api + "/cache/preload", method: "POST", json: #"{"url":"\#(originURL)"}"#)
+        let started = try await HTTP.fetch(
+            harness.api + "/cache/preload", method: "POST", json: #"{"url":"\#(originURL)"}"#)
         let id = try #require(try HTTP.json(started)["id"] as? String)
         try await Task.sleep(for: .milliseconds(300))
         let cancelled = try await HTTP.fetch(harness.api + "/cache/preloads/\(id)", method: "DELETE")
@@ -52,7 +54,8 @@ import Darwin
         var state = "running"
         for _ in 0..<100 where state == "running" {
             try await Task.sleep(for: .milliseconds(20))
-            state = try HTTP.json(try await HTTP.fetch(harness.api + "/cache/preloads/\(id)"))["state"] as? String ?? "?"
+            state =
+                try HTTP.json(try await HTTP.fetch(harness.api + "/cache/preloads/\(id)"))["state"] as? String ?? "?"
         }
         #expect(state == "cancelled")
         try await Task.sleep(for: .milliseconds(300))
@@ -69,12 +72,16 @@ import Darwin
         let originURL = harness.origin.baseURL + "/files/exp.mp4?size=\(size)"
         // Exports go only into the files root (the data folder's files/ by default).
         let destination = harness.dataDirectory + "/files/exported.mp4"
-        let outside = try await HTTP.fetch(harness.api + "/cache/export", method: "POST", json: #"{"url":"\#(originURL)","path":"\#(harness.dataDirectory)/exported.mp4"}"#)
+        let outside = try await HTTP.fetch(
+            harness.api + "/cache/export", method: "POST",
+            json: #"{"url":"\#(originURL)","path":"\#(harness.dataDirectory)/exported.mp4"}"#)
         #expect(outside.status == 403, "a path outside the files root is refused")
-        let early = try await HTTP.fetch(harness.api + "/cache/export", method: "POST", json: #"{"url":"\#(originURL)","path":"\#(destination)"}"#)
+        let early = try await HTTP.fetch(
+            harness.api + "/cache/export", method: "POST", json: #"{"url":"\#(originURL)","path":"\#(destination)"}"#)
         #expect(early.status == 409, "nothing cached yet")
         _ = try await HTTP.fetch(try harness.proxyURL("/files/exp.mp4?size=\(size)"))
-        let exported = try await HTTP.fetch(harness.api + "/cache/export", method: "POST", json: #"{"url":"\#(originURL)","path":"\#(destination)"}"#)
+        let exported = try await HTTP.fetch(
+            harness.api + "/cache/export", method: "POST", json: #"{"url":"\#(originURL)","path":"\#(destination)"}"#)
         #expect(exported.status == 200)
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: destination)))
         #expect(bytes == TestOrigin.content(name: "exp.mp4", range: 0..<size))
@@ -85,7 +92,10 @@ import Darwin
     }
 
     @Test func leastRecentlyUsedResourcesAreEvictedButPinnedOnesStay() async throws {
-        let harness = try await ProxyHarness.start { $0.cacheSize = 2_500_000; $0.cacheMinimumFreeDisk = 0 }
+        let harness = try await ProxyHarness.start {
+            $0.cacheSize = 2_500_000
+            $0.cacheMinimumFreeDisk = 0
+        }
         let size = 1_000_000
         let pinnedURL = harness.origin.baseURL + "/files/e0.mp4?size=\(size)"
         _ = try await HTTP.fetch(try harness.proxyURL("/files/e0.mp4?size=\(size)"))
@@ -97,9 +107,14 @@ import Darwin
         }
         let cached = try await harness.cachedBytes(until: { (0...2_500_000).contains($0) })
         #expect((0...2_500_000).contains(cached), "\(cached) bytes cached")
-        #expect(harness.server.engine.cache.status(of: URL(string: pinnedURL)!)?.cachedBytes == Int64(size), "pinned stays")
-        #expect(harness.server.engine.cache.status(of: URL(string: harness.origin.baseURL + "/files/e4.mp4?size=\(size)")!)?.cachedBytes == Int64(size), "newest stays")
-        #expect(harness.server.engine.cache.status(of: URL(string: harness.origin.baseURL + "/files/e1.mp4?size=\(size)")!) == nil, "oldest unpinned goes")
+        #expect(
+            harness.server.engine.cache.status(of: URL(string: pinnedURL)!)?.cachedBytes == Int64(size), "pinned stays")
+        #expect(
+            harness.server.engine.cache.status(of: URL(string: harness.origin.baseURL + "/files/e4.mp4?size=\(size)")!)?
+                .cachedBytes == Int64(size), "newest stays")
+        #expect(
+            harness.server.engine.cache.status(of: URL(string: harness.origin.baseURL + "/files/e1.mp4?size=\(size)")!)
+                == nil, "oldest unpinned goes")
         try await harness.stop()
     }
 
@@ -119,10 +134,12 @@ import Darwin
 
     @Test func embeddingTakesAFewLines() async throws {
         let origin = try await TestOrigin.start()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-embed-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-embed-\(UUID().uuidString)")
+            .path
         // The README's embedding example, line for line.
         let proxy = try await TunerServer.start(configuration: TunerConfiguration(port: 0, dataDirectory: folder))
-        let playable = try proxy.proxyURL(for: URL(string: "\(origin.baseURL)/files/movie.mp4?size=1000")!, headers: ["User-Agent": "MyApp/1.0"])
+        let playable = try proxy.proxyURL(
+            for: URL(string: "\(origin.baseURL)/files/movie.mp4?size=1000")!, headers: ["User-Agent": "MyApp/1.0"])
         // … hand `playable` to the player …
         let fetched = try await HTTP.fetch(playable.absoluteString)
         try await proxy.stop()

@@ -10,17 +10,21 @@ struct CatalogAPITests {
         let served = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-api-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: served) }
-        try Data("""
+        try Data(
+            """
             #EXTM3U
             #EXTINF:-1 group-title="News",Channel One
             #EXTVLCOPT:http-user-agent=CatalogPlayer/2.0
             \(harness.origin.baseURL)/files/one.ts?size=4096
             #EXTINF:-1 group-title="Films",Some Movie
             \(harness.origin.baseURL)/files/movie/u/p/2.mp4?size=100
-            """.utf8).write(to: served.appendingPathComponent("list.m3u"))
+            """.utf8
+        ).write(to: served.appendingPathComponent("list.m3u"))
         harness.origin.serveDirectory(served.path)
 
-        let added = try await HTTP.fetch(harness.api + "/sources", method: "POST", json: #"{"location":"\#(harness.origin.baseURL)/static/list.m3u"}"#)
+        let added = try await HTTP.fetch(
+            harness.api + "/sources", method: "POST",
+            json: #"{"location":"\#(harness.origin.baseURL)/static/list.m3u"}"#)
         #expect(added.status == 201)
         let id = try #require(try HTTP.json(added)["id"] as? Int)
         let refreshed = try await HTTP.fetch(harness.api + "/sources/\(id)/refresh", method: "POST")
@@ -54,18 +58,22 @@ struct CatalogAPITests {
     @Test("A source whose URL redirects (as providers do, to a CDN) is imported from where it leads")
     func importFollowsRedirects() async throws {
         let harness = try await ProxyHarness.start()
-        let served = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-redirect-\(UUID().uuidString)")
+        let served = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "catalog-redirect-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: served) }
-        try Data("""
+        try Data(
+            """
             #EXTM3U
             #EXTINF:-1 group-title="News",Redirected One
             \(harness.origin.baseURL)/files/one.ts?size=10
-            """.utf8).write(to: served.appendingPathComponent("list.m3u"))
+            """.utf8
+        ).write(to: served.appendingPathComponent("list.m3u"))
         harness.origin.serveDirectory(served.path)
 
-        let added = try await HTTP.fetch(harness.api + "/sources", method: "POST",
-                                         json: #"{"location":"\#(harness.origin.baseURL)/redirect/2/static/list.m3u"}"#)
+        let added = try await HTTP.fetch(
+            harness.api + "/sources", method: "POST",
+            json: #"{"location":"\#(harness.origin.baseURL)/redirect/2/static/list.m3u"}"#)
         #expect(added.status == 201)
         let id = try #require(try HTTP.json(added)["id"] as? Int)
         let refreshed = try await HTTP.fetch(harness.api + "/sources/\(id)/refresh", method: "POST")

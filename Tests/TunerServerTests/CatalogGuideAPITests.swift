@@ -25,7 +25,8 @@ struct CatalogGuideAPITests {
 
     static func makeLibrary() async throws -> Library {
         let harness = try await ProxyHarness.start()
-        let served = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-guide-api-\(UUID().uuidString)")
+        let served = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "catalog-guide-api-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
         let now = Int64(Date().timeIntervalSince1970)
         let hour = now - now % 3600
@@ -39,13 +40,16 @@ struct CatalogGuideAPITests {
                     """
             }
         }
-        try Data("""
+        try Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <tv><channel id="news.example"><display-name>News</display-name></channel>
             <channel id="films.example"><display-name>Films</display-name></channel>
             \(programmes)</tv>
-            """.utf8).write(to: served.appendingPathComponent("guide.xml"))
-        try Data("""
+            """.utf8
+        ).write(to: served.appendingPathComponent("guide.xml"))
+        try Data(
+            """
             #EXTM3U x-tvg-url="\(harness.origin.baseURL)/static/guide.xml"
             #EXTINF:-1 tvg-id="news.example" catchup="append" catchup-days="2" catchup-source="&start={utc}&end={utcend}&id={catchup-id}",News One
             #EXTVLCOPT:http-referrer=https://provider.example/
@@ -54,13 +58,17 @@ struct CatalogGuideAPITests {
             \(harness.origin.baseURL)/files/films.ts?size=3000
             #EXTINF:-1 catchup="xc" catchup-days="1",Xtream Three
             \(harness.origin.baseURL)/live/user/pass/42.ts
-            """.utf8).write(to: served.appendingPathComponent("list.m3u"))
+            """.utf8
+        ).write(to: served.appendingPathComponent("list.m3u"))
         harness.origin.serveDirectory(served.path)
-        let added = try await HTTP.fetch(harness.api + "/sources", method: "POST", json: #"{"location":"\#(harness.origin.baseURL)/static/list.m3u"}"#)
+        let added = try await HTTP.fetch(
+            harness.api + "/sources", method: "POST",
+            json: #"{"location":"\#(harness.origin.baseURL)/static/list.m3u"}"#)
         let sourceID = try #require(try HTTP.json(added)["id"] as? Int)
         #expect(try await HTTP.fetch(harness.api + "/sources/\(sourceID)/refresh", method: "POST").status == 200)
         var library = Library(harness: harness, served: served, sourceID: sourceID, hour: hour)
-        let listed = try #require(try HTTP.json(try await HTTP.fetch(harness.api + "/channels"))["items"] as? [[String: Any]])
+        let listed = try #require(
+            try HTTP.json(try await HTTP.fetch(harness.api + "/channels"))["items"] as? [[String: Any]])
         for item in listed { library.channels[item["name"] as? String ?? ""] = item["id"] as? Int }
         return library
     }
@@ -68,8 +76,9 @@ struct CatalogGuideAPITests {
     /// Imports the guide of the library's source (the API's refresh imports items only).
     static func importGuide(_ library: Library) async throws {
         // An XMLTV source of its own, pointing at the same guide.
-        let guide = try await HTTP.fetch(library.harness.api + "/sources", method: "POST",
-                                         json: #"{"location":"\#(library.harness.origin.baseURL)/static/guide.xml","kind":"xmltv"}"#)
+        let guide = try await HTTP.fetch(
+            library.harness.api + "/sources", method: "POST",
+            json: #"{"location":"\#(library.harness.origin.baseURL)/static/guide.xml","kind":"xmltv"}"#)
         let guideID = try #require(try HTTP.json(guide)["id"] as? Int)
         #expect(try await HTTP.fetch(library.harness.api + "/sources/\(guideID)/refresh", method: "POST").status == 200)
     }
@@ -96,13 +105,15 @@ struct CatalogGuideAPITests {
         let filmsRow = try #require(rows.first { ($0["item"] as? [String: Any])?["name"] as? String == "Films Two" })
         #expect(filmsRow["now"] == nil)
 
-        let grid = try HTTP.json(try await HTTP.fetch(api + "/guide?ids=\(news)&from=\(library.hour - 1800)&to=\(library.hour + 7200)"))
+        let grid = try HTTP.json(
+            try await HTTP.fetch(api + "/guide?ids=\(news)&from=\(library.hour - 1800)&to=\(library.hour + 7200)"))
         let gridRows = try #require(grid["channels"] as? [[String: Any]])
         let titles = (gridRows.first?["programmes"] as? [[String: Any]])?.compactMap { $0["title"] as? String }
         #expect(titles == ["News 2", "News 3", "News 4"])
         #expect(try await HTTP.fetch(api + "/guide?from=100&to=50").status == 400)
 
-        let channelGuide = try HTTP.json(try await HTTP.fetch(api + "/channels/\(news)/guide?from=\(library.hour)&to=\(library.hour + 3600)"))
+        let channelGuide = try HTTP.json(
+            try await HTTP.fetch(api + "/channels/\(news)/guide?from=\(library.hour)&to=\(library.hour + 3600)"))
         #expect((channelGuide["programmes"] as? [[String: Any]])?.compactMap { $0["title"] as? String } == ["News 3"])
         #expect(try await HTTP.fetch(api + "/channels/99999/guide").status == 404)
         try await Self.finish(library)
@@ -115,7 +126,8 @@ struct CatalogGuideAPITests {
         let api = library.harness.api
         let films = try #require(library.channels["Films Two"])
 
-        let set = try await HTTP.fetch(api + "/channels/\(films)/guide-mapping", method: "PUT", json: #"{"epgID":"films.example"}"#)
+        let set = try await HTTP.fetch(
+            api + "/channels/\(films)/guide-mapping", method: "PUT", json: #"{"epgID":"films.example"}"#)
         #expect(set.status == 200)
         func nowTitle() async throws -> String? {
             let page = try HTTP.json(try await HTTP.fetch(api + "/guide/now?ids=\(films)"))
@@ -130,7 +142,9 @@ struct CatalogGuideAPITests {
 
         #expect(try await HTTP.fetch(api + "/channels/\(films)/guide-mapping", method: "DELETE").status == 200)
         #expect(try await nowTitle() == nil)
-        #expect(try await HTTP.fetch(api + "/channels/99999/guide-mapping", method: "PUT", json: #"{"epgID":"x"}"#).status == 404)
+        #expect(
+            try await HTTP.fetch(api + "/channels/99999/guide-mapping", method: "PUT", json: #"{"epgID":"x"}"#).status
+                == 404)
         try await Self.finish(library)
     }
 
@@ -143,7 +157,8 @@ struct CatalogGuideAPITests {
         let xtream = try #require(library.channels["Xtream Three"])
         let films = try #require(library.channels["Films Two"])
 
-        let programmes = try HTTP.json(try await HTTP.fetch(api + "/channels/\(news)/guide?from=\(library.hour - 7200)&to=\(library.hour - 3600)"))
+        let programmes = try HTTP.json(
+            try await HTTP.fetch(api + "/channels/\(news)/guide?from=\(library.hour - 7200)&to=\(library.hour - 3600)"))
         let past = try #require((programmes["programmes"] as? [[String: Any]])?.first)
         let programmeID = try #require(past["id"] as? Int)
         let start = library.hour - 7200
@@ -166,12 +181,19 @@ struct CatalogGuideAPITests {
         // Nothing serves that path at the origin; what matters is the URL it was asked for.
         _ = try await HTTP.fetch(xcProxy)
         let parts = Self.xmltvTime(start)
-        let stamp = "\(parts.prefix(4))-\(parts.dropFirst(4).prefix(2))-\(parts.dropFirst(6).prefix(2)):\(parts.dropFirst(8).prefix(2))-\(parts.dropFirst(10).prefix(2))"
+        let stamp =
+            "\(parts.prefix(4))-\(parts.dropFirst(4).prefix(2))-\(parts.dropFirst(6).prefix(2)):\(parts.dropFirst(8).prefix(2))-\(parts.dropFirst(10).prefix(2))"
         #expect(library.harness.origin.lastRequestURI(path: "/timeshift/user/pass/30/\(stamp)/42.ts") != nil)
 
         #expect(try await HTTP.fetch(api + "/channels/\(films)/catchup?start=\(start)&end=\(start + 60)").status == 409)
-        #expect(try await HTTP.fetch(api + "/channels/\(news)/catchup?start=\(library.hour + 7200)&end=\(library.hour + 9000)").status == 409)
-        #expect(try await HTTP.fetch(api + "/channels/\(news)/catchup?start=\(start - 5 * 86_400)&end=\(start - 5 * 86_400 + 60)").status == 409)
+        #expect(
+            try await HTTP.fetch(
+                api + "/channels/\(news)/catchup?start=\(library.hour + 7200)&end=\(library.hour + 9000)"
+            ).status == 409)
+        #expect(
+            try await HTTP.fetch(
+                api + "/channels/\(news)/catchup?start=\(start - 5 * 86_400)&end=\(start - 5 * 86_400 + 60)"
+            ).status == 409)
         #expect(try await HTTP.fetch(api + "/channels/\(news)/catchup").status == 400)
         #expect(try await HTTP.fetch(api + "/channels/\(news)/catchup?programme=99999999").status == 404)
         try await Self.finish(library)
@@ -183,7 +205,8 @@ struct CatalogGuideAPITests {
         try await Self.importGuide(library)
         let api = library.harness.api
         let news = try #require(library.channels["News One"])
-        let max = "9223372036854775807", min = "-9223372036854775808"
+        let max = "9223372036854775807"
+        let min = "-9223372036854775808"
         for path in [
             "/guide?from=\(max)", "/guide?to=\(max)", "/guide?from=\(min)", "/guide?from=\(min)&to=\(max)",
             "/guide?from=253402300800", "/guide/now?at=\(max)", "/guide/now?at=\(min)",
@@ -207,7 +230,8 @@ struct CatalogGuideAPITests {
         let inRange = CatchupURLBuilder.Request(streamURL: "http://p/x", catchup: catchup, start: 0, end: 60, now: 100)
         #expect(CatchupURLBuilder.url(for: inRange) == "http://p/x?utc=0&d=60&t=1970-01-01")
         for (start, end) in [(Int64.min, Int64(0)), (Int64(0), Int64.max), (Int64.max - 1, Int64.max)] {
-            let request = CatchupURLBuilder.Request(streamURL: "http://p/x", catchup: catchup, start: start, end: end, now: 100)
+            let request = CatchupURLBuilder.Request(
+                streamURL: "http://p/x", catchup: catchup, start: start, end: end, now: 100)
             #expect(CatchupURLBuilder.url(for: request) == nil)
             // Found by the catchup fuzz target: fill alone used to trap on end - start.
             #expect(!CatchupURLBuilder.fill("{duration}{offset}{Y}{utc}", request).isEmpty)
@@ -223,7 +247,8 @@ struct CatalogGuideAPITests {
         #expect(some.status == 200)
         #expect(try HTTP.json(some)["online"] as? Int == 1)
 
-        let all = try HTTP.json(try await HTTP.fetch(api + "/channels/check", method: "POST", json: #"{"source":\#(library.sourceID)}"#))
+        let all = try HTTP.json(
+            try await HTTP.fetch(api + "/channels/check", method: "POST", json: #"{"source":\#(library.sourceID)}"#))
         #expect(all["checked"] as? Int == 3)
         #expect(all["online"] as? Int == 2)
         #expect(all["offline"] as? Int == 1)
@@ -235,7 +260,8 @@ struct CatalogGuideAPITests {
         #expect(check["checkedAt"] is String)
         #expect(try await HTTP.fetch(api + "/channels/check", method: "POST", json: #"{"ids":[99999]}"#).status == 404)
 
-        let patched = try await HTTP.fetch(api + "/sources/\(library.sourceID)", method: "PATCH", json: #"{"refreshInterval":3600}"#)
+        let patched = try await HTTP.fetch(
+            api + "/sources/\(library.sourceID)", method: "PATCH", json: #"{"refreshInterval":3600}"#)
         #expect(patched.status == 200)
         #expect(try HTTP.json(patched)["refreshInterval"] as? Double == 3600)
         try await Self.finish(library)

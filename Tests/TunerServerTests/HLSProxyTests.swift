@@ -21,16 +21,18 @@ import TunerTesting
         try await withHarness { harness in
             harness.origin.serveDirectory(fixtures.directory)
             let stream = fixtures.stream(kind)
-            let crawl = try await ProxiedPlaylistCrawl.run(harness, playlistURL: try harness.proxyURL(stream.staticPath))
+            let crawl = try await ProxiedPlaylistCrawl.run(
+                harness, playlistURL: try harness.proxyURL(stream.staticPath))
 
             // Exactly the URIs the original playlists have, all rewritten.
-            let expected: [StreamKind: Int] = switch kind {
-            case .multiVariant: [.playlist: 2, .segment: 6]
-            case .encrypted: [.key: 1, .segment: 3]
-            case .fragmentedMP4: [.map: 1, .segment: 3]
-            case .byteRange: [.segment: 3]
-            case .separateAudio: [.playlist: 2, .map: 2, .segment: 6]
-            }
+            let expected: [StreamKind: Int] =
+                switch kind {
+                case .multiVariant: [.playlist: 2, .segment: 6]
+                case .encrypted: [.key: 1, .segment: 3]
+                case .fragmentedMP4: [.map: 1, .segment: 3]
+                case .byteRange: [.segment: 3]
+                case .separateAudio: [.playlist: 2, .map: 2, .segment: 6]
+                }
             #expect(crawl.countsByKind == expected, "\(crawl.uris.map(\.origin))")
             #expect(crawl.notProxied.isEmpty, "URIs not rewritten: \(crawl.notProxied)")
             let originHost = "127.0.0.1:\(harness.origin.port)"
@@ -47,11 +49,16 @@ import TunerTesting
                 let headers = uri.byteRange.map { ["Range": "bytes=\($0.lowerBound)-\($0.upperBound - 1)"] } ?? [:]
                 let fetched = try await HTTP.fetch(uri.proxy, headers: headers)
                 #expect(fetched.status == (uri.byteRange == nil ? 200 : 206), "\(uri.origin)")
-                var expectedBytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixtures.directory + uri.origin.path.dropFirst("/static".count))))
+                var expectedBytes = try [UInt8](
+                    Data(
+                        contentsOf: URL(
+                            fileURLWithPath: fixtures.directory + uri.origin.path.dropFirst("/static".count))))
                 if let range = uri.byteRange { expectedBytes = Array(expectedBytes[range]) }
                 #expect(fetched.body == expectedBytes, "\(uri.origin)")
             }
-            print("HLS rewrite \(kind): \(crawl.uris.count) URIs in \(crawl.playlistTexts.count) playlists, all proxied: \(crawl.countsByKind)")
+            print(
+                "HLS rewrite \(kind): \(crawl.uris.count) URIs in \(crawl.playlistTexts.count) playlists, all proxied: \(crawl.countsByKind)"
+            )
         }
     }
 
@@ -64,7 +71,11 @@ import TunerTesting
             let crawl = try await ProxiedPlaylistCrawl.run(
                 harness, playlistURL: try harness.proxyURL("/redirect/2/static/vod/master.m3u8"), followVariants: false)
             let variants = crawl.uris.filter { $0.kind == .playlist }.map(\.origin.absoluteString).sorted()
-            #expect(variants == [harness.origin.baseURL + "/static/vod/high/index.m3u8", harness.origin.baseURL + "/static/vod/low/index.m3u8"])
+            #expect(
+                variants == [
+                    harness.origin.baseURL + "/static/vod/high/index.m3u8",
+                    harness.origin.baseURL + "/static/vod/low/index.m3u8",
+                ])
         }
     }
 
@@ -86,7 +97,9 @@ import TunerTesting
                 let raw = references.map(\.uri).filter { !$0.hasPrefix(harness.server.baseURL + "/stream/") }
                 #expect(raw.isEmpty, "\(kind), \(attempt): not rewritten: \(raw)")
                 if let range = fetched.header("Content-Range") {
-                    #expect(range == "bytes 0-\(fetched.body.count - 1)/\(fetched.body.count)", "\(kind): the range must describe the rewritten playlist")
+                    #expect(
+                        range == "bytes 0-\(fetched.body.count - 1)/\(fetched.body.count)",
+                        "\(kind): the range must describe the rewritten playlist")
                 }
             }
         }
@@ -118,7 +131,9 @@ import TunerTesting
             let second = try await md5(of: proxied)
             #expect(second == direct)
             try await waitForIdleCache(harness)
-            #expect(mediaBytes(origin) == mediaAfterFirst, "\(kind): the second playback fetched segments again: \(origin.bodyBytesSentByPath)")
+            #expect(
+                mediaBytes(origin) == mediaAfterFirst,
+                "\(kind): the second playback fetched segments again: \(origin.bodyBytesSentByPath)")
             if kind == .encrypted {
                 // Keys are passed through, never kept: the second playback asks the origin again.
                 #expect(origin.requests(path: "/static/aes/key.bin") > keyRequests)
@@ -142,8 +157,11 @@ import TunerTesting
             let keyURL = URL(string: harness.origin.baseURL + "/static/aes/key.bin")!
             #expect((cache.status(of: keyURL)?.cachedBytes ?? 0) == 0, "the key is in the cache")
             let segmentURL = URL(string: harness.origin.baseURL + "/static/aes/seg0.ts")!
-            let segmentSize = try FileManager.default.attributesOfItem(atPath: fixtures.path("aes/seg0.ts"))[.size] as? Int
-            #expect(cache.status(of: segmentURL)?.cachedBytes == segmentSize.map(Int64.init), "segments should be cached, or this test proves nothing")
+            let segmentSize =
+                try FileManager.default.attributesOfItem(atPath: fixtures.path("aes/seg0.ts"))[.size] as? Int
+            #expect(
+                cache.status(of: segmentURL)?.cachedBytes == segmentSize.map(Int64.init),
+                "segments should be cached, or this test proves nothing")
 
             let holders = try filesContaining(HLSFixtures.key, under: harness.dataDirectory)
             #expect(holders.isEmpty, "the key's bytes are on disk in \(holders)")
@@ -168,7 +186,8 @@ import TunerTesting
             #expect(job["segmentsTotal"] as? Int == 2)
             let fetchedSegments = origin.bodyBytesSentByPath.filter { $0.key.hasSuffix(".ts") && $0.value > 0 }
             #expect(fetchedSegments.count == 2, "\(fetchedSegments)")
-            #expect(fetchedSegments.keys.allSatisfy { $0.hasSuffix("0.ts") || $0.hasSuffix("1.ts") }, "\(fetchedSegments)")
+            #expect(
+                fetchedSegments.keys.allSatisfy { $0.hasSuffix("0.ts") || $0.hasSuffix("1.ts") }, "\(fetchedSegments)")
         }
     }
 
@@ -183,9 +202,17 @@ import TunerTesting
             let master = origin.baseURL + fixtures.separateAudio.staticPath
             let job = try await preloadToTheEnd(harness, #"{"url":"\#(master)","segments":2}"#)
             let total = job["segmentsTotal"] as? Int ?? 0
-            #expect(job["segmentsDone"] as? Int == total && total >= 6, "video init + 2 segments, audio init + its first segments: \(job)")
-            let fetched = Set(origin.bodyBytesSentByPath.filter { $0.value > 0 }.keys.map { String($0.split(separator: "/").suffix(2).joined(separator: "/")) })
-            for file in ["video/init_0.mp4", "video/seg0.m4s", "video/seg1.m4s", "audio/init_1.mp4", "audio/seg0.m4s", "audio/seg1.m4s"] {
+            #expect(
+                job["segmentsDone"] as? Int == total && total >= 6,
+                "video init + 2 segments, audio init + its first segments: \(job)")
+            let fetched = Set(
+                origin.bodyBytesSentByPath.filter { $0.value > 0 }.keys.map {
+                    String($0.split(separator: "/").suffix(2).joined(separator: "/"))
+                })
+            for file in [
+                "video/init_0.mp4", "video/seg0.m4s", "video/seg1.m4s", "audio/init_1.mp4", "audio/seg0.m4s",
+                "audio/seg1.m4s",
+            ] {
                 #expect(fetched.contains(file), "\(file) was not preloaded: \(fetched.sorted())")
             }
             #expect(!fetched.contains("video/seg2.m4s"), "only the 2 segments asked for: \(fetched.sorted())")
@@ -220,7 +247,8 @@ import TunerTesting
             #expect((streams["segment"]?["requests"] ?? 0) >= 3, "\(streams)")
             #expect((streams["segment"]?["bytes"] ?? 0) > 0, "\(streams)")
             #expect((streams["key"]?["requests"] ?? 0) >= 1, "\(streams)")
-            #expect(streams["key"]?["bytes"] == HLSFixtures.key.count * (streams["key"]?["requests"] ?? 0), "\(streams)")
+            #expect(
+                streams["key"]?["bytes"] == HLSFixtures.key.count * (streams["key"]?["requests"] ?? 0), "\(streams)")
         }
     }
 
@@ -236,7 +264,8 @@ import TunerTesting
             #expect(playlist.status == 200)
             // Pre-fetches start just after the playlist is answered: on a loaded machine the cache
             // can look idle before the last one has begun, so wait (at most 10 s) for them to begin.
-            for _ in 0..<400 where origin.bodyBytesSentByPath.filter({ $0.key.hasSuffix(".ts") && $0.value > 0 }).count < 3 {
+            for _ in 0..<400
+            where origin.bodyBytesSentByPath.filter({ $0.key.hasSuffix(".ts") && $0.value > 0 }).count < 3 {
                 try await Task.sleep(for: .milliseconds(25))
             }
             try await waitForIdleCache(harness)
@@ -275,7 +304,9 @@ import TunerTesting
             let firstPlaylist = MediaPlaylistSummary(first.body)
             #expect(firstPlaylist.mediaSequence >= before)
             #expect(firstPlaylist.uris.count == 4)
-            #expect(firstPlaylist.uris.allSatisfy { $0.hasPrefix(harness.server.baseURL + "/stream/") }, "\(firstPlaylist.uris)")
+            #expect(
+                firstPlaylist.uris.allSatisfy { $0.hasPrefix(harness.server.baseURL + "/stream/") },
+                "\(firstPlaylist.uris)")
             #expect(!firstPlaylist.text.contains("#EXT-X-ENDLIST"))
 
             // Fetches about half a target duration apart; the served sequence grows, and each one
@@ -286,7 +317,9 @@ import TunerTesting
                 try await Task.sleep(for: .milliseconds(target * 500))
                 let atOrigin = origin.liveMediaSequence(name: "ch")!
                 let served = MediaPlaylistSummary(try await HTTP.fetch(url).body)
-                #expect(served.mediaSequence >= atOrigin - 1, "served \(served.mediaSequence) while the origin was at \(atOrigin)")
+                #expect(
+                    served.mediaSequence >= atOrigin - 1,
+                    "served \(served.mediaSequence) while the origin was at \(atOrigin)")
                 sequences.append(served.mediaSequence)
             }
             #expect(sequences.last! >= firstPlaylist.mediaSequence + 2, "served media sequences: \(sequences)")
@@ -298,7 +331,8 @@ import TunerTesting
             let jumped = origin.liveMediaSequence(name: "ch")!
             try await Task.sleep(for: .milliseconds(target * 500 + 700))
             let afterJump = MediaPlaylistSummary(try await HTTP.fetch(url).body)
-            #expect(afterJump.mediaSequence >= jumped, "the proxy served a playlist older than half its target duration")
+            #expect(
+                afterJump.mediaSequence >= jumped, "the proxy served a playlist older than half its target duration")
 
             // The newest segment is there through the proxy.
             let segment = try await HTTP.fetch(afterJump.uris.last!)
@@ -341,34 +375,44 @@ import TunerTesting
 
             // The page comes from a second origin, as a web page embedding a Tuner stream would.
             let pages = try await TestOrigin.start()
-            let site = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-page-\(UUID().uuidString)").path
+            let site = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-page-\(UUID().uuidString)")
+                .path
             defer { try? FileManager.default.removeItem(atPath: site) }
             try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
             try """
-                <!doctype html>
-                <html><body>
-                <video id="video" muted autoplay playsinline src="\(master)"></video>
-                </body></html>
-                """.write(toFile: site + "/player.html", atomically: true, encoding: .utf8)
+            <!doctype html>
+            <html><body>
+            <video id="video" muted autoplay playsinline src="\(master)"></video>
+            </body></html>
+            """.write(toFile: site + "/player.html", atomically: true, encoding: .utf8)
             try Self.chromiumScript.write(toFile: site + "/play.py", atomically: true, encoding: .utf8)
             pages.serveDirectory(site)
 
             let result = try await ExternalCommand.run(
-                "python3", [site + "/play.py", pages.baseURL + "/static/player.html", ExternalCommand.path(of: "chromium")!,
-                            ExternalCommand.path(of: "chromedriver")!],
+                "python3",
+                [
+                    site + "/play.py", pages.baseURL + "/static/player.html", ExternalCommand.path(of: "chromium")!,
+                    ExternalCommand.path(of: "chromedriver")!,
+                ],
                 timeout: .seconds(150))
             try await pages.shutdown()
             let report = result.output.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
             if report.hasPrefix("unsupported") {
                 // Chromium builds without native HLS: say so instead of failing on a missing feature.
                 let message = "Chromium here cannot play HLS natively (\(report)); hls.js is not available offline"
-                if ProcessInfo.processInfo.environment["CI"] == "true" { Issue.record(Comment(rawValue: message)) } else { print("skipped: \(message)") }
+                if ProcessInfo.processInfo.environment["CI"] == "true" {
+                    Issue.record(Comment(rawValue: message))
+                } else {
+                    print("skipped: \(message)")
+                }
                 return
             }
             #expect(result.succeeded, "\(result.transcript)")
             #expect(report.hasPrefix("played"), "\(result.transcript)")
             print("HLS Chromium: \(report)")
-            #expect(harness.origin.bodyBytesSentByPath.keys.contains { $0.hasSuffix(".ts") }, "the browser's segments came through the proxy")
+            #expect(
+                harness.origin.bodyBytesSentByPath.keys.contains { $0.hasSuffix(".ts") },
+                "the browser's segments came through the proxy")
         }
     }
 
@@ -441,7 +485,9 @@ private struct ProxiedPlaylistCrawl {
         Dictionary(uris.map { ($0.kind ?? .other, 1) }, uniquingKeysWith: +)
     }
 
-    static func run(_ harness: ProxyHarness, playlistURL: String, followVariants: Bool = true) async throws -> ProxiedPlaylistCrawl {
+    static func run(_ harness: ProxyHarness, playlistURL: String, followVariants: Bool = true) async throws
+        -> ProxiedPlaylistCrawl
+    {
         var crawl = ProxiedPlaylistCrawl()
         var queue = [playlistURL]
         while !queue.isEmpty {
@@ -462,7 +508,8 @@ private struct ProxiedPlaylistCrawl {
                     crawl.notProxied.append(reference.uri)
                     continue
                 }
-                crawl.uris.append(FoundURI(proxy: absolute, origin: link.url, kind: link.kind, byteRange: reference.byteRange))
+                crawl.uris.append(
+                    FoundURI(proxy: absolute, origin: link.url, kind: link.kind, byteRange: reference.byteRange))
                 if link.kind == .playlist, followVariants { queue.append(absolute) }
             }
         }
@@ -537,7 +584,8 @@ private struct MediaPlaylistSummary {
 /// The MD5 of every packet of every stream, copied: what a player would get, byte for byte.
 private func md5(of url: String) async throws -> String {
     let result = try await ExternalCommand.run(
-        "ffmpeg", ["-nostdin", "-v", "error", "-i", url, "-map", "0", "-c", "copy", "-f", "md5", "-"], timeout: .seconds(60))
+        "ffmpeg", ["-nostdin", "-v", "error", "-i", url, "-map", "0", "-c", "copy", "-f", "md5", "-"],
+        timeout: .seconds(60))
     #expect(result.succeeded, "\(result.transcript)")
     #expect(result.errorOutput.isEmpty, "\(result.errorOutput)")
     return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -590,7 +638,10 @@ private func withHarness(_ body: (ProxyHarness) async throws -> Void) async thro
 /// when `CI=true` (CI must have every tool, so a silent skip would hide lost coverage), and
 /// elsewhere it prints "skipped: …" naming what to install.
 private func requireTools(_ names: String..., sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
-    let hints = ["ffmpeg": "apt-get install ffmpeg", "chromium": "apt-get install chromium", "chromedriver": "apt-get install chromium-driver"]
+    let hints = [
+        "ffmpeg": "apt-get install ffmpeg", "chromium": "apt-get install chromium",
+        "chromedriver": "apt-get install chromium-driver",
+    ]
     let missing = names.filter { ExternalCommand.path(of: $0) == nil }
     guard !missing.isEmpty else { return true }
     let message = missing.map { "\($0) is missing" + (hints[$0].map { " (\($0))" } ?? "") }.joined(separator: "; ")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TunerTesting
+
 @testable import TunerApp
 @testable import TunerServer
 
@@ -8,7 +9,8 @@ import TunerTesting
 @Suite struct HostilePlaylistTests {
     /// A directory served by the harness's origin under `/static/`.
     static func serve(_ files: [String: String], on harness: ProxyHarness) throws -> String {
-        let site = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-hostile-\(UUID().uuidString)").path
+        let site = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-hostile-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
         for (name, text) in files { try text.write(toFile: site + "/" + name, atomically: true, encoding: .utf8) }
         harness.origin.serveDirectory(site)
@@ -17,8 +19,9 @@ import TunerTesting
 
     @Test func byteRangesNearInt64MaxNeitherTrapNorFetch() async throws {
         let harness = try await ProxyHarness.start { $0.prefetchSegments = 3 }
-        let site = try Self.serve([
-            "vod.m3u8": """
+        let site = try Self.serve(
+            [
+                "vod.m3u8": """
                 #EXTM3U
                 #EXT-X-VERSION:7
                 #EXT-X-TARGETDURATION:4
@@ -34,8 +37,8 @@ import TunerTesting
                 seg.ts
                 #EXT-X-ENDLIST
 
-                """,
-        ], on: harness)
+                """
+            ], on: harness)
         defer { try? FileManager.default.removeItem(atPath: site) }
         let playlist = try await HTTP.fetch(try harness.proxyURL("/static/vod.m3u8"))
         #expect([200, 502].contains(playlist.status), "\(playlist.status)")
@@ -49,9 +52,11 @@ import TunerTesting
 
     @Test func rewrittenPlaylistsPerHostAreBounded() async throws {
         let harness = try await ProxyHarness.start { $0.prefetchSegments = 0 }
-        let site = try Self.serve([
-            "live.m3u8": "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:4,\na.ts\n#EXTINF:4,\nb.ts\n#EXT-X-ENDLIST\n",
-        ], on: harness)
+        let site = try Self.serve(
+            [
+                "live.m3u8":
+                    "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:4,\na.ts\n#EXTINF:4,\nb.ts\n#EXT-X-ENDLIST\n"
+            ], on: harness)
         defer { try? FileManager.default.removeItem(atPath: site) }
         let path = try #require(URL(string: try harness.proxyURL("/static/live.m3u8"))).path
         let port = try #require(harness.server.port)

@@ -78,7 +78,9 @@ enum HTTP {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-    static func fetch(_ url: String, method: String = "GET", headers: [String: String] = [:], json: String? = nil) async throws -> Fetched {
+    static func fetch(_ url: String, method: String = "GET", headers: [String: String] = [:], json: String? = nil)
+        async throws -> Fetched
+    {
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -94,7 +96,9 @@ enum HTTP {
         } catch {
             failure = "\(error)"
         }
-        return Fetched(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: body, error: failure)
+        return Fetched(
+            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: body,
+            error: failure)
     }
 
     static func json(_ fetched: Fetched) throws -> [String: Any] {

@@ -7,7 +7,8 @@ import TunerTesting
 @Suite struct RandomizedRangeTests {
     @Test func randomRangesMatchTheOriginUnderFaults() async throws {
         let harness = try await ProxyHarness.start()
-        harness.origin.faults = FaultPlan(resetProbability: 0.08, serverErrorProbability: 0.04, ignoreRangeProbability: 0.08, seed: 42)
+        harness.origin.faults = FaultPlan(
+            resetProbability: 0.08, serverErrorProbability: 0.04, ignoreRangeProbability: 0.08, seed: 42)
         let files = [("fz0.mp4", 3_000_000), ("fz1.ts", 1_234_567), ("fz2.mp4", 65_536), ("fz3.bin", 5_000_001)]
         let urls = try files.map { try harness.proxyURL("/files/\($0.0)?size=\($0.1)") }
         let expected = files.map { TestOrigin.content(name: $0.0, range: 0..<$0.1) }
@@ -27,7 +28,8 @@ import TunerTesting
                 guard let (index, plan) = iterator.next() else { return false }
                 group.addTask {
                     let (file, start, length) = plan
-                    let fetched = try await HTTP.fetch(urls[file], headers: ["Range": "bytes=\(start)-\(start + length - 1)"])
+                    let fetched = try await HTTP.fetch(
+                        urls[file], headers: ["Range": "bytes=\(start)-\(start + length - 1)"])
                     let want = Array(expected[file][start..<(start + length)])
                     if fetched.status == 206 && fetched.error == nil {
                         return (index, fetched.body == want, "complete")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TunerApp
 import TunerTesting
+
 @testable import TunerServer
 
 /// The request guard over real HTTP: byte-exact requests (raw sockets, so nothing tidies the path
@@ -18,7 +19,8 @@ import TunerTesting
         "/api/v1/cache/stats", "//api/v1/cache/stats", "///api//v1//cache/stats", "/%61pi/v1/cache/stats",
         "/API/v1/cache/stats", "/api%2Fv1/cache/stats", "/api/v1/cache/stats/", "/api\\v1/cache/stats",
         "/Stream/../api/v1/cache/stats", "/stream/../api/v1/cache/stats", "/stream/%2e%2e/api/v1/cache/stats",
-        "/./api/v1/cache/stats", "/api/v1/./cache/stats", "/stream%2F..%2Fapi/v1/cache/stats", "/%2e/api/v1/cache/stats",
+        "/./api/v1/cache/stats", "/api/v1/./cache/stats", "/stream%2F..%2Fapi/v1/cache/stats",
+        "/%2e/api/v1/cache/stats",
         "/api/v1/cache/stats%00", "/api/v1/%ZZcache/stats",
     ]
 
@@ -46,7 +48,8 @@ import TunerTesting
         let authorised = try await RawHTTP.get(
             port: port, target: "/api/v1/cache/stats", headers: ["Authorization: Bearer \(Self.token)"])
         #expect(authorised.status == 200)
-        let wrong = try await RawHTTP.get(port: port, target: "/api/v1/cache/stats", headers: ["Authorization: Bearer nope"])
+        let wrong = try await RawHTTP.get(
+            port: port, target: "/api/v1/cache/stats", headers: ["Authorization: Bearer nope"])
         #expect(wrong.status == 401)
         try await harness.stop()
     }
@@ -68,14 +71,18 @@ import TunerTesting
     @Test func onlyIPLiteralsLocalhostAndConfiguredNamesAreAnswered() async throws {
         let harness = try await ProxyHarness.start { $0.publicHosts = ["tuner.home.arpa"] }
         let port = try port(harness)
-        for host in ["127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST.:\(port)", "[::1]:\(port)", "192.168.1.10",
-                     "10.0.0.7:80", "tuner.home.arpa:\(port)", "Tuner.Home.Arpa"] {
+        for host in [
+            "127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST.:\(port)", "[::1]:\(port)", "192.168.1.10",
+            "10.0.0.7:80", "tuner.home.arpa:\(port)", "Tuner.Home.Arpa",
+        ] {
             let answer = try await RawHTTP.get(port: port, target: "/api/v1/cache/stats", host: host)
             #expect(answer.status == 200, "Host: \(host) answered \(answer.status)")
         }
         // Twice: accepted hosts are remembered, refused ones must stay refused on every request.
-        let refused = ["attacker.example:\(port)", "attacker.example", "127.1", "0x7f.0.0.1", "localhost.attacker.example",
-                       "127.0.0.1.nip.io", "[::1", "127.0.0.1:80x", ""]
+        let refused = [
+            "attacker.example:\(port)", "attacker.example", "127.1", "0x7f.0.0.1", "localhost.attacker.example",
+            "127.0.0.1.nip.io", "[::1", "127.0.0.1:80x", "",
+        ]
         for host in refused + refused {
             let answer = try await RawHTTP.get(port: port, target: "/api/v1/cache/stats", host: host)
             #expect([400, 421].contains(answer.status), "Host: \(host) answered \(answer.status)")
@@ -91,20 +98,24 @@ import TunerTesting
         let port = try port(harness)
         let own = "http://127.0.0.1:\(port)"
         // A page elsewhere: refused, whatever the content type.
-        let evil = try await RawHTTP.get(port: port, target: "/api/v1/cache/clear", method: "POST", headers: ["Origin: https://evil.example"])
+        let evil = try await RawHTTP.get(
+            port: port, target: "/api/v1/cache/clear", method: "POST", headers: ["Origin: https://evil.example"])
         #expect(evil.status == 403)
         #expect(evil.body.contains("--allow-origin"))
-        let null = try await RawHTTP.get(port: port, target: "/api/v1/cache/clear", method: "POST", headers: ["Origin: null"])
+        let null = try await RawHTTP.get(
+            port: port, target: "/api/v1/cache/clear", method: "POST", headers: ["Origin: null"])
         #expect(null.status == 403)
         // Tuner's own pages, a configured origin, and clients that send no Origin (curl, the CLI).
         for origin in [own, "https://app.example"] {
-            let answer = try await RawHTTP.get(port: port, target: "/api/v1/cache/clear", method: "POST", headers: ["Origin: \(origin)"])
+            let answer = try await RawHTTP.get(
+                port: port, target: "/api/v1/cache/clear", method: "POST", headers: ["Origin: \(origin)"])
             #expect(answer.status == 200, "Origin \(origin) answered \(answer.status)")
         }
         #expect(try await RawHTTP.get(port: port, target: "/api/v1/cache/clear", method: "POST").status == 200)
         // Reading is not changing: a GET with a foreign Origin is answered (the browser keeps the
         // answer from the page, as no CORS header allows it).
-        let read = try await RawHTTP.get(port: port, target: "/api/v1/cache/stats", headers: ["Origin: https://evil.example"])
+        let read = try await RawHTTP.get(
+            port: port, target: "/api/v1/cache/stats", headers: ["Origin: https://evil.example"])
         #expect(read.status == 200)
         #expect(read.head.lowercased().contains("access-control-allow-origin") == false)
         try await harness.stop()
@@ -113,10 +124,14 @@ import TunerTesting
     @Test func aBodyMustBeJSONSoNoPageCanSendItWithoutAPreflight() async throws {
         let harness = try await ProxyHarness.start()
         let port = try port(harness)
-        let body = #"{"url":"/etc/hostname","kind":"upload-plain","properties":{"destinationURL":"http://127.0.0.1:9/x"}}"#
-        for type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", nil] as [String?] {
+        let body =
+            #"{"url":"/etc/hostname","kind":"upload-plain","properties":{"destinationURL":"http://127.0.0.1:9/x"}}"#
+        for type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", nil]
+            as [String?]
+        {
             let answer = try await RawHTTP.get(
-                port: port, target: "/api/v1/transfers", method: "POST", headers: type.map { ["Content-Type: \($0)"] } ?? [],
+                port: port, target: "/api/v1/transfers", method: "POST",
+                headers: type.map { ["Content-Type: \($0)"] } ?? [],
                 body: body)
             #expect(answer.status == 415, "\(type ?? "no type") answered \(answer.status)")
         }
@@ -136,9 +151,11 @@ import TunerTesting
         try Data("PRIVATE".utf8).write(to: URL(fileURLWithPath: outside))
         try FileManager.default.createSymbolicLink(atPath: root + "/link", withDestinationPath: outside)
         func upload(_ path: String) async throws -> Fetched {
-            try await HTTP.fetch(harness.api + "/transfers", method: "POST", json: """
-                {"url":"\(path)","kind":"upload-plain","paused":true,"properties":{"destinationURL":"http://127.0.0.1:9/x"}}
-                """)
+            try await HTTP.fetch(
+                harness.api + "/transfers", method: "POST",
+                json: """
+                    {"url":"\(path)","kind":"upload-plain","paused":true,"properties":{"destinationURL":"http://127.0.0.1:9/x"}}
+                    """)
         }
         for path in [outside, root + "/link", root + "/../secret-key", "/etc/passwd", "relative/path"] {
             let answer = try await upload(path)
@@ -154,7 +171,8 @@ import TunerTesting
         #expect(try RequestPath(normalising: "//API/v1//Health/").text == "/api/v1/health")
         #expect(try RequestPath(normalising: "/%61pi%2Fv1").text == "/api/v1")
         #expect(try RequestPath(normalising: "/").text == "/")
-        for refused in ["", "api", "/..", "/a/../b", "/%2e%2E/x", "/a/./b", "/%", "/%4", "/%zz", "/a%00b", "/a%0d%0ab"] {
+        for refused in ["", "api", "/..", "/a/../b", "/%2e%2E/x", "/a/./b", "/%", "/%4", "/%zz", "/a%00b", "/a%0d%0ab"]
+        {
             #expect(throws: RequestPath.Refusal.self, "\(refused)") { try RequestPath(normalising: refused) }
         }
         #expect(try RequestPath(normalising: "/stream/x/y/z").starts(with: ["stream"]))

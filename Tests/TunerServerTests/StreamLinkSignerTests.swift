@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+
 @testable import TunerApp
 
 /// Proxy URLs: the hand-written payload encoding must mean exactly what JSONDecoder reads back,
@@ -11,13 +12,17 @@ import Testing
 
     static let awkwardLinks: [StreamLink] = [
         StreamLink(url: URL(string: "http://example.com/a.ts")!),
-        StreamLink(url: URL(string: "https://example.com/live/index.m3u8?token=a%22b&x=%5C")!, headers: [
-            StreamHeader(name: "User-Agent", value: #"VLC "3.0" \ back\slash / slash"#),
-            StreamHeader(name: "Referer", value: "https://ex.com/ü/日本/\u{1F600}"),
-            StreamHeader(name: "X-Tab", value: "a\tb\u{7}c\u{1F}d"),
-        ], kind: .segment, playlist: URL(string: "http://example.com/p/index.m3u8")!),
+        StreamLink(
+            url: URL(string: "https://example.com/live/index.m3u8?token=a%22b&x=%5C")!,
+            headers: [
+                StreamHeader(name: "User-Agent", value: #"VLC "3.0" \ back\slash / slash"#),
+                StreamHeader(name: "Referer", value: "https://ex.com/ü/日本/\u{1F600}"),
+                StreamHeader(name: "X-Tab", value: "a\tb\u{7}c\u{1F}d"),
+            ], kind: .segment, playlist: URL(string: "http://example.com/p/index.m3u8")!),
         StreamLink(url: URL(string: "http://[::1]:8080/k.key")!, kind: .key),
-        StreamLink(url: URL(string: "http://example.com/dir/%E2%82%AC%20name.mp4")!, headers: [StreamHeader(name: "A", value: "")]),
+        StreamLink(
+            url: URL(string: "http://example.com/dir/%E2%82%AC%20name.mp4")!,
+            headers: [StreamHeader(name: "A", value: "")]),
     ]
 
     @Test(arguments: awkwardLinks) func thePayloadDecodesToTheLink(link: StreamLink) throws {
@@ -42,7 +47,9 @@ import Testing
         let parts = try signer.path(for: link).split(separator: "/")
         var tampered = Array(parts[2])
         tampered[5] = tampered[5] == "A" ? "B" : "A"
-        #expect(throws: StreamLinkError.badSignature) { try signer.verify(signature: parts[1], payload: String(tampered)) }
+        #expect(throws: StreamLinkError.badSignature) {
+            try signer.verify(signature: parts[1], payload: String(tampered))
+        }
         let other = StreamLinkSigner(key: SymmetricKey(data: Array(repeating: UInt8(8), count: 32)))
         #expect(throws: StreamLinkError.badSignature) { try other.verify(signature: parts[1], payload: parts[2]) }
     }
@@ -75,7 +82,9 @@ import Testing
         var nonce = Array(parts[1])
         nonce[0] = nonce[0] == "A" ? "B" : "A"
         #expect(throws: StreamLinkError.badSignature) { try signer.verify(signature: String(nonce), payload: parts[2]) }
-        #expect(throws: StreamLinkError.badSignature) { try signer.verify(signature: parts[1], payload: parts[2].dropLast(4)) }
+        #expect(throws: StreamLinkError.badSignature) {
+            try signer.verify(signature: parts[1], payload: parts[2].dropLast(4))
+        }
         #expect(throws: StreamLinkError.badSignature) { try signer.verify(signature: parts[1], payload: "AAAA") }
         #expect(throws: StreamLinkError.badSignature) { try signer.verify(signature: "", payload: "") }
     }
@@ -90,7 +99,9 @@ import Testing
 
     @Test func theLastComponentKeepsTheExtensionAndEscapesTheRest() {
         #expect(StreamLinkSigner.lastComponent(of: URL(string: "http://e.com/a/seg-01.ts?x=1")!) == "seg-01.ts")
-        #expect(StreamLinkSigner.lastComponent(of: URL(string: "http://e.com/a/%E2%82%AC%20b;c.mp4")!) == "%E2%82%AC%20b%3Bc.mp4")
+        #expect(
+            StreamLinkSigner.lastComponent(of: URL(string: "http://e.com/a/%E2%82%AC%20b;c.mp4")!)
+                == "%E2%82%AC%20b%3Bc.mp4")
         #expect(StreamLinkSigner.lastComponent(of: URL(string: "http://e.com/")!) == "index")
     }
 }

@@ -39,11 +39,15 @@ import TunerTesting
         let size = 1_000_000
         let url = try harness.proxyURL("/files/r.ts?size=\(size)&type=video/mp2t")
         let expected = TestOrigin.content(name: "r.ts", range: 0..<size)
-        for (header, range) in [("bytes=10-99", 10..<100), ("bytes=999000-", 999_000..<size), ("bytes=-500", (size - 500)..<size),
-                                ("bytes=0-0", 0..<1), ("bytes=500000-2000000", 500_000..<size), ("bytes=10-99", 10..<100)] {
+        for (header, range) in [
+            ("bytes=10-99", 10..<100), ("bytes=999000-", 999_000..<size), ("bytes=-500", (size - 500)..<size),
+            ("bytes=0-0", 0..<1), ("bytes=500000-2000000", 500_000..<size), ("bytes=10-99", 10..<100),
+        ] {
             let fetched = try await HTTP.fetch(url, headers: ["Range": header])
             #expect(fetched.status == 206, "\(header)")
-            #expect(fetched.header("Content-Range") == "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)", "\(header)")
+            #expect(
+                fetched.header("Content-Range") == "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)",
+                "\(header)")
             #expect(fetched.header("Content-Length") == String(range.count))
             #expect(fetched.body == Array(expected[range]), "\(header)")
         }
@@ -121,7 +125,9 @@ import TunerTesting
         let first = try #require(try await iterator.next())
         let sentWhenFirstArrived = harness.origin.bodyBytesSent
         #expect(first.readableBytes > 0)
-        #expect(sentWhenFirstArrived < size / 2, "the first bytes must not wait for the file (origin had sent \(sentWhenFirstArrived))")
+        #expect(
+            sentWhenFirstArrived < size / 2,
+            "the first bytes must not wait for the file (origin had sent \(sentWhenFirstArrived))")
         #expect(Array(first.readableBytesView) == TestOrigin.content(name: "drip.mp4", range: 0..<first.readableBytes))
         // End the pause: the origin goes away, so the proxy's answer ends early.
         try await harness.origin.shutdown()
@@ -179,12 +185,14 @@ import TunerTesting
         let timeout = try await HTTP.fetch(try harness.proxyURL("/files/slow.mp4?size=10&delay=3000"))
         #expect(timeout.status == 504)
         // A port where nothing listens.
-        let closed = try await HTTP.fetch(try harness.server.proxyURL(for: URL(string: "http://127.0.0.1:9/x.mp4")!).absoluteString)
+        let closed = try await HTTP.fetch(
+            try harness.server.proxyURL(for: URL(string: "http://127.0.0.1:9/x.mp4")!).absoluteString)
         #expect(closed.status == 502)
         #expect(String(decoding: closed.body, as: UTF8.self).contains("unreachable"))
         let stats = try HTTP.json(try await HTTP.fetch(harness.api + "/cache/stats"))
         let errors = try #require(stats["lastErrors"] as? [[String: Any]])
-        #expect(errors.contains { ($0["url"] as? String)?.contains("nothing-here") == true && $0["status"] as? Int == 404 })
+        #expect(
+            errors.contains { ($0["url"] as? String)?.contains("nothing-here") == true && $0["status"] as? Int == 404 })
         #expect(errors.contains { $0["status"] as? Int == 504 })
         #expect(stats["entries"] as? Int == 0, "errors are never cached")
         try await harness.stop()
@@ -215,18 +223,22 @@ import TunerTesting
         #expect(forged.status == 403)
         #expect(harness.origin.requestCount == 0)
 
-        let ftp = try await HTTP.fetch(harness.api + "/proxy-urls", method: "POST", json: #"{"url":"ftp://example.com/a.mp4"}"#)
+        let ftp = try await HTTP.fetch(
+            harness.api + "/proxy-urls", method: "POST", json: #"{"url":"ftp://example.com/a.mp4"}"#)
         #expect(ftp.status == 400)
-        let file = try await HTTP.fetch(harness.api + "/proxy-urls", method: "POST", json: #"{"url":"file:///etc/passwd"}"#)
+        let file = try await HTTP.fetch(
+            harness.api + "/proxy-urls", method: "POST", json: #"{"url":"file:///etc/passwd"}"#)
         #expect(file.status == 400)
-        let injected = try await HTTP.fetch(harness.api + "/proxy-urls", method: "POST",
-                                            json: #"{"url":"http://127.0.0.1/a.mp4","headers":{"User-Agent":"x\r\nX-Evil: 1"}}"#)
+        let injected = try await HTTP.fetch(
+            harness.api + "/proxy-urls", method: "POST",
+            json: #"{"url":"http://127.0.0.1/a.mp4","headers":{"User-Agent":"x\r\nX-Evil: 1"}}"#)
         #expect(injected.status == 400)
         let garbage = try await HTTP.fetch(harness.api + "/proxy-urls", method: "POST", json: "{not json")
         #expect(garbage.status == 400)
 
-        let made = try await HTTP.fetch(harness.api + "/proxy-urls", method: "POST",
-                                        json: #"{"url":"\#(harness.origin.baseURL)/files/ok.mp4?size=10","headers":{"User-Agent":"TunerTest/1"}}"#)
+        let made = try await HTTP.fetch(
+            harness.api + "/proxy-urls", method: "POST",
+            json: #"{"url":"\#(harness.origin.baseURL)/files/ok.mp4?size=10","headers":{"User-Agent":"TunerTest/1"}}"#)
         #expect(made.status == 201)
         let proxyURL = try #require(try HTTP.json(made)["proxyURL"] as? String)
         #expect(proxyURL.hasPrefix(harness.server.baseURL + "/stream/"))
@@ -238,7 +250,8 @@ import TunerTesting
 
     @Test func headersOfTheLinkAreSentUpstream() async throws {
         let harness = try await ProxyHarness.start()
-        let url = try harness.proxyURL("/files/h.mp4?size=100000", headers: ["User-Agent": "VLC/3.0", "Referer": "http://portal.example/"])
+        let url = try harness.proxyURL(
+            "/files/h.mp4?size=100000", headers: ["User-Agent": "VLC/3.0", "Referer": "http://portal.example/"])
         _ = try await HTTP.fetch(url, headers: ["Range": "bytes=0-99", "User-Agent": "the-player"])
         let probe = try #require(harness.origin.lastRequestHeaders(path: "/files/h.mp4"))
         #expect(probe.first { $0.name.lowercased() == "user-agent" }?.value == "VLC/3.0")
@@ -248,7 +261,8 @@ import TunerTesting
         let gap = try #require(harness.origin.lastRequestHeaders(path: "/files/h.mp4"))
         #expect(gap.first { $0.name.lowercased() == "user-agent" }?.value == "VLC/3.0")
         #expect(gap.first { $0.name.lowercased() == "range" }?.value == "bytes=5000-5099")
-        #expect(gap.first { $0.name.lowercased() == "if-range" }?.value == TestOrigin.etag(name: "h.mp4", size: 100_000))
+        #expect(
+            gap.first { $0.name.lowercased() == "if-range" }?.value == TestOrigin.etag(name: "h.mp4", size: 100_000))
         try await harness.stop()
     }
 
@@ -318,7 +332,9 @@ import TunerTesting
         #expect(fetched.body == TestOrigin.content(name: "keep.mp4", range: 0..<size))
         #expect(harness.origin.bodyBytesSent == size, "served from disk after the restart")
         // Proxy URLs made before the restart stay valid (the secret is kept).
-        #expect(try harness.proxyURL(originPath).split(separator: "/").dropFirst(3) == url.split(separator: "/").dropFirst(3))
+        #expect(
+            try harness.proxyURL(originPath).split(separator: "/").dropFirst(3)
+                == url.split(separator: "/").dropFirst(3))
         try await again.stop()
         try await harness.origin.shutdown()
         try? FileManager.default.removeItem(atPath: data)
@@ -340,7 +356,9 @@ enum MultipartParser {
             guard needle.count <= body.count else { return nil }
             var position = start
             while position + needle.count <= body.count {
-                if body[position] == needle[0] && Array(body[position..<(position + needle.count)]) == needle { return position }
+                if body[position] == needle[0] && Array(body[position..<(position + needle.count)]) == needle {
+                    return position
+                }
                 position += 1
             }
             return nil
@@ -348,7 +366,9 @@ enum MultipartParser {
         guard var start = find(delimiter, from: index) else { return [] }
         while true {
             index = start + delimiter.count
-            if index + 2 <= body.count && body[index] == UInt8(ascii: "-") && body[index + 1] == UInt8(ascii: "-") { break }
+            if index + 2 <= body.count && body[index] == UInt8(ascii: "-") && body[index + 1] == UInt8(ascii: "-") {
+                break
+            }
             guard let headerEnd = find(Array("\r\n\r\n".utf8), from: index) else { break }
             let headerText = String(decoding: body[index..<headerEnd], as: UTF8.self)
             let contentRange = headerText.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-range:") }

@@ -10,7 +10,8 @@ import TunerTesting
 struct TusBrowserAndExpiryTests {
     static let page = "http://page.example:3000"
     static let allowedHeaders = [
-        "Authorization", "Origin", "X-Requested-With", "X-Request-ID", "X-HTTP-Method-Override", "Content-Type", "Upload-Length",
+        "Authorization", "Origin", "X-Requested-With", "X-Request-ID", "X-HTTP-Method-Override", "Content-Type",
+        "Upload-Length",
         "Upload-Offset", "Tus-Resumable", "Upload-Metadata", "Upload-Defer-Length", "Upload-Concat", "Upload-Checksum",
     ]
     static let exposedHeaders = [
@@ -23,10 +24,14 @@ struct TusBrowserAndExpiryTests {
     }
 
     /// The CORS headers every answer to `origin` must carry.
-    static func expectCORS(_ answer: Fetched, origin: String = page, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectCORS(
+        _ answer: Fetched, origin: String = page, _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(answer.header("Access-Control-Allow-Origin") == origin, "\(what)", sourceLocation: sourceLocation)
-        #expect(names(answer.header("Access-Control-Expose-Headers")) == Set(exposedHeaders.map { $0.lowercased() }), "\(what)",
-                sourceLocation: sourceLocation)
+        #expect(
+            names(answer.header("Access-Control-Expose-Headers")) == Set(exposedHeaders.map { $0.lowercased() }),
+            "\(what)",
+            sourceLocation: sourceLocation)
         #expect(answer.header("Access-Control-Max-Age") == "86400", "\(what)", sourceLocation: sourceLocation)
         #expect(answer.header("Vary")?.contains("Origin") == true, "\(what)", sourceLocation: sourceLocation)
     }
@@ -41,39 +46,55 @@ struct TusBrowserAndExpiryTests {
         return formatter.date(from: text)
     }
 
-    @Test("A preflight gets the tus capabilities and CORS headers; every answer to a cross-origin request carries them, errors too")
+    @Test(
+        "A preflight gets the tus capabilities and CORS headers; every answer to a cross-origin request carries them, errors too"
+    )
     func preflightAndAnswers() async throws {
         let harness = try await ProxyHarness.start {
             $0.uploadMaxSize = 10 << 20
             $0.uploadAllowedOrigins = [Self.page]
         }
         let endpoint = harness.api + "/uploads"
-        let preflight = try await Upload.request(endpoint, method: "OPTIONS", headers: [
-            "Origin": Self.page, "Access-Control-Request-Method": "POST",
-            "Access-Control-Request-Headers": "tus-resumable,upload-length,upload-metadata",
-        ], tus: false)
+        let preflight = try await Upload.request(
+            endpoint, method: "OPTIONS",
+            headers: [
+                "Origin": Self.page, "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "tus-resumable,upload-length,upload-metadata",
+            ], tus: false)
         #expect(preflight.status == 204)
         Self.expectCORS(preflight, "preflight")
         #expect(preflight.header("Access-Control-Allow-Methods") == "POST, GET, HEAD, PATCH, DELETE, OPTIONS")
-        #expect(Self.names(preflight.header("Access-Control-Allow-Headers")) == Set(Self.allowedHeaders.map { $0.lowercased() }))
+        #expect(
+            Self.names(preflight.header("Access-Control-Allow-Headers"))
+                == Set(Self.allowedHeaders.map { $0.lowercased() }))
         #expect(preflight.header("Tus-Resumable") == "1.0.0")
         #expect(preflight.header("Tus-Version") == "1.0.0")
         #expect(preflight.header("Tus-Max-Size") == String(10 << 20))
-        #expect(Self.names(preflight.header("Tus-Extension")).isSuperset(of: ["creation", "termination", "checksum", "expiration"]))
+        #expect(
+            Self.names(preflight.header("Tus-Extension")).isSuperset(of: [
+                "creation", "termination", "checksum", "expiration",
+            ]))
 
         // Creation, PATCH and HEAD: CORS headers, and Upload-Expires about a day ahead (the default).
-        let created = try await Upload.request(endpoint, method: "POST", headers: ["Origin": Self.page, "Upload-Length": "100"])
+        let created = try await Upload.request(
+            endpoint, method: "POST", headers: ["Origin": Self.page, "Upload-Length": "100"])
         #expect(created.status == 201)
         Self.expectCORS(created, "creation")
         let url = try #require(created.header("Location"))
-        let expires = try #require(Self.httpDate(created.header("Upload-Expires")), "Upload-Expires: \(created.header("Upload-Expires") ?? "none")")
+        let expires = try #require(
+            Self.httpDate(created.header("Upload-Expires")),
+            "Upload-Expires: \(created.header("Upload-Expires") ?? "none")")
         #expect(expires > Date().addingTimeInterval(23 * 3600) && expires < Date().addingTimeInterval(25 * 3600))
-        let uploadPreflight = try await Upload.request(url, method: "OPTIONS", headers: ["Origin": Self.page, "Access-Control-Request-Method": "PATCH"], tus: false)
+        let uploadPreflight = try await Upload.request(
+            url, method: "OPTIONS", headers: ["Origin": Self.page, "Access-Control-Request-Method": "PATCH"], tus: false
+        )
         #expect(uploadPreflight.status == 204)
         Self.expectCORS(uploadPreflight, "preflight of an upload URL")
-        let patched = try await Upload.request(url, method: "PATCH", headers: [
-            "Origin": Self.page, "Upload-Offset": "0", "Content-Type": "application/offset+octet-stream",
-        ], body: Upload.bytes(40))
+        let patched = try await Upload.request(
+            url, method: "PATCH",
+            headers: [
+                "Origin": Self.page, "Upload-Offset": "0", "Content-Type": "application/offset+octet-stream",
+            ], body: Upload.bytes(40))
         #expect(patched.status == 204 && patched.header("Upload-Offset") == "40")
         Self.expectCORS(patched, "PATCH")
         #expect(Self.httpDate(patched.header("Upload-Expires")) != nil)
@@ -83,12 +104,15 @@ struct TusBrowserAndExpiryTests {
         #expect(Self.httpDate(head.header("Upload-Expires")) != nil)
 
         // Refusals keep the headers, so the page can read why.
-        let unknown = try await Upload.request(endpoint + "/AAAAAAAAAAAAAAAAAAAAAA", method: "HEAD", headers: ["Origin": Self.page])
+        let unknown = try await Upload.request(
+            endpoint + "/AAAAAAAAAAAAAAAAAAAAAA", method: "HEAD", headers: ["Origin": Self.page])
         #expect(unknown.status == 404)
         Self.expectCORS(unknown, "404")
-        let wrongOffset = try await Upload.request(url, method: "PATCH", headers: [
-            "Origin": Self.page, "Upload-Offset": "3", "Content-Type": "application/offset+octet-stream",
-        ], body: Upload.bytes(1))
+        let wrongOffset = try await Upload.request(
+            url, method: "PATCH",
+            headers: [
+                "Origin": Self.page, "Upload-Offset": "3", "Content-Type": "application/offset+octet-stream",
+            ], body: Upload.bytes(1))
         #expect(wrongOffset.status == 409)
         Self.expectCORS(wrongOffset, "409")
 
@@ -109,20 +133,27 @@ struct TusBrowserAndExpiryTests {
             configuration.uploadAllowedOrigins = ["https://app.example"]
         }
         let endpoint = harness.api + "/uploads"
-        let good = try await Upload.request(endpoint, method: "OPTIONS", headers: ["Origin": "https://app.example", "Access-Control-Request-Method": "POST"], tus: false)
+        let good = try await Upload.request(
+            endpoint, method: "OPTIONS",
+            headers: ["Origin": "https://app.example", "Access-Control-Request-Method": "POST"], tus: false)
         #expect(good.status == 204)
         Self.expectCORS(good, origin: "https://app.example", "allowed origin, no token")
         #expect(good.header("Tus-Version") == "1.0.0")
 
-        let evil = try await Upload.request(endpoint, method: "OPTIONS", headers: ["Origin": "https://evil.example", "Access-Control-Request-Method": "POST"], tus: false)
+        let evil = try await Upload.request(
+            endpoint, method: "OPTIONS",
+            headers: ["Origin": "https://evil.example", "Access-Control-Request-Method": "POST"], tus: false)
         #expect(evil.header("Access-Control-Allow-Origin") == nil, "an origin not listed gets no CORS headers")
 
-        let noToken = try await Upload.request(endpoint, method: "POST", headers: ["Origin": "https://app.example", "Upload-Length": "10"])
+        let noToken = try await Upload.request(
+            endpoint, method: "POST", headers: ["Origin": "https://app.example", "Upload-Length": "10"])
         #expect(noToken.status == 401)
         Self.expectCORS(noToken, origin: "https://app.example", "401")
-        let withToken = try await Upload.request(endpoint, method: "POST", headers: [
-            "Origin": "https://app.example", "Upload-Length": "10", "Authorization": "Bearer let-me-upload",
-        ])
+        let withToken = try await Upload.request(
+            endpoint, method: "POST",
+            headers: [
+                "Origin": "https://app.example", "Upload-Length": "10", "Authorization": "Bearer let-me-upload",
+            ])
         #expect(withToken.status == 201)
         Self.expectCORS(withToken, origin: "https://app.example", "creation with the token")
         try await harness.stop()
@@ -135,15 +166,19 @@ struct TusBrowserAndExpiryTests {
         let uploads = harness.dataDirectory + "/uploads"
         // Each upload is made by one request (creation-with-upload), so no step can be late for
         // the expiry.
-        let created = try await Upload.request(endpoint, method: "POST", headers: [
-            "Upload-Length": "100", "Content-Type": "application/offset+octet-stream",
-        ], body: Upload.bytes(10))
+        let created = try await Upload.request(
+            endpoint, method: "POST",
+            headers: [
+                "Upload-Length": "100", "Content-Type": "application/offset+octet-stream",
+            ], body: Upload.bytes(10))
         #expect(created.status == 201 && created.header("Upload-Offset") == "10")
         #expect(Self.httpDate(created.header("Upload-Expires")) != nil)
         let unfinished = try #require(created.header("Location"))
-        let finished = try await Upload.request(endpoint, method: "POST", headers: [
-            "Upload-Length": "5", "Content-Type": "application/offset+octet-stream",
-        ], body: Upload.bytes(5))
+        let finished = try await Upload.request(
+            endpoint, method: "POST",
+            headers: [
+                "Upload-Length": "5", "Content-Type": "application/offset+octet-stream",
+            ], body: Upload.bytes(5))
         let finishedURL = try #require(finished.header("Location"))
         #expect(finished.header("Upload-Offset") == "5")
         #expect(finished.header("Upload-Expires") == nil, "a finished upload does not expire")
@@ -162,9 +197,11 @@ struct TusBrowserAndExpiryTests {
         #expect(Set(statuses).isSubset(of: [200, 410, 404]), "\(statuses)")
         #expect(!FileManager.default.fileExists(atPath: "\(uploads)/\(id).part"), "the bytes are deleted")
         #expect(!FileManager.default.fileExists(atPath: "\(uploads)/\(id).info"), "and the record")
-        let patchAfter = try await Upload.request(unfinished, method: "PATCH", headers: [
-            "Upload-Offset": "10", "Content-Type": "application/offset+octet-stream",
-        ], body: Upload.bytes(10))
+        let patchAfter = try await Upload.request(
+            unfinished, method: "PATCH",
+            headers: [
+                "Upload-Offset": "10", "Content-Type": "application/offset+octet-stream",
+            ], body: Upload.bytes(10))
         #expect(patchAfter.status == 404)
 
         #expect(try await Upload.request(finishedURL, method: "HEAD").status == 200)
@@ -181,7 +218,8 @@ struct TusBrowserAndExpiryTests {
         guard let browser = await Browser.require() else { return }
         // Cross-origin uploads are off by default; the user allows pages with --upload-origin.
         let harness = try await ProxyHarness.start { $0.uploadAllowedOrigins = ["*"] }
-        let site = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-tus-page-\(UUID().uuidString)").path
+        let site = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-tus-page-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: site) }
         try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
         try Self.uploadPage.write(toFile: site + "/upload.html", atomically: true, encoding: .utf8)
@@ -189,11 +227,16 @@ struct TusBrowserAndExpiryTests {
         harness.origin.serveDirectory(site)
 
         let result = try await ExternalCommand.run(
-            "python3", [site + "/upload.py", harness.origin.baseURL + "/static/upload.html", harness.api + "/uploads", browser.chromium, browser.chromedriver],
+            "python3",
+            [
+                site + "/upload.py", harness.origin.baseURL + "/static/upload.html", harness.api + "/uploads",
+                browser.chromium, browser.chromedriver,
+            ],
             timeout: .seconds(150))
         #expect(result.succeeded, "\(result.transcript)")
         let report = result.output.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any], "\(result.transcript)")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any], "\(result.transcript)")
         #expect(json["error"] == nil, "\(json)")
         #expect(json["created"] as? Int == 201, "\(json)")
         let location = try #require(json["location"] as? String, "Location is exposed: \(json)")
@@ -202,7 +245,8 @@ struct TusBrowserAndExpiryTests {
         #expect(json["headOffset"] as? String == "100000", "\(json)")
         #expect(json["expires"] is String, "Upload-Expires is exposed: \(json)")
         let expected = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
-        let stored = FileManager.default.contents(atPath: harness.dataDirectory + "/uploads/" + (location.split(separator: "/").last.map(String.init) ?? ""))
+        let stored = FileManager.default.contents(
+            atPath: harness.dataDirectory + "/uploads/" + (location.split(separator: "/").last.map(String.init) ?? ""))
         #expect(stored.map { Upload.sha256($0) } == Upload.sha256(expected), "the stored file is byte-identical")
         try await harness.stop()
     }

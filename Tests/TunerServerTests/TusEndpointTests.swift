@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import Tus
 import Logging
 import NIOCore
 import Testing
@@ -8,20 +7,24 @@ import Transfers
 import TunerApp
 import TunerServer
 import TunerTesting
+import Tus
 
 /// Tuner's tus endpoint driven by Tuner's own TusClient, by Python's tuspy, and by raw requests.
 @Suite("Tus uploads")
 struct TusEndpointTests {
     // MARK: Tuner's client to Tuner's endpoint
 
-    @Test("TusClient uploads a few MiB, is interrupted, resumes from the server's offset, and the stored file is byte-identical")
+    @Test(
+        "TusClient uploads a few MiB, is interrupted, resumes from the server's offset, and the stored file is byte-identical"
+    )
     func clientInterruptedAndResumed() async throws {
         let harness = try await ProxyHarness.start()
         let file = try Upload.file(size: 3 << 20 | 777)
         defer { try? FileManager.default.removeItem(atPath: file.path) }
         let client = TusClient(httpClient: HTTP.client, logger: Upload.logger)
         let endpoint = URL(string: harness.api + "/uploads")!
-        let url = try await client.create(endpoint: endpoint, fileSize: file.size, metadata: ["filename": "holiday.mp4"])
+        let url = try await client.create(
+            endpoint: endpoint, fileSize: file.size, metadata: ["filename": "holiday.mp4"])
         #expect(url.absoluteString.hasPrefix(harness.api + "/uploads/"))
 
         // Cancel once the server confirmed 1 MiB: the task stops mid-upload.
@@ -54,7 +57,9 @@ struct TusEndpointTests {
         try await harness.stop()
     }
 
-    @Test("A connection dropped mid-PATCH and a restart of Tuner keep the synced offset, and the upload completes identically")
+    @Test(
+        "A connection dropped mid-PATCH and a restart of Tuner keep the synced offset, and the upload completes identically"
+    )
     func dropAndRestartKeepOffset() async throws {
         let harness = try await ProxyHarness.start()
         let file = try Upload.file(size: 4 << 20)
@@ -92,7 +97,8 @@ struct TusEndpointTests {
 
     // MARK: tuspy
 
-    @Test("Python's tuspy uploads part of a file, a second run resumes it by URL, and the stored file is byte-identical")
+    @Test(
+        "Python's tuspy uploads part of a file, a second run resumes it by URL, and the stored file is byte-identical")
     func tuspyInterruptedAndResumed() async throws {
         guard let python = await Upload.requireTuspy() else { return }
         let harness = try await ProxyHarness.start()
@@ -135,16 +141,21 @@ struct TusEndpointTests {
         #expect(options.status == 204)
         #expect(options.header("Tus-Version") == "1.0.0")
         let extensions = Set((options.header("Tus-Extension") ?? "").split(separator: ",").map(String.init))
-        #expect(extensions.isSuperset(of: ["creation", "creation-with-upload", "termination", "checksum", "creation-defer-length"]))
+        #expect(
+            extensions.isSuperset(of: [
+                "creation", "creation-with-upload", "termination", "checksum", "creation-defer-length",
+            ]))
         #expect(options.header("Tus-Checksum-Algorithm") == "sha256,sha1,md5")
         #expect(options.header("Tus-Max-Size") == String(10 << 20))
 
         let bytes = Upload.bytes(10_000)
         // creation-with-upload: the first 4000 bytes ride on the POST.
-        let created = try await Upload.request(endpoint, method: "POST", headers: [
-            "Upload-Length": "10000", "Upload-Metadata": "filename YS5tcDQ=,private",
-            "Content-Type": "application/offset+octet-stream",
-        ], body: Array(bytes[0..<4000]))
+        let created = try await Upload.request(
+            endpoint, method: "POST",
+            headers: [
+                "Upload-Length": "10000", "Upload-Metadata": "filename YS5tcDQ=,private",
+                "Content-Type": "application/offset+octet-stream",
+            ], body: Array(bytes[0..<4000]))
         #expect(created.status == 201)
         #expect(created.header("Upload-Offset") == "4000")
         let url = try #require(created.header("Location"))
@@ -160,10 +171,13 @@ struct TusEndpointTests {
 
         // PATCH through X-HTTP-Method-Override, with a checksum.
         let rest = Array(bytes[4000...])
-        let patched = try await Upload.request(url, method: "POST", headers: [
-            "X-HTTP-Method-Override": "PATCH", "Upload-Offset": "4000", "Content-Type": "application/offset+octet-stream",
-            "Upload-Checksum": "sha256 " + Upload.sha256Base64(rest),
-        ], body: rest)
+        let patched = try await Upload.request(
+            url, method: "POST",
+            headers: [
+                "X-HTTP-Method-Override": "PATCH", "Upload-Offset": "4000",
+                "Content-Type": "application/offset+octet-stream",
+                "Upload-Checksum": "sha256 " + Upload.sha256Base64(rest),
+            ], body: rest)
         #expect(patched.status == 204)
         #expect(patched.header("Upload-Offset") == "10000")
         let id = String(url.split(separator: "/").last!)
@@ -174,12 +188,15 @@ struct TusEndpointTests {
         #expect(!FileManager.default.fileExists(atPath: harness.dataDirectory + "/uploads/\(id)"))
 
         // The Location follows the address the client used (a name the user configured).
-        let other = try await Upload.request(endpoint, method: "POST", headers: ["Upload-Length": "1", "Host": "tuner.example:1234"])
+        let other = try await Upload.request(
+            endpoint, method: "POST", headers: ["Upload-Length": "1", "Host": "tuner.example:1234"])
         #expect(other.header("Location")?.hasPrefix("http://tuner.example:1234/api/v1/uploads/") == true)
         try await harness.stop()
     }
 
-    @Test("Refusals: 409 wrong offset, 415 content type, 460 checksum (offset unchanged), 404, 412, 413, 400 for garbage headers")
+    @Test(
+        "Refusals: 409 wrong offset, 415 content type, 460 checksum (offset unchanged), 404, 412, 413, 400 for garbage headers"
+    )
     func refusals() async throws {
         let harness = try await ProxyHarness.start { $0.uploadMaxSize = 1 << 20 }
         let endpoint = harness.api + "/uploads"
@@ -188,44 +205,73 @@ struct TusEndpointTests {
         let octets = "application/offset+octet-stream"
         let body = Upload.bytes(100)
 
-        let wrongOffset = try await Upload.request(url, method: "PATCH", headers: ["Upload-Offset": "5", "Content-Type": octets], body: body)
+        let wrongOffset = try await Upload.request(
+            url, method: "PATCH", headers: ["Upload-Offset": "5", "Content-Type": octets], body: body)
         #expect(wrongOffset.status == 409)
         #expect(wrongOffset.header("Upload-Offset") == "0")
-        #expect(try await Upload.request(url, method: "PATCH", headers: ["Upload-Offset": "0", "Content-Type": "application/json"], body: body).status == 415)
-        #expect(try await Upload.request(url, method: "PATCH", headers: ["Upload-Offset": "0"], body: body).status == 415)
+        #expect(
+            try await Upload.request(
+                url, method: "PATCH", headers: ["Upload-Offset": "0", "Content-Type": "application/json"], body: body
+            ).status == 415)
+        #expect(
+            try await Upload.request(url, method: "PATCH", headers: ["Upload-Offset": "0"], body: body).status == 415)
 
-        let badChecksum = try await Upload.request(url, method: "PATCH", headers: [
-            "Upload-Offset": "0", "Content-Type": octets, "Upload-Checksum": "sha1 " + Upload.sha256Base64(body).prefix(28),
-        ], body: body)
+        let badChecksum = try await Upload.request(
+            url, method: "PATCH",
+            headers: [
+                "Upload-Offset": "0", "Content-Type": octets,
+                "Upload-Checksum": "sha1 " + Upload.sha256Base64(body).prefix(28),
+            ], body: body)
         #expect(badChecksum.status == 460)
         #expect(try await Upload.request(url, method: "HEAD").header("Upload-Offset") == "0")
-        #expect(try await Upload.request(url, method: "PATCH", headers: [
-            "Upload-Offset": "0", "Content-Type": octets, "Upload-Checksum": "crc32 AAAA",
-        ], body: body).status == 400)
+        #expect(
+            try await Upload.request(
+                url, method: "PATCH",
+                headers: [
+                    "Upload-Offset": "0", "Content-Type": octets, "Upload-Checksum": "crc32 AAAA",
+                ], body: body
+            ).status == 400)
 
         let unknown = endpoint + "/AAAAAAAAAAAAAAAAAAAAAA"
         #expect(try await Upload.request(unknown, method: "HEAD").status == 404)
-        #expect(try await Upload.request(unknown, method: "PATCH", headers: ["Upload-Offset": "0", "Content-Type": octets], body: body).status == 404)
+        #expect(
+            try await Upload.request(
+                unknown, method: "PATCH", headers: ["Upload-Offset": "0", "Content-Type": octets], body: body
+            ).status == 404)
         // Dot segments, even encoded, never reach the store: the request guard refuses them.
         #expect(try await Upload.request(endpoint + "/..%2F..%2Fsecret", method: "HEAD").status == 400)
 
         let noVersion = try await Upload.request(url, method: "HEAD", tus: false)
         #expect(noVersion.status == 412)
         #expect(noVersion.header("Tus-Version") == "1.0.0")
-        #expect(try await Upload.request(endpoint, method: "POST", headers: ["Upload-Length": "10", "Tus-Resumable": "0.2.2"], tus: false).status == 412)
+        #expect(
+            try await Upload.request(
+                endpoint, method: "POST", headers: ["Upload-Length": "10", "Tus-Resumable": "0.2.2"], tus: false
+            ).status == 412)
 
-        #expect(try await Upload.request(endpoint, method: "POST", headers: ["Upload-Length": String((1 << 20) + 1)]).status == 413)
-        let tooMuch = try await Upload.request(url, method: "PATCH", headers: ["Upload-Offset": "0", "Content-Type": octets], body: Upload.bytes(1001))
+        #expect(
+            try await Upload.request(endpoint, method: "POST", headers: ["Upload-Length": String((1 << 20) + 1)]).status
+                == 413)
+        let tooMuch = try await Upload.request(
+            url, method: "PATCH", headers: ["Upload-Offset": "0", "Content-Type": octets], body: Upload.bytes(1001))
         #expect(tooMuch.status == 413)
 
         for garbage in ["-1", "abc", "1e3", "", " 12 34", "99999999999999999999999", "0x10"] {
-            #expect(try await Upload.request(endpoint, method: "POST", headers: ["Upload-Length": garbage]).status == 400, "Upload-Length '\(garbage)'")
-            #expect(try await Upload.request(url, method: "PATCH", headers: ["Upload-Offset": garbage, "Content-Type": octets], body: body).status == 400,
-                    "Upload-Offset '\(garbage)'")
+            #expect(
+                try await Upload.request(endpoint, method: "POST", headers: ["Upload-Length": garbage]).status == 400,
+                "Upload-Length '\(garbage)'")
+            #expect(
+                try await Upload.request(
+                    url, method: "PATCH", headers: ["Upload-Offset": garbage, "Content-Type": octets], body: body
+                ).status == 400,
+                "Upload-Offset '\(garbage)'")
         }
         #expect(try await Upload.request(endpoint, method: "POST", headers: [:]).status == 400)
         #expect(try await Upload.request(endpoint, method: "POST", headers: ["Upload-Defer-Length": "2"]).status == 400)
-        #expect(try await Upload.request(endpoint, method: "POST", headers: ["Upload-Length": "10", "Upload-Metadata": "k not-base64!"]).status == 400)
+        #expect(
+            try await Upload.request(
+                endpoint, method: "POST", headers: ["Upload-Length": "10", "Upload-Metadata": "k not-base64!"]
+            ).status == 400)
         #expect(try await Upload.request(url, method: "HEAD").header("Upload-Offset") == "0")
         try await harness.stop()
     }
@@ -252,7 +298,8 @@ enum Upload {
     }
 
     static func file(size: Int) throws -> File {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tus-source-\(UUID().uuidString).bin").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tus-source-\(UUID().uuidString).bin")
+            .path
         let bytes = Upload.bytes(size)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return File(path: path, bytes: bytes)
@@ -313,7 +360,9 @@ enum Upload {
     }
 
     /// One raw request; `tus` adds `Tus-Resumable: 1.0.0`.
-    static func request(_ url: String, method: String, headers: [String: String] = [:], body: [UInt8]? = nil, tus: Bool = true) async throws -> Fetched {
+    static func request(
+        _ url: String, method: String, headers: [String: String] = [:], body: [UInt8]? = nil, tus: Bool = true
+    ) async throws -> Fetched {
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: method)
         if tus { request.headers.add(name: "Tus-Resumable", value: "1.0.0") }
@@ -322,7 +371,8 @@ enum Upload {
         let response = try await HTTP.client.execute(request, timeout: .seconds(30))
         var received: [UInt8] = []
         for try await chunk in response.body { received.append(contentsOf: chunk.readableBytesView) }
-        return Fetched(status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: received)
+        return Fetched(
+            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: received)
     }
 
     /// python3 when it can import tusclient; otherwise nil after failing (CI=true) or

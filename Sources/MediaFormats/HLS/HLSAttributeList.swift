@@ -30,7 +30,8 @@ public struct HLSAttributeList: Sendable, Hashable, RandomAccessCollection, Cust
                 Attribute(
                     name: HLSBytes.string(p, attribute.nameStart, attribute.nameEnd),
                     value: HLSAttributeValue(
-                        text: HLSBytes.string(p, attribute.valueStart, attribute.valueEnd), isQuoted: attribute.isQuoted))
+                        text: HLSBytes.string(p, attribute.valueStart, attribute.valueEnd), isQuoted: attribute.isQuoted
+                    ))
             }
             return (list, problem)
         }

@@ -44,17 +44,22 @@ enum HLSAttributeScanner {
             if i < hi, p[i] == HLSBytes.quote {
                 let valueStart = i + 1
                 guard let close = HLSBytes.firstIndex(of: HLSBytes.quote, p, valueStart, hi) else {
-                    attributes.append(HLSRawAttribute(
-                        nameStart: nameStart, nameEnd: nameEnd, valueStart: valueStart, valueEnd: hi, isQuoted: true))
+                    attributes.append(
+                        HLSRawAttribute(
+                            nameStart: nameStart, nameEnd: nameEnd, valueStart: valueStart, valueEnd: hi, isQuoted: true
+                        ))
                     return "unterminated quoted string in \(HLSBytes.snippet(p, nameStart, nameEnd))"
                 }
-                attributes.append(HLSRawAttribute(
-                    nameStart: nameStart, nameEnd: nameEnd, valueStart: valueStart, valueEnd: close, isQuoted: true))
+                attributes.append(
+                    HLSRawAttribute(
+                        nameStart: nameStart, nameEnd: nameEnd, valueStart: valueStart, valueEnd: close, isQuoted: true)
+                )
                 i = close + 1
                 while i < hi, HLSBytes.isSpace(p[i]) { i += 1 }
                 if i < hi {
                     guard p[i] == HLSBytes.comma else {
-                        return "unexpected '\(HLSBytes.snippet(p, i, i + 1))' after the quoted value of \(HLSBytes.snippet(p, nameStart, nameEnd))"
+                        return
+                            "unexpected '\(HLSBytes.snippet(p, i, i + 1))' after the quoted value of \(HLSBytes.snippet(p, nameStart, nameEnd))"
                     }
                     i += 1
                 }
@@ -63,13 +68,16 @@ enum HLSAttributeScanner {
                 while i < hi, p[i] != HLSBytes.comma { i += 1 }
                 var valueEnd = i
                 while valueEnd > valueStart, HLSBytes.isSpace(p[valueEnd - 1]) { valueEnd -= 1 }
-                attributes.append(HLSRawAttribute(
-                    nameStart: nameStart, nameEnd: nameEnd, valueStart: valueStart, valueEnd: valueEnd, isQuoted: false))
+                attributes.append(
+                    HLSRawAttribute(
+                        nameStart: nameStart, nameEnd: nameEnd, valueStart: valueStart, valueEnd: valueEnd,
+                        isQuoted: false))
                 guard valueEnd > valueStart else {
                     return "attribute \(HLSBytes.snippet(p, nameStart, nameEnd)) has an empty value"
                 }
                 if let quote = HLSBytes.firstIndex(of: HLSBytes.quote, p, valueStart, valueEnd) {
-                    return "stray '\"' in the value of \(HLSBytes.snippet(p, nameStart, nameEnd)) at '\(HLSBytes.snippet(p, quote, valueEnd))'"
+                    return
+                        "stray '\"' in the value of \(HLSBytes.snippet(p, nameStart, nameEnd)) at '\(HLSBytes.snippet(p, quote, valueEnd))'"
                 }
                 if i < hi { i += 1 }  // ','
             }

@@ -4,16 +4,16 @@
 /// creates a `String` unless the caller asks for one: this is what keeps a 40,000-segment playlist
 /// in the low milliseconds.
 enum HLSBytes {
-    static let quote: UInt8 = 0x22       // "
-    static let hash: UInt8 = 0x23        // #
-    static let comma: UInt8 = 0x2C       // ,
-    static let minus: UInt8 = 0x2D       // -
-    static let dot: UInt8 = 0x2E         // .
-    static let colon: UInt8 = 0x3A       // :
-    static let equals: UInt8 = 0x3D      // =
-    static let at: UInt8 = 0x40          // @
-    static let dollar: UInt8 = 0x24      // $
-    static let openBrace: UInt8 = 0x7B   // {
+    static let quote: UInt8 = 0x22  // "
+    static let hash: UInt8 = 0x23  // #
+    static let comma: UInt8 = 0x2C  // ,
+    static let minus: UInt8 = 0x2D  // -
+    static let dot: UInt8 = 0x2E  // .
+    static let colon: UInt8 = 0x3A  // :
+    static let equals: UInt8 = 0x3D  // =
+    static let at: UInt8 = 0x40  // @
+    static let dollar: UInt8 = 0x24  // $
+    static let openBrace: UInt8 = 0x7B  // {
     static let closeBrace: UInt8 = 0x7D  // }
 
     @inline(__always)
@@ -142,8 +142,9 @@ enum HLSBytes {
     /// A `decimal-resolution`: `WIDTHxHEIGHT`.
     static func resolution(_ p: UnsafeBufferPointer<UInt8>, _ lo: Int, _ hi: Int) -> HLSResolution? {
         guard let x = firstIndex(of: 0x78, p, lo, hi),
-              let width = decimalInteger(p, lo, x),
-              let height = decimalInteger(p, x + 1, hi) else { return nil }
+            let width = decimalInteger(p, lo, x),
+            let height = decimalInteger(p, x + 1, hi)
+        else { return nil }
         return HLSResolution(width: width, height: height)
     }
 
@@ -159,7 +160,8 @@ enum HLSBytes {
     static func byteRange(_ p: UnsafeBufferPointer<UInt8>, _ lo: Int, _ hi: Int) -> (length: Int, offset: Int?)? {
         if let at = firstIndex(of: at, p, lo, hi) {
             guard let length = decimalInteger(p, lo, at), let offset = decimalInteger(p, at + 1, hi),
-                  !offset.addingReportingOverflow(length).overflow else {
+                !offset.addingReportingOverflow(length).overflow
+            else {
                 return nil
             }
             return (length, offset)

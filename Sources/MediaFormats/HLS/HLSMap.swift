@@ -12,7 +12,8 @@ public struct HLSMap: Sendable, Hashable {
         self.uri = attributes["URI"]?.text ?? ""
         var byteRange: HLSByteRange?
         if var text = attributes["BYTERANGE"]?.text,
-           let range = text.withUTF8({ HLSBytes.byteRange($0, 0, $0.count) }) {
+            let range = text.withUTF8({ HLSBytes.byteRange($0, 0, $0.count) })
+        {
             byteRange = HLSByteRange(length: range.length, offset: range.offset ?? 0)
         }
         self.byteRange = byteRange

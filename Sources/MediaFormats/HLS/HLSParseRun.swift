@@ -130,7 +130,8 @@ struct HLSParseRun {
         }
 
         if index == 0, record.tag != .extM3U {
-            try report(.missingHeader, 0, "the first line must be #EXTM3U, found '\(HLSBytes.snippet(p, lineStart, end))'")
+            try report(
+                .missingHeader, 0, "the first line must be #EXTM3U, found '\(HLSBytes.snippet(p, lineStart, end))'")
         }
         switch record.kind {
         case .tag where record.tag != .unknown: try tag(p, index, record)
@@ -145,7 +146,8 @@ struct HLSParseRun {
         var substituted: String?
         if let result = HLSBytes.substituteVariables(p, lo, hi, variables) {
             if let undefined = result.undefined {
-                try report(.undefinedVariable, index, "variable {$\(undefined)} in the URI is not defined before this line")
+                try report(
+                    .undefinedVariable, index, "variable {$\(undefined)} in the URI is not defined before this line")
             }
             substituted = result.text
         }
@@ -158,8 +160,9 @@ struct HLSParseRun {
             lines[index].uriRole = .segment
         } else {
             lines[index].uriRole = .orphan
-            try report(.uriWithoutTag, index,
-                       "the URI line '\(HLSBytes.snippet(p, lo, hi))' follows neither #EXTINF nor #EXT-X-STREAM-INF")
+            try report(
+                .uriWithoutTag, index,
+                "the URI line '\(HLSBytes.snippet(p, lo, hi))' follows neither #EXTINF nor #EXT-X-STREAM-INF")
         }
     }
 
@@ -172,15 +175,17 @@ struct HLSParseRun {
             let uri = substituted ?? HLSBytes.string(p, lo, hi)
             var start = range.offset ?? byteRangeEnds[uri]
             if start == nil {
-                try report(.invalidByteRange, pendingByteRangeLine,
-                           "#EXT-X-BYTERANGE:\(range.length) has no offset, and no earlier segment is a sub-range of '\(uri)'")
+                try report(
+                    .invalidByteRange, pendingByteRangeLine,
+                    "#EXT-X-BYTERANGE:\(range.length) has no offset, and no earlier segment is a sub-range of '\(uri)'")
                 start = 0
             }
             let (end, overflow) = (start ?? 0).addingReportingOverflow(range.length)
             if overflow {
                 // Only reachable by chaining offsets: each range alone was checked by HLSBytes.byteRange.
-                try report(.invalidByteRange, pendingByteRangeLine,
-                           "#EXT-X-BYTERANGE:\(range.length) continues '\(uri)' past the largest possible offset")
+                try report(
+                    .invalidByteRange, pendingByteRangeLine,
+                    "#EXT-X-BYTERANGE:\(range.length) continues '\(uri)' past the largest possible offset")
                 byteRangeEnds[uri] = nil
             } else {
                 length = range.length
@@ -198,11 +203,13 @@ struct HLSParseRun {
             }
         }
         if pendingDiscontinuity { discontinuitySequence += 1 }
-        segments.append(HLSSegmentRecord(
-            uriLine: index, firstLine: segmentFirstLine, extInfLine: pendingExtInf, duration: pendingDuration,
-            byteRangeLength: length, byteRangeOffset: offset, keySet: currentKeySet, mapLine: currentMap,
-            programDateTimeLine: pendingProgramDateTime, discontinuitySequence: discontinuitySequence,
-            sequenceOffset: segments.count + skippedSoFar, isDiscontinuity: pendingDiscontinuity, isGap: pendingGap))
+        segments.append(
+            HLSSegmentRecord(
+                uriLine: index, firstLine: segmentFirstLine, extInfLine: pendingExtInf, duration: pendingDuration,
+                byteRangeLength: length, byteRangeOffset: offset, keySet: currentKeySet, mapLine: currentMap,
+                programDateTimeLine: pendingProgramDateTime, discontinuitySequence: discontinuitySequence,
+                sequenceOffset: segments.count + skippedSoFar, isDiscontinuity: pendingDiscontinuity, isGap: pendingGap)
+        )
         pendingExtInf = -1
         pendingByteRange = nil
         pendingDiscontinuity = false
@@ -278,8 +285,9 @@ struct HLSParseRun {
             } else if let parsed = integer, parsed > HLSBytes.largestSequenceNumber {
                 // Sequence numbers are added to segment counts later; a bound here keeps every sum in range.
                 integer = nil
-                try report(.invalidTagValue, index,
-                           "#\(spec.name) is larger than \(HLSBytes.largestSequenceNumber), found '\(value())'")
+                try report(
+                    .invalidTagValue, index,
+                    "#\(spec.name) is larger than \(HLSBytes.largestSequenceNumber), found '\(value())'")
             }
         case .attributes:
             try scanAttributes(p, index, spec, lo, hi)
@@ -296,8 +304,9 @@ struct HLSParseRun {
                 break
             }
             if pendingByteRange != nil {
-                try report(.duplicateTag, index,
-                           "a second #EXT-X-BYTERANGE for one segment (the first is on line \(pendingByteRangeLine + 1))")
+                try report(
+                    .duplicateTag, index,
+                    "a second #EXT-X-BYTERANGE for one segment (the first is on line \(pendingByteRangeLine + 1))")
             }
             pendingByteRange = range
             pendingByteRangeLine = index
@@ -346,10 +355,12 @@ struct HLSParseRun {
             header.serverControlLine = index
         case .skip:
             if let skipped = attribute(HLSAttributeName.skippedSegments, p),
-               let count = HLSBytes.decimalInteger(p, skipped.valueStart, skipped.valueEnd) {
+                let count = HLSBytes.decimalInteger(p, skipped.valueStart, skipped.valueEnd)
+            {
                 if count > HLSBytes.largestSequenceNumber - skippedSoFar {
-                    try report(.invalidTagValue, index,
-                               "SKIPPED-SEGMENTS brings the skipped total past \(HLSBytes.largestSequenceNumber)")
+                    try report(
+                        .invalidTagValue, index,
+                        "SKIPPED-SEGMENTS brings the skipped total past \(HLSBytes.largestSequenceNumber)")
                 } else {
                     header.skippedSegments += count
                     skippedSoFar += count
@@ -371,7 +382,7 @@ struct HLSParseRun {
         case .define:
             try define(p, index)
         case .unknown, .extM3U, .dateRange, .bitrate, .preloadHint, .renditionReport, .imageStreamInf,
-             .sessionData:
+            .sessionData:
             break
         }
     }
@@ -380,8 +391,9 @@ struct HLSParseRun {
         _ p: UnsafeBufferPointer<UInt8>, _ index: Int, _ lo: Int, _ hi: Int
     ) throws(HLSParseError) {
         if pendingExtInf >= 0 {
-            try report(.misplacedTag, index,
-                       "#EXTINF follows the #EXTINF on line \(pendingExtInf + 1) without a URI line between them")
+            try report(
+                .misplacedTag, index,
+                "#EXTINF follows the #EXTINF on line \(pendingExtInf + 1) without a URI line between them")
         }
         // The duration ends at the comma; IPTV playlists put attributes after a blank instead.
         var durationEnd = lo
@@ -392,12 +404,15 @@ struct HLSParseRun {
         if let parsed = HLSBytes.decimalFloat(p, lo, durationEnd, signed: true) {
             duration = parsed
             if parsed < 0 {
-                try report(.invalidTagValue, index,
-                           "#EXTINF duration \(HLSBytes.snippet(p, lo, durationEnd)) is negative (IPTV playlists use -1; HLS does not allow it)")
+                try report(
+                    .invalidTagValue, index,
+                    "#EXTINF duration \(HLSBytes.snippet(p, lo, durationEnd)) is negative (IPTV playlists use -1; HLS does not allow it)"
+                )
             }
         } else {
-            try report(.invalidTagValue, index,
-                       "#EXTINF must start with a duration in seconds, found '\(HLSBytes.snippet(p, lo, hi))'")
+            try report(
+                .invalidTagValue, index,
+                "#EXTINF must start with a duration in seconds, found '\(HLSBytes.snippet(p, lo, hi))'")
         }
         pendingExtInf = index
         pendingDuration = duration
@@ -421,8 +436,10 @@ struct HLSParseRun {
             currentKeys.removeAll()
         } else {
             if attribute(HLSAttributeName.uri, p) == nil {
-                try report(.missingAttribute, index,
-                           "#EXT-X-KEY with METHOD=\(HLSBytes.snippet(p, method.valueStart, method.valueEnd)) needs a URI attribute")
+                try report(
+                    .missingAttribute, index,
+                    "#EXT-X-KEY with METHOD=\(HLSBytes.snippet(p, method.valueStart, method.valueEnd)) needs a URI attribute"
+                )
             }
             // A key replaces the one of the same KEYFORMAT; keys of other formats stay in effect.
             let format = attribute(HLSAttributeName.keyFormat, p).map { stringValue($0, p) } ?? "identity"
@@ -445,14 +462,16 @@ struct HLSParseRun {
                 let key = stringValue(uri, p)
                 var start = range.offset ?? partByteRangeEnds[key]
                 if start == nil {
-                    try report(.invalidByteRange, index,
-                               "BYTERANGE=\"\(range.length)\" has no offset, and no earlier part is a sub-range of '\(key)'")
+                    try report(
+                        .invalidByteRange, index,
+                        "BYTERANGE=\"\(range.length)\" has no offset, and no earlier part is a sub-range of '\(key)'")
                     start = 0
                 }
                 let (end, overflow) = (start ?? 0).addingReportingOverflow(range.length)
                 if overflow {
-                    try report(.invalidByteRange, index,
-                               "BYTERANGE=\"\(range.length)\" continues '\(key)' past the largest possible offset")
+                    try report(
+                        .invalidByteRange, index,
+                        "BYTERANGE=\"\(range.length)\" continues '\(key)' past the largest possible offset")
                     partByteRangeEnds[key] = nil
                 } else {
                     length = range.length
@@ -461,8 +480,10 @@ struct HLSParseRun {
                 }
             }
         }
-        parts.append(HLSPartRecord(
-            line: index, segmentIndex: segments.count, duration: duration, byteRangeLength: length, byteRangeOffset: offset))
+        parts.append(
+            HLSPartRecord(
+                line: index, segmentIndex: segments.count, duration: duration, byteRangeLength: length,
+                byteRangeOffset: offset))
     }
 
     private mutating func define(_ p: UnsafeBufferPointer<UInt8>, _ index: Int) throws(HLSParseError) {
@@ -475,15 +496,18 @@ struct HLSParseRun {
             var i = name.valueStart
             while i < name.valueEnd, HLSBytes.isVariableNameByte(p[i]) { i += 1 }
             if i < name.valueEnd || name.valueStart == name.valueEnd {
-                try report(.invalidAttributeValue, index,
-                           "variable name '\(nameText)' may only contain letters, digits, '-' and '_'")
+                try report(
+                    .invalidAttributeValue, index,
+                    "variable name '\(nameText)' may only contain letters, digits, '-' and '_'")
             }
             try defineVariable(nameText, stringValue(value, p), index)
         } else if let imported = attribute(HLSAttributeName.importName, p) {
             let name = HLSBytes.string(p, imported.valueStart, imported.valueEnd)
             guard let value = importedVariables[name] else {
-                try report(.undefinedVariable, index,
-                           "#EXT-X-DEFINE:IMPORT=\"\(name)\" needs the master playlist's variables, and '\(name)' is not among them")
+                try report(
+                    .undefinedVariable, index,
+                    "#EXT-X-DEFINE:IMPORT=\"\(name)\" needs the master playlist's variables, and '\(name)' is not among them"
+                )
                 return
             }
             try defineVariable(name, value, index)
@@ -491,8 +515,9 @@ struct HLSParseRun {
             let name = HLSBytes.string(p, parameter.valueStart, parameter.valueEnd)
             let query = playlistURL.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: true)?.queryItems }
             guard let value = query?.first(where: { $0.name == name })?.value else {
-                try report(.undefinedVariable, index,
-                           "#EXT-X-DEFINE:QUERYPARAM=\"\(name)\" is not a query parameter of the playlist URL")
+                try report(
+                    .undefinedVariable, index,
+                    "#EXT-X-DEFINE:QUERYPARAM=\"\(name)\" is not a query parameter of the playlist URL")
                 return
             }
             try defineVariable(name, value, index)
@@ -521,8 +546,10 @@ struct HLSParseRun {
         guard !reportedMixedKinds else { return }
         reportedMixedKinds = true
         let name = { (line: HLSLineRecord) in HLSBytes.string(p, line.contentStart + 1, line.nameEnd) }
-        try report(.mixedPlaylistKinds, index,
-                   "#\(name(lines[index])) is a \(kind)-playlist tag, but line \(other + 1) has the \(otherKind)-playlist tag #\(name(lines[other]))")
+        try report(
+            .mixedPlaylistKinds, index,
+            "#\(name(lines[index])) is a \(kind)-playlist tag, but line \(other + 1) has the \(otherKind)-playlist tag #\(name(lines[other]))"
+        )
     }
 
     // MARK: - Attributes
@@ -537,10 +564,14 @@ struct HLSParseRun {
         for k in attributes.indices {
             let attribute = attributes[k]
             for earlier in 0..<k
-            where HLSBytes.equals(p, attribute.nameStart, attribute.nameEnd,
-                                  attributes[earlier].nameStart, attributes[earlier].nameEnd) {
-                try report(.duplicateAttribute, index,
-                           "#\(spec.name) has the attribute \(HLSBytes.string(p, attribute.nameStart, attribute.nameEnd)) twice")
+            where HLSBytes.equals(
+                p, attribute.nameStart, attribute.nameEnd,
+                attributes[earlier].nameStart, attributes[earlier].nameEnd)
+            {
+                try report(
+                    .duplicateAttribute, index,
+                    "#\(spec.name) has the attribute \(HLSBytes.string(p, attribute.nameStart, attribute.nameEnd)) twice"
+                )
                 break
             }
             let type = spec.attributeType(p, attribute.nameStart, attribute.nameEnd)
@@ -548,8 +579,9 @@ struct HLSParseRun {
         }
         for required in spec.required
         where !attributes.contains(where: { HLSBytes.equals(p, $0.nameStart, $0.nameEnd, required) }) {
-            try report(.missingAttribute, index,
-                       "#\(spec.name) needs a \(String(decoding: required, as: UTF8.self)) attribute")
+            try report(
+                .missingAttribute, index,
+                "#\(spec.name) needs a \(String(decoding: required, as: UTF8.self)) attribute")
         }
     }
 
@@ -564,10 +596,12 @@ struct HLSParseRun {
         // checked after substitution.
         var substituted: String?
         if attribute.isQuoted || type == .hex,
-           let result = HLSBytes.substituteVariables(p, lo, hi, variables) {
+            let result = HLSBytes.substituteVariables(p, lo, hi, variables)
+        {
             if let undefined = result.undefined {
-                try report(.undefinedVariable, index,
-                           "variable {$\(undefined)} in \(name()) of #\(spec.name) is not defined before this line")
+                try report(
+                    .undefinedVariable, index,
+                    "variable {$\(undefined)} in \(name()) of #\(spec.name) is not defined before this line")
             }
             substituted = result.text
         }
@@ -580,8 +614,9 @@ struct HLSParseRun {
         }
         if !valid {
             let written = attribute.isQuoted ? "\"\(HLSBytes.snippet(p, lo, hi))\"" : HLSBytes.snippet(p, lo, hi)
-            try report(.invalidAttributeValue, index,
-                       "\(name()) of #\(spec.name) must be \(HLSParseRun.typeDescription(type)), found \(written)")
+            try report(
+                .invalidAttributeValue, index,
+                "\(name()) of #\(spec.name) must be \(HLSParseRun.typeDescription(type)), found \(written)")
         }
     }
 

@@ -61,7 +61,8 @@ public struct HLSParser: Sendable {
     public func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(HLSParseError) -> HLSPlaylist {
         let storage = Array(bytes)
         guard storage.count < Int(Int32.max) else {
-            throw HLSParseError(.tooLarge, line: 1, "the playlist is \(storage.count) bytes; at most 2 GiB can be parsed")
+            throw HLSParseError(
+                .tooLarge, line: 1, "the playlist is \(storage.count) bytes; at most 2 GiB can be parsed")
         }
         var run = HLSParseRun(configuration: configuration)
         try storage.withUnsafeBufferPointer { (p) throws(HLSParseError) in

@@ -164,7 +164,8 @@ extension HLSPlaylist {
     public var parts: [HLSPart] {
         partRecords.map { record in
             let attributes = attributeList(ofLine: record.line)
-            let segmentNumber = record.segmentIndex < segmentRecords.count
+            let segmentNumber =
+                record.segmentIndex < segmentRecords.count
                 ? mediaSequence + segmentRecords[record.segmentIndex].sequenceOffset
                 : mediaSequence + skippedSegments + segmentRecords.count
             return HLSPart(
@@ -214,9 +215,11 @@ extension HLSPlaylist {
 
     func segment(at index: Int) -> HLSSegment {
         let record = segmentRecords[index]
-        let keys = record.keySet >= 0
+        let keys =
+            record.keySet >= 0
             ? keySets[record.keySet].map { HLSKey(attributes: attributeList(ofLine: $0), line: $0 + 1) } : []
-        let map = record.mapLine >= 0
+        let map =
+            record.mapLine >= 0
             ? HLSMap(attributes: attributeList(ofLine: record.mapLine), line: record.mapLine + 1) : nil
         var programDateTime: Date?
         if record.programDateTimeLine >= 0 {
@@ -296,16 +299,19 @@ extension HLSPlaylist {
         return storage.withUnsafeBufferPointer { p in
             var raw: [HLSRawAttribute] = []
             _ = HLSAttributeScanner.scan(p, record.valueStart, record.end, into: &raw)
-            return HLSAttributeList(raw.map { attribute in
-                let lo = attribute.valueStart
-                let hi = attribute.valueEnd
-                let mayHoldVariables = attribute.isQuoted || (hi - lo > 2 && p[lo] == 0x30 && (p[lo + 1] | 0x20) == 0x78)
-                let text = (mayHoldVariables ? HLSBytes.substituteVariables(p, lo, hi, variables)?.text : nil)
-                    ?? HLSBytes.string(p, lo, hi)
-                return HLSAttributeList.Attribute(
-                    name: HLSBytes.string(p, attribute.nameStart, attribute.nameEnd),
-                    value: HLSAttributeValue(text: text, isQuoted: attribute.isQuoted))
-            })
+            return HLSAttributeList(
+                raw.map { attribute in
+                    let lo = attribute.valueStart
+                    let hi = attribute.valueEnd
+                    let mayHoldVariables =
+                        attribute.isQuoted || (hi - lo > 2 && p[lo] == 0x30 && (p[lo + 1] | 0x20) == 0x78)
+                    let text =
+                        (mayHoldVariables ? HLSBytes.substituteVariables(p, lo, hi, variables)?.text : nil)
+                        ?? HLSBytes.string(p, lo, hi)
+                    return HLSAttributeList.Attribute(
+                        name: HLSBytes.string(p, attribute.nameStart, attribute.nameEnd),
+                        value: HLSAttributeValue(text: text, isQuoted: attribute.isQuoted))
+                })
         }
     }
 }

@@ -10,7 +10,8 @@ extension HLSPlaylist {
         let members = renditions.filter { $0.type == .audio && $0.groupID == group }
         func languageScore(_ rendition: HLSRendition) -> Int {
             guard let wanted = language?.lowercased(), !wanted.isEmpty,
-                  let offered = rendition.language?.lowercased() else { return 0 }
+                let offered = rendition.language?.lowercased()
+            else { return 0 }
             if offered == wanted { return 2 }
             let primary = { (tag: String) in tag.split(separator: "-").first.map(String.init) ?? tag }
             return primary(offered) == primary(wanted) ? 1 : 0

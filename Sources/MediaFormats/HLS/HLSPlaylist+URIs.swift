@@ -24,12 +24,13 @@ extension HLSPlaylist {
                 sites.removeAll(keepingCapacity: true)
                 uriSites(ofLine: index, p, into: &sites, scratch: &scratch)
                 for site in sites {
-                    references.append(HLSURIReference(
-                        uri: uriText(site, p),
-                        kind: site.kind,
-                        line: index + 1,
-                        tagName: site.attributeName == nil ? nil : tagName(ofLine: index),
-                        attribute: site.attributeName.map { HLSBytes.string(p, $0.lowerBound, $0.upperBound) }))
+                    references.append(
+                        HLSURIReference(
+                            uri: uriText(site, p),
+                            kind: site.kind,
+                            line: index + 1,
+                            tagName: site.attributeName == nil ? nil : tagName(ofLine: index),
+                            attribute: site.attributeName.map { HLSBytes.string(p, $0.lowerBound, $0.upperBound) }))
                 }
             }
         }
@@ -56,8 +57,10 @@ extension HLSPlaylist {
             case .variant: kind = .playlist
             case .orphan, .none: kind = isMaster ? .playlist : .segment
             }
-            sites.append(HLSURISite(
-                valueStart: record.contentStart, valueEnd: record.end, attributeName: nil, isQuoted: false, kind: kind))
+            sites.append(
+                HLSURISite(
+                    valueStart: record.contentStart, valueEnd: record.end, attributeName: nil, isQuoted: false,
+                    kind: kind))
         case .tag:
             let spec = record.tag.spec
             guard !spec.uriAttributes.isEmpty else { return }
@@ -67,10 +70,11 @@ extension HLSPlaylist {
                 where HLSBytes.equals(p, attribute.nameStart, attribute.nameEnd, name) {
                     var kind = kind
                     if record.tag == .preloadHint { kind = preloadHintKind(scratch, p) }
-                    sites.append(HLSURISite(
-                        valueStart: attribute.valueStart, valueEnd: attribute.valueEnd,
-                        attributeName: attribute.nameStart..<attribute.nameEnd, isQuoted: attribute.isQuoted,
-                        kind: kind))
+                    sites.append(
+                        HLSURISite(
+                            valueStart: attribute.valueStart, valueEnd: attribute.valueEnd,
+                            attributeName: attribute.nameStart..<attribute.nameEnd, isQuoted: attribute.isQuoted,
+                            kind: kind))
                 }
             }
         case .blank, .comment:
@@ -79,7 +83,8 @@ extension HLSPlaylist {
     }
 
     private func preloadHintKind(_ attributes: [HLSRawAttribute], _ p: UnsafeBufferPointer<UInt8>) -> HLSURIKind {
-        guard let type = attributes.first(where: { HLSBytes.equals(p, $0.nameStart, $0.nameEnd, HLSAttributeName.type) })
+        guard
+            let type = attributes.first(where: { HLSBytes.equals(p, $0.nameStart, $0.nameEnd, HLSAttributeName.type) })
         else { return .other }
         if HLSBytes.equals(p, type.valueStart, type.valueEnd, HLSAttributeName.part) { return .part }
         if HLSBytes.equals(p, type.valueStart, type.valueEnd, HLSAttributeName.map) { return .map }

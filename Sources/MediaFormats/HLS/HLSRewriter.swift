@@ -95,7 +95,8 @@ public struct HLSRewriter: Sendable {
         let count = text.utf8.count
         for (offset, byte) in text.utf8.enumerated() {
             let atEdge = offset == 0 || offset == count - 1
-            let escape = byte == 0x0A || byte == 0x0D || (!asLine && byte == HLSBytes.quote)
+            let escape =
+                byte == 0x0A || byte == 0x0D || (!asLine && byte == HLSBytes.quote)
                 || (asLine && offset == 0 && byte == HLSBytes.hash)
                 || (asLine && atEdge && HLSBytes.isSpace(byte))
             if escape {
@@ -132,9 +133,9 @@ public struct HLSRewriter: Sendable {
         case 0x41...0x5A, 0x61...0x7A, 0x30...0x39: true
         case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "%"): true
         case UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "["),
-             UInt8(ascii: "]"), UInt8(ascii: "@"), UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"),
-             UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
-             UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+            UInt8(ascii: "]"), UInt8(ascii: "@"), UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+            UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
             true
         default: false
         }
@@ -148,7 +149,8 @@ public struct HLSRewriter: Sendable {
         output.reserveCapacity(bytes.count)
         func isHex(_ byte: UInt8) -> Bool { byte &- 0x30 < 10 || (byte | 0x20) &- 0x61 < 6 }
         for (index, byte) in bytes.enumerated() {
-            let isAllowed = byte == UInt8(ascii: "%")
+            let isAllowed =
+                byte == UInt8(ascii: "%")
                 ? index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2])
                 : isAllowedInURI(byte)
             if isAllowed {

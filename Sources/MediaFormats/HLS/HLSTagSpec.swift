@@ -23,7 +23,8 @@ enum HLSTagID: UInt8, Sendable, CaseIterable {
         let length = hi - lo
         // EXTINF is every other line of a media playlist, so it skips the table.
         if length == 6, p[lo] == 0x45, p[lo + 3] == 0x49, p[lo + 4] == 0x4E, p[lo + 5] == 0x46,
-           p[lo + 1] == 0x58, p[lo + 2] == 0x54 {
+            p[lo + 1] == 0x58, p[lo + 2] == 0x54
+        {
             return .extInf
         }
         let table = HLSTagSpec.byLength
@@ -109,80 +110,114 @@ final class HLSTagSpec: Sendable {
             HLSTagSpec(.extInf, "EXTINF", .media, .extInf),
             HLSTagSpec(.byteRange, "EXT-X-BYTERANGE", .media, .byteRange),
             HLSTagSpec(.discontinuity, "EXT-X-DISCONTINUITY", .media, .none),
-            HLSTagSpec(.key, "EXT-X-KEY", .media, .attributes, attributes: keyAttributes,
-                       required: ["METHOD"], uris: [("URI", .key)]),
-            HLSTagSpec(.map, "EXT-X-MAP", .media, .attributes,
-                       attributes: [("URI", .quoted), ("BYTERANGE", .quotedByteRange)],
-                       required: ["URI"], uris: [("URI", .map)]),
+            HLSTagSpec(
+                .key, "EXT-X-KEY", .media, .attributes, attributes: keyAttributes,
+                required: ["METHOD"], uris: [("URI", .key)]),
+            HLSTagSpec(
+                .map, "EXT-X-MAP", .media, .attributes,
+                attributes: [("URI", .quoted), ("BYTERANGE", .quotedByteRange)],
+                required: ["URI"], uris: [("URI", .map)]),
             HLSTagSpec(.programDateTime, "EXT-X-PROGRAM-DATE-TIME", .media, .text),
-            HLSTagSpec(.dateRange, "EXT-X-DATERANGE", .media, .attributes,
-                       attributes: [("ID", .quoted), ("CLASS", .quoted), ("START-DATE", .quoted),
-                                    ("CUE", .quoted), ("END-DATE", .quoted), ("DURATION", .float),
-                                    ("PLANNED-DURATION", .float), ("SCTE35-CMD", .hex),
-                                    ("SCTE35-OUT", .hex), ("SCTE35-IN", .hex), ("END-ON-NEXT", .enumerated),
-                                    ("X-ASSET-URI", .quoted), ("X-ASSET-LIST", .quoted)],
-                       required: ["ID"], uris: [("X-ASSET-URI", .playlist), ("X-ASSET-LIST", .other)]),
+            HLSTagSpec(
+                .dateRange, "EXT-X-DATERANGE", .media, .attributes,
+                attributes: [
+                    ("ID", .quoted), ("CLASS", .quoted), ("START-DATE", .quoted),
+                    ("CUE", .quoted), ("END-DATE", .quoted), ("DURATION", .float),
+                    ("PLANNED-DURATION", .float), ("SCTE35-CMD", .hex),
+                    ("SCTE35-OUT", .hex), ("SCTE35-IN", .hex), ("END-ON-NEXT", .enumerated),
+                    ("X-ASSET-URI", .quoted), ("X-ASSET-LIST", .quoted),
+                ],
+                required: ["ID"], uris: [("X-ASSET-URI", .playlist), ("X-ASSET-LIST", .other)]),
             HLSTagSpec(.gap, "EXT-X-GAP", .media, .none),
             HLSTagSpec(.bitrate, "EXT-X-BITRATE", .media, .integer),
-            HLSTagSpec(.part, "EXT-X-PART", .media, .attributes,
-                       attributes: [("URI", .quoted), ("DURATION", .float), ("INDEPENDENT", .enumerated),
-                                    ("BYTERANGE", .quotedByteRange), ("GAP", .enumerated)],
-                       required: ["URI", "DURATION"], uris: [("URI", .part)]),
+            HLSTagSpec(
+                .part, "EXT-X-PART", .media, .attributes,
+                attributes: [
+                    ("URI", .quoted), ("DURATION", .float), ("INDEPENDENT", .enumerated),
+                    ("BYTERANGE", .quotedByteRange), ("GAP", .enumerated),
+                ],
+                required: ["URI", "DURATION"], uris: [("URI", .part)]),
             HLSTagSpec(.targetDuration, "EXT-X-TARGETDURATION", .media, .integer, single: true),
             HLSTagSpec(.mediaSequence, "EXT-X-MEDIA-SEQUENCE", .media, .integer, single: true),
             HLSTagSpec(.discontinuitySequence, "EXT-X-DISCONTINUITY-SEQUENCE", .media, .integer, single: true),
             HLSTagSpec(.endList, "EXT-X-ENDLIST", .media, .none, single: true),
             HLSTagSpec(.playlistType, "EXT-X-PLAYLIST-TYPE", .media, .playlistType, single: true),
             HLSTagSpec(.iFramesOnly, "EXT-X-I-FRAMES-ONLY", .media, .none, single: true),
-            HLSTagSpec(.partInf, "EXT-X-PART-INF", .media, .attributes, single: true,
-                       attributes: [("PART-TARGET", .float)], required: ["PART-TARGET"]),
-            HLSTagSpec(.serverControl, "EXT-X-SERVER-CONTROL", .media, .attributes, single: true,
-                       attributes: [("CAN-SKIP-UNTIL", .float), ("CAN-SKIP-DATERANGES", .enumerated),
-                                    ("HOLD-BACK", .float), ("PART-HOLD-BACK", .float),
-                                    ("CAN-BLOCK-RELOAD", .enumerated)]),
-            HLSTagSpec(.skip, "EXT-X-SKIP", .media, .attributes, single: true,
-                       attributes: [("SKIPPED-SEGMENTS", .integer), ("RECENTLY-REMOVED-DATERANGES", .quoted)],
-                       required: ["SKIPPED-SEGMENTS"]),
-            HLSTagSpec(.preloadHint, "EXT-X-PRELOAD-HINT", .media, .attributes,
-                       attributes: [("TYPE", .enumerated), ("URI", .quoted), ("BYTERANGE-START", .integer),
-                                    ("BYTERANGE-LENGTH", .integer)],
-                       required: ["TYPE", "URI"], uris: [("URI", .other)]),
-            HLSTagSpec(.renditionReport, "EXT-X-RENDITION-REPORT", .media, .attributes,
-                       attributes: [("URI", .quoted), ("LAST-MSN", .integer), ("LAST-PART", .integer)],
-                       required: ["URI"], uris: [("URI", .playlist)]),
-            HLSTagSpec(.media, "EXT-X-MEDIA", .master, .attributes,
-                       attributes: [("TYPE", .enumerated), ("URI", .quoted), ("GROUP-ID", .quoted),
-                                    ("LANGUAGE", .quoted), ("ASSOC-LANGUAGE", .quoted), ("NAME", .quoted),
-                                    ("STABLE-RENDITION-ID", .quoted), ("DEFAULT", .enumerated),
-                                    ("AUTOSELECT", .enumerated), ("FORCED", .enumerated),
-                                    ("INSTREAM-ID", .quoted), ("BIT-DEPTH", .integer),
-                                    ("SAMPLE-RATE", .integer), ("CHARACTERISTICS", .quoted),
-                                    ("CHANNELS", .quoted)],
-                       required: ["TYPE", "GROUP-ID", "NAME"], uris: [("URI", .playlist)]),
-            HLSTagSpec(.streamInf, "EXT-X-STREAM-INF", .master, .attributes,
-                       attributes: variantAttributes + [("FRAME-RATE", .float), ("AUDIO", .quoted),
-                                                        ("SUBTITLES", .quoted), ("CLOSED-CAPTIONS", .quotedOrNone)],
-                       required: ["BANDWIDTH"], uris: [("URI", .playlist)]),
-            HLSTagSpec(.iFrameStreamInf, "EXT-X-I-FRAME-STREAM-INF", .master, .attributes,
-                       attributes: variantAttributes, required: ["BANDWIDTH", "URI"], uris: [("URI", .playlist)]),
-            HLSTagSpec(.imageStreamInf, "EXT-X-IMAGE-STREAM-INF", .master, .attributes,
-                       attributes: variantAttributes, required: ["URI"], uris: [("URI", .playlist)]),
-            HLSTagSpec(.sessionData, "EXT-X-SESSION-DATA", .master, .attributes,
-                       attributes: [("DATA-ID", .quoted), ("VALUE", .quoted), ("URI", .quoted),
-                                    ("FORMAT", .enumerated), ("LANGUAGE", .quoted)],
-                       required: ["DATA-ID"], uris: [("URI", .other)]),
-            HLSTagSpec(.sessionKey, "EXT-X-SESSION-KEY", .master, .attributes, attributes: keyAttributes,
-                       required: ["METHOD"], uris: [("URI", .key)]),
-            HLSTagSpec(.contentSteering, "EXT-X-CONTENT-STEERING", .master, .attributes, single: true,
-                       attributes: [("SERVER-URI", .quoted), ("PATHWAY-ID", .quoted)],
-                       required: ["SERVER-URI"], uris: [("SERVER-URI", .other)]),
+            HLSTagSpec(
+                .partInf, "EXT-X-PART-INF", .media, .attributes, single: true,
+                attributes: [("PART-TARGET", .float)], required: ["PART-TARGET"]),
+            HLSTagSpec(
+                .serverControl, "EXT-X-SERVER-CONTROL", .media, .attributes, single: true,
+                attributes: [
+                    ("CAN-SKIP-UNTIL", .float), ("CAN-SKIP-DATERANGES", .enumerated),
+                    ("HOLD-BACK", .float), ("PART-HOLD-BACK", .float),
+                    ("CAN-BLOCK-RELOAD", .enumerated),
+                ]),
+            HLSTagSpec(
+                .skip, "EXT-X-SKIP", .media, .attributes, single: true,
+                attributes: [("SKIPPED-SEGMENTS", .integer), ("RECENTLY-REMOVED-DATERANGES", .quoted)],
+                required: ["SKIPPED-SEGMENTS"]),
+            HLSTagSpec(
+                .preloadHint, "EXT-X-PRELOAD-HINT", .media, .attributes,
+                attributes: [
+                    ("TYPE", .enumerated), ("URI", .quoted), ("BYTERANGE-START", .integer),
+                    ("BYTERANGE-LENGTH", .integer),
+                ],
+                required: ["TYPE", "URI"], uris: [("URI", .other)]),
+            HLSTagSpec(
+                .renditionReport, "EXT-X-RENDITION-REPORT", .media, .attributes,
+                attributes: [("URI", .quoted), ("LAST-MSN", .integer), ("LAST-PART", .integer)],
+                required: ["URI"], uris: [("URI", .playlist)]),
+            HLSTagSpec(
+                .media, "EXT-X-MEDIA", .master, .attributes,
+                attributes: [
+                    ("TYPE", .enumerated), ("URI", .quoted), ("GROUP-ID", .quoted),
+                    ("LANGUAGE", .quoted), ("ASSOC-LANGUAGE", .quoted), ("NAME", .quoted),
+                    ("STABLE-RENDITION-ID", .quoted), ("DEFAULT", .enumerated),
+                    ("AUTOSELECT", .enumerated), ("FORCED", .enumerated),
+                    ("INSTREAM-ID", .quoted), ("BIT-DEPTH", .integer),
+                    ("SAMPLE-RATE", .integer), ("CHARACTERISTICS", .quoted),
+                    ("CHANNELS", .quoted),
+                ],
+                required: ["TYPE", "GROUP-ID", "NAME"], uris: [("URI", .playlist)]),
+            HLSTagSpec(
+                .streamInf, "EXT-X-STREAM-INF", .master, .attributes,
+                attributes: variantAttributes + [
+                    ("FRAME-RATE", .float), ("AUDIO", .quoted),
+                    ("SUBTITLES", .quoted), ("CLOSED-CAPTIONS", .quotedOrNone),
+                ],
+                required: ["BANDWIDTH"], uris: [("URI", .playlist)]),
+            HLSTagSpec(
+                .iFrameStreamInf, "EXT-X-I-FRAME-STREAM-INF", .master, .attributes,
+                attributes: variantAttributes, required: ["BANDWIDTH", "URI"], uris: [("URI", .playlist)]),
+            HLSTagSpec(
+                .imageStreamInf, "EXT-X-IMAGE-STREAM-INF", .master, .attributes,
+                attributes: variantAttributes, required: ["URI"], uris: [("URI", .playlist)]),
+            HLSTagSpec(
+                .sessionData, "EXT-X-SESSION-DATA", .master, .attributes,
+                attributes: [
+                    ("DATA-ID", .quoted), ("VALUE", .quoted), ("URI", .quoted),
+                    ("FORMAT", .enumerated), ("LANGUAGE", .quoted),
+                ],
+                required: ["DATA-ID"], uris: [("URI", .other)]),
+            HLSTagSpec(
+                .sessionKey, "EXT-X-SESSION-KEY", .master, .attributes, attributes: keyAttributes,
+                required: ["METHOD"], uris: [("URI", .key)]),
+            HLSTagSpec(
+                .contentSteering, "EXT-X-CONTENT-STEERING", .master, .attributes, single: true,
+                attributes: [("SERVER-URI", .quoted), ("PATHWAY-ID", .quoted)],
+                required: ["SERVER-URI"], uris: [("SERVER-URI", .other)]),
             HLSTagSpec(.independentSegments, "EXT-X-INDEPENDENT-SEGMENTS", .any, .none),
-            HLSTagSpec(.start, "EXT-X-START", .any, .attributes, single: true,
-                       attributes: [("TIME-OFFSET", .signedFloat), ("PRECISE", .enumerated)],
-                       required: ["TIME-OFFSET"]),
-            HLSTagSpec(.define, "EXT-X-DEFINE", .any, .attributes,
-                       attributes: [("NAME", .quoted), ("VALUE", .quoted), ("IMPORT", .quoted),
-                                    ("QUERYPARAM", .quoted)]),
+            HLSTagSpec(
+                .start, "EXT-X-START", .any, .attributes, single: true,
+                attributes: [("TIME-OFFSET", .signedFloat), ("PRECISE", .enumerated)],
+                required: ["TIME-OFFSET"]),
+            HLSTagSpec(
+                .define, "EXT-X-DEFINE", .any, .attributes,
+                attributes: [
+                    ("NAME", .quoted), ("VALUE", .quoted), ("IMPORT", .quoted),
+                    ("QUERYPARAM", .quoted),
+                ]),
         ]
         precondition(specs.count == HLSTagID.allCases.count)
         for (index, spec) in specs.enumerated() {

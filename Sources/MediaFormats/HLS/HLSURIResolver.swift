@@ -92,10 +92,11 @@ struct HLSURIResolver: Sendable {
         var start = 0
         // A scheme is a letter, then letters, digits, '+', '-', '.', up to a ':' before any '/'.
         if let colon = uri[..<end].firstIndex(where: { $0 == 0x3A || $0 == 0x2F }), colon > 0, uri[colon] == 0x3A,
-           (uri[0] | 0x20) &- 0x61 < 26,
-           uri[1..<colon].allSatisfy({ byte in
-               (byte | 0x20) &- 0x61 < 26 || byte &- 0x30 < 10 || byte == 0x2B || byte == 0x2D || byte == 0x2E
-           }) {
+            (uri[0] | 0x20) &- 0x61 < 26,
+            uri[1..<colon].allSatisfy({ byte in
+                (byte | 0x20) &- 0x61 < 26 || byte &- 0x30 < 10 || byte == 0x2B || byte == 0x2D || byte == 0x2E
+            })
+        {
             components.scheme = 0..<colon
             start = colon + 1
         }

@@ -36,7 +36,8 @@ enum M3UAttributeScanner {
             }
             let name = M3UText.slice(line, nameStart, index)
             guard index < count, line[index] == UInt8(ascii: "=") else {
-                warnings.append(M3UWarning(line: lineNumber, kind: .attributeWithoutValue, detail: M3UText.excerpt(name)))
+                warnings.append(
+                    M3UWarning(line: lineNumber, kind: .attributeWithoutValue, detail: M3UText.excerpt(name)))
                 continue
             }
             index += 1
@@ -53,7 +54,8 @@ enum M3UAttributeScanner {
                     value = M3UText.slice(line, valueStart, close)
                     index = close + 1
                     if quote == UInt8(ascii: "\""), containsAssignmentQuote(value) {
-                        warnings.append(M3UWarning(line: lineNumber, kind: .suspiciousQuote, detail: M3UText.excerpt(value)))
+                        warnings.append(
+                            M3UWarning(line: lineNumber, kind: .suspiciousQuote, detail: M3UText.excerpt(value)))
                     }
                 } else {
                     // No closing quote: guess that the value ends at the next comma (in #EXTINF,
@@ -66,7 +68,8 @@ enum M3UAttributeScanner {
                     }
                     value = M3UText.slice(line, valueStart, end)
                     index = end
-                    warnings.append(M3UWarning(line: lineNumber, kind: .unterminatedQuote, detail: M3UText.excerpt(name)))
+                    warnings.append(
+                        M3UWarning(line: lineNumber, kind: .unterminatedQuote, detail: M3UText.excerpt(name)))
                 }
             } else {
                 let valueStart = index
@@ -78,7 +81,8 @@ enum M3UAttributeScanner {
                 value = M3UText.slice(line, valueStart, index)
             }
             if name.isEmpty {
-                warnings.append(M3UWarning(line: lineNumber, kind: .attributeWithoutValue, detail: M3UText.excerpt(value)))
+                warnings.append(
+                    M3UWarning(line: lineNumber, kind: .attributeWithoutValue, detail: M3UText.excerpt(value)))
             } else {
                 body(name, value)
             }
@@ -101,13 +105,15 @@ enum M3UAttributeScanner {
     @inline(__always)
     private static func isNameByte(_ byte: UInt8) -> Bool {
         M3UText.lowercased(byte) &- 0x61 < 26 || byte &- 0x30 < 10
-            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":")
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
+            || byte == UInt8(ascii: ":")
     }
 
     /// `="` inside a value is the usual trace of a missing closing quote earlier on.
     private static func containsAssignmentQuote(_ value: UnsafeRawBufferPointer) -> Bool {
         guard value.count > 1 else { return false }
-        for index in 0..<(value.count - 1) where value[index] == UInt8(ascii: "=") && value[index + 1] == UInt8(ascii: "\"") {
+        for index in 0..<(value.count - 1)
+        where value[index] == UInt8(ascii: "=") && value[index + 1] == UInt8(ascii: "\"") {
             return true
         }
         return false

@@ -174,7 +174,8 @@ extension M3UEntry {
         for property in kodiProperties {
             let name = property.name
             if M3UText.equalsIgnoringASCIICase(name, "inputstream.adaptive.stream_headers")
-                || M3UText.equalsIgnoringASCIICase(name, "inputstream.adaptive.manifest_headers") {
+                || M3UText.equalsIgnoringASCIICase(name, "inputstream.adaptive.manifest_headers")
+            {
                 var ignored: [M3UWarning] = []
                 let headers = Array(property.value.utf8).withUnsafeBytes {
                     M3UURLLine.parseHeaders($0, line: 0, warnings: &ignored)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Playlist events from an async sequence of byte chunks (see ``ParserEventSequence``).
 public typealias M3UEventSequence<Base: AsyncSequence> = ParserEventSequence<M3UParser, Base>
 where Base.Element: ContiguousBytes
@@ -9,5 +11,3 @@ extension M3UParser: ChunkedEventParser {
         events(in: chunks, options: Options())
     }
 }
-
-import Foundation

@@ -64,7 +64,9 @@ enum M3UHTTPHeadersJSON {
         var index = 0
 
         mutating func skipSpace() {
-            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D {
+            while index < bytes.count,
+                bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D
+            {
                 index += 1
             }
         }
@@ -85,7 +87,8 @@ enum M3UHTTPHeadersJSON {
             let start = index
             while index < bytes.count {
                 let byte = bytes[index]
-                let isTokenByte = byte &- 0x30 < 10 || M3UText.lowercased(byte) &- 0x61 < 26
+                let isTokenByte =
+                    byte &- 0x30 < 10 || M3UText.lowercased(byte) &- 0x61 < 26
                     || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".")
                 guard isTokenByte else { break }
                 index += 1
@@ -118,7 +121,8 @@ enum M3UHTTPHeadersJSON {
                 case UInt8(ascii: "f"): utf8.append(0x0C)
                 case UInt8(ascii: "u"):
                     guard index + 4 <= bytes.count,
-                          let code = UInt32(M3UText.string(M3UText.slice(bytes, index, index + 4)), radix: 16) else { return nil }
+                        let code = UInt32(M3UText.string(M3UText.slice(bytes, index, index + 4)), radix: 16)
+                    else { return nil }
                     index += 4
                     var scalarValue = code
                     if (0xD800...0xDBFF).contains(code) {

@@ -136,7 +136,9 @@ public struct M3UParser: Sendable {
             if carry.isEmpty, !skippingLongLine {
                 lineNumber += 1
                 if end - index > options.maxLineLength {
-                    try emit(.warning(M3UWarning(line: lineNumber, kind: .lineTooLong, detail: "\(end - index) bytes")), onEvent)
+                    try emit(
+                        .warning(M3UWarning(line: lineNumber, kind: .lineTooLong, detail: "\(end - index) bytes")),
+                        onEvent)
                 } else {
                     try processLine(M3UText.slice(bytes, index, end), onEvent)
                 }
@@ -171,7 +173,10 @@ public struct M3UParser: Sendable {
         if skippingLongLine {
             skippingLongLine = false
             carry.removeAll(keepingCapacity: true)
-            try emit(.warning(M3UWarning(line: lineNumber, kind: .lineTooLong, detail: "over \(options.maxLineLength) bytes")), onEvent)
+            try emit(
+                .warning(
+                    M3UWarning(line: lineNumber, kind: .lineTooLong, detail: "over \(options.maxLineLength) bytes")),
+                onEvent)
             return
         }
         // Swap the buffer out so that processing the line may mutate `self`.
@@ -216,14 +221,18 @@ public struct M3UParser: Sendable {
         if !sawFirstLine {
             sawFirstLine = true
             if !M3UText.hasPrefix(line, lowercaseLiteral: "#extm3u") {
-                try emit(.warning(M3UWarning(line: lineNumber, kind: .missingHeader, detail: M3UText.excerpt(line, limit: 60))), onEvent)
+                try emit(
+                    .warning(
+                        M3UWarning(line: lineNumber, kind: .missingHeader, detail: M3UText.excerpt(line, limit: 60))),
+                    onEvent)
             }
         }
 
         if first == UInt8(ascii: "#") {
             if M3UText.hasPrefix(line, lowercaseLiteral: "#extinf") {
                 if pendingHasExtInf {
-                    try emit(.warning(M3UWarning(line: pendingLine, kind: .entryWithoutURL, detail: pending.title)), onEvent)
+                    try emit(
+                        .warning(M3UWarning(line: pendingLine, kind: .entryWithoutURL, detail: pending.title)), onEvent)
                     pending = M3UEntry(url: "")
                 }
                 var entry = M3UEntry(url: "")
@@ -252,7 +261,8 @@ public struct M3UParser: Sendable {
                 if let headers = M3UHTTPHeadersJSON.parse(json) {
                     pending.extHTTPHeaders.append(contentsOf: headers)
                 } else {
-                    lineWarnings.append(M3UWarning(line: lineNumber, kind: .invalidHTTPHeaders, detail: M3UText.excerpt(json)))
+                    lineWarnings.append(
+                        M3UWarning(line: lineNumber, kind: .invalidHTTPHeaders, detail: M3UText.excerpt(json)))
                 }
                 pendingStarted = true
             } else if M3UText.hasPrefix(line, lowercaseLiteral: "#ext") {
@@ -269,7 +279,8 @@ public struct M3UParser: Sendable {
         let (url, headers) = M3UURLLine.split(line)
         if !pendingStarted {
             guard M3UURLLine.looksLikeLocation(url) else {
-                try emit(.warning(M3UWarning(line: lineNumber, kind: .junkLine, detail: M3UText.excerpt(line))), onEvent)
+                try emit(
+                    .warning(M3UWarning(line: lineNumber, kind: .junkLine, detail: M3UText.excerpt(line))), onEvent)
                 return
             }
         }
@@ -303,28 +314,35 @@ public struct M3UParser: Sendable {
         while tokenEnd < count {
             let byte = line[tokenEnd]
             if byte == UInt8(ascii: ",") || M3UText.isSpace(byte) { break }
-            if byte == UInt8(ascii: "=") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") { tokenLooksLikeAttribute = true }
+            if byte == UInt8(ascii: "=") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                tokenLooksLikeAttribute = true
+            }
             tokenEnd += 1
         }
         let token = M3UText.slice(line, index, tokenEnd)
         if token.isEmpty || tokenLooksLikeAttribute {
-            lineWarnings.append(M3UWarning(line: lineNumber, kind: .missingDuration, detail: M3UText.excerpt(line, limit: 60)))
+            lineWarnings.append(
+                M3UWarning(line: lineNumber, kind: .missingDuration, detail: M3UText.excerpt(line, limit: 60)))
         } else {
             index = tokenEnd
             if let duration = M3UText.duration(token) {
                 pending.duration = duration
             } else {
-                lineWarnings.append(M3UWarning(line: lineNumber, kind: .invalidDuration, detail: M3UText.excerpt(token)))
+                lineWarnings.append(
+                    M3UWarning(line: lineNumber, kind: .invalidDuration, detail: M3UText.excerpt(token)))
             }
         }
 
-        let comma = M3UAttributeScanner.scan(line, from: index, stopAtComma: true, lineNumber: lineNumber, warnings: &lineWarnings) { name, value in
+        let comma = M3UAttributeScanner.scan(
+            line, from: index, stopAtComma: true, lineNumber: lineNumber, warnings: &lineWarnings
+        ) { name, value in
             assignEntryAttribute(name, value, to: &pending)
         }
         if let comma {
             pending.title = M3UText.string(M3UText.trimmed(M3UText.slice(line, comma + 1, count)))
         } else {
-            lineWarnings.append(M3UWarning(line: lineNumber, kind: .missingTitleSeparator, detail: M3UText.excerpt(line, limit: 60)))
+            lineWarnings.append(
+                M3UWarning(line: lineNumber, kind: .missingTitleSeparator, detail: M3UText.excerpt(line, limit: 60)))
         }
     }
 
@@ -369,9 +387,11 @@ public struct M3UParser: Sendable {
     private mutating func readHeader(_ line: UnsafeRawBufferPointer) {
         var header = self.header ?? M3UPlaylistHeader()
         if self.header != nil {
-            lineWarnings.append(M3UWarning(line: lineNumber, kind: .duplicateHeader, detail: M3UText.excerpt(line, limit: 60)))
+            lineWarnings.append(
+                M3UWarning(line: lineNumber, kind: .duplicateHeader, detail: M3UText.excerpt(line, limit: 60)))
         }
-        _ = M3UAttributeScanner.scan(line, from: 7, stopAtComma: false, lineNumber: lineNumber, warnings: &lineWarnings) { name, valueBytes in
+        _ = M3UAttributeScanner.scan(line, from: 7, stopAtComma: false, lineNumber: lineNumber, warnings: &lineWarnings)
+        { name, valueBytes in
             func put(_ slot: inout String?) -> Bool {
                 guard slot == nil else { return false }
                 slot = M3UText.string(valueBytes)
@@ -391,7 +411,8 @@ public struct M3UParser: Sendable {
             default: stored = false
             }
             if !stored {
-                header.extraAttributes.append(M3UAttribute(name: M3UText.string(name), value: M3UText.string(valueBytes)))
+                header.extraAttributes.append(
+                    M3UAttribute(name: M3UText.string(name), value: M3UText.string(valueBytes)))
             }
         }
         self.header = header
@@ -406,7 +427,8 @@ public struct M3UParser: Sendable {
         let name = M3UText.trimmed(M3UText.slice(body, 0, equals))
         var value = M3UText.trimmed(M3UText.slice(body, equals + 1, body.count))
         if stripQuotes, value.count >= 2, let first = value.first, first == value[value.count - 1],
-           first == UInt8(ascii: "\"") || first == UInt8(ascii: "'") {
+            first == UInt8(ascii: "\"") || first == UInt8(ascii: "'")
+        {
             value = M3UText.slice(value, 1, value.count - 1)
         }
         return M3UAttribute(name: M3UText.string(name), value: M3UText.string(value))
@@ -421,35 +443,110 @@ enum M3UKnownAttribute {
     init?(_ name: UnsafeRawBufferPointer) {
         // Dispatch on length first: most names are rejected or matched by one comparison.
         switch name.count {
-        case 4: if M3UText.equals(name, lowercaseLiteral: "logo") { self = .tvgLogo; return }
-        case 5: if M3UText.equals(name, lowercaseLiteral: "radio") { self = .radio; return }
-        case 6: if M3UText.equals(name, lowercaseLiteral: "tvg-id") { self = .tvgID; return }
+        case 4:
+            if M3UText.equals(name, lowercaseLiteral: "logo") {
+                self = .tvgLogo
+                return
+            }
+        case 5:
+            if M3UText.equals(name, lowercaseLiteral: "radio") {
+                self = .radio
+                return
+            }
+        case 6:
+            if M3UText.equals(name, lowercaseLiteral: "tvg-id") {
+                self = .tvgID
+                return
+            }
         case 7:
-            if M3UText.equals(name, lowercaseLiteral: "tvg-url") { self = .tvgURL; return }
-            if M3UText.equals(name, lowercaseLiteral: "tvg-rec") { self = .tvgRec; return }
-            if M3UText.equals(name, lowercaseLiteral: "catchup") { self = .catchup; return }
-            if M3UText.equals(name, lowercaseLiteral: "url-tvg") { self = .xTVGURL; return }
+            if M3UText.equals(name, lowercaseLiteral: "tvg-url") {
+                self = .tvgURL
+                return
+            }
+            if M3UText.equals(name, lowercaseLiteral: "tvg-rec") {
+                self = .tvgRec
+                return
+            }
+            if M3UText.equals(name, lowercaseLiteral: "catchup") {
+                self = .catchup
+                return
+            }
+            if M3UText.equals(name, lowercaseLiteral: "url-tvg") {
+                self = .xTVGURL
+                return
+            }
         case 8:
-            if M3UText.equals(name, lowercaseLiteral: "tvg-name") { self = .tvgName; return }
-            if M3UText.equals(name, lowercaseLiteral: "tvg-logo") { self = .tvgLogo; return }
-            if M3UText.equals(name, lowercaseLiteral: "tvg-chno") { self = .channelNumber; return }
+            if M3UText.equals(name, lowercaseLiteral: "tvg-name") {
+                self = .tvgName
+                return
+            }
+            if M3UText.equals(name, lowercaseLiteral: "tvg-logo") {
+                self = .tvgLogo
+                return
+            }
+            if M3UText.equals(name, lowercaseLiteral: "tvg-chno") {
+                self = .channelNumber
+                return
+            }
         case 9:
-            if M3UText.equals(name, lowercaseLiteral: "tvg-shift") { self = .tvgShift; return }
-            if M3UText.equals(name, lowercaseLiteral: "timeshift") { self = .timeshift; return }
-            if M3UText.equals(name, lowercaseLiteral: "x-tvg-url") { self = .xTVGURL; return }
-        case 10: if M3UText.equals(name, lowercaseLiteral: "user-agent") { self = .userAgent; return }
+            if M3UText.equals(name, lowercaseLiteral: "tvg-shift") {
+                self = .tvgShift
+                return
+            }
+            if M3UText.equals(name, lowercaseLiteral: "timeshift") {
+                self = .timeshift
+                return
+            }
+            if M3UText.equals(name, lowercaseLiteral: "x-tvg-url") {
+                self = .xTVGURL
+                return
+            }
+        case 10:
+            if M3UText.equals(name, lowercaseLiteral: "user-agent") {
+                self = .userAgent
+                return
+            }
         case 11:
-            if M3UText.equals(name, lowercaseLiteral: "group-title") { self = .groupTitle; return }
-            if M3UText.equals(name, lowercaseLiteral: "tvg-country") { self = .tvgCountry; return }
+            if M3UText.equals(name, lowercaseLiteral: "group-title") {
+                self = .groupTitle
+                return
+            }
+            if M3UText.equals(name, lowercaseLiteral: "tvg-country") {
+                self = .tvgCountry
+                return
+            }
         case 12:
-            if M3UText.equals(name, lowercaseLiteral: "tvg-language") { self = .tvgLanguage; return }
-            if M3UText.equals(name, lowercaseLiteral: "catchup-type") { self = .catchup; return }
-            if M3UText.equals(name, lowercaseLiteral: "catchup-days") { self = .catchupDays; return }
-        case 13: if M3UText.equals(name, lowercaseLiteral: "http-referrer") { self = .httpReferrer; return }
+            if M3UText.equals(name, lowercaseLiteral: "tvg-language") {
+                self = .tvgLanguage
+                return
+            }
+            if M3UText.equals(name, lowercaseLiteral: "catchup-type") {
+                self = .catchup
+                return
+            }
+            if M3UText.equals(name, lowercaseLiteral: "catchup-days") {
+                self = .catchupDays
+                return
+            }
+        case 13:
+            if M3UText.equals(name, lowercaseLiteral: "http-referrer") {
+                self = .httpReferrer
+                return
+            }
         case 14:
-            if M3UText.equals(name, lowercaseLiteral: "channel-number") { self = .channelNumber; return }
-            if M3UText.equals(name, lowercaseLiteral: "catchup-source") { self = .catchupSource; return }
-        case 15: if M3UText.equals(name, lowercaseLiteral: "http-user-agent") { self = .userAgent; return }
+            if M3UText.equals(name, lowercaseLiteral: "channel-number") {
+                self = .channelNumber
+                return
+            }
+            if M3UText.equals(name, lowercaseLiteral: "catchup-source") {
+                self = .catchupSource
+                return
+            }
+        case 15:
+            if M3UText.equals(name, lowercaseLiteral: "http-user-agent") {
+                self = .userAgent
+                return
+            }
         default: break
         }
         return nil

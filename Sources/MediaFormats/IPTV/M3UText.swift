@@ -54,7 +54,8 @@ enum M3UText {
     }
 
     static func hasPrefixIgnoringASCIICase(_ text: String, _ prefix: String) -> Bool {
-        text.utf8.count >= prefix.utf8.count && zip(text.utf8, prefix.utf8).allSatisfy { lowercased($0) == lowercased($1) }
+        text.utf8.count >= prefix.utf8.count
+            && zip(text.utf8, prefix.utf8).allSatisfy { lowercased($0) == lowercased($1) }
     }
 
     static func contains(_ bytes: UnsafeRawBufferPointer, _ byte: UInt8) -> Bool {

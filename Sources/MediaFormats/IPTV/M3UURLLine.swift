@@ -3,7 +3,8 @@
 enum M3UURLLine {
     /// Splits a trimmed location line into the URL and its header suffix. A `|` only starts
     /// headers when what follows is empty or contains `=`, so a stray `|` in a URL survives.
-    static func split(_ line: UnsafeRawBufferPointer) -> (url: UnsafeRawBufferPointer, headers: UnsafeRawBufferPointer?) {
+    static func split(_ line: UnsafeRawBufferPointer) -> (url: UnsafeRawBufferPointer, headers: UnsafeRawBufferPointer?)
+    {
         guard let bar = line.firstIndex(of: UInt8(ascii: "|")) else { return (line, nil) }
         let rest = M3UText.slice(line, bar + 1, line.count)
         guard rest.isEmpty || M3UText.contains(rest, UInt8(ascii: "=")) else { return (line, nil) }
@@ -11,7 +12,8 @@ enum M3UURLLine {
     }
 
     /// Parses `Name=value&Name2="value 2"` pairs.
-    static func parseHeaders(_ bytes: UnsafeRawBufferPointer, line: Int, warnings: inout [M3UWarning]) -> [M3UAttribute] {
+    static func parseHeaders(_ bytes: UnsafeRawBufferPointer, line: Int, warnings: inout [M3UWarning]) -> [M3UAttribute]
+    {
         var headers: [M3UAttribute] = []
         var index = 0
         let count = bytes.count
@@ -56,7 +58,8 @@ enum M3UURLLine {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
-               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
                 decoded.append(high << 4 | low)
                 index += 3
             } else {
@@ -113,17 +116,21 @@ enum M3UURLLine {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: ":"), index + 2 < bytes.count,
-               bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/") {
+                bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/")
+            {
                 return true
             }
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: ".") { hasSeparator = true }
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: ".") {
+                hasSeparator = true
+            }
             if M3UText.isSpace(byte) { hasSpace = true }
             index += 1
         }
         if first == UInt8(ascii: "/") || first == UInt8(ascii: "\\") || first == UInt8(ascii: ".") { return true }
         // A Windows drive path such as C:\Music\a.mp3.
         if bytes.count > 2, M3UText.lowercased(first) &- 0x61 < 26, bytes[1] == UInt8(ascii: ":"),
-           bytes[2] == UInt8(ascii: "\\") || bytes[2] == UInt8(ascii: "/") {
+            bytes[2] == UInt8(ascii: "\\") || bytes[2] == UInt8(ascii: "/")
+        {
             return true
         }
         let alphanumeric = M3UText.lowercased(first) &- 0x61 < 26 || first &- 0x30 < 10 || first >= 0x80

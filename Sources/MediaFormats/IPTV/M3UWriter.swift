@@ -73,9 +73,11 @@ public struct M3UWriter: Sendable {
 
         out += Self.singleLine(entry.url)
         if !entry.urlHeaders.isEmpty {
-            out += "|" + entry.urlHeaders.map { header in
-                Self.singleLine(header.name) + "=" + M3UURLLine.percentEncoded(header.value)
-            }.joined(separator: "&")
+            out +=
+                "|"
+                + entry.urlHeaders.map { header in
+                    Self.singleLine(header.name) + "=" + M3UURLLine.percentEncoded(header.value)
+                }.joined(separator: "&")
         }
         return out + "\n"
     }
@@ -102,8 +104,10 @@ public struct M3UWriter: Sendable {
         guard !option.value.isEmpty else { return singleLine(option.name) }
         var value = singleLine(option.value)
         if quoteIfNeeded, let first = value.utf8.first, let last = value.utf8.last,
-           first == UInt8(ascii: "\"") || first == UInt8(ascii: "'") || last == UInt8(ascii: "\"") || last == UInt8(ascii: "'")
-            || M3UText.isSpace(first) || M3UText.isSpace(last) {
+            first == UInt8(ascii: "\"") || first == UInt8(ascii: "'") || last == UInt8(ascii: "\"")
+                || last == UInt8(ascii: "'")
+                || M3UText.isSpace(first) || M3UText.isSpace(last)
+        {
             // The parser strips one pair of matching quotes and trims, so protect values that
             // would otherwise lose characters.
             value = "\"" + value + "\""

@@ -13,7 +13,9 @@ public enum FetchPolicy: String, Sendable, Codable, CaseIterable {
 
     /// Whether a request to `url` is allowed: http(s) with a host the policy admits.
     public func permits(_ url: URL) -> Bool {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else { return false }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
+            return false
+        }
         return permits(host: host)
     }
 
@@ -31,7 +33,8 @@ public enum FetchPolicy: String, Sendable, Codable, CaseIterable {
             let parts = name.split(separator: ".", omittingEmptySubsequences: false)
             guard parts.count == 4, parts[0] == "127" else { return false }
             return parts.allSatisfy { part in
-                !part.isEmpty && part.count <= 3 && part.allSatisfy { $0.isASCII && $0.isNumber } && (Int(part) ?? 256) <= 255
+                !part.isEmpty && part.count <= 3 && part.allSatisfy { $0.isASCII && $0.isNumber }
+                    && (Int(part) ?? 256) <= 255
             }
         }
     }

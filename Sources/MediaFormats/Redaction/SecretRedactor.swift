@@ -43,7 +43,7 @@ public enum SecretRedactor {
         var copiedUpTo = 0
         while index + 2 < source.count {
             guard source[index] == UInt8(ascii: ":"), source[index + 1] == UInt8(ascii: "/"),
-                  source[index + 2] == UInt8(ascii: "/")
+                source[index + 2] == UInt8(ascii: "/")
             else {
                 index += 1
                 continue
@@ -140,7 +140,7 @@ public enum SecretRedactor {
             var nameEnd = index
             while nameEnd < text.endIndex, isParameterNameByte(text[nameEnd]) { nameEnd += 1 }
             guard nameEnd > index, nameEnd < text.endIndex, text[nameEnd] == UInt8(ascii: "="),
-                  secretParameterNames.contains(String(decoding: text[index..<nameEnd], as: UTF8.self).lowercased())
+                secretParameterNames.contains(String(decoding: text[index..<nameEnd], as: UTF8.self).lowercased())
             else {
                 output.append(text[index])
                 index += 1
@@ -162,7 +162,7 @@ public enum SecretRedactor {
         var index = 0
         while index < bytes.count, isSchemeByte(bytes[index]) { index += 1 }
         guard index > 0, index + 2 < bytes.count, bytes[index] == UInt8(ascii: ":"),
-              bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/")
+            bytes[index + 1] == UInt8(ascii: "/"), bytes[index + 2] == UInt8(ascii: "/")
         else { return nil }
         return index
     }
@@ -170,7 +170,7 @@ public enum SecretRedactor {
     private static func isSchemeByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
             return true
         default:
             return false
@@ -188,7 +188,7 @@ public enum SecretRedactor {
     private static func isURLTerminator(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\""),
-             UInt8(ascii: "'"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "`"):
+            UInt8(ascii: "'"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "`"):
             return true
         default:
             return false
@@ -198,8 +198,8 @@ public enum SecretRedactor {
     private static func isPairSeparator(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "?"), UInt8(ascii: "&"), UInt8(ascii: ";"), UInt8(ascii: " "), UInt8(ascii: "\t"),
-             UInt8(ascii: "\n"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: ","), UInt8(ascii: "("),
-             UInt8(ascii: "["), UInt8(ascii: "{"):
+            UInt8(ascii: "\n"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: ","), UInt8(ascii: "("),
+            UInt8(ascii: "["), UInt8(ascii: "{"):
             return true
         default:
             return false
@@ -209,8 +209,8 @@ public enum SecretRedactor {
     private static func isValueTerminator(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "&"), UInt8(ascii: "#"), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"),
-             UInt8(ascii: "\r"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: ";"), UInt8(ascii: ","),
-             UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: "<"), UInt8(ascii: ">"):
+            UInt8(ascii: "\r"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: ";"), UInt8(ascii: ","),
+            UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: "<"), UInt8(ascii: ">"):
             return true
         default:
             return false

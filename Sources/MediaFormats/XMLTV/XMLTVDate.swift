@@ -61,7 +61,11 @@ public struct XMLTVDate: Sendable, Hashable, CustomStringConvertible {
         }
         // Each shorter form simply stops early; later fields keep their defaults.
         guard let year = number(4) else { return nil }
-        var month = 1, day = 1, hour = 0, minute = 0, second = 0
+        var month = 1
+        var day = 1
+        var hour = 0
+        var minute = 0
+        var second = 0
         if let value = number(2) {
             month = value
             if let value = number(2) {
@@ -77,7 +81,9 @@ public struct XMLTVDate: Sendable, Hashable, CustomStringConvertible {
         }
         // A wrong number of digits (such as 13) means garbage rather than a shorter form.
         if index < count, bytes[index] &- 0x30 < 10 { return nil }
-        guard (1...12).contains(month), (1...31).contains(day), hour <= 24, minute <= 59, second <= 60 else { return nil }
+        guard (1...12).contains(month), (1...31).contains(day), hour <= 24, minute <= 59, second <= 60 else {
+            return nil
+        }
 
         while index < count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
         var offset = 0

@@ -53,7 +53,9 @@ struct XMLTVElementReader: XMLTVTokenSink {
 
     // MARK: - Tokens
 
-    mutating func startElement(_ name: UnsafeRawBufferPointer, _ attributes: XMLTVAttributeList, selfClosing: Bool, offset: Int) {
+    mutating func startElement(
+        _ name: UnsafeRawBufferPointer, _ attributes: XMLTVAttributeList, selfClosing: Bool, offset: Int
+    ) {
         lastTagOffset = offset
         openElements.append(Self.hash(name))
         let depth = openElements.count
@@ -190,7 +192,9 @@ struct XMLTVElementReader: XMLTVTokenSink {
         }
     }
 
-    private mutating func startProgrammeChild(_ name: UnsafeRawBufferPointer, _ attributes: XMLTVAttributeList, offset: Int) {
+    private mutating func startProgrammeChild(
+        _ name: UnsafeRawBufferPointer, _ attributes: XMLTVAttributeList, offset: Int
+    ) {
         // Dispatch on length: each length has at most a few candidates.
         switch name.count {
         case 3:
@@ -208,7 +212,9 @@ struct XMLTVElementReader: XMLTVTokenSink {
         case 6:
             if XMLTVScanner.equals(name, "length") {
                 let unit = attributes.value("units")
-                lengthUnit = unit.map { XMLTVScanner.equals($0, "hours") ? 3600 : XMLTVScanner.equals($0, "minutes") ? 60 : 1 } ?? 1
+                lengthUnit =
+                    unit.map { XMLTVScanner.equals($0, "hours") ? 3600 : XMLTVScanner.equals($0, "minutes") ? 60 : 1 }
+                    ?? 1
                 beginField(.length)
             } else if XMLTVScanner.equals(name, "rating") {
                 rating = XMLTVRating(system: attributeString(attributes.value("system")), value: "")
@@ -246,7 +252,9 @@ struct XMLTVElementReader: XMLTVTokenSink {
         }
     }
 
-    private mutating func beginField(_ kind: Field, lang: UnsafeRawBufferPointer? = nil, system: UnsafeRawBufferPointer? = nil) {
+    private mutating func beginField(
+        _ kind: Field, lang: UnsafeRawBufferPointer? = nil, system: UnsafeRawBufferPointer? = nil
+    ) {
         field = kind
         fieldDepth = openElements.count
         fieldLang = attributeString(lang)

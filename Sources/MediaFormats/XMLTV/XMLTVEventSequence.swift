@@ -1,3 +1,5 @@
+import Foundation
+
 /// Guide events from an async sequence of byte chunks (see ``ParserEventSequence``).
 public typealias XMLTVEventSequence<Base: AsyncSequence> = ParserEventSequence<XMLTVParser, Base>
 where Base.Element: ContiguousBytes
@@ -9,5 +11,3 @@ extension XMLTVParser: ChunkedEventParser {
         events(in: chunks, options: Options())
     }
 }
-
-import Foundation

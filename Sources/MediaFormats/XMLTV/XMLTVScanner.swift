@@ -27,7 +27,8 @@ struct XMLTVAttributeList {
 
 /// Receives the tokens of an XML document from ``XMLTVScanner``.
 protocol XMLTVTokenSink {
-    mutating func startElement(_ name: UnsafeRawBufferPointer, _ attributes: XMLTVAttributeList, selfClosing: Bool, offset: Int)
+    mutating func startElement(
+        _ name: UnsafeRawBufferPointer, _ attributes: XMLTVAttributeList, selfClosing: Bool, offset: Int)
     mutating func endElement(_ name: UnsafeRawBufferPointer, offset: Int)
     /// Character data still entity-encoded; one text node may arrive in several pieces, but
     /// never split inside an entity reference.
@@ -102,7 +103,10 @@ struct XMLTVScanner {
                     var probe = count - 1
                     while probe >= start, probe >= count - 12 {
                         if bytes[probe] == UInt8(ascii: ";") { break }
-                        if bytes[probe] == UInt8(ascii: "&") { safeEnd = probe; break }
+                        if bytes[probe] == UInt8(ascii: "&") {
+                            safeEnd = probe
+                            break
+                        }
                         probe -= 1
                     }
                 }
@@ -160,7 +164,9 @@ struct XMLTVScanner {
                 return findSequenceEnd(bytes, start: start, minimum: start + 9, "]]>")
             }
             // Might still become a comment or CDATA once more bytes arrive.
-            if count - start < 9, Self.couldBePrefix(bytes, at: start, "<![CDATA[") || Self.couldBePrefix(bytes, at: start, "<!--") {
+            if count - start < 9,
+                Self.couldBePrefix(bytes, at: start, "<![CDATA[") || Self.couldBePrefix(bytes, at: start, "<!--")
+            {
                 return nil
             }
             return findDeclarationEnd(bytes, start: start)
@@ -172,11 +178,15 @@ struct XMLTVScanner {
     }
 
     /// Finds `terminator` (ending in `>`) at or after `minimum`; returns the index of its `>`.
-    private mutating func findSequenceEnd(_ bytes: UnsafeRawBufferPointer, start: Int, minimum: Int, _ terminator: StaticString) -> Int? {
+    private mutating func findSequenceEnd(
+        _ bytes: UnsafeRawBufferPointer, start: Int, minimum: Int, _ terminator: StaticString
+    ) -> Int? {
         let length = terminator.utf8CodeUnitCount
         var from = max(start + resumeOffset, minimum + length - 1)
         while let close = Self.find(bytes, UInt8(ascii: ">"), from: from) {
-            if close - (length - 1) >= minimum, memcmp(bytes.baseAddress! + close - (length - 1), terminator.utf8Start, length) == 0 {
+            if close - (length - 1) >= minimum,
+                memcmp(bytes.baseAddress! + close - (length - 1), terminator.utf8Start, length) == 0
+            {
                 return close
             }
             from = close + 1
@@ -251,7 +261,7 @@ struct XMLTVScanner {
             if Self.hasPrefix(bytes, at: start, "<![CDATA[") {
                 sink.cdata(UnsafeRawBufferPointer(rebasing: bytes[(start + 9)..<(end - 2)]))
             }
-            // Comments and DOCTYPE carry nothing a guide needs.
+        // Comments and DOCTYPE carry nothing a guide needs.
         case UInt8(ascii: "?"):
             if Self.hasPrefix(bytes, at: start, "<?xml"), end - start > 6, Self.isSpace(bytes[start + 5]) {
                 parseAttributes(bytes, from: start + 5, to: end - 1)
@@ -264,7 +274,9 @@ struct XMLTVScanner {
             let selfClosing = bytes[end - 1] == UInt8(ascii: "/")
             if selfClosing { contentEnd -= 1 }
             var nameEnd = start + 1
-            while nameEnd < contentEnd, !Self.isSpace(bytes[nameEnd]), bytes[nameEnd] != UInt8(ascii: "/") { nameEnd += 1 }
+            while nameEnd < contentEnd, !Self.isSpace(bytes[nameEnd]), bytes[nameEnd] != UInt8(ascii: "/") {
+                nameEnd += 1
+            }
             guard nameEnd > start + 1 else {
                 sink.warn(.malformedMarkup, offset: baseOffset + start, detail: Self.excerpt(bytes, start, end + 1))
                 return
@@ -315,7 +327,9 @@ struct XMLTVScanner {
                 }
             }
             if nameEnd > nameStart {
-                spans.append(XMLTVAttributeSpan(nameStart: nameStart, nameEnd: nameEnd, valueStart: valueStart, valueEnd: valueEnd))
+                spans.append(
+                    XMLTVAttributeSpan(
+                        nameStart: nameStart, nameEnd: nameEnd, valueStart: valueStart, valueEnd: valueEnd))
             } else if index == nameStart {
                 index += 1  // a stray character such as `/`: step over it
             }

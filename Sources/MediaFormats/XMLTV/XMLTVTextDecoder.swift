@@ -11,7 +11,8 @@ enum XMLTVTextDecoder {
         init?(label: String) {
             switch label.lowercased() {
             case "utf-8", "utf8", "us-ascii", "ascii", "utf-16", "utf16", "utf-16le", "utf-16be": self = .utf8
-            case "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1", "iso-ir-100", "cp819": self = .latin1
+            case "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1", "iso-ir-100", "cp819":
+                self = .latin1
             case "windows-1252", "cp1252", "x-cp1252": self = .windows1252
             default: return nil
             }
@@ -23,7 +24,9 @@ enum XMLTVTextDecoder {
     /// - Parameters:
     ///   - entities: decode `&…;` references (not in CDATA).
     ///   - attribute: apply attribute-value normalisation (tabs and line ends become spaces).
-    static func append(_ raw: UnsafeRawBufferPointer, to out: inout [UInt8], encoding: Encoding, entities: Bool, attribute: Bool) {
+    static func append(
+        _ raw: UnsafeRawBufferPointer, to out: inout [UInt8], encoding: Encoding, entities: Bool, attribute: Bool
+    ) {
         var convert = encoding != .utf8
         if convert, isValidUTF8(raw) {
             // Many guides declare ISO-8859-1 but are really UTF-8; bytes that form valid UTF-8
@@ -154,8 +157,10 @@ enum XMLTVTextDecoder {
 
     /// Windows-1252 differs from Latin-1 only in 0x80–0x9F, where it has printable characters.
     private static let windows1252High: [UInt32] = [
-        0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
-        0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178,
+        0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D,
+        0x017D, 0x8F,
+        0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D,
+        0x017E, 0x0178,
     ]
 
     private static func scalarValue(of byte: UInt8, in encoding: Encoding) -> UInt32 {
@@ -169,12 +174,20 @@ enum XMLTVTextDecoder {
         let count = raw.count
         while index < count {
             let lead = raw[index]
-            if lead < 0x80 { index += 1; continue }
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
             let length: Int
-            if lead & 0xE0 == 0xC0, lead >= 0xC2 { length = 2 }
-            else if lead & 0xF0 == 0xE0 { length = 3 }
-            else if lead & 0xF8 == 0xF0, lead <= 0xF4 { length = 4 }
-            else { return false }
+            if lead & 0xE0 == 0xC0, lead >= 0xC2 {
+                length = 2
+            } else if lead & 0xF0 == 0xE0 {
+                length = 3
+            } else if lead & 0xF8 == 0xF0, lead <= 0xF4 {
+                length = 4
+            } else {
+                return false
+            }
             guard index + length <= count else { return false }
             for offset in 1..<length where raw[index + offset] & 0xC0 != 0x80 { return false }
             index += length

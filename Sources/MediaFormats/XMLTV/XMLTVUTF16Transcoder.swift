@@ -30,7 +30,8 @@ struct XMLTVUTF16Transcoder: Sendable {
             index = 1
         }
         while index + 1 < bytes.count {
-            let value = bigEndian
+            let value =
+                bigEndian
                 ? UInt32(bytes[index]) << 8 | UInt32(bytes[index + 1])
                 : UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index])
             unit(value, into: &out)

@@ -28,16 +28,21 @@ public struct HLSDownloadExecutor: TransferExecutor {
         let final = context.downloadsDirectory + "/" + task.destinationName
         let fileManager = FileManager.default
         // A crash between the rename and the store's update: the folder is done already.
-        if !fileManager.fileExists(atPath: partial), fileManager.fileExists(atPath: final + "/" + HLSDownloader.localPlaylistName) {
+        if !fileManager.fileExists(atPath: partial),
+            fileManager.fileExists(atPath: final + "/" + HLSDownloader.localPlaylistName)
+        {
             let bytes = Self.folderBytes(final)
-            try await context.commit(TransferCheckpoint(committedBytes: bytes, totalBytes: bytes, etag: nil, lastModified: nil))
+            try await context.commit(
+                TransferCheckpoint(committedBytes: bytes, totalBytes: bytes, etag: nil, lastModified: nil))
             return TransferOutcome(resultName: task.destinationName, bytes: bytes)
         }
         guard let url = URL(string: task.sourceURL) else {
             throw TransferError.permanent("'\(task.sourceURL)' is not a URL")
         }
         var rendition = HLSDownloadRendition.highestBandwidth
-        if let limit = task.properties["maxBandwidth"].flatMap(Int.init) { rendition = .highestBandwidth(atMost: limit) }
+        if let limit = task.properties["maxBandwidth"].flatMap(Int.init) {
+            rendition = .highestBandwidth(atMost: limit)
+        }
         let request = HLSDownloadRequest(
             playlistURL: url, destination: URL(fileURLWithPath: partial),
             headers: Dictionary(task.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }),
@@ -45,10 +50,12 @@ public struct HLSDownloadExecutor: TransferExecutor {
         let downloader = HLSDownloader(client: httpClient, logger: context.logger)
         let result: HLSDownloadResult
         do {
-            result = try await downloader.download(request, progress: { progress in
-                // Items are counted only once synced and journalled, so these bytes are safe.
-                context.progress(bytes: progress.completedBytes, total: nil)
-            }, activity: { context.activity() })
+            result = try await downloader.download(
+                request,
+                progress: { progress in
+                    // Items are counted only once synced and journalled, so these bytes are safe.
+                    context.progress(bytes: progress.completedBytes, total: nil)
+                }, activity: { context.activity() })
         } catch let error as HLSDownloadError {
             throw Self.transferError(error)
         }
@@ -63,9 +70,14 @@ public struct HLSDownloadExecutor: TransferExecutor {
         }
         PartialFile.syncDirectory(context.downloadsDirectory)
         try await context.commit(
-            TransferCheckpoint(committedBytes: result.totalBytes, totalBytes: result.totalBytes, etag: nil, lastModified: nil),
-            note: "\(result.segmentCount) segments, \(result.itemCount) files\(result.variantBandwidth.map { ", variant of \($0) bit/s" } ?? "")"
-                + (result.audioPlaylistURL == nil ? "" : ", separate audio (\(result.audioSegmentCount) segments\(result.audioLanguage.map { ", \($0)" } ?? ""))"))
+            TransferCheckpoint(
+                committedBytes: result.totalBytes, totalBytes: result.totalBytes, etag: nil, lastModified: nil),
+            note:
+                "\(result.segmentCount) segments, \(result.itemCount) files\(result.variantBandwidth.map { ", variant of \($0) bit/s" } ?? "")"
+                + (result.audioPlaylistURL == nil
+                    ? ""
+                    : ", separate audio (\(result.audioSegmentCount) segments\(result.audioLanguage.map { ", \($0)" } ?? ""))")
+        )
         return TransferOutcome(resultName: task.destinationName, bytes: result.totalBytes)
     }
 
@@ -81,10 +93,15 @@ public struct HLSDownloadExecutor: TransferExecutor {
 
     /// The downloader's classification, in the manager's terms.
     static func transferError(_ error: HLSDownloadError) -> TransferError {
-        let retryAfter = error.retryAfter.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        let retryAfter = error.retryAfter.map {
+            Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18
+        }
         switch error.classification {
-        case .transient: return TransferError(.transient, error.description, retryAfter: retryAfter, status: error.httpStatus)
-        case .needsNewURL: return TransferError(.needsNewURL, error.description + "; give the task a new URL", status: error.httpStatus)
+        case .transient:
+            return TransferError(.transient, error.description, retryAfter: retryAfter, status: error.httpStatus)
+        case .needsNewURL:
+            return TransferError(
+                .needsNewURL, error.description + "; give the task a new URL", status: error.httpStatus)
         case .permanent: return TransferError(.permanent, error.description, status: error.httpStatus)
         }
     }

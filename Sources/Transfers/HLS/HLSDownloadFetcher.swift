@@ -41,15 +41,19 @@ struct HLSDownloadFetcher: Sendable {
         let outcome = try await withRetries(url: url, segmentIndex: nil, media: media, what: "playlist") {
             try await attempt(url: url, range: nil, destination: nil)
         }
-        guard case .body(let bytes, let finalURL) = outcome else { preconditionFailure("a playlist fetch returns a body") }
+        guard case .body(let bytes, let finalURL) = outcome else {
+            preconditionFailure("a playlist fetch returns a body")
+        }
         return (bytes, finalURL)
     }
 
     /// Fetches `item` into its file in `directory`; returns the bytes written once they are synced
     /// (and, for a whole file, renamed into place).
     func fetch(_ item: HLSDownloadItem, into directory: String) async throws -> Int64 {
-        let outcome = try await withRetries(url: item.url, segmentIndex: item.role == .segment ? item.segmentIndex : nil,
-                                            media: item.media, what: item.role.rawValue) {
+        let outcome = try await withRetries(
+            url: item.url, segmentIndex: item.role == .segment ? item.segmentIndex : nil,
+            media: item.media, what: item.role.rawValue
+        ) {
             try await attempt(url: item.url, range: item.range, destination: directory + "/" + item.localName)
         }
         guard case .written(let count) = outcome else { preconditionFailure("an item fetch writes a file") }
@@ -88,18 +92,22 @@ struct HLSDownloadFetcher: Sendable {
             case .status(let status, let after):
                 retryAfter = after
                 error = HLSDownloadError(
-                    .httpStatus, url: url, segmentIndex: segmentIndex, rendition: rendition, httpStatus: status, retryAfter: after,
+                    .httpStatus, url: url, segmentIndex: segmentIndex, rendition: rendition, httpStatus: status,
+                    retryAfter: after,
                     attempts: attempt, "the \(subject) request was answered with HTTP \(status)")
                 guard HLSDownloadError.classify(status: status) == .transient else { throw error }
             case .transport(let underlying):
-                error = HLSDownloadError(.transport, url: url, segmentIndex: segmentIndex, rendition: rendition, attempts: attempt,
-                                         underlying: underlying, "the \(subject) request failed")
+                error = HLSDownloadError(
+                    .transport, url: url, segmentIndex: segmentIndex, rendition: rendition, attempts: attempt,
+                    underlying: underlying, "the \(subject) request failed")
             case .stalled:
-                error = HLSDownloadError(.stalled, url: url, segmentIndex: segmentIndex, rendition: rendition, attempts: attempt,
-                                         "no byte of the \(subject) arrived for \(retry.stallTimeout)")
+                error = HLSDownloadError(
+                    .stalled, url: url, segmentIndex: segmentIndex, rendition: rendition, attempts: attempt,
+                    "no byte of the \(subject) arrived for \(retry.stallTimeout)")
             case .lengthMismatch(let detail):
-                error = HLSDownloadError(.lengthMismatch, url: url, segmentIndex: segmentIndex, rendition: rendition,
-                                         attempts: attempt, detail)
+                error = HLSDownloadError(
+                    .lengthMismatch, url: url, segmentIndex: segmentIndex, rendition: rendition,
+                    attempts: attempt, detail)
             case .notPermitted(let permanent):
                 throw permanent
             }
@@ -109,9 +117,11 @@ struct HLSDownloadFetcher: Sendable {
                 guard retryAfter <= retry.maxRetryAfter else { throw error }
                 delay = max(delay, retryAfter)
             }
-            logger.debug("HLS download try failed; retrying", metadata: [
-                "url": "\(url.absoluteString)", "attempt": "\(attempt)", "error": "\(error)", "delay": "\(delay)",
-            ])
+            logger.debug(
+                "HLS download try failed; retrying",
+                metadata: [
+                    "url": "\(url.absoluteString)", "attempt": "\(attempt)", "error": "\(error)", "delay": "\(delay)",
+                ])
             try await Task.sleep(for: delay)
         }
     }
@@ -149,13 +159,15 @@ struct HLSDownloadFetcher: Sendable {
         var request = HTTPClientRequest(url: url.absoluteString)
         for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
         if let range {
-            request.headers.replaceOrAdd(name: "Range", value: "bytes=\(range.offset)-\(range.offset + range.length - 1)")
+            request.headers.replaceOrAdd(
+                name: "Range", value: "bytes=\(range.offset)-\(range.offset + range.length - 1)")
         }
         let response: HTTPClientResponse
         do {
             // The watchdog covers the wait for the head too; this deadline is only a backstop.
-            response = try await client.execute(request, timeout: .seconds(Int64(retry.stallTimeout.components.seconds) + 5),
-                                                logger: logger)
+            response = try await client.execute(
+                request, timeout: .seconds(Int64(retry.stallTimeout.components.seconds) + 5),
+                logger: logger)
         } catch {
             throw AttemptFailure.transport(error)
         }
@@ -171,7 +183,8 @@ struct HLSDownloadFetcher: Sendable {
                     if drained > 64 << 10 { break }
                 }
             } catch {}
-            throw AttemptFailure.status(status, retryAfter: Self.retryAfter(response.headers.first(name: "retry-after")))
+            throw AttemptFailure.status(
+                status, retryAfter: Self.retryAfter(response.headers.first(name: "retry-after")))
         }
         let declaredLength = response.headers.first(name: "content-length").flatMap { HeaderNumber.nonNegative($0) }
 
@@ -182,8 +195,10 @@ struct HLSDownloadFetcher: Sendable {
         if let range {
             if status == 206 {
                 if let contentRange = response.headers.first(name: "content-range"),
-                   !contentRange.hasPrefix("bytes \(range.offset)-\(range.offset + range.length - 1)/") {
-                    throw AttemptFailure.lengthMismatch("asked for bytes \(range.offset)-\(range.offset + range.length - 1), got \(contentRange)")
+                    !contentRange.hasPrefix("bytes \(range.offset)-\(range.offset + range.length - 1)/")
+                {
+                    throw AttemptFailure.lengthMismatch(
+                        "asked for bytes \(range.offset)-\(range.offset + range.length - 1), got \(contentRange)")
                 }
             } else {
                 skip = Int64(range.offset)
@@ -199,8 +214,10 @@ struct HLSDownloadFetcher: Sendable {
                     activity()
                     bytes.append(contentsOf: chunk.readableBytesView)
                     if bytes.count > Self.maxPlaylistBytes {
-                        throw AttemptFailure.notPermitted(HLSDownloadError(
-                            .invalidPlaylist, url: url, "the playlist is larger than \(Self.maxPlaylistBytes) bytes"))
+                        throw AttemptFailure.notPermitted(
+                            HLSDownloadError(
+                                .invalidPlaylist, url: url, "the playlist is larger than \(Self.maxPlaylistBytes) bytes"
+                            ))
                     }
                 }
             } catch let error as AttemptFailure {
@@ -209,7 +226,8 @@ struct HLSDownloadFetcher: Sendable {
                 throw AttemptFailure.transport(error)
             }
             if let declaredLength, Int64(bytes.count) != declaredLength {
-                throw AttemptFailure.lengthMismatch("Content-Length was \(declaredLength), received \(bytes.count) bytes")
+                throw AttemptFailure.lengthMismatch(
+                    "Content-Length was \(declaredLength), received \(bytes.count) bytes")
             }
             return .body(bytes, finalURL: response.url ?? url)
         }
@@ -217,11 +235,13 @@ struct HLSDownloadFetcher: Sendable {
         // A whole file goes to `<name>.partial` and is renamed when complete; a range is written
         // in place, at its own offset of the shared file.
         let writePath = range == nil ? destination + ".partial" : destination
-        let file = try wrapFileError { () throws(HLSDownloadError) in try HLSDownloadFile(path: writePath, truncate: range == nil) }
+        let file = try wrapFileError { () throws(HLSDownloadError) in
+            try HLSDownloadFile(path: writePath, truncate: range == nil)
+        }
         defer { file.close() }
         let base = Int64(range?.offset ?? 0)
         var received: Int64 = 0  // bytes of the body seen
-        var kept: Int64 = 0      // bytes written
+        var kept: Int64 = 0  // bytes written
         do {
             for try await chunk in response.body {
                 lastProgress.withLockedValue { $0 = .now }
@@ -235,7 +255,8 @@ struct HLSDownloadFetcher: Sendable {
                 }
                 if let expected, kept + Int64(chunk.readableBytes) > expected {
                     guard range != nil else {
-                        throw AttemptFailure.lengthMismatch("received more than the \(expected) bytes of Content-Length")
+                        throw AttemptFailure.lengthMismatch(
+                            "received more than the \(expected) bytes of Content-Length")
                     }
                     chunk = chunk.getSlice(at: chunk.readerIndex, length: Int(expected - kept)) ?? chunk
                 }

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import NIOCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The POSIX file operations of a download: streamed writes, `fsync`, atomic replacement.
 ///
@@ -33,11 +34,11 @@ enum HLSDownloadFiles {
     /// Renames `source` to `destination` (replacing it) and syncs their folder.
     static func rename(_ source: String, to destination: String) throws(HLSDownloadError) {
         #if canImport(Darwin)
-        let result = Darwin.rename(source, destination)
+            let result = Darwin.rename(source, destination)
         #elseif canImport(Musl)
-        let result = Musl.rename(source, destination)
+            let result = Musl.rename(source, destination)
         #else
-        let result = Glibc.rename(source, destination)
+            let result = Glibc.rename(source, destination)
         #endif
         guard result == 0 else { throw ioError("rename to \(destination)", path: source, errno: errno) }
         syncDirectory(of: destination)
@@ -109,9 +110,9 @@ final class HLSDownloadFile {
     /// Forces the written bytes to stable storage; an item is recorded only after this.
     func sync() throws(HLSDownloadError) {
         #if canImport(Darwin)
-        let result = fsync(descriptor)
+            let result = fsync(descriptor)
         #else
-        let result = fdatasync(descriptor)
+            let result = fdatasync(descriptor)
         #endif
         guard result == 0 else { throw HLSDownloadFiles.ioError("sync", path: path, errno: errno) }
     }

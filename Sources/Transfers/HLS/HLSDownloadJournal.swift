@@ -55,7 +55,9 @@ actor HLSDownloadJournal {
         do {
             let state = try JSONDecoder().decode(HLSDownloadState.self, from: data)
             guard state.format == HLSDownloadState.currentFormat else {
-                throw HLSDownloadError(.destinationInUse, "\(path) has format \(state.format); this version reads \(HLSDownloadState.currentFormat)")
+                throw HLSDownloadError(
+                    .destinationInUse,
+                    "\(path) has format \(state.format); this version reads \(HLSDownloadState.currentFormat)")
             }
             return state
         } catch let error as HLSDownloadError {
@@ -87,9 +89,10 @@ actor HLSDownloadJournal {
     }
 
     func reportProgress() {
-        progress(HLSDownloadProgress(
-            completedItems: state.completed.count, totalItems: totalItems,
-            completedBytes: state.completed.values.reduce(0, +), resumedItems: resumedItems))
+        progress(
+            HLSDownloadProgress(
+                completedItems: state.completed.count, totalItems: totalItems,
+                completedBytes: state.completed.values.reduce(0, +), resumedItems: resumedItems))
     }
 
     var completed: [String: Int64] { state.completed }

@@ -77,8 +77,9 @@ struct HLSDownloadPlan: Sendable {
 
         func resolve(_ uri: String, segment: Int) throws(HLSDownloadError) -> URL {
             guard let url = rewriter.resolve(uri) else {
-                throw HLSDownloadError(.invalidPlaylist, segmentIndex: segment, rendition: media.label,
-                                       "cannot read the URI \"\(uri)\" as a URL")
+                throw HLSDownloadError(
+                    .invalidPlaylist, segmentIndex: segment, rendition: media.label,
+                    "cannot read the URI \"\(uri)\" as a URL")
             }
             return url
         }
@@ -88,7 +89,8 @@ struct HLSDownloadPlan: Sendable {
             if names[key] == nil {
                 let number = counts[role, default: 0]
                 counts[role] = number + 1
-                names[key] = media.namePrefix + HLSDownloadPlan.localName(for: url, role: role, number: number, hasMap: hasMap)
+                names[key] =
+                    media.namePrefix + HLSDownloadPlan.localName(for: url, role: role, number: number, hasMap: hasMap)
                 roles[key] = (role, url, segment)
                 order.append(key)
             }
@@ -103,12 +105,15 @@ struct HLSDownloadPlan: Sendable {
         for index in segments.indices {
             let segment = segments[index]
             if let map = segment.map {
-                use(try resolve(map.uri, segment: index), role: .map, range: map.byteRange, segment: index, hasMap: true)
+                use(
+                    try resolve(map.uri, segment: index), role: .map, range: map.byteRange, segment: index, hasMap: true
+                )
             }
             for key in segment.keys where key.method != .none {
                 guard let uri = key.uri else {
-                    throw HLSDownloadError(.invalidPlaylist, segmentIndex: index, rendition: media.label,
-                                           "the #EXT-X-KEY on line \(key.line) has no URI")
+                    throw HLSDownloadError(
+                        .invalidPlaylist, segmentIndex: index, rendition: media.label,
+                        "the #EXT-X-KEY on line \(key.line) has no URI")
                 }
                 let url = try resolve(uri, segment: index)
                 switch url.scheme?.lowercased() {
@@ -119,10 +124,12 @@ struct HLSDownloadPlan: Sendable {
                 default:
                     throw HLSDownloadError(
                         .unsupported, url: url, segmentIndex: index, rendition: media.label,
-                        "the key on line \(key.line) (\(key.method), KEYFORMAT \(key.keyFormat)) is not an http(s) URL: DRM-protected streams cannot be downloaded")
+                        "the key on line \(key.line) (\(key.method), KEYFORMAT \(key.keyFormat)) is not an http(s) URL: DRM-protected streams cannot be downloaded"
+                    )
                 }
             }
-            use(try resolve(segment.uri, segment: index), role: .segment, range: segment.byteRange, segment: index,
+            use(
+                try resolve(segment.uri, segment: index), role: .segment, range: segment.byteRange, segment: index,
                 hasMap: segment.map != nil)
         }
 
@@ -130,13 +137,17 @@ struct HLSDownloadPlan: Sendable {
         for key in order {
             guard let name = names[key], let origin = roles[key] else { continue }
             if wholeUse.contains(key) {
-                items.append(HLSDownloadItem(id: name, url: origin.url, localName: name, range: nil, role: origin.role,
-                                             segmentIndex: origin.segment, media: media))
+                items.append(
+                    HLSDownloadItem(
+                        id: name, url: origin.url, localName: name, range: nil, role: origin.role,
+                        segmentIndex: origin.segment, media: media))
             } else {
                 for range in ranges[key] ?? [] {
-                    items.append(HLSDownloadItem(
-                        id: "\(name)@\(range.offset)+\(range.length)", url: origin.url, localName: name, range: range,
-                        role: origin.role, segmentIndex: origin.segment, media: media))
+                    items.append(
+                        HLSDownloadItem(
+                            id: "\(name)@\(range.offset)+\(range.length)", url: origin.url, localName: name,
+                            range: range,
+                            role: origin.role, segmentIndex: origin.segment, media: media))
                 }
             }
         }
@@ -145,14 +156,16 @@ struct HLSDownloadPlan: Sendable {
             var firstSegment: [String: Int] = [:]
             for index in segments.indices {
                 guard let range = segments[index].byteRange,
-                      let url = rewriter.resolve(segments[index].uri), let name = names[url.absoluteString] else { continue }
+                    let url = rewriter.resolve(segments[index].uri), let name = names[url.absoluteString]
+                else { continue }
                 let id = "\(name)@\(range.offset)+\(range.length)"
                 if firstSegment[id] == nil { firstSegment[id] = index }
             }
             items = items.map { item in
                 guard let index = firstSegment[item.id], item.role == .segment else { return item }
-                return HLSDownloadItem(id: item.id, url: item.url, localName: item.localName, range: item.range,
-                                       role: item.role, segmentIndex: index, media: media)
+                return HLSDownloadItem(
+                    id: item.id, url: item.url, localName: item.localName, range: item.range,
+                    role: item.role, segmentIndex: index, media: media)
             }
         }
         self.items = items
@@ -171,7 +184,8 @@ struct HLSDownloadPlan: Sendable {
 
     static func localName(for url: URL, role: HLSDownloadItem.Role, number: Int, hasMap: Bool) -> String {
         let given = url.pathExtension.lowercased()
-        let usable = !given.isEmpty && given.count <= 5 && given.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        let usable =
+            !given.isEmpty && given.count <= 5 && given.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
         switch role {
         case .segment:
             let number = String(number)

@@ -17,22 +17,27 @@ struct HLSDownloadSelection: Sendable {
     let audio: HLSRendition?
     let audioURL: URL?
 
-    init(master: HLSPlaylist, url: URL, rendition: HLSDownloadRendition, audioLanguage: String?) throws(HLSDownloadError) {
+    init(master: HLSPlaylist, url: URL, rendition: HLSDownloadRendition, audioLanguage: String?)
+        throws(HLSDownloadError)
+    {
         let rewriter = HLSRewriter(baseURL: url)
         let variant = try Self.chooseVariant(master, rendition: rendition, url: url)
         guard let variantURL = rewriter.resolve(variant.uri) else {
-            throw HLSDownloadError(.invalidPlaylist, url: url, "cannot read the variant URI \"\(variant.uri)\" as a URL")
+            throw HLSDownloadError(
+                .invalidPlaylist, url: url, "cannot read the variant URI \"\(variant.uri)\" as a URL")
         }
         self.variant = variant
         self.variantURL = variantURL
 
         if let group = variant.audioGroup,
-           let chosen = master.audioRendition(group: group, language: audioLanguage),
-           let uri = chosen.uri {
+            let chosen = master.audioRendition(group: group, language: audioLanguage),
+            let uri = chosen.uri
+        {
             guard let audioURL = rewriter.resolve(uri) else {
                 throw HLSDownloadError(
                     .invalidPlaylist, url: url, rendition: HLSDownloadMedia.audio.label,
-                    "cannot read the URI \"\(uri)\" of the audio rendition \"\(chosen.name)\" (line \(chosen.line)) as a URL")
+                    "cannot read the URI \"\(uri)\" of the audio rendition \"\(chosen.name)\" (line \(chosen.line)) as a URL"
+                )
             }
             // Some masters name the variant's own (muxed) playlist as its audio rendition too:
             // downloading it twice would add nothing.
@@ -48,18 +53,22 @@ struct HLSDownloadSelection: Sendable {
 
     /// The variant with the highest `BANDWIDTH` (not above the limit, when there is one); I-frame
     /// variants are never chosen.
-    static func chooseVariant(_ master: HLSPlaylist, rendition: HLSDownloadRendition, url: URL) throws(HLSDownloadError) -> HLSVariant {
+    static func chooseVariant(_ master: HLSPlaylist, rendition: HLSDownloadRendition, url: URL) throws(HLSDownloadError)
+        -> HLSVariant
+    {
         let candidates = master.variants.filter { !$0.isIFrameOnly }
-        let limit: Int? = switch rendition.choice {
-        case .highest: nil
-        case .highestAtMost(let limit): limit
-        }
+        let limit: Int? =
+            switch rendition.choice {
+            case .highest: nil
+            case .highestAtMost(let limit): limit
+            }
         let fitting = candidates.filter { limit == nil || ($0.bandwidth ?? 0) <= limit! }
         guard let best = fitting.max(by: { ($0.bandwidth ?? 0) < ($1.bandwidth ?? 0) }) else {
             let offered = candidates.compactMap(\.bandwidth).sorted().map(String.init).joined(separator: ", ")
             throw HLSDownloadError(
                 .noMatchingVariant, url: url,
-                candidates.isEmpty ? "the master playlist has no variant"
+                candidates.isEmpty
+                    ? "the master playlist has no variant"
                     : "no variant has a BANDWIDTH within \(rendition); offered: \(offered)")
         }
         return best
@@ -72,7 +81,9 @@ struct HLSDownloadSelection: Sendable {
     /// renditions are not downloaded and which a player would otherwise look for. In-band
     /// closed-caption renditions of the variant are kept (they have no URI).
     func localMaster(of master: HLSPlaylist, videoPlaylist: String, audioPlaylist: String) -> String {
-        guard let audio else { preconditionFailure("a local master playlist is only written for a separate audio rendition") }
+        guard let audio else {
+            preconditionFailure("a local master playlist is only written for a separate audio rendition")
+        }
         var lines = ["#EXTM3U"]
         if let version = master.version { lines.append("#EXT-X-VERSION:\(version)") }
         if master.hasIndependentSegments { lines.append("#EXT-X-INDEPENDENT-SEGMENTS") }
@@ -82,7 +93,8 @@ struct HLSDownloadSelection: Sendable {
         media["URI"] = .quoted(audioPlaylist)
         lines.append("#EXT-X-MEDIA:" + media.description)
         if let captions = variant.closedCaptionsGroup {
-            for rendition in master.renditions where rendition.type == .closedCaptions && rendition.groupID == captions {
+            for rendition in master.renditions where rendition.type == .closedCaptions && rendition.groupID == captions
+            {
                 lines.append("#EXT-X-MEDIA:" + rendition.attributes.description)
             }
         }

@@ -116,12 +116,15 @@ public struct HLSDownloader: Sendable {
         var audioPlaylist: HLSPlaylist?
         let saved = try HLSDownloadJournal.load(directory: directory)
         let savedText = FileManager.default.contents(atPath: playlistPath)
-        let savedAudioText = saved?.audioPlaylistURL == nil ? nil : FileManager.default.contents(atPath: audioPlaylistPath)
+        let savedAudioText =
+            saved?.audioPlaylistURL == nil ? nil : FileManager.default.contents(atPath: audioPlaylistPath)
         if let saved, let savedText, saved.audioPlaylistURL == nil || savedAudioText != nil {
             let savedURL = URL(string: saved.mediaPlaylistURL) ?? request.playlistURL
             let savedPlaylist = try Self.parse(Array(savedText), url: savedURL)
             let savedAudioURL = saved.audioPlaylistURL.flatMap { URL(string: $0) } ?? savedURL
-            let savedAudio = try savedAudioText.map { text throws(HLSDownloadError) in try Self.parse(Array(text), url: savedAudioURL) }
+            let savedAudio = try savedAudioText.map { text throws(HLSDownloadError) in
+                try Self.parse(Array(text), url: savedAudioURL)
+            }
             if saved.sourceURL == request.playlistURL.absoluteString {
                 state = saved
                 playlist = savedPlaylist
@@ -132,7 +135,8 @@ public struct HLSDownloader: Sendable {
                 let chosen = try await choosePlaylists(request, fetcher: fetcher)
                 try Self.checkSameStream(
                     saved: savedPlaylist, savedURL: savedURL, new: chosen.main.playlist, newURL: chosen.main.url,
-                    savedSource: saved.sourceURL, directory: directory, sameVariant: saved.variantBandwidth == chosen.bandwidth)
+                    savedSource: saved.sourceURL, directory: directory,
+                    sameVariant: saved.variantBandwidth == chosen.bandwidth)
                 switch (savedAudio, chosen.audio) {
                 case (nil, nil):
                     break
@@ -144,15 +148,18 @@ public struct HLSDownloader: Sendable {
                 default:
                     throw HLSDownloadError(
                         .destinationInUse, url: chosen.main.url,
-                        "\(directory) holds the download of \(saved.sourceURL), \(savedAudio == nil ? "without" : "with") a separate audio rendition, and the new URL serves a stream \(savedAudio == nil ? "with" : "without") one; choose another folder, or delete this one to start over")
+                        "\(directory) holds the download of \(saved.sourceURL), \(savedAudio == nil ? "without" : "with") a separate audio rendition, and the new URL serves a stream \(savedAudio == nil ? "with" : "without") one; choose another folder, or delete this one to start over"
+                    )
                 }
                 playlist = chosen.main.playlist
                 audioPlaylist = chosen.audio?.playlist
                 state = try begin(chosen, completed: saved.completed)
             }
-            logger.info("HLS download resuming", metadata: [
-                "directory": "\(directory)", "completed": "\(saved.completed.count)",
-            ])
+            logger.info(
+                "HLS download resuming",
+                metadata: [
+                    "directory": "\(directory)", "completed": "\(saved.completed.count)",
+                ])
         } else {
             // A new download: a final playlist left by something else must not pass for ours.
             HLSDownloadFiles.remove(localPlaylistPath)
@@ -174,37 +181,47 @@ public struct HLSDownloader: Sendable {
         var verified: [String: Int64] = [:]
         for item in items {
             guard let bytes = state.completed[item.id],
-                  let size = HLSDownloadFiles.size(of: directory + "/" + item.localName) else { continue }
+                let size = HLSDownloadFiles.size(of: directory + "/" + item.localName)
+            else { continue }
             let needed = item.range.map { Int64($0.offset + $0.length) } ?? bytes
             if item.range == nil ? size == bytes : size >= needed { verified[item.id] = bytes }
         }
         if verified.count != state.completed.count {
-            logger.info("HLS download found recorded files missing or cut; fetching them again", metadata: [
-                "directory": "\(directory)", "recorded": "\(state.completed.count)", "verified": "\(verified.count)",
-            ])
+            logger.info(
+                "HLS download found recorded files missing or cut; fetching them again",
+                metadata: [
+                    "directory": "\(directory)", "recorded": "\(state.completed.count)",
+                    "verified": "\(verified.count)",
+                ])
             state.completed = verified
             try HLSDownloadJournal.save(state, directory: directory)
         }
 
-        let journal = HLSDownloadJournal(state: state, directory: directory, totalItems: items.count, progress: progress)
+        let journal = HLSDownloadJournal(
+            state: state, directory: directory, totalItems: items.count, progress: progress)
         await journal.reportProgress()
         let pending = items.filter { verified[$0.id] == nil }
-        try await fetchAll(pending, fetcher: fetcher, directory: directory, journal: journal,
-                           concurrency: max(1, request.concurrency))
+        try await fetchAll(
+            pending, fetcher: fetcher, directory: directory, journal: journal,
+            concurrency: max(1, request.concurrency))
 
         // Every item is recorded: only now does the folder get its playlists, `index.m3u8` last.
         let completed = await journal.completed
         if let missing = items.first(where: { completed[$0.id] == nil }) {
             // Cannot happen unless the journal lost a record; never write a playlist with a hole.
-            throw HLSDownloadError(.fileSystem, url: missing.url, "\(missing.localName) is not recorded after every fetch succeeded")
+            throw HLSDownloadError(
+                .fileSystem, url: missing.url, "\(missing.localName) is not recorded after every fetch succeeded")
         }
         let local = plan.localPlaylist(playlist, baseURL: mediaURL)
         if let audioPlaylist, let audioPlan, let audioURL {
             guard let master = state.localMaster else {
                 throw HLSDownloadError(
-                    .destinationInUse, "the resume state of \(directory) names an audio rendition but no master playlist; delete the folder to start over")
+                    .destinationInUse,
+                    "the resume state of \(directory) names an audio rendition but no master playlist; delete the folder to start over"
+                )
             }
-            try HLSDownloadFiles.writeAtomically(local.serializedBytes(), to: directory + "/" + Self.localVideoPlaylistName)
+            try HLSDownloadFiles.writeAtomically(
+                local.serializedBytes(), to: directory + "/" + Self.localVideoPlaylistName)
             try HLSDownloadFiles.writeAtomically(
                 audioPlan.localPlaylist(audioPlaylist, baseURL: audioURL).serializedBytes(),
                 to: directory + "/" + Self.localAudioPlaylistName)
@@ -213,16 +230,19 @@ public struct HLSDownloader: Sendable {
             try HLSDownloadFiles.writeAtomically(local.serializedBytes(), to: localPlaylistPath)
         }
         let totalBytes = items.reduce(Int64(0)) { $0 + (completed[$1.id] ?? 0) }
-        logger.info("HLS download complete", metadata: [
-            "directory": "\(directory)", "items": "\(items.count)", "bytes": "\(totalBytes)",
-            "audio": "\(audioURL?.absoluteString ?? "in the variant")",
-        ])
+        logger.info(
+            "HLS download complete",
+            metadata: [
+                "directory": "\(directory)", "items": "\(items.count)", "bytes": "\(totalBytes)",
+                "audio": "\(audioURL?.absoluteString ?? "in the variant")",
+            ])
         return HLSDownloadResult(
             directory: URL(fileURLWithPath: directory, isDirectory: true),
             localPlaylist: URL(fileURLWithPath: localPlaylistPath),
             mediaPlaylistURL: mediaURL, variantBandwidth: state.variantBandwidth,
             segmentCount: plan.segmentCount, audioPlaylistURL: audioPlan == nil ? nil : audioURL,
-            audioLanguage: audioPlan == nil ? nil : state.audioLanguage, audioSegmentCount: audioPlan?.segmentCount ?? 0,
+            audioLanguage: audioPlan == nil ? nil : state.audioLanguage,
+            audioSegmentCount: audioPlan?.segmentCount ?? 0,
             itemCount: items.count, totalBytes: totalBytes, resumedItems: verified.count)
     }
 
@@ -266,7 +286,9 @@ public struct HLSDownloader: Sendable {
 
     /// The media playlist to download (the request's URL when it is one, else the chosen
     /// variant) and, when the variant plays its sound from a separate rendition, that one's.
-    private func choosePlaylists(_ request: HLSDownloadRequest, fetcher: HLSDownloadFetcher) async throws -> ChosenPlaylists {
+    private func choosePlaylists(_ request: HLSDownloadRequest, fetcher: HLSDownloadFetcher) async throws
+        -> ChosenPlaylists
+    {
         let top = try await fetcher.fetchPlaylist(request.playlistURL)
         let parsed = try Self.parse(top.bytes, url: top.finalURL)
         guard parsed.isMaster else {
@@ -276,23 +298,28 @@ public struct HLSDownloader: Sendable {
 
         let selection = try HLSDownloadSelection(
             master: parsed, url: top.finalURL, rendition: request.rendition, audioLanguage: request.audioLanguage)
-        logger.info("HLS download chose a variant", metadata: [
-            "bandwidth": "\(selection.variant.bandwidth ?? 0)", "url": "\(selection.variantURL.absoluteString)",
-            "audio": "\(selection.audioURL?.absoluteString ?? "in the variant")",
-        ])
+        logger.info(
+            "HLS download chose a variant",
+            metadata: [
+                "bandwidth": "\(selection.variant.bandwidth ?? 0)", "url": "\(selection.variantURL.absoluteString)",
+                "audio": "\(selection.audioURL?.absoluteString ?? "in the variant")",
+            ])
         let main = try await fetchMediaPlaylist(selection.variantURL, media: .main, fetcher: fetcher)
         guard let audio = selection.audio, let audioURL = selection.audioURL else {
             return ChosenPlaylists(main: main, bandwidth: selection.variant.bandwidth)
         }
         return ChosenPlaylists(
             main: main, bandwidth: selection.variant.bandwidth,
-            audio: try await fetchMediaPlaylist(audioURL, media: .audio, fetcher: fetcher), audioLanguage: audio.language,
+            audio: try await fetchMediaPlaylist(audioURL, media: .audio, fetcher: fetcher),
+            audioLanguage: audio.language,
             localMaster: selection.localMaster(
                 of: parsed, videoPlaylist: Self.localVideoPlaylistName, audioPlaylist: Self.localAudioPlaylistName))
     }
 
     /// A variant's or rendition's playlist, which must be a VOD media playlist.
-    private func fetchMediaPlaylist(_ url: URL, media: HLSDownloadMedia, fetcher: HLSDownloadFetcher) async throws -> MediaPlaylist {
+    private func fetchMediaPlaylist(_ url: URL, media: HLSDownloadMedia, fetcher: HLSDownloadFetcher) async throws
+        -> MediaPlaylist
+    {
         let fetched = try await fetcher.fetchPlaylist(url, media: media)
         let playlist = try Self.parse(fetched.bytes, url: fetched.finalURL)
         guard !playlist.isMaster else {
@@ -315,7 +342,8 @@ public struct HLSDownloader: Sendable {
     ) throws(HLSDownloadError) {
         let before = try HLSDownloadPlan(playlist: saved, baseURL: savedURL, media: media)
         let after = try HLSDownloadPlan(playlist: new, baseURL: newURL, media: media)
-        let same = sameVariant
+        let same =
+            sameVariant
             && before.items.map(\.id) == after.items.map(\.id)
             && before.items.map(\.url.lastPathComponent) == after.items.map(\.url.lastPathComponent)
             && before.items.map(\.role) == after.items.map(\.role)
@@ -323,7 +351,8 @@ public struct HLSDownloader: Sendable {
         guard same else {
             throw HLSDownloadError(
                 .destinationInUse, url: newURL, rendition: media.label,
-                "\(directory) holds the download of \(savedSource), and the new URL serves a different \(media.label.map { $0 + " " } ?? "")segment list; choose another folder, or delete this one to start over")
+                "\(directory) holds the download of \(savedSource), and the new URL serves a different \(media.label.map { $0 + " " } ?? "")segment list; choose another folder, or delete this one to start over"
+            )
         }
     }
 
@@ -332,11 +361,16 @@ public struct HLSDownloader: Sendable {
         // ranges, keys, maps) is still read.
         let playlist: HLSPlaylist
         do {
-            playlist = try HLSPlaylist(parsing: bytes, configuration: HLSParser.Configuration(throwsOnViolation: false, playlistURL: url))
+            playlist = try HLSPlaylist(
+                parsing: bytes, configuration: HLSParser.Configuration(throwsOnViolation: false, playlistURL: url))
         } catch {
-            throw HLSDownloadError(.invalidPlaylist, url: url, underlying: error, "the playlist cannot be parsed: \(error)")
+            throw HLSDownloadError(
+                .invalidPlaylist, url: url, underlying: error, "the playlist cannot be parsed: \(error)")
         }
-        guard bytes.starts(with: Array("#EXTM3U".utf8)) || String(decoding: bytes.prefix(16), as: UTF8.self).contains("#EXTM3U") else {
+        guard
+            bytes.starts(with: Array("#EXTM3U".utf8))
+                || String(decoding: bytes.prefix(16), as: UTF8.self).contains("#EXTM3U")
+        else {
             throw HLSDownloadError(.invalidPlaylist, url: url, "the response is not an HLS playlist (no #EXTM3U)")
         }
         return playlist
@@ -346,7 +380,8 @@ public struct HLSDownloader: Sendable {
         guard playlist.isEndList else {
             throw HLSDownloadError(
                 .liveStream, url: url,
-                "the playlist has no #EXT-X-ENDLIST: it is live (or an unfinished event) and only VODs can be downloaded")
+                "the playlist has no #EXT-X-ENDLIST: it is live (or an unfinished event) and only VODs can be downloaded"
+            )
         }
         guard !playlist.segments.isEmpty else {
             throw HLSDownloadError(.invalidPlaylist, url: url, "the playlist has no segments")

@@ -1,10 +1,10 @@
 import AsyncHTTPClient
 import Foundation
-import Tus
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import Tus
 
 /// A tus 1.0 client (https://tus.io/protocols/resumable-upload): creates uploads, asks for their
 /// offset, sends a file in PATCH chunks streamed from disk, and terminates uploads.
@@ -59,9 +59,11 @@ public struct TusClient: Sendable {
 
     /// The server's OPTIONS answer: versions, extensions, checksum algorithms, maximum size.
     public func options(endpoint: URL, headers: [String: String] = [:]) async throws -> TusServerOptions {
-        let response = try await send(.options, url: endpoint, method: .OPTIONS, headers: headers, expecting: [200, 204], expected: "200 or 204")
+        let response = try await send(
+            .options, url: endpoint, method: .OPTIONS, headers: headers, expecting: [200, 204], expected: "200 or 204")
         func list(_ name: String) -> [String] {
-            response.headers[name].flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            response.headers[name].flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty }
         }
         return TusServerOptions(
             versions: list("Tus-Version"), extensions: Set(list("Tus-Extension")),
@@ -71,14 +73,21 @@ public struct TusClient: Sendable {
 
     /// Creates an upload of `fileSize` bytes (nil defers the length) at `endpoint` and returns
     /// its URL (the server's Location, resolved against `endpoint`).
-    public func create(endpoint: URL, fileSize: Int64?, metadata: [String: String] = [:], headers: [String: String] = [:]) async throws -> URL {
+    public func create(
+        endpoint: URL, fileSize: Int64?, metadata: [String: String] = [:], headers: [String: String] = [:]
+    ) async throws -> URL {
         var all = headers
         if let fileSize { all["Upload-Length"] = String(fileSize) } else { all["Upload-Defer-Length"] = "1" }
         let encoded = TusMetadata(metadata)
         if !encoded.entries.isEmpty { all["Upload-Metadata"] = encoded.headerValue }
-        let response = try await send(.create, url: endpoint, method: .POST, headers: all, expecting: [201], expected: "201 Created")
-        guard let location = response.headers.first(name: "Location"), let url = URL(string: location, relativeTo: endpoint)?.absoluteURL else {
-            throw UploadError.protocolViolation(.create, url: endpoint.absoluteString, status: 201, "the server created the upload but sent no usable Location header")
+        let response = try await send(
+            .create, url: endpoint, method: .POST, headers: all, expecting: [201], expected: "201 Created")
+        guard let location = response.headers.first(name: "Location"),
+            let url = URL(string: location, relativeTo: endpoint)?.absoluteURL
+        else {
+            throw UploadError.protocolViolation(
+                .create, url: endpoint.absoluteString, status: 201,
+                "the server created the upload but sent no usable Location header")
         }
         return url
     }
@@ -122,14 +131,20 @@ public struct TusClient: Sendable {
             let count = min(chunk, file.size - position)
             do {
                 let started = ContinuousClock.now
-                let next = try await patch(uploadURL, file: file, at: position, count: count, algorithm: algorithm, headers: headers, progress: progress)
-                chunk = Self.nextChunkSize(sent: next - position, in: ContinuousClock.now - started, largest: largestChunk)
+                let next = try await patch(
+                    uploadURL, file: file, at: position, count: count, algorithm: algorithm, headers: headers,
+                    progress: progress)
+                chunk = Self.nextChunkSize(
+                    sent: next - position, in: ContinuousClock.now - started, largest: largestChunk)
                 guard next > position else {
                     // A server that accepts PATCHes but keeps none of their bytes would loop forever.
                     failures += 1
                     guard failures < configuration.maxAttemptsWithoutProgress else {
-                        throw UploadError(operation: .patch, url: uploadURL.absoluteString, status: 204, classification: .transient,
-                                          message: "the server answered \(failures) PATCHes without keeping any of their bytes (offset stays \(position))")
+                        throw UploadError(
+                            operation: .patch, url: uploadURL.absoluteString, status: 204, classification: .transient,
+                            message:
+                                "the server answered \(failures) PATCHes without keeping any of their bytes (offset stays \(position))"
+                        )
                     }
                     continue
                 }
@@ -141,8 +156,12 @@ public struct TusClient: Sendable {
                 failures += 1
                 guard failures < configuration.maxAttemptsWithoutProgress else { throw error }
                 // A long Retry-After is the caller's to schedule, not a pause inside this call.
-                if let retryAfter = error.retryAfter, Duration.seconds(retryAfter) > configuration.maxRetryDelay { throw error }
-                logger.info("tus upload interrupted; resuming", metadata: ["url": "\(uploadURL)", "offset": "\(position)", "error": "\(error)"])
+                if let retryAfter = error.retryAfter, Duration.seconds(retryAfter) > configuration.maxRetryDelay {
+                    throw error
+                }
+                logger.info(
+                    "tus upload interrupted; resuming",
+                    metadata: ["url": "\(uploadURL)", "offset": "\(position)", "error": "\(error)"])
                 let wait = error.retryAfter.map { Duration.seconds($0) }.map { max($0, delay) } ?? delay
                 try await Task.sleep(for: wait)
                 delay = min(delay * 2, configuration.maxRetryDelay)
@@ -163,7 +182,9 @@ public struct TusClient: Sendable {
     /// Terminates (deletes) the upload at `uploadURL`. An upload the server no longer knows
     /// (404, 410) counts as terminated.
     public func terminate(_ uploadURL: URL, headers: [String: String] = [:]) async throws {
-        _ = try await send(.terminate, url: uploadURL, method: .DELETE, headers: headers, expecting: [200, 204, 404, 410], expected: "204 No Content")
+        _ = try await send(
+            .terminate, url: uploadURL, method: .DELETE, headers: headers, expecting: [200, 204, 404, 410],
+            expected: "204 No Content")
     }
 
     // MARK: Internals
@@ -177,22 +198,32 @@ public struct TusClient: Sendable {
     func state(of uploadURL: URL, headers: [String: String]) async throws -> State {
         var all = headers
         all["Cache-Control"] = "no-store"
-        let response = try await send(.offset, url: uploadURL, method: .HEAD, headers: all, expecting: [200, 204], expected: "200 OK")
-        guard let text = response.headers.first(name: "Upload-Offset"), let offset = HeaderNumber.nonNegative(text) else {
-            throw UploadError.protocolViolation(.offset, url: uploadURL.absoluteString, status: Int(response.status.code), "the server's HEAD answer has no valid Upload-Offset; is this a tus upload URL?")
+        let response = try await send(
+            .offset, url: uploadURL, method: .HEAD, headers: all, expecting: [200, 204], expected: "200 OK")
+        guard let text = response.headers.first(name: "Upload-Offset"), let offset = HeaderNumber.nonNegative(text)
+        else {
+            throw UploadError.protocolViolation(
+                .offset, url: uploadURL.absoluteString, status: Int(response.status.code),
+                "the server's HEAD answer has no valid Upload-Offset; is this a tus upload URL?")
         }
-        return State(offset: offset, length: response.headers.first(name: "Upload-Length").flatMap { HeaderNumber.nonNegative($0) })
+        return State(
+            offset: offset,
+            length: response.headers.first(name: "Upload-Length").flatMap { HeaderNumber.nonNegative($0) })
     }
 
     /// Refuses an upload URL that cannot belong to this file.
     private func check(_ state: State, against file: UploadFile, url: URL) throws {
         if let length = state.length, length != file.size {
-            throw UploadError(operation: .offset, url: url.absoluteString, classification: .permanent,
-                              message: "the upload is for \(length) bytes but \(file.path) has \(file.size); create a new upload")
+            throw UploadError(
+                operation: .offset, url: url.absoluteString, classification: .permanent,
+                message: "the upload is for \(length) bytes but \(file.path) has \(file.size); create a new upload")
         }
         if state.offset > file.size {
-            throw UploadError(operation: .offset, url: url.absoluteString, classification: .permanent,
-                              message: "the server holds \(state.offset) bytes, more than the \(file.size) of \(file.path); create a new upload")
+            throw UploadError(
+                operation: .offset, url: url.absoluteString, classification: .permanent,
+                message:
+                    "the server holds \(state.offset) bytes, more than the \(file.size) of \(file.path); create a new upload"
+            )
         }
     }
 
@@ -239,29 +270,40 @@ public struct TusClient: Sendable {
         request.headers.replaceOrAdd(name: "Upload-Offset", value: String(offset))
         request.headers.replaceOrAdd(name: "Content-Type", value: "application/offset+octet-stream")
         if let algorithm {
-            let digest = try await UploadBlockingIO.run { try file.digest(from: offset, count: count, algorithm: algorithm) }
-            request.headers.replaceOrAdd(name: "Upload-Checksum", value: TusChecksum(algorithm: algorithm, digest: digest).headerValue)
+            let digest = try await UploadBlockingIO.run {
+                try file.digest(from: offset, count: count, algorithm: algorithm)
+            }
+            request.headers.replaceOrAdd(
+                name: "Upload-Checksum", value: TusChecksum(algorithm: algorithm, digest: digest).headerValue)
         }
         let total = file.size
-        request.body = .stream(file.body(from: offset, count: count) { sent in
-            progress(UploadProgress(bytesSent: offset + sent, bytesConfirmed: offset, totalBytes: total))
-        }, length: .known(count))
+        request.body = .stream(
+            file.body(from: offset, count: count) { sent in
+                progress(UploadProgress(bytesSent: offset + sent, bytesConfirmed: offset, totalBytes: total))
+            }, length: .known(count))
         // A PATCH may take long on a slow link; stalls are the HTTP client's read timeout's job.
         let response = try await execute(request, operation: .patch, url: uploadURL, timeout: .hours(24))
         guard response.status == .noContent || response.status == .ok else {
             let body = try? await response.body.collect(upTo: 64 << 10)
-            throw UploadError.http(.patch, url: uploadURL.absoluteString, status: Int(response.status.code), headers: response.headers, body: body, expected: "204 No Content")
+            throw UploadError.http(
+                .patch, url: uploadURL.absoluteString, status: Int(response.status.code), headers: response.headers,
+                body: body, expected: "204 No Content")
         }
         _ = try? await response.body.collect(upTo: 64 << 10)
-        guard let text = response.headers.first(name: "Upload-Offset"), let next = HeaderNumber.nonNegative(text), next >= offset, next <= offset + count else {
-            throw UploadError.protocolViolation(.patch, url: uploadURL.absoluteString, status: Int(response.status.code), "the server's PATCH answer has no valid Upload-Offset")
+        guard let text = response.headers.first(name: "Upload-Offset"), let next = HeaderNumber.nonNegative(text),
+            next >= offset, next <= offset + count
+        else {
+            throw UploadError.protocolViolation(
+                .patch, url: uploadURL.absoluteString, status: Int(response.status.code),
+                "the server's PATCH answer has no valid Upload-Offset")
         }
         return next
     }
 
     /// Sends a request without a body and checks the status; returns the response, body read.
     private func send(
-        _ operation: UploadError.Operation, url: URL, method: HTTPMethod, headers: [String: String], expecting: Set<Int>, expected: String
+        _ operation: UploadError.Operation, url: URL, method: HTTPMethod, headers: [String: String],
+        expecting: Set<Int>, expected: String
     ) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = method
@@ -270,14 +312,19 @@ public struct TusClient: Sendable {
         let response = try await execute(request, operation: operation, url: url, timeout: configuration.requestTimeout)
         let body = try? await response.body.collect(upTo: 64 << 10)
         guard expecting.contains(Int(response.status.code)) else {
-            throw UploadError.http(operation, url: url.absoluteString, status: Int(response.status.code), headers: response.headers, body: body, expected: expected)
+            throw UploadError.http(
+                operation, url: url.absoluteString, status: Int(response.status.code), headers: response.headers,
+                body: body, expected: expected)
         }
         return response
     }
 
-    private func execute(_ request: HTTPClientRequest, operation: UploadError.Operation, url: URL, timeout: Duration) async throws -> HTTPClientResponse {
+    private func execute(_ request: HTTPClientRequest, operation: UploadError.Operation, url: URL, timeout: Duration)
+        async throws -> HTTPClientResponse
+    {
         do {
-            return try await httpClient.execute(request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000), logger: logger)
+            return try await httpClient.execute(
+                request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000), logger: logger)
         } catch let error as UploadError {
             throw error
         } catch {

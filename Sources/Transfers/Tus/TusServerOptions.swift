@@ -1,4 +1,5 @@
 import Tus
+
 /// What a tus server said about itself in its OPTIONS answer.
 public struct TusServerOptions: Sendable, Hashable {
     /// `Tus-Version`, most preferred first.
@@ -10,7 +11,9 @@ public struct TusServerOptions: Sendable, Hashable {
     /// `Tus-Max-Size`, when the server has a limit.
     public var maxSize: Int64?
 
-    public init(versions: [String] = [], extensions: Set<String> = [], checksumAlgorithms: [String] = [], maxSize: Int64? = nil) {
+    public init(
+        versions: [String] = [], extensions: Set<String> = [], checksumAlgorithms: [String] = [], maxSize: Int64? = nil
+    ) {
         self.versions = versions
         self.extensions = extensions
         self.checksumAlgorithms = checksumAlgorithms

@@ -40,23 +40,28 @@ public struct PlainHTTPUploader: Sendable {
     ///   client's read timeout.
     @discardableResult
     public func upload(
-        file path: String, to url: URL, method: HTTPMethod = .PUT, headers: [String: String] = [:], timeout: Duration = .seconds(24 * 3600),
+        file path: String, to url: URL, method: HTTPMethod = .PUT, headers: [String: String] = [:],
+        timeout: Duration = .seconds(24 * 3600),
         progress: @escaping @Sendable (UploadProgress) -> Void = { _ in }
     ) async throws -> Response {
         let file = try UploadFile(path: path)
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = method
         for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
-        if !request.headers.contains(name: "Content-Type") { request.headers.add(name: "Content-Type", value: "application/octet-stream") }
+        if !request.headers.contains(name: "Content-Type") {
+            request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        }
         let total = file.size
-        request.body = .stream(file.body(from: 0, count: total) { sent in
-            progress(UploadProgress(bytesSent: sent, bytesConfirmed: 0, totalBytes: total))
-        }, length: .known(total))
+        request.body = .stream(
+            file.body(from: 0, count: total) { sent in
+                progress(UploadProgress(bytesSent: sent, bytesConfirmed: 0, totalBytes: total))
+            }, length: .known(total))
         progress(UploadProgress(bytesSent: 0, bytesConfirmed: 0, totalBytes: total))
 
         let response: HTTPClientResponse
         do {
-            response = try await httpClient.execute(request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000), logger: logger)
+            response = try await httpClient.execute(
+                request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000), logger: logger)
         } catch let error as UploadError {
             throw error
         } catch {
@@ -65,7 +70,9 @@ public struct PlainHTTPUploader: Sendable {
         }
         let body = try? await response.body.collect(upTo: 64 << 10)
         guard (200..<300).contains(Int(response.status.code)) else {
-            throw UploadError.http(.send, url: url.absoluteString, status: Int(response.status.code), headers: response.headers, body: body, expected: "a 2xx status")
+            throw UploadError.http(
+                .send, url: url.absoluteString, status: Int(response.status.code), headers: response.headers,
+                body: body, expected: "a 2xx status")
         }
         progress(UploadProgress(bytesSent: total, bytesConfirmed: total, totalBytes: total))
         logger.debug("plain upload done", metadata: ["url": "\(url)", "bytes": "\(total)"])

@@ -58,7 +58,8 @@ public struct UploadError: Error, Sendable, CustomStringConvertible {
     public let message: String
 
     public init(
-        operation: Operation, url: String, status: Int? = nil, retryAfter: TimeInterval? = nil, serverOffset: Int64? = nil,
+        operation: Operation, url: String, status: Int? = nil, retryAfter: TimeInterval? = nil,
+        serverOffset: Int64? = nil,
         classification: Classification, message: String
     ) {
         self.operation = operation
@@ -94,14 +95,18 @@ public struct UploadError: Error, Sendable, CustomStringConvertible {
         let text = body.map { String(buffer: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
         let said = text.isEmpty ? "" : ": \(text.prefix(300))"
         return UploadError(
-            operation: operation, url: url, status: status, retryAfter: headers.first(name: "Retry-After").flatMap(parseRetryAfter),
+            operation: operation, url: url, status: status,
+            retryAfter: headers.first(name: "Retry-After").flatMap(parseRetryAfter),
             serverOffset: headers.first(name: "Upload-Offset").flatMap { HeaderNumber.nonNegative($0) },
-            classification: classify(status: status), message: "expected \(expected), the server answered \(status)\(said)")
+            classification: classify(status: status),
+            message: "expected \(expected), the server answered \(status)\(said)")
     }
 
     /// A request that got no answer: refused, reset, timed out. Always transient.
     static func network(_ operation: Operation, url: String, error: any Error) -> UploadError {
-        UploadError(operation: operation, url: url, classification: .transient, message: "no answer from the server (\(error)); try again later")
+        UploadError(
+            operation: operation, url: url, classification: .transient,
+            message: "no answer from the server (\(error)); try again later")
     }
 
     /// A server answer that makes no sense for the protocol (a missing header, say).

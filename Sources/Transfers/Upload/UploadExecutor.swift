@@ -31,30 +31,37 @@ public struct UploadExecutor: TransferExecutor {
         do {
             size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
         } catch {
-            throw TransferError.permanent("cannot read \(path): \(error.localizedDescription); check that the file exists")
+            throw TransferError.permanent(
+                "cannot read \(path): \(error.localizedDescription); check that the file exists")
         }
         let headers = Dictionary(task.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
         do {
             if task.kind == .uploadPlain {
-                return try await plainUpload(task, path: path, size: size, to: destination, headers: headers, context: context)
+                return try await plainUpload(
+                    task, path: path, size: size, to: destination, headers: headers, context: context)
             }
-            return try await tusUpload(task, path: path, size: size, endpoint: destination, headers: headers, context: context)
+            return try await tusUpload(
+                task, path: path, size: size, endpoint: destination, headers: headers, context: context)
         } catch let error as UploadError {
             throw Self.transferError(error)
         }
     }
 
     private func tusUpload(
-        _ task: TransferTask, path: String, size: Int64, endpoint: URL, headers: [String: String], context: TransferContext
+        _ task: TransferTask, path: String, size: Int64, endpoint: URL, headers: [String: String],
+        context: TransferContext
     ) async throws -> TransferOutcome {
         let client = TusClient(httpClient: httpClient, configuration: tusConfiguration, logger: context.logger)
         var uploadURL = task.properties["uploadURL"].flatMap(URL.init(string:))
         if uploadURL == nil {
             let created = try await client.create(
-                endpoint: endpoint, fileSize: size, metadata: ["filename": (path as NSString).lastPathComponent], headers: headers)
+                endpoint: endpoint, fileSize: size, metadata: ["filename": (path as NSString).lastPathComponent],
+                headers: headers)
             // Kept before any byte is sent, so a restart resumes this upload instead of starting another.
             try await context.commit(
-                TransferCheckpoint(committedBytes: 0, totalBytes: size, etag: nil, lastModified: nil, properties: ["uploadURL": created.absoluteString]),
+                TransferCheckpoint(
+                    committedBytes: 0, totalBytes: size, etag: nil, lastModified: nil,
+                    properties: ["uploadURL": created.absoluteString]),
                 note: "created \(created.absoluteString)")
             uploadURL = created
         }
@@ -69,16 +76,21 @@ public struct UploadExecutor: TransferExecutor {
         } catch let error as UploadError where error.status == 404 || error.status == 410 {
             // The server forgot the upload (expired or removed): the next attempt creates another.
             try await context.commit(
-                TransferCheckpoint(committedBytes: 0, totalBytes: size, etag: nil, lastModified: nil, properties: ["uploadURL": nil]),
-                note: "restarted from byte 0: the server no longer has \(uploadURL.absoluteString) (HTTP \(error.status ?? 0))")
+                TransferCheckpoint(
+                    committedBytes: 0, totalBytes: size, etag: nil, lastModified: nil, properties: ["uploadURL": nil]),
+                note:
+                    "restarted from byte 0: the server no longer has \(uploadURL.absoluteString) (HTTP \(error.status ?? 0))"
+            )
             throw TransferError.transient("the server no longer has the upload; starting a new one")
         }
-        try await context.commit(TransferCheckpoint(committedBytes: confirmed, totalBytes: size, etag: nil, lastModified: nil))
+        try await context.commit(
+            TransferCheckpoint(committedBytes: confirmed, totalBytes: size, etag: nil, lastModified: nil))
         return TransferOutcome(resultName: uploadURL.absoluteString, bytes: confirmed)
     }
 
     private func plainUpload(
-        _ task: TransferTask, path: String, size: Int64, to url: URL, headers: [String: String], context: TransferContext
+        _ task: TransferTask, path: String, size: Int64, to url: URL, headers: [String: String],
+        context: TransferContext
     ) async throws -> TransferOutcome {
         let uploader = PlainHTTPUploader(httpClient: httpClient, logger: context.logger)
         let method: HTTPMethod = task.properties["method"]?.uppercased() == "POST" ? .POST : .PUT
@@ -89,7 +101,8 @@ public struct UploadExecutor: TransferExecutor {
             let retryAfter = response.header("Retry-After").flatMap(UploadError.parseRetryAfter)
             throw TransferError.classify(status: response.status, retryAfter: retryAfter)
         }
-        try await context.commit(TransferCheckpoint(committedBytes: size, totalBytes: size, etag: nil, lastModified: nil))
+        try await context.commit(
+            TransferCheckpoint(committedBytes: size, totalBytes: size, etag: nil, lastModified: nil))
         return TransferOutcome(resultName: url.absoluteString, bytes: size)
     }
 
@@ -104,7 +117,9 @@ public struct UploadExecutor: TransferExecutor {
     }
 
     private func terminate(_ task: TransferTask, context: TransferContext) async throws {
-        guard task.kind == .uploadTus, let uploadURL = task.properties["uploadURL"].flatMap(URL.init(string:)) else { return }
+        guard task.kind == .uploadTus, let uploadURL = task.properties["uploadURL"].flatMap(URL.init(string:)) else {
+            return
+        }
         let headers = Dictionary(task.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
         try await TusClient(httpClient: httpClient, configuration: tusConfiguration, logger: context.logger)
             .terminate(uploadURL, headers: headers)
@@ -119,7 +134,8 @@ public struct UploadExecutor: TransferExecutor {
     /// The uploader's classification, in the manager's terms.
     static func transferError(_ error: UploadError) -> TransferError {
         switch error.classification {
-        case .transient: return TransferError(.transient, error.description, retryAfter: error.retryAfter, status: error.status)
+        case .transient:
+            return TransferError(.transient, error.description, retryAfter: error.retryAfter, status: error.status)
         case .needsNewURL: return TransferError(.needsNewURL, error.description, status: error.status)
         default: return TransferError(.permanent, error.description, status: error.status)
         }
@@ -129,6 +145,9 @@ public struct UploadExecutor: TransferExecutor {
 /// Every executor Tuner ships, for a manager to register.
 public enum TransferExecutors {
     public static func standard(httpClient: HTTPClient) -> [any TransferExecutor] {
-        [FileDownloadExecutor(httpClient: httpClient), HLSDownloadExecutor(httpClient: httpClient), UploadExecutor(httpClient: httpClient)]
+        [
+            FileDownloadExecutor(httpClient: httpClient), HLSDownloadExecutor(httpClient: httpClient),
+            UploadExecutor(httpClient: httpClient),
+        ]
     }
 }

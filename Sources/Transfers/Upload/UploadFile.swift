@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
-import Tus
-import NIOCore
 import NIOConcurrencyHelpers
+import NIOCore
+import Tus
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A local file opened for uploading: read in pieces with `pread`, so any part of it can be
 /// sent (or hashed) without loading the whole file.
@@ -32,7 +33,8 @@ final class UploadFile: Sendable {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
-            throw UploadError(operation: .readFile, url: path, classification: .permanent, message: "\(path) is not a regular file")
+            throw UploadError(
+                operation: .readFile, url: path, classification: .permanent, message: "\(path) is not a regular file")
         }
         descriptor = fd
         size = Int64(info.st_size)
@@ -64,7 +66,9 @@ final class UploadFile: Sendable {
 
     /// The bytes `[offset, offset + count)` as an async sequence, read one piece at a time as
     /// the connection asks for them. `onRead` sees the running total of bytes handed out.
-    func body(from offset: Int64, count: Int64, onRead: @escaping @Sendable (Int64) -> Void = { _ in }) -> UploadFileBody {
+    func body(from offset: Int64, count: Int64, onRead: @escaping @Sendable (Int64) -> Void = { _ in })
+        -> UploadFileBody
+    {
         UploadFileBody(file: self, start: offset, count: count, onRead: onRead)
     }
 
@@ -83,11 +87,15 @@ final class UploadFile: Sendable {
     }
 
     static func failure(_ what: String, path: String, errno code: Int32) -> UploadError {
-        UploadError(operation: .readFile, url: path, classification: .permanent, message: "\(what) \(path): \(String(cString: strerror(code)))")
+        UploadError(
+            operation: .readFile, url: path, classification: .permanent,
+            message: "\(what) \(path): \(String(cString: strerror(code)))")
     }
 
     static func shrunk(_ path: String) -> UploadError {
-        UploadError(operation: .readFile, url: path, classification: .permanent, message: "\(path) became shorter while it was being uploaded")
+        UploadError(
+            operation: .readFile, url: path, classification: .permanent,
+            message: "\(path) became shorter while it was being uploaded")
     }
 }
 

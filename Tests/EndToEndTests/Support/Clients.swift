@@ -20,19 +20,27 @@ enum Curl {
     /// Runs `curl <options> <url>`, capturing the response head (`-D`) and the body (`-o`). Without
     /// `bodyPath` the body is read back into memory and the file removed.
     static func fetch(
-        _ curl: String, _ url: String, options: [String] = [], bodyPath: String? = nil, timeout: Duration = .seconds(120)
+        _ curl: String, _ url: String, options: [String] = [], bodyPath: String? = nil,
+        timeout: Duration = .seconds(120)
     ) async throws -> CurlResponse {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-e2e-curl-\(UUID().uuidString)").path
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tuner-e2e-curl-\(UUID().uuidString)"
+        ).path
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let headerPath = scratch + "/head"
         let output = bodyPath ?? scratch + "/body"
         let result = try await Subprocess.run(
-            curl, ["-s", "-S", "--max-time", "\(timeout.components.seconds)", "-D", headerPath, "-o", output] + options + [url],
+            curl,
+            ["-s", "-S", "--max-time", "\(timeout.components.seconds)", "-D", headerPath, "-o", output] + options + [
+                url
+            ],
             timeout: timeout + .seconds(5))
         let head = (try? String(contentsOfFile: headerPath, encoding: .utf8)) ?? ""
         // The last response head wins (a 100 Continue or redirect may precede it).
-        let blocks = head.components(separatedBy: "\r\n\r\n").filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+        let blocks = head.components(separatedBy: "\r\n\r\n").filter {
+            !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        }
         var status = 0
         var headers: [(String, String)] = []
         if let last = blocks.last {
@@ -43,7 +51,8 @@ enum Curl {
             }
             for line in lines.dropFirst() {
                 guard let colon = line.firstIndex(of: ":") else { continue }
-                headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+                headers.append(
+                    (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
             }
         }
         let body = bodyPath == nil ? [UInt8](FileManager.default.contents(atPath: output) ?? Data()) : []
@@ -65,9 +74,12 @@ extension TunerProcess {
     }
 
     /// Runs `tuner cache stats --json --data <data>` and decodes its output.
-    static func cacheStatistics(data: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {
+    static func cacheStatistics(data: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> [String: Any]
+    {
         let result = try await run(["cache", "stats", "--json", "--data", data])
-        guard result.succeeded, let json = try? JSONSerialization.jsonObject(with: result.stdout) as? [String: Any] else {
+        guard result.succeeded, let json = try? JSONSerialization.jsonObject(with: result.stdout) as? [String: Any]
+        else {
             Issue.record("tuner cache stats --json failed: \(result.transcript)", sourceLocation: sourceLocation)
             throw EndToEndError("tuner cache stats --json failed")
         }
@@ -91,7 +103,9 @@ enum HTTP {
     }
 
     /// GETs `url` with a `Range` header; returns the status, Content-Range and body.
-    static func range(_ url: String, _ range: String) async throws -> (status: Int, contentRange: String?, body: [UInt8]) {
+    static func range(_ url: String, _ range: String) async throws -> (
+        status: Int, contentRange: String?, body: [UInt8]
+    ) {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "Range", value: range)
         let response = try await client.execute(request, timeout: .seconds(60))

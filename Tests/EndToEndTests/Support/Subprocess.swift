@@ -13,7 +13,8 @@ enum Subprocess {
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
         timeout: Duration = .seconds(60)
     ) async throws -> ProcessResult {
-        try await ExternalCommand.run(executable, arguments, environment: environment ?? childEnvironment(), timeout: timeout)
+        try await ExternalCommand.run(
+            executable, arguments, environment: environment ?? childEnvironment(), timeout: timeout)
     }
 
     /// This process's environment without the `TUNER_*` settings of whoever runs the tests, so a

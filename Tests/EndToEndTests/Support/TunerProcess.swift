@@ -3,9 +3,9 @@ import Testing
 import TunerTesting
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The built `tuner` binary, run as a user would: one-shot commands, and `tuner serve` kept running
@@ -55,7 +55,8 @@ final class TunerProcess: Sendable {
             let path = directory.appendingPathComponent("tuner").path
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-               FileManager.default.isExecutableFile(atPath: path) {
+                FileManager.default.isExecutableFile(atPath: path)
+            {
                 return path
             }
         }
@@ -63,7 +64,9 @@ final class TunerProcess: Sendable {
     }()
 
     /// Runs `tuner <arguments>` to completion.
-    static func run(_ arguments: [String], environment: [String: String]? = nil, timeout: Duration = .seconds(60)) async throws -> ProcessResult {
+    static func run(_ arguments: [String], environment: [String: String]? = nil, timeout: Duration = .seconds(60))
+        async throws -> ProcessResult
+    {
         try await Subprocess.run(binary, arguments, environment: environment, timeout: timeout)
     }
 
@@ -77,10 +80,14 @@ final class TunerProcess: Sendable {
     ) async throws -> TunerProcess {
         let binary = Self.binary
         guard FileManager.default.isExecutableFile(atPath: binary) else {
-            Issue.record("no tuner binary at \(binary): build with `swift build --build-tests` or set TUNER_BINARY", sourceLocation: sourceLocation)
+            Issue.record(
+                "no tuner binary at \(binary): build with `swift build --build-tests` or set TUNER_BINARY",
+                sourceLocation: sourceLocation)
             throw EndToEndError("no tuner binary at \(binary)")
         }
-        let logPath = logPath ?? (dataDirectory as NSString).deletingLastPathComponent + "/serve-\(UUID().uuidString.prefix(8)).log"
+        let logPath =
+            logPath ?? (dataDirectory as NSString).deletingLastPathComponent
+            + "/serve-\(UUID().uuidString.prefix(8)).log"
         let stdoutPath = logPath + ".stdout"
         let process = try ChildProcess(
             binary, ["serve", "--port", "0", "--data", dataDirectory] + extra,
@@ -94,7 +101,8 @@ final class TunerProcess: Sendable {
             for line in printed.split(separator: "\n") where line.hasPrefix("Tuner listening on http://127.0.0.1:") {
                 let address = String(line.dropFirst("Tuner listening on ".count)).trimmingCharacters(in: .whitespaces)
                 if let port = Int(address.split(separator: ":").last ?? "") {
-                    return TunerProcess(process: process, dataDirectory: dataDirectory, baseURL: address, port: port, logPath: logPath)
+                    return TunerProcess(
+                        process: process, dataDirectory: dataDirectory, baseURL: address, port: port, logPath: logPath)
                 }
             }
             if !process.isRunning { break }
@@ -114,7 +122,9 @@ final class TunerProcess: Sendable {
     /// Sends `signal` and waits (at most `timeout`) for the process to end; returns how it ended.
     /// A server that outlives the timeout is killed, and the result says `timedOut`.
     @discardableResult
-    func stop(signal: Int32 = SIGTERM, timeout: Duration = .seconds(20)) async -> (status: Int32, signaled: Bool, timedOut: Bool) {
+    func stop(signal: Int32 = SIGTERM, timeout: Duration = .seconds(20)) async -> (
+        status: Int32, signaled: Bool, timedOut: Bool
+    ) {
         process.send(signal)
         let process = self.process
         let watchdog = Task {

@@ -5,10 +5,15 @@ import Testing
 @Suite("HLS attribute lists")
 struct HLSAttributeListTests {
     @Test func readsEveryValueType() throws {
-        let list = try HLSAttributeList(parsing:
-            #"BANDWIDTH=1280000,CODECS="avc1.4d401f,mp4a.40.2",RESOLUTION=1920x1080,FRAME-RATE=29.970,TIME-OFFSET=-3.5,IV=0x0A0b,DEFAULT=YES,FORCED=NO"#)
+        let list = try HLSAttributeList(
+            parsing:
+                #"BANDWIDTH=1280000,CODECS="avc1.4d401f,mp4a.40.2",RESOLUTION=1920x1080,FRAME-RATE=29.970,TIME-OFFSET=-3.5,IV=0x0A0b,DEFAULT=YES,FORCED=NO"#
+        )
         #expect(list.count == 8)
-        #expect(list.map(\.name) == ["BANDWIDTH", "CODECS", "RESOLUTION", "FRAME-RATE", "TIME-OFFSET", "IV", "DEFAULT", "FORCED"])
+        #expect(
+            list.map(\.name) == [
+                "BANDWIDTH", "CODECS", "RESOLUTION", "FRAME-RATE", "TIME-OFFSET", "IV", "DEFAULT", "FORCED",
+            ])
         #expect(list["BANDWIDTH"]?.integer == 1_280_000)
         #expect(list["CODECS"]?.text == "avc1.4d401f,mp4a.40.2")
         #expect(list["CODECS"]?.isQuoted == true)
@@ -63,13 +68,14 @@ struct HLSAttributeListTests {
     }
 
     @Test func tagsExposeTheirAttributesWithVariablesApplied() throws {
-        let playlist = try HLSPlaylist(parsing: """
-            #EXTM3U
-            #EXT-X-DEFINE:NAME="id",VALUE="42"
-            #EXT-X-DATERANGE:ID="ad-{$id}",START-DATE="2020-03-26T11:26:25.122Z",PLANNED-DURATION=30.000,SCTE35-OUT=0xFC30
-            #EXTINF:4,
-            a.ts
-            """)
+        let playlist = try HLSPlaylist(
+            parsing: """
+                #EXTM3U
+                #EXT-X-DEFINE:NAME="id",VALUE="42"
+                #EXT-X-DATERANGE:ID="ad-{$id}",START-DATE="2020-03-26T11:26:25.122Z",PLANNED-DURATION=30.000,SCTE35-OUT=0xFC30
+                #EXTINF:4,
+                a.ts
+                """)
         let dateRange = try #require(playlist.firstTag(named: .dateRange))
         #expect(dateRange.attributes["ID"]?.text == "ad-42")
         #expect(dateRange.attributes["PLANNED-DURATION"]?.decimal == 30)
@@ -100,7 +106,8 @@ struct HLSAttributeListTests {
     }
 
     @Test func unknownAttributesAreKept() throws {
-        let playlist = try HLSPlaylist(parsing: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1,UNKNOWN_TAG1=VALUE1,X-Y=\"z\"\na.m3u8\n")
+        let playlist = try HLSPlaylist(
+            parsing: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1,UNKNOWN_TAG1=VALUE1,X-Y=\"z\"\na.m3u8\n")
         let attributes = try #require(playlist.variants.first?.attributes)
         #expect(attributes["UNKNOWN_TAG1"]?.text == "VALUE1")
         #expect(attributes["X-Y"]?.text == "z")

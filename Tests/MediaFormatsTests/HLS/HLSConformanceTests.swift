@@ -35,9 +35,11 @@ struct HLSConformanceTests {
         "mamba/mambaTests/Fixtures/ThirdPartyTagsTestFixture.txt":
             Violation(code: .missingURI, line: 8, reason: "an #EXTINF with no URI line"),
         "grafov-m3u8/sample-playlists/media-playlist-with-discontinuity.m3u8":
-            Violation(code: .missingHeader, line: 1, reason: "comment lines before #EXTM3U, which must be the first line"),
+            Violation(
+                code: .missingHeader, line: 1, reason: "comment lines before #EXTM3U, which must be the first line"),
         "grafov-m3u8/sample-playlists/master-with-hlsv7.m3u8":
-            Violation(code: .missingHeader, line: 1, reason: "comment lines before #EXTM3U, which must be the first line"),
+            Violation(
+                code: .missingHeader, line: 1, reason: "comment lines before #EXTM3U, which must be the first line"),
         "hls.js/tests/unit/loader/m3u8-parser_extracted/manifest-with-broken-syntax-returns-empty-array.m3u8":
             Violation(code: .missingHeader, line: 1, reason: "'#EXTM3U#EXTXSTREAMINF:…' is not the #EXTM3U header"),
 
@@ -51,8 +53,9 @@ struct HLSConformanceTests {
         "globocom-m3u8/tests/playlists_extracted/PLAYLIST_WITH_SESSION_ENCRYPTED_SEGMENTS_AND_IV_SORTED.m3u8":
             Violation(code: .mixedPlaylistKinds, line: 6, reason: "#EXT-X-SESSION-KEY in a media playlist"),
         "mamba/mambaTests/Fixtures/hls_writer_parser_roundtrip_tester.txt":
-            Violation(code: .mixedPlaylistKinds, line: 45,
-                      reason: "a tag catalogue mixing master and media tags, with duplicates and invalid values"),
+            Violation(
+                code: .mixedPlaylistKinds, line: 45,
+                reason: "a tag catalogue mixing master and media tags, with duplicates and invalid values"),
 
         // Required attributes missing, or attribute values of the wrong type.
         "globocom-m3u8/tests/playlists_extracted/VARIANT_PLAYLIST_WITH_HDCP_LEVEL.m3u8":
@@ -68,15 +71,22 @@ struct HLSConformanceTests {
         "globocom-m3u8/tests/playlists_extracted/VARIANT_PLAYLIST_WITH_BANDWIDTH_FLOAT.m3u8":
             Violation(code: .invalidAttributeValue, line: 2, reason: "BANDWIDTH=1280000.0 is not a decimal integer"),
         "globocom-m3u8/tests/playlists_extracted/DATERANGE_ENDDATE_SCTECMD_PLAYLIST.m3u8":
-            Violation(code: .invalidAttributeValue, line: 3, reason: "SCTE35-CMD=0xFCINVALIDSECTION is not hexadecimal"),
+            Violation(
+                code: .invalidAttributeValue, line: 3, reason: "SCTE35-CMD=0xFCINVALIDSECTION is not hexadecimal"),
         "globocom-m3u8/tests/playlists_extracted/PLAYLIST_WITH_TAG_MEDIA_READY.m3u8":
-            Violation(code: .invalidAttributeValue, line: 6, reason: "IV=[IV]: a template placeholder, not hexadecimal"),
+            Violation(
+                code: .invalidAttributeValue, line: 6, reason: "IV=[IV]: a template placeholder, not hexadecimal"),
         "globocom-m3u8/tests/playlists_extracted/LOW_LATENCY_WITH_PRELOAD_AND_BYTERANGES_PLAYLIST.m3u8":
-            Violation(code: .invalidAttributeValue, line: 4, reason: "#EXT-X-PART BYTERANGE=20000@0 must be a quoted string"),
+            Violation(
+                code: .invalidAttributeValue, line: 4, reason: "#EXT-X-PART BYTERANGE=20000@0 must be a quoted string"),
         "grafov-m3u8/sample-playlists/master-with-i-frame-stream-inf.m3u8":
-            Violation(code: .invalidAttributeValue, line: 4, reason: "RESOLUTION=\"1x1\" is quoted (and BANDWIDTH=\"INVALIDBW\")"),
+            Violation(
+                code: .invalidAttributeValue, line: 4,
+                reason: "RESOLUTION=\"1x1\" is quoted (and BANDWIDTH=\"INVALIDBW\")"),
         "m3u8-rs/sample-playlists/master-with-i-frame-stream-inf.m3u8":
-            Violation(code: .invalidAttributeValue, line: 4, reason: "RESOLUTION=\"1x1\" is quoted (and BANDWIDTH=\"INVALIDBW\")"),
+            Violation(
+                code: .invalidAttributeValue, line: 4,
+                reason: "RESOLUTION=\"1x1\" is quoted (and BANDWIDTH=\"INVALIDBW\")"),
 
         // Tag values of the wrong form.
         "globocom-m3u8/tests/playlists_extracted/PLAYLIST_WITH_NEGATIVE_MEDIA_SEQUENCE.m3u8":
@@ -94,11 +104,14 @@ struct HLSConformanceTests {
         "M3U8Parser/M3U8KitDemo/M3U8KitDemo/769.m3u8":
             Violation(code: .uriWithoutTag, line: 63, reason: "a stray 'baseURL=…' line at the end"),
         "m3u8-rs/sample-playlists/masterplaylist.m3u8":
-            Violation(code: .uriWithoutTag, line: 4, reason: "URI lines after #EXT-X-MEDIA and #EXT-X-I-FRAME-STREAM-INF"),
+            Violation(
+                code: .uriWithoutTag, line: 4, reason: "URI lines after #EXT-X-MEDIA and #EXT-X-I-FRAME-STREAM-INF"),
         "m3u8-rs/sample-playlists/master-not-ending-in-newline.m3u8":
-            Violation(code: .uriWithoutTag, line: 4, reason: "URI lines after #EXT-X-MEDIA and #EXT-X-I-FRAME-STREAM-INF"),
+            Violation(
+                code: .uriWithoutTag, line: 4, reason: "URI lines after #EXT-X-MEDIA and #EXT-X-I-FRAME-STREAM-INF"),
         "mamba/mambaTests/Fixtures/hls_master_playlist_sap.m3u8":
-            Violation(code: .missingURI, line: 6, reason: "#EXT-X-STREAM-INF with a URI attribute instead of a URI line"),
+            Violation(
+                code: .missingURI, line: 6, reason: "#EXT-X-STREAM-INF with a URI attribute instead of a URI line"),
 
         // hls.js tests of what a parser must reject: tags that may appear only once…
         "hls.js/tests/unit/loader/m3u8-parser_extracted/ext-x-version-must-not-appear-more-than-once.m3u8":
@@ -132,7 +145,8 @@ struct HLSConformanceTests {
         "hls.js/tests/unit/loader/m3u8-parser_extracted/fails-to-parse-media-playlist-when-variable-reference-precedes-definition.m3u8":
             Violation(code: .undefinedVariable, line: 6, reason: "{$bar} is used before its definition"),
         "hls.js/tests/unit/loader/m3u8-parser_extracted/fails-to-parse-media-playlist-when-import-variable-is-not-present.m3u8":
-            Violation(code: .undefinedVariable, line: 5, reason: "IMPORT of a variable the master playlist does not define"),
+            Violation(
+                code: .undefinedVariable, line: 5, reason: "IMPORT of a variable the master playlist does not define"),
         "hls.js/tests/unit/loader/m3u8-parser_extracted/finds-variable-references-in-a-playlist-parsed-after-one-that-was-rejected.m3u8":
             Violation(code: .undefinedVariable, line: 4, reason: "{$host} is never defined in this playlist"),
         "hls.js/tests/unit/loader/m3u8-parser_extracted/returns-an-error-when-duplicate-variables-are-found-in-multivariant-playlists.m3u8":
@@ -157,7 +171,8 @@ struct HLSConformanceTests {
         let root = HLSTestSupport.sharedDataDirectory
         var files: [String] = []
         for corpus in corpora {
-            guard let enumerator = FileManager.default.enumerator(atPath: root.appendingPathComponent(corpus).path) else {
+            guard let enumerator = FileManager.default.enumerator(atPath: root.appendingPathComponent(corpus).path)
+            else {
                 continue
             }
             for case let path as String in enumerator
@@ -221,7 +236,8 @@ struct HLSConformanceTests {
         let playlist = try Self.playlist(file)
         let serialized = playlist.serializedBytes()
         #expect(serialized == HLSTestSupport.normalized(bytes))
-        let reparsed = try HLSPlaylist(parsing: serialized, configuration: Self.configuration(file, strict: Self.invalid[file] == nil))
+        let reparsed = try HLSPlaylist(
+            parsing: serialized, configuration: Self.configuration(file, strict: Self.invalid[file] == nil))
         #expect(reparsed.serializedBytes() == serialized)
         #expect(reparsed.segments.count == playlist.segments.count)
         #expect(reparsed.variants.count == playlist.variants.count)
@@ -248,7 +264,8 @@ struct HLSConformanceTests {
 
         // Read back, every URI points at the proxy, and every line without a URI is unchanged.
         let reparsed = try HLSPlaylist(
-            parsing: rewritten.serializedBytes(), configuration: Self.configuration(file, strict: Self.invalid[file] == nil))
+            parsing: rewritten.serializedBytes(),
+            configuration: Self.configuration(file, strict: Self.invalid[file] == nil))
         #expect(reparsed.uriReferences.count == expectedCount)
         #expect(reparsed.uriReferences.allSatisfy { $0.uri == "http://proxy/x" })
         #expect(reparsed.uriReferences.map(\.kind) == references.map(\.kind))
@@ -280,8 +297,10 @@ struct HLSConformanceTests {
     /// URIs of a playlist found with plain string matching, as an oracle for `uriReferences`.
     static func countURIsNaively(_ text: String) -> Int {
         let uriTags = [
-            "EXT-X-KEY", "EXT-X-SESSION-KEY", "EXT-X-MAP", "EXT-X-MEDIA", "EXT-X-STREAM-INF", "EXT-X-I-FRAME-STREAM-INF",
-            "EXT-X-IMAGE-STREAM-INF", "EXT-X-PART", "EXT-X-PRELOAD-HINT", "EXT-X-RENDITION-REPORT", "EXT-X-SESSION-DATA",
+            "EXT-X-KEY", "EXT-X-SESSION-KEY", "EXT-X-MAP", "EXT-X-MEDIA", "EXT-X-STREAM-INF",
+            "EXT-X-I-FRAME-STREAM-INF",
+            "EXT-X-IMAGE-STREAM-INF", "EXT-X-PART", "EXT-X-PRELOAD-HINT", "EXT-X-RENDITION-REPORT",
+            "EXT-X-SESSION-DATA",
             "EXT-X-CONTENT-STEERING", "EXT-X-DATERANGE",
         ].map { "#\($0):" }
         var count = 0

@@ -62,7 +62,8 @@ struct HLSHostileNumberTests {
     }
 
     @Test func mapByteRangeWhoseEndOverflowsIsDropped() throws {
-        let playlist = try lenient.parse("""
+        let playlist = try lenient.parse(
+            """
             #EXTM3U
             #EXT-X-TARGETDURATION:4
             #EXT-X-MAP:URI="init.mp4",BYTERANGE="10@9223372036854775800"
@@ -98,7 +99,8 @@ struct HLSHostileNumberTests {
     }
 
     @Test func largestAllowedSequenceNumberStillCounts() throws {
-        let playlist = try HLSParser().parse("""
+        let playlist = try HLSParser().parse(
+            """
             #EXTM3U
             #EXT-X-TARGETDURATION:4
             #EXT-X-MEDIA-SEQUENCE:9007199254740991

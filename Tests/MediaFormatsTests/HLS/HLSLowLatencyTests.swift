@@ -26,8 +26,10 @@ struct HLSLowLatencyTests {
     @Test func readsServerControlAndPartTarget() throws {
         let playlist = try HLSPlaylist(parsing: Self.playlist)
         #expect(playlist.partTargetDuration == 0.33334)
-        #expect(playlist.serverControl == HLSPlaylist.ServerControl(
-            canBlockReload: true, canSkipUntil: 12, canSkipDateRanges: false, holdBack: nil, partHoldBack: 1))
+        #expect(
+            playlist.serverControl
+                == HLSPlaylist.ServerControl(
+                    canBlockReload: true, canSkipUntil: 12, canSkipDateRanges: false, holdBack: nil, partHoldBack: 1))
     }
 
     @Test func skippedSegmentsCountInTheMediaSequence() throws {
@@ -39,9 +41,10 @@ struct HLSLowLatencyTests {
     @Test func readsPartsWithResolvedByteRangesAndTheirSegment() throws {
         let parts = try HLSPlaylist(parsing: Self.playlist).parts
         #expect(parts.map(\.uri) == ["part270.mp4", "part270.mp4", "part271.a.mp4"])
-        #expect(parts.map(\.byteRange) == [
-            HLSByteRange(length: 20000, offset: 0), HLSByteRange(length: 23000, offset: 20000), nil,
-        ])
+        #expect(
+            parts.map(\.byteRange) == [
+                HLSByteRange(length: 20000, offset: 0), HLSByteRange(length: 23000, offset: 20000), nil,
+            ])
         #expect(parts.map(\.mediaSequenceNumber) == [270, 270, 271])
         #expect(parts.map(\.isIndependent) == [true, false, false])
         #expect(parts.map(\.isGap) == [false, false, true])

@@ -37,7 +37,10 @@ struct HLSMasterPlaylistTests {
         #expect(variants.map(\.uri) == ["low/index.m3u8", "https://cdn.example.com/hi/index.m3u8"])
         #expect(variants.map(\.bandwidth) == [1_280_000, 7_680_000])
         #expect(variants.map(\.averageBandwidth) == [1_000_000, nil])
-        #expect(variants.map(\.resolution) == [HLSResolution(width: 640, height: 360), HLSResolution(width: 1920, height: 1080)])
+        #expect(
+            variants.map(\.resolution) == [
+                HLSResolution(width: 640, height: 360), HLSResolution(width: 1920, height: 1080),
+            ])
         #expect(variants[0].codecs == "avc1.4d401f, mp4a.40.2")
         #expect(variants[0].codecList == ["avc1.4d401f", "mp4a.40.2"])
         #expect(variants[0].frameRate == 29.97)
@@ -79,8 +82,10 @@ struct HLSMasterPlaylistTests {
     }
 
     @Test func variantNeedsBandwidthAndAURILine() {
-        #expect(HLSTestSupport.parseError("#EXTM3U\n#EXT-X-STREAM-INF:RESOLUTION=1x1\na.m3u8\n")?.code == .missingAttribute)
-        let noURI = HLSTestSupport.parseError("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n#EXT-X-STREAM-INF:BANDWIDTH=2\nb.m3u8\n")
+        #expect(
+            HLSTestSupport.parseError("#EXTM3U\n#EXT-X-STREAM-INF:RESOLUTION=1x1\na.m3u8\n")?.code == .missingAttribute)
+        let noURI = HLSTestSupport.parseError(
+            "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n#EXT-X-STREAM-INF:BANDWIDTH=2\nb.m3u8\n")
         #expect(noURI?.code == .missingURI)
         #expect(noURI?.line == 2)
         let atEnd = HLSTestSupport.parseError("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n")
@@ -89,7 +94,8 @@ struct HLSMasterPlaylistTests {
     }
 
     @Test func masterAndMediaTagsMustNotMix() {
-        let error = HLSTestSupport.parseError("#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXT-X-STREAM-INF:BANDWIDTH=1\na.m3u8\n")
+        let error = HLSTestSupport.parseError(
+            "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXT-X-STREAM-INF:BANDWIDTH=1\na.m3u8\n")
         #expect(error?.code == .mixedPlaylistKinds)
         #expect(error?.line == 3)
         #expect(error?.message.contains("EXT-X-TARGETDURATION") == true)

@@ -78,13 +78,15 @@ struct HLSMediaPlaylistTests {
     }
 
     @Test func acceptsCommalessAndSpacedDurations() throws {
-        let playlist = try HLSPlaylist(parsing: "#EXTM3U\n#EXTINF:5220\na.ts\n#EXTINF: 11.5,x\nb.ts\n#EXTINF:.360,\nc.ts\n")
+        let playlist = try HLSPlaylist(
+            parsing: "#EXTM3U\n#EXTINF:5220\na.ts\n#EXTINF: 11.5,x\nb.ts\n#EXTINF:.360,\nc.ts\n")
         #expect(playlist.segments.map(\.duration) == [5220, 11.5, 0.36])
         #expect(playlist.segments.map(\.title) == [nil, "x", ""])
     }
 
     @Test func readsLongDurationsExactly() throws {
-        let playlist = try HLSPlaylist(parsing: "#EXTM3U\n#EXTINF:10.0000000000000000001,\na.ts\n#EXTINF:6.006,\nb.ts\n")
+        let playlist = try HLSPlaylist(
+            parsing: "#EXTM3U\n#EXTINF:10.0000000000000000001,\na.ts\n#EXTINF:6.006,\nb.ts\n")
         #expect(playlist.segments.map(\.duration) == [10.0000000000000000001, 6.006])
     }
 
@@ -93,18 +95,19 @@ struct HLSMediaPlaylistTests {
     }
 
     @Test func readsDiscontinuitiesAndGaps() throws {
-        let playlist = try HLSPlaylist(parsing: """
-            #EXTM3U
-            #EXT-X-DISCONTINUITY-SEQUENCE:4
-            #EXTINF:4,
-            a.ts
-            #EXT-X-DISCONTINUITY
-            #EXTINF:4,
-            b.ts
-            #EXT-X-GAP
-            #EXTINF:4,
-            c.ts
-            """)
+        let playlist = try HLSPlaylist(
+            parsing: """
+                #EXTM3U
+                #EXT-X-DISCONTINUITY-SEQUENCE:4
+                #EXTINF:4,
+                a.ts
+                #EXT-X-DISCONTINUITY
+                #EXTINF:4,
+                b.ts
+                #EXT-X-GAP
+                #EXTINF:4,
+                c.ts
+                """)
         #expect(playlist.discontinuitySequence == 4)
         #expect(playlist.segments.map(\.discontinuitySequence) == [4, 5, 5])
         #expect(playlist.segments.map(\.isDiscontinuity) == [false, true, false])
@@ -112,20 +115,21 @@ struct HLSMediaPlaylistTests {
     }
 
     @Test func readsProgramDateTimes() throws {
-        let playlist = try HLSPlaylist(parsing: """
-            #EXTM3U
-            #EXT-X-PROGRAM-DATE-TIME:2024-01-12T10:00:00.250Z
-            #EXTINF:4,
-            a.ts
-            #EXTINF:4,
-            b.ts
-            #EXT-X-PROGRAM-DATE-TIME:2018-12-31T09:47:22+08:00
-            #EXTINF:4,
-            c.ts
-            #EXT-X-PROGRAM-DATE-TIME:foo
-            #EXTINF:4,
-            d.ts
-            """)
+        let playlist = try HLSPlaylist(
+            parsing: """
+                #EXTM3U
+                #EXT-X-PROGRAM-DATE-TIME:2024-01-12T10:00:00.250Z
+                #EXTINF:4,
+                a.ts
+                #EXTINF:4,
+                b.ts
+                #EXT-X-PROGRAM-DATE-TIME:2018-12-31T09:47:22+08:00
+                #EXTINF:4,
+                c.ts
+                #EXT-X-PROGRAM-DATE-TIME:foo
+                #EXTINF:4,
+                d.ts
+                """)
         let dates = playlist.segments.map(\.programDateTime)
         #expect(dates[0] == Date(timeIntervalSince1970: 1_705_053_600.25))
         #expect(dates[1] == nil)
@@ -134,15 +138,16 @@ struct HLSMediaPlaylistTests {
     }
 
     @Test func readsIFramesOnlyIndependentSegmentsAndStart() throws {
-        let playlist = try HLSPlaylist(parsing: """
-            #EXTM3U
-            #EXT-X-I-FRAMES-ONLY
-            #EXT-X-INDEPENDENT-SEGMENTS
-            #EXT-X-START:TIME-OFFSET=-12.5,PRECISE=YES
-            #EXTINF:4,
-            #EXT-X-BYTERANGE:100@0
-            a.ts
-            """)
+        let playlist = try HLSPlaylist(
+            parsing: """
+                #EXTM3U
+                #EXT-X-I-FRAMES-ONLY
+                #EXT-X-INDEPENDENT-SEGMENTS
+                #EXT-X-START:TIME-OFFSET=-12.5,PRECISE=YES
+                #EXTINF:4,
+                #EXT-X-BYTERANGE:100@0
+                a.ts
+                """)
         #expect(playlist.isIFramesOnly)
         #expect(playlist.hasIndependentSegments)
         #expect(playlist.start == HLSPlaylist.Start(timeOffset: -12.5, isPrecise: true))

@@ -87,7 +87,8 @@ struct HLSParseErrorTests {
                     switch Int.random(in: 0..<3, using: &generator) {
                     case 0 where position < bytes.count: bytes.remove(at: position)
                     case 1: bytes.insert(alphabet.randomElement(using: &generator)!, at: position)
-                    default: if position < bytes.count { bytes[position] = UInt8.random(in: 0...255, using: &generator) }
+                    default:
+                        if position < bytes.count { bytes[position] = UInt8.random(in: 0...255, using: &generator) }
                     }
                 }
                 _ = try? HLSPlaylist(parsing: bytes)
@@ -107,7 +108,8 @@ struct HLSParseErrorTests {
         for end in 0...bytes.count {
             let prefix = Array(bytes[..<end])
             _ = try? HLSPlaylist(parsing: prefix)
-            #expect((try? HLSPlaylist(parsing: prefix, configuration: .lenient))?.serializedBytes()
+            #expect(
+                (try? HLSPlaylist(parsing: prefix, configuration: .lenient))?.serializedBytes()
                     == HLSTestSupport.normalized(prefix))
         }
     }

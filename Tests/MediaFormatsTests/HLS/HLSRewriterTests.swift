@@ -54,13 +54,15 @@ struct HLSRewriterTests {
     @Test func rewritesEveryURIOfAMasterPlaylistWithItsKind() throws {
         let playlist = try HLSPlaylist(parsing: HLSMasterPlaylistTests.master)
         let references = playlist.uriReferences
-        #expect(references.map(\.uri) == [
-            "/steering?video=00012", "skd://key", "audio/en.m3u8", "audio/fr.m3u8", "low/index.m3u8",
-            "https://cdn.example.com/hi/index.m3u8", "low/iframe.m3u8",
-        ])
+        #expect(
+            references.map(\.uri) == [
+                "/steering?video=00012", "skd://key", "audio/en.m3u8", "audio/fr.m3u8", "low/index.m3u8",
+                "https://cdn.example.com/hi/index.m3u8", "low/iframe.m3u8",
+            ])
         #expect(references.map(\.kind) == [.other, .key, .playlist, .playlist, .playlist, .playlist, .playlist])
         #expect(references.map(\.attribute) == ["SERVER-URI", "URI", "URI", "URI", nil, nil, "URI"])
-        #expect(references.map(\.tagName) == [.contentSteering, .sessionKey, .media, .media, nil, nil, .iFrameStreamInf])
+        #expect(
+            references.map(\.tagName) == [.contentSteering, .sessionKey, .media, .media, nil, nil, .iFrameStreamInf])
         #expect(references.map(\.line) == [4, 6, 7, 8, 11, 15, 16])
 
         var seen: [(String, HLSURIKind)] = []
@@ -68,12 +70,14 @@ struct HLSRewriterTests {
             seen.append((url.absoluteString, kind))
             return "http://127.0.0.1/\(seen.count)"
         }
-        #expect(seen.map(\.0) == [
-            "https://origin.example.com/steering?video=00012", "skd://key",
-            "https://origin.example.com/live/chan/audio/en.m3u8", "https://origin.example.com/live/chan/audio/fr.m3u8",
-            "https://origin.example.com/live/chan/low/index.m3u8", "https://cdn.example.com/hi/index.m3u8",
-            "https://origin.example.com/live/chan/low/iframe.m3u8",
-        ])
+        #expect(
+            seen.map(\.0) == [
+                "https://origin.example.com/steering?video=00012", "skd://key",
+                "https://origin.example.com/live/chan/audio/en.m3u8",
+                "https://origin.example.com/live/chan/audio/fr.m3u8",
+                "https://origin.example.com/live/chan/low/index.m3u8", "https://cdn.example.com/hi/index.m3u8",
+                "https://origin.example.com/live/chan/low/iframe.m3u8",
+            ])
         #expect(rewritten.variants.map(\.uri) == ["http://127.0.0.1/5", "http://127.0.0.1/6"])
         #expect(rewritten.iFrameVariants.map(\.uri) == ["http://127.0.0.1/7"])
         #expect(rewritten.renditions.map(\.uri) == ["http://127.0.0.1/3", "http://127.0.0.1/4", nil])
@@ -85,7 +89,10 @@ struct HLSRewriterTests {
         for (old, new) in zip(before, after) where !old.contains("URI") && !old.hasSuffix(".m3u8") {
             #expect(old == new)
         }
-        #expect(after[6] == #"#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,URI="http://127.0.0.1/3""#)
+        #expect(
+            after[6]
+                == #"#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,URI="http://127.0.0.1/3""#
+        )
     }
 
     @Test func resolvesAgainstTheFinalURL() throws {
@@ -117,7 +124,8 @@ struct HLSRewriterTests {
 
     @Test func percentEncodesWhatAURLCannotHold() throws {
         let rewriter = HLSRewriter(baseURL: URL(string: "https://h/dir/p.m3u8")!)
-        #expect(rewriter.resolve("180724_Allison VLOG-v3_00001.ts")?.absoluteString
+        #expect(
+            rewriter.resolve("180724_Allison VLOG-v3_00001.ts")?.absoluteString
                 == "https://h/dir/180724_Allison%20VLOG-v3_00001.ts")
         #expect(rewriter.resolve("héllo{1}.ts")?.absoluteString == "https://h/dir/h%C3%A9llo%7B1%7D.ts")
         #expect(rewriter.resolve("a%20b%zz.ts")?.absoluteString == "https://h/dir/a%20b%25zz.ts")
@@ -130,17 +138,20 @@ struct HLSRewriterTests {
         let rewritten = HLSRewriter(baseURL: Self.base).rewrite(playlist) { _, kind in
             kind == .key ? "x\"y\nz" : "#not a comment\r"
         }
-        #expect(rewritten.serialized() == "#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=\"x%22y%0Az\"\n#EXTINF:4,\n%23not a comment%0D\n")
+        #expect(
+            rewritten.serialized()
+                == "#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=\"x%22y%0Az\"\n#EXTINF:4,\n%23not a comment%0D\n")
         #expect(try HLSPlaylist(parsing: rewritten.serialized()).segments.count == 1)
     }
 
     @Test func rewritesURIsThatUseVariables() throws {
-        let playlist = try HLSPlaylist(parsing: """
-            #EXTM3U
-            #EXT-X-DEFINE:NAME="p",VALUE="part-"
-            #EXTINF:4,
-            {$p}1.ts
-            """)
+        let playlist = try HLSPlaylist(
+            parsing: """
+                #EXTM3U
+                #EXT-X-DEFINE:NAME="p",VALUE="part-"
+                #EXTINF:4,
+                {$p}1.ts
+                """)
         let rewritten = HLSRewriter(baseURL: Self.base).rewrite(playlist) { url, _ in url.lastPathComponent }
         #expect(rewritten.serialized().hasSuffix("\n#EXTINF:4,\npart-1.ts\n"))
         #expect(rewritten.variables == ["p": "part-"])

@@ -12,7 +12,8 @@ enum HLSTestSupport {
             return URL(fileURLWithPath: override, isDirectory: true)
         }
         let testFile = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-        let repository = testFile
+        let repository =
+            testFile
             .deletingLastPathComponent()  // HLS
             .deletingLastPathComponent()  // MediaFormatsTests
             .deletingLastPathComponent()  // Tests

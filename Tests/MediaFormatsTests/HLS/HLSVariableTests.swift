@@ -51,7 +51,8 @@ struct HLSVariableTests {
     }
 
     @Test func referenceBeforeItsDefinitionIsAnError() {
-        let error = HLSTestSupport.parseError("#EXTM3U\n#EXTINF:4,\na{$bar}.mp4\n#EXT-X-DEFINE:NAME=\"bar\",VALUE=\"1\"\n")
+        let error = HLSTestSupport.parseError(
+            "#EXTM3U\n#EXTINF:4,\na{$bar}.mp4\n#EXT-X-DEFINE:NAME=\"bar\",VALUE=\"1\"\n")
         #expect(error?.code == .undefinedVariable)
         #expect(error?.line == 3)
     }

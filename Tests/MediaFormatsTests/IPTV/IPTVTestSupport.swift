@@ -21,7 +21,9 @@ enum IPTVTestSupport {
     /// Every file under `relativeDirectory` whose name ends in `suffix`, sorted.
     static func files(under relativeDirectory: String, suffix: String) -> [URL] {
         let root = dataDirectory.appendingPathComponent(relativeDirectory)
-        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { return [] }
+        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
+            return []
+        }
         return enumerator.compactMap { $0 as? URL }.filter { $0.lastPathComponent.hasSuffix(suffix) }
             .sorted { $0.path < $1.path }
     }
@@ -65,7 +67,8 @@ enum IPTVTestSupport {
                 // leading blanks
             } else {
                 if atLineStart, data.count - (index - data.startIndex) >= pattern.count,
-                   data[index..<(index + pattern.count)].elementsEqual(pattern) {
+                    data[index..<(index + pattern.count)].elementsEqual(pattern)
+                {
                     count += 1
                 }
                 atLineStart = false

@@ -13,11 +13,19 @@ struct M3UConformanceTests {
     private func check(_ url: URL, sourceLocation: SourceLocation = #_sourceLocation) throws -> M3UPlaylist {
         let data = try Data(contentsOf: url)
         let playlist = IPTVTestSupport.parse(Array(data), chunkSize: 4095)
-        #expect(playlist == M3UParser.parse(data), "\(url.lastPathComponent): chunked differs from whole", sourceLocation: sourceLocation)
+        #expect(
+            playlist == M3UParser.parse(data), "\(url.lastPathComponent): chunked differs from whole",
+            sourceLocation: sourceLocation)
         let reparsed = M3UParser.parse(M3UWriter().string(for: playlist))
-        #expect(reparsed.header == playlist.header, "\(url.lastPathComponent): header round trip", sourceLocation: sourceLocation)
-        #expect(reparsed.entries == playlist.entries, "\(url.lastPathComponent): entries round trip", sourceLocation: sourceLocation)
-        #expect(reparsed.warnings.isEmpty, "\(url.lastPathComponent): written playlist has warnings \(reparsed.warnings)", sourceLocation: sourceLocation)
+        #expect(
+            reparsed.header == playlist.header, "\(url.lastPathComponent): header round trip",
+            sourceLocation: sourceLocation)
+        #expect(
+            reparsed.entries == playlist.entries, "\(url.lastPathComponent): entries round trip",
+            sourceLocation: sourceLocation)
+        #expect(
+            reparsed.warnings.isEmpty, "\(url.lastPathComponent): written playlist has warnings \(reparsed.warnings)",
+            sourceLocation: sourceLocation)
         return playlist
     }
 
@@ -53,7 +61,8 @@ struct M3UConformanceTests {
     }
 
     @Test func m3uKitValidPlaylist() throws {
-        let playlist = try check(IPTVTestSupport.dataDirectory.appendingPathComponent("M3UKit/Tests/M3UKitTests/Resources/valid.m3u"))
+        let playlist = try check(
+            IPTVTestSupport.dataDirectory.appendingPathComponent("M3UKit/Tests/M3UKitTests/Resources/valid.m3u"))
         #expect(playlist.header.tvgURLs.count == 13)
         #expect(playlist.header.tvgURLs.first == "https://iptv-org.github.io/epg/guides/al/ipko.com.epg.xml")
         #expect(playlist.entries.count == 106)
@@ -87,25 +96,38 @@ struct M3UConformanceTests {
     }
 
     @Test func swiftM3UKitMalformedPlaylist() throws {
-        let playlist = try check(IPTVTestSupport.dataDirectory.appendingPathComponent("SwiftM3UKit/Tests/SwiftM3UKitTests/Resources/malformed.m3u"))
-        #expect(playlist.entries.map(\.title) == ["Valid Channel", "Broken Quote", "Invalid Duration", "No Attributes Channel", "Another Valid"])
-        #expect(playlist.entries.map(\.url) == [
-            "http://example.com/valid", "http://example.com/broken", "http://example.com/invalid",
-            "http://example.com/noattr", "http://example.com/another",
-        ])
+        let playlist = try check(
+            IPTVTestSupport.dataDirectory.appendingPathComponent(
+                "SwiftM3UKit/Tests/SwiftM3UKitTests/Resources/malformed.m3u"))
+        #expect(
+            playlist.entries.map(\.title) == [
+                "Valid Channel", "Broken Quote", "Invalid Duration", "No Attributes Channel", "Another Valid",
+            ])
+        #expect(
+            playlist.entries.map(\.url) == [
+                "http://example.com/valid", "http://example.com/broken", "http://example.com/invalid",
+                "http://example.com/noattr", "http://example.com/another",
+            ])
         #expect(playlist.entries[2].duration == -1)
         #expect(playlist.entries[4].tvgID == "another")
         #expect(playlist.warnings.contains { $0.kind == .invalidDuration && $0.line == 6 })
         #expect(playlist.warnings.contains { $0.kind == .suspiciousQuote && $0.line == 4 })
-        #expect(playlist.warnings.contains { $0.kind == .junkLine && $0.line == 11 && $0.detail == "Random line without URL" })
+        #expect(
+            playlist.warnings.contains {
+                $0.kind == .junkLine && $0.line == 11 && $0.detail == "Random line without URL"
+            })
     }
 
     @Test func swiftM3UKitSamples() throws {
-        let small = try check(IPTVTestSupport.dataDirectory.appendingPathComponent("SwiftM3UKit/Tests/SwiftM3UKitTests/Resources/sample_small.m3u"))
+        let small = try check(
+            IPTVTestSupport.dataDirectory.appendingPathComponent(
+                "SwiftM3UKit/Tests/SwiftM3UKitTests/Resources/sample_small.m3u"))
         #expect(small.entries.count == 6)
         #expect(small.entries[3].duration == 7200)
         #expect(small.entries[3].tvgName == "The Matrix (1999)")
-        let large = try check(IPTVTestSupport.dataDirectory.appendingPathComponent("SwiftM3UKit/Tests/SwiftM3UKitTests/Resources/sample_large.m3u"))
+        let large = try check(
+            IPTVTestSupport.dataDirectory.appendingPathComponent(
+                "SwiftM3UKit/Tests/SwiftM3UKitTests/Resources/sample_large.m3u"))
         #expect(large.entries.count == 22)
         #expect(large.entries.contains { $0.groupTitle == "Series|Drama" })
         #expect(large.entries.contains { $0.title == "Kurtlar Vadisi Sezon 1 Bölüm 1" })
@@ -113,9 +135,13 @@ struct M3UConformanceTests {
     }
 
     @Test func threadfinPlaylist() throws {
-        let playlist = try check(IPTVTestSupport.dataDirectory.appendingPathComponent("Threadfin/src/internal/m3u-parser/test_list_1.m3u"))
+        let playlist = try check(
+            IPTVTestSupport.dataDirectory.appendingPathComponent("Threadfin/src/internal/m3u-parser/test_list_1.m3u"))
         #expect(playlist.header.tvgURLs == ["http://example.com/file.xml", "http://example.com/threadfin.xml"])
-        #expect(playlist.entries.map(\.title) == ["Channel 1", "Channel 2", "Sample artist - Sample title", "Example Artist - Example title"])
+        #expect(
+            playlist.entries.map(\.title) == [
+                "Channel 1", "Channel 2", "Sample artist - Sample title", "Example Artist - Example title",
+            ])
         #expect(playlist.entries.map(\.url) == (1...4).map { "http://example.com/stream/\($0)" })
         #expect(playlist.entries.map(\.duration) == [0, 0, 123, 321])
         #expect(playlist.entries[0].channelNumber == "1")
@@ -126,7 +152,8 @@ struct M3UConformanceTests {
 
     @Test func globocomIPTVCases() throws {
         let directory = "globocom-m3u8/tests/playlists_extracted/"
-        let custom = try check(IPTVTestSupport.dataDirectory.appendingPathComponent(directory + "IPTV_PLAYLIST_WITH_CUSTOM_TAGS.m3u8"))
+        let custom = try check(
+            IPTVTestSupport.dataDirectory.appendingPathComponent(directory + "IPTV_PLAYLIST_WITH_CUSTOM_TAGS.m3u8"))
         let entry = try #require(custom.entries.first)
         #expect(custom.entries.count == 1)
         #expect(entry.title == "Channel1")
@@ -136,9 +163,13 @@ struct M3UConformanceTests {
         #expect(entry.catchup == "flussonic")
         #expect(entry.catchupDays == "7")
         #expect(entry.timeshift == "0")
-        #expect(entry.vlcOptions == [M3UAttribute(name: "video-filter", value: "invert"), M3UAttribute(name: "param2", value: "value2")])
+        #expect(
+            entry.vlcOptions == [
+                M3UAttribute(name: "video-filter", value: "invert"), M3UAttribute(name: "param2", value: "value2"),
+            ])
         #expect(entry.url == "http://str00.iptv.domain/7331/mpegts?token=longtokenhere")
-        let early = try check(IPTVTestSupport.dataDirectory.appendingPathComponent(directory + "IPTV_PLAYLIST_WITH_EARLY_EXTINF.m3u8"))
+        let early = try check(
+            IPTVTestSupport.dataDirectory.appendingPathComponent(directory + "IPTV_PLAYLIST_WITH_EARLY_EXTINF.m3u8"))
         #expect(early.entries.map(\.title) == ["Info"])
         #expect(early.entries.first?.duration == 0)
         #expect(early.entries.first?.vlcOptions.count == 2)
@@ -147,7 +178,8 @@ struct M3UConformanceTests {
     @Test(.enabled(if: IPTVTestSupport.canRunProcesses, "inflating the corpus needs python3"))
     func m3u8DecoderProviderPlaylistHasEvery194918Entries() async throws {
         let data = try IPTVTestSupport.data("M3U8Decoder/Tests/M3U8DecoderTests/m3u8/tv_channels_private.m3u.zlib")
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tv_channels_private-\(UUID().uuidString).m3u")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tv_channels_private-\(UUID().uuidString).m3u")
         defer { try? FileManager.default.removeItem(at: file) }
         try await IPTVTestSupport.inflateRawDeflate(data, to: file)
 
@@ -159,7 +191,11 @@ struct M3UConformanceTests {
         // the round trip is checked on all 194,918 entries without holding them.
         var echo = M3UParser()
         let writer = M3UWriter()
-        var count = 0, live = 0, movies = 0, series = 0, roundTripMismatches = 0
+        var count = 0
+        var live = 0
+        var movies = 0
+        var series = 0
+        var roundTripMismatches = 0
         var first: M3UEntry?
         var warnings: [M3UWarning] = []
         let handleEvent: (M3UParser.Event) -> Void = { event in
@@ -167,10 +203,18 @@ struct M3UConformanceTests {
             case .entry(let entry):
                 count += 1
                 var echoed: [M3UEntry] = []
-                echo.feed(Array(writer.lines(for: entry).utf8)) { if case .entry(let again) = $0 { echoed.append(again) } }
+                echo.feed(Array(writer.lines(for: entry).utf8)) {
+                    if case .entry(let again) = $0 { echoed.append(again) }
+                }
                 if echoed != [entry] { roundTripMismatches += 1 }
                 if first == nil { first = entry }
-                if entry.url.contains("/movie/") { movies += 1 } else if entry.url.contains("/series/") { series += 1 } else { live += 1 }
+                if entry.url.contains("/movie/") {
+                    movies += 1
+                } else if entry.url.contains("/series/") {
+                    series += 1
+                } else {
+                    live += 1
+                }
             case .warning(let warning): warnings.append(warning)
             case .header: break
             }
@@ -196,9 +240,9 @@ extension IPTVTestSupport {
     /// stored compressed and Foundation on Linux has no DEFLATE API.
     static var canRunProcesses: Bool {
         #if os(macOS) || os(Linux)
-        true
+            true
         #else
-        false
+            false
         #endif
     }
 
@@ -207,11 +251,13 @@ extension IPTVTestSupport {
         try data.write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }
         // ExternalCommand, not Foundation's Process: see TunerTesting.ChildProcess.
-        let inflate = try await ExternalCommand.run("python3", [
-            "-c",
-            "import sys, zlib; open(sys.argv[2], 'wb').write(zlib.decompress(open(sys.argv[1], 'rb').read(), -15))",
-            input.path, file.path,
-        ])
+        let inflate = try await ExternalCommand.run(
+            "python3",
+            [
+                "-c",
+                "import sys, zlib; open(sys.argv[2], 'wb').write(zlib.decompress(open(sys.argv[1], 'rb').read(), -15))",
+                input.path, file.path,
+            ])
         try #require(inflate.succeeded, "python3 could not inflate the corpus: \(inflate.transcript)")
     }
 }

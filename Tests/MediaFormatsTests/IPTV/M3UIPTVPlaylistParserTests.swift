@@ -11,7 +11,9 @@ struct M3UIPTVPlaylistParserTests {
     @Test(arguments: cases)
     func matchesTheExpectedResult(name: String) throws {
         let input = try IPTVTestSupport.data("iptv-playlist-parser/tests/__data__/input/\(name).m3u")
-        let expectedText = String(decoding: try IPTVTestSupport.data("iptv-playlist-parser/tests/__data__/expected/\(name).js"), as: UTF8.self)
+        let expectedText = String(
+            decoding: try IPTVTestSupport.data("iptv-playlist-parser/tests/__data__/expected/\(name).js"), as: UTF8.self
+        )
         let expected = try #require(try IPTVTestSupport.javaScriptLiteral(expectedText) as? [String: Any])
         let playlist = M3UParser.parse(input)
 

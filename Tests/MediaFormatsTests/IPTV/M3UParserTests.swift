@@ -8,7 +8,8 @@ struct M3UParserTests {
     private func parse(_ text: String) -> M3UPlaylist { M3UParser.parse(text) }
 
     @Test func readsHeaderAttributesWithGuideURLListsMergedInOrder() throws {
-        let playlist = parse("""
+        let playlist = parse(
+            """
             #EXTM3U x-tvg-url="http://a/1.xml, http://a/2.xml.gz" url-tvg="http://a/2.xml.gz,http://b/3.xml" tvg-shift="-2.5" catchup="append" catchup-days="7" catchup-source="?utc={utc}" refresh="3600" m3uautoload=1
             #EXTINF:-1,One
             http://x/1
@@ -21,12 +22,16 @@ struct M3UParserTests {
         #expect(header.catchupDays == "7")
         #expect(header.catchupDayCount == 7)
         #expect(header.catchupSource == "?utc={utc}")
-        #expect(header.extraAttributes == [M3UAttribute(name: "refresh", value: "3600"), M3UAttribute(name: "m3uautoload", value: "1")])
+        #expect(
+            header.extraAttributes == [
+                M3UAttribute(name: "refresh", value: "3600"), M3UAttribute(name: "m3uautoload", value: "1"),
+            ])
         #expect(playlist.warnings.isEmpty)
     }
 
     @Test func readsEveryKnownEntryAttributeAndAlias() throws {
-        let playlist = parse("""
+        let playlist = parse(
+            """
             #EXTM3U
             #EXTINF:-1 tvg-id="bbc1.uk" tvg-name="BBC One" logo="http://l/bbc.png" tvg-url="http://g/uk.xml" group-title="UK;News" channel-number="101" tvg-country="GB" tvg-language="English" tvg-rec="3" tvg-shift="1" radio="true" catchup-type="flussonic" catchup-days="5" catchup-source="http://c/{start}" timeshift="2" user-agent="UA/1" http-referrer="http://ref/",BBC One HD
             http://x/bbc1
@@ -59,19 +64,23 @@ struct M3UParserTests {
     }
 
     @Test func keepsUnknownAndRepeatedAttributesInOrder() throws {
-        let entry = try #require(parse("""
-            #EXTM3U
-            #EXTINF:-1 channelID="7" tvg-logo="a.png" lang="tur" logo="b.png" http-user-agent="UA2" user-agent="UA1",T
-            http://x
-            """).entries.first)
+        let entry = try #require(
+            parse(
+                """
+                #EXTM3U
+                #EXTINF:-1 channelID="7" tvg-logo="a.png" lang="tur" logo="b.png" http-user-agent="UA2" user-agent="UA1",T
+                http://x
+                """
+            ).entries.first)
         #expect(entry.tvgLogo == "a.png")
         #expect(entry.userAgent == "UA2")
-        #expect(entry.extraAttributes == [
-            M3UAttribute(name: "channelID", value: "7"),
-            M3UAttribute(name: "lang", value: "tur"),
-            M3UAttribute(name: "logo", value: "b.png"),
-            M3UAttribute(name: "user-agent", value: "UA1"),
-        ])
+        #expect(
+            entry.extraAttributes == [
+                M3UAttribute(name: "channelID", value: "7"),
+                M3UAttribute(name: "lang", value: "tur"),
+                M3UAttribute(name: "logo", value: "b.png"),
+                M3UAttribute(name: "user-agent", value: "UA1"),
+            ])
         #expect(entry.extraAttributes.m3uValue(named: "CHANNELID") == "7")
     }
 
@@ -93,7 +102,8 @@ struct M3UParserTests {
     }
 
     @Test func toleratesMissingAndInvalidDurationsWithWarnings() throws {
-        let playlist = parse("""
+        let playlist = parse(
+            """
             #EXTM3U
             #EXTINF: tvg-id="a",No duration
             http://x/1
@@ -111,7 +121,8 @@ struct M3UParserTests {
     }
 
     @Test func titleIsEverythingAfterTheFirstCommaOutsideQuotes() throws {
-        let playlist = parse("""
+        let playlist = parse(
+            """
             #EXTM3U
             #EXTINF:-1 tvg-name="The Good, the Bad and the Ugly" group-title="Movies, Westerns",The Good, the Bad and the Ugly
             movie.m3u8
@@ -122,7 +133,8 @@ struct M3UParserTests {
             #EXTINF:-1,
             http://x/4
             """)
-        #expect(playlist.entries.map(\.title) == ["The Good, the Bad and the Ugly", "name,with comma", "Spaced title", ""])
+        #expect(
+            playlist.entries.map(\.title) == ["The Good, the Bad and the Ugly", "name,with comma", "Spaced title", ""])
         #expect(playlist.entries[0].tvgName == "The Good, the Bad and the Ugly")
         #expect(playlist.entries[0].groupTitle == "Movies, Westerns")
         #expect(playlist.entries[2].tvgLogo == "http://a/x.png,y.png")
@@ -139,7 +151,8 @@ struct M3UParserTests {
     }
 
     @Test func matchesKeysAndTagsIgnoringCase() throws {
-        let playlist = parse("""
+        let playlist = parse(
+            """
             #extm3u X-TVG-URL="http://g"
             #ExtInf:-1 TVG-ID="A" Group-Title="G" tvg-LOGO="l",Title
             #extvlcopt:HTTP-User-Agent=UA
@@ -155,11 +168,14 @@ struct M3UParserTests {
     }
 
     @Test func readsSingleQuotesUnquotedValuesAndAttributesWithoutSpaces() throws {
-        let entry = try #require(parse("""
-            #EXTM3U
-            #EXTINF:-1 tvg-id='single' tvg-name=bare tvg-logo="a.png"group-title="Glued" tvg-country="It's",T
-            http://x
-            """).entries.first)
+        let entry = try #require(
+            parse(
+                """
+                #EXTM3U
+                #EXTINF:-1 tvg-id='single' tvg-name=bare tvg-logo="a.png"group-title="Glued" tvg-country="It's",T
+                http://x
+                """
+            ).entries.first)
         #expect(entry.tvgID == "single")
         #expect(entry.tvgName == "bare")
         #expect(entry.tvgLogo == "a.png")
@@ -168,18 +184,22 @@ struct M3UParserTests {
     }
 
     @Test func keepsQuotesInsideValuesThatDoNotEndThem() throws {
-        let entry = try #require(parse("""
-            #EXTM3U
-            #EXTINF:-1 tvg-name="He said "hi" twice" group-title="G",T
-            http://x
-            """).entries.first)
+        let entry = try #require(
+            parse(
+                """
+                #EXTM3U
+                #EXTINF:-1 tvg-name="He said "hi" twice" group-title="G",T
+                http://x
+                """
+            ).entries.first)
         #expect(entry.tvgName == "He said \"hi\" twice")
         #expect(entry.groupTitle == "G")
         #expect(entry.title == "T")
     }
 
     @Test func toleratesBrokenQuotesWithWarnings() throws {
-        let playlist = parse("""
+        let playlist = parse(
+            """
             #EXTM3U
             #EXTINF:-1 missing closing quote tvg-logo="http://example.com/logo.png group-title="Broken",Broken Quote
             http://example.com/broken
@@ -199,7 +219,8 @@ struct M3UParserTests {
     }
 
     @Test func groupsFallBackToExtGrp() throws {
-        let playlist = parse("""
+        let playlist = parse(
+            """
             #EXTM3U
             #EXTINF:-1,A
             #EXTGRP:Sports
@@ -215,7 +236,8 @@ struct M3UParserTests {
     }
 
     @Test func tagsBeforeExtInfBelongToTheNextEntry() throws {
-        let playlist = parse("""
+        let playlist = parse(
+            """
             #EXTM3U
             #EXTVLCOPT:video-filter=invert
             #EXTGRP:ExtGroup1
@@ -224,7 +246,10 @@ struct M3UParserTests {
             http://str00.iptv.domain/7331/mpegts?token=longtokenhere
             """)
         let entry = try #require(playlist.entries.first)
-        #expect(entry.vlcOptions == [M3UAttribute(name: "video-filter", value: "invert"), M3UAttribute(name: "param2", value: "value2")])
+        #expect(
+            entry.vlcOptions == [
+                M3UAttribute(name: "video-filter", value: "invert"), M3UAttribute(name: "param2", value: "value2"),
+            ])
         #expect(entry.extGroup == "ExtGroup1")
         #expect(entry.catchup == "flussonic")
         #expect(entry.timeshift == "0")
@@ -232,46 +257,55 @@ struct M3UParserTests {
     }
 
     @Test func readsVLCOptionsAsHeaders() throws {
-        let entry = try #require(parse("""
-            #EXTM3U
-            #EXTINF:-1,T
-            #EXTVLCOPT:http-user-agent="Dalvik/2.1.0 (Linux; U; Android 6.0.1;)"
-            #EXTVLCOPT:http-referrer=http://ref/
-            #EXTVLCOPT:http-origin=http://origin
-            #EXTVLCOPT:network-caching=1000
-            #EXTVLCOPT:no-video
-            http://x
-            """).entries.first)
+        let entry = try #require(
+            parse(
+                """
+                #EXTM3U
+                #EXTINF:-1,T
+                #EXTVLCOPT:http-user-agent="Dalvik/2.1.0 (Linux; U; Android 6.0.1;)"
+                #EXTVLCOPT:http-referrer=http://ref/
+                #EXTVLCOPT:http-origin=http://origin
+                #EXTVLCOPT:network-caching=1000
+                #EXTVLCOPT:no-video
+                http://x
+                """
+            ).entries.first)
         #expect(entry.vlcOptions.count == 5)
         #expect(entry.vlcOptions[0].value == "Dalvik/2.1.0 (Linux; U; Android 6.0.1;)")
         #expect(entry.vlcOptions[4] == M3UAttribute(name: "no-video", value: ""))
-        #expect(entry.httpHeaders == [
-            M3UAttribute(name: "User-Agent", value: "Dalvik/2.1.0 (Linux; U; Android 6.0.1;)"),
-            M3UAttribute(name: "Referer", value: "http://ref/"),
-            M3UAttribute(name: "Origin", value: "http://origin"),
-        ])
+        #expect(
+            entry.httpHeaders == [
+                M3UAttribute(name: "User-Agent", value: "Dalvik/2.1.0 (Linux; U; Android 6.0.1;)"),
+                M3UAttribute(name: "Referer", value: "http://ref/"),
+                M3UAttribute(name: "Origin", value: "http://origin"),
+            ])
     }
 
     @Test func readsKodiPropertiesVerbatimAndTheirStreamHeaders() throws {
-        let entry = try #require(parse("""
-            #EXTM3U
-            #EXTINF:-1,T
-            #KODIPROP:inputstream=inputstream.adaptive
-            #KODIPROP:inputstream.adaptive.license_type=com.widevine.alpha
-            #KODIPROP:inputstream.adaptive.license_key=https://lic/?a=1|Content-Type="application/octet-stream"|R{SSM}|
-            #KODIPROP:inputstream.adaptive.stream_headers=User-Agent=Kodi%2F20&Cookie=a%3Db
-            http://x/manifest.mpd
-            """).entries.first)
+        let entry = try #require(
+            parse(
+                """
+                #EXTM3U
+                #EXTINF:-1,T
+                #KODIPROP:inputstream=inputstream.adaptive
+                #KODIPROP:inputstream.adaptive.license_type=com.widevine.alpha
+                #KODIPROP:inputstream.adaptive.license_key=https://lic/?a=1|Content-Type="application/octet-stream"|R{SSM}|
+                #KODIPROP:inputstream.adaptive.stream_headers=User-Agent=Kodi%2F20&Cookie=a%3Db
+                http://x/manifest.mpd
+                """
+            ).entries.first)
         #expect(entry.kodiProperties.count == 4)
         #expect(entry.kodiProperties[2].value == "https://lic/?a=1|Content-Type=\"application/octet-stream\"|R{SSM}|")
-        #expect(entry.httpHeaders == [
-            M3UAttribute(name: "User-Agent", value: "Kodi/20"),
-            M3UAttribute(name: "Cookie", value: "a=b"),
-        ])
+        #expect(
+            entry.httpHeaders == [
+                M3UAttribute(name: "User-Agent", value: "Kodi/20"),
+                M3UAttribute(name: "Cookie", value: "a=b"),
+            ])
     }
 
     @Test func readsExtHTTPJSONHeadersInOrder() throws {
-        let playlist = parse("""
+        let playlist = parse(
+            """
             #EXTM3U
             #EXTINF:-1,T
             #EXTHTTP:{"User-Agent":"Mozilla/5.0 \\"quoted\\" \\u00e9","Cookie":"a=b; c=d","X-Num":5}
@@ -280,18 +314,20 @@ struct M3UParserTests {
             #EXTHTTP:{not json
             http://y
             """)
-        #expect(playlist.entries[0].extHTTPHeaders == [
-            M3UAttribute(name: "User-Agent", value: "Mozilla/5.0 \"quoted\" é"),
-            M3UAttribute(name: "Cookie", value: "a=b; c=d"),
-            M3UAttribute(name: "X-Num", value: "5"),
-        ])
+        #expect(
+            playlist.entries[0].extHTTPHeaders == [
+                M3UAttribute(name: "User-Agent", value: "Mozilla/5.0 \"quoted\" é"),
+                M3UAttribute(name: "Cookie", value: "a=b; c=d"),
+                M3UAttribute(name: "X-Num", value: "5"),
+            ])
         #expect(playlist.entries[1].extHTTPHeaders.isEmpty)
         #expect(playlist.warnings.map(\.kind) == [.invalidHTTPHeaders])
         #expect(playlist.warnings.map(\.line) == [6])
     }
 
     @Test func splitsHeadersOffTheURLLine() throws {
-        let playlist = parse("""
+        let playlist = parse(
+            """
             #EXTM3U
             #EXTINF:17 tvg-id="SportChannel",Sport channel
             http://192.54.104.122:8080/d/abcdef/video.mp4|User-Agent=Mozilla/5.0 (Windows NT 6.1; WOW64; Trident/7.0; AS; rv:11.0) like Gecko&Referer=http://180upload.abc/embed-uaqmgcckhpcl.html
@@ -304,21 +340,28 @@ struct M3UParserTests {
             #EXTINF:-1,Trailing pipe
             http://x/t.m3u8|
             """)
-        #expect(playlist.entries.map(\.url) == [
-            "http://192.54.104.122:8080/d/abcdef/video.mp4", "http://x/q.m3u8", "http://x/e.m3u8", "http://x/a|b", "http://x/t.m3u8",
-        ])
-        #expect(playlist.entries[0].urlHeaders == [
-            M3UAttribute(name: "User-Agent", value: "Mozilla/5.0 (Windows NT 6.1; WOW64; Trident/7.0; AS; rv:11.0) like Gecko"),
-            M3UAttribute(name: "Referer", value: "http://180upload.abc/embed-uaqmgcckhpcl.html"),
-        ])
-        #expect(playlist.entries[1].urlHeaders == [
-            M3UAttribute(name: "User-Agent", value: "VLC/3.0 (a&b)"),
-            M3UAttribute(name: "Referer", value: "http://r/?a=1&b=2"),
-        ])
-        #expect(playlist.entries[2].urlHeaders == [
-            M3UAttribute(name: "user-agent", value: "Kodi/19 & more"),
-            M3UAttribute(name: "X-Forwarded-For", value: "1.2.3.4"),
-        ])
+        #expect(
+            playlist.entries.map(\.url) == [
+                "http://192.54.104.122:8080/d/abcdef/video.mp4", "http://x/q.m3u8", "http://x/e.m3u8", "http://x/a|b",
+                "http://x/t.m3u8",
+            ])
+        #expect(
+            playlist.entries[0].urlHeaders == [
+                M3UAttribute(
+                    name: "User-Agent",
+                    value: "Mozilla/5.0 (Windows NT 6.1; WOW64; Trident/7.0; AS; rv:11.0) like Gecko"),
+                M3UAttribute(name: "Referer", value: "http://180upload.abc/embed-uaqmgcckhpcl.html"),
+            ])
+        #expect(
+            playlist.entries[1].urlHeaders == [
+                M3UAttribute(name: "User-Agent", value: "VLC/3.0 (a&b)"),
+                M3UAttribute(name: "Referer", value: "http://r/?a=1&b=2"),
+            ])
+        #expect(
+            playlist.entries[2].urlHeaders == [
+                M3UAttribute(name: "user-agent", value: "Kodi/19 & more"),
+                M3UAttribute(name: "X-Forwarded-For", value: "1.2.3.4"),
+            ])
         #expect(playlist.entries[2].httpHeaders.first == M3UAttribute(name: "User-Agent", value: "Kodi/19 & more"))
         #expect(playlist.entries[4].urlHeaders.isEmpty)
         #expect(playlist.warnings.map(\.kind) == [.invalidURLHeader])
@@ -326,23 +369,30 @@ struct M3UParserTests {
     }
 
     @Test func theMostSpecificHeaderSourceWins() throws {
-        let entry = try #require(parse("""
-            #EXTM3U
-            #EXTINF:-1 http-user-agent="attr" http-referrer="attr-ref" http-origin="attr-origin",T
-            #EXTVLCOPT:http-user-agent=vlc
-            #EXTVLCOPT:http-referrer=vlc-ref
-            #EXTHTTP:{"Referer":"json-ref"}
-            http://x|User-Agent=pipe
-            """).entries.first)
-        #expect(entry.httpHeaders == [
-            M3UAttribute(name: "User-Agent", value: "pipe"),
-            M3UAttribute(name: "Referer", value: "json-ref"),
-            M3UAttribute(name: "Origin", value: "attr-origin"),
-        ])
+        let entry = try #require(
+            parse(
+                """
+                #EXTM3U
+                #EXTINF:-1 http-user-agent="attr" http-referrer="attr-ref" http-origin="attr-origin",T
+                #EXTVLCOPT:http-user-agent=vlc
+                #EXTVLCOPT:http-referrer=vlc-ref
+                #EXTHTTP:{"Referer":"json-ref"}
+                http://x|User-Agent=pipe
+                """
+            ).entries.first)
+        #expect(
+            entry.httpHeaders == [
+                M3UAttribute(name: "User-Agent", value: "pipe"),
+                M3UAttribute(name: "Referer", value: "json-ref"),
+                M3UAttribute(name: "Origin", value: "attr-origin"),
+            ])
     }
 
     @Test func toleratesBOMAndEveryLineEnding() throws {
-        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("#EXTM3U\r\n#EXTINF:-1,A\r\nhttp://a\r#EXTINF:-1,B\rhttp://b\n\n   #EXTINF:-1,C\n\thttp://c  \n".utf8)
+        let bytes: [UInt8] =
+            [0xEF, 0xBB, 0xBF]
+            + Array(
+                "#EXTM3U\r\n#EXTINF:-1,A\r\nhttp://a\r#EXTINF:-1,B\rhttp://b\n\n   #EXTINF:-1,C\n\thttp://c  \n".utf8)
         let playlist = M3UParser.parse(bytes)
         #expect(playlist.entries.map(\.title) == ["A", "B", "C"])
         #expect(playlist.entries.map(\.url) == ["http://a", "http://b", "http://c"])
@@ -350,7 +400,8 @@ struct M3UParserTests {
     }
 
     @Test func skipsCommentsSilentlyAndJunkLinesWithWarnings() throws {
-        let playlist = parse("""
+        let playlist = parse(
+            """
             #EXTM3U
             # a comment
             #123
@@ -365,19 +416,25 @@ struct M3UParserTests {
     }
 
     @Test func readsPlainM3UWithoutExtInf() throws {
-        let playlist = parse("""
+        let playlist = parse(
+            """
             http://radio.example/stream.mp3
             /music/local file.mp3
             C:\\Music\\Song.mp3
             relative/dir/song.ogg
             """)
-        #expect(playlist.entries.map(\.url) == ["http://radio.example/stream.mp3", "/music/local file.mp3", "C:\\Music\\Song.mp3", "relative/dir/song.ogg"])
+        #expect(
+            playlist.entries.map(\.url) == [
+                "http://radio.example/stream.mp3", "/music/local file.mp3", "C:\\Music\\Song.mp3",
+                "relative/dir/song.ogg",
+            ])
         #expect(playlist.entries.allSatisfy { $0.title.isEmpty && $0.duration == -1 })
         #expect(playlist.warnings.map(\.kind) == [.missingHeader])
     }
 
     @Test func reportsEntriesThatNeverGetAURL() throws {
-        let playlist = parse("""
+        let playlist = parse(
+            """
             #EXTM3U
             #EXTINF:-1,Lost
             #EXTINF:-1,Kept
@@ -391,7 +448,8 @@ struct M3UParserTests {
     }
 
     @Test func mergesARepeatedHeaderWithAWarning() throws {
-        let playlist = parse("""
+        let playlist = parse(
+            """
             #EXTM3U x-tvg-url="http://a"
             #EXTINF:-1,A
             http://a
@@ -406,7 +464,8 @@ struct M3UParserTests {
     }
 
     @Test func keepsUnknownExtTagsWithTheirEntry() throws {
-        let playlist = parse("""
+        let playlist = parse(
+            """
             #EXTM3U
             #EXT-X-SESSION-DATA:DATA-ID="blablabla"
             #EXTINF:-1,A
@@ -439,7 +498,8 @@ struct M3UParserTests {
     }
 
     @Test func givesTheSameResultForAnyChunking() throws {
-        let text = "\u{FEFF}#EXTM3U x-tvg-url=\"http://g\"\r\n#EXTINF:-1 tvg-id=\"é\" group-title=\"Ünïcödé;二\",Café ☕️, Straße\r\n#EXTVLCOPT:http-user-agent=UA\r\n"
+        let text =
+            "\u{FEFF}#EXTM3U x-tvg-url=\"http://g\"\r\n#EXTINF:-1 tvg-id=\"é\" group-title=\"Ünïcödé;二\",Café ☕️, Straße\r\n#EXTVLCOPT:http-user-agent=UA\r\n"
             + "http://x/1|Referer=http://r\r\n\r\n#EXTINF:abc,Bad\rhttp://x/2\r#EXTHTTP:{\"A\":\"b\"}\n#EXTINF:5,Last\nhttp://x/3"
         let whole = M3UParser.parse(text)
         #expect(whole.entries.count == 3)
@@ -452,7 +512,8 @@ struct M3UParserTests {
 
     @Test func neverCrashesOnRandomBytes() throws {
         var generator = SplitMix64(seed: 42)
-        let alphabet = Array("#EXTINF:-1 tvg-id=\"',|&=\r\n{}\\%AZaz09 ".utf8) + [0x00, 0xFF, 0xC3, 0xA9, 0xEF, 0xBB, 0xBF]
+        let alphabet =
+            Array("#EXTINF:-1 tvg-id=\"',|&=\r\n{}\\%AZaz09 ".utf8) + [0x00, 0xFF, 0xC3, 0xA9, 0xEF, 0xBB, 0xBF]
         for _ in 0..<200 {
             let length = Int.random(in: 0..<400, using: &generator)
             let bytes = (0..<length).map { _ in alphabet.randomElement(using: &generator)! }

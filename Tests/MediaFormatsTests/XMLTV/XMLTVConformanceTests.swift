@@ -55,7 +55,8 @@ struct XMLTVConformanceTests {
     }
 
     @Test func ukDataFields() throws {
-        let guide = XMLTVParser.parse(try XMLTVTestSupport.data("Jellyfin.XmlTv/tests/Jellyfin.XmlTv.Tests/Test Data/UK_Data.xml"))
+        let guide = XMLTVParser.parse(
+            try XMLTVTestSupport.data("Jellyfin.XmlTv/tests/Jellyfin.XmlTv.Tests/Test Data/UK_Data.xml"))
         #expect(guide.channels.count == 5)
         #expect(guide.programmes.count == 1_964)
         #expect(guide.channels[0].displayNames == [XMLTVText("BBC1 HD", lang: "en"), XMLTVText("7-1", lang: "en")])
@@ -68,7 +69,9 @@ struct XMLTVConformanceTests {
         #expect(breakfast.start.description == "20151126060000 +0000")
         #expect(breakfast.stop?.secondsSince1970 == 1_448_529_300)
         #expect(breakfast.titles == [XMLTVText("Breakfast", lang: "en")])
-        #expect(breakfast.descriptions.first?.value == "Round-up of national and international news, plus the latest from the money markets.")
+        #expect(
+            breakfast.descriptions.first?.value
+                == "Round-up of national and international news, plus the latest from the money markets.")
         #expect(breakfast.categories == [XMLTVText("News", lang: "en")])
         #expect(breakfast.length == 195 * 60)
         #expect(breakfast.episodeNumbers.isEmpty)
@@ -80,7 +83,11 @@ struct XMLTVConformanceTests {
         #expect(fakeBritain.seasonEpisode?.totalEpisodes == 10)
 
         let homes = guide.programmes[2]
-        #expect(homes.titles.map(\.value) == ["Homes Under the Hammer - Title 1", "Homes Under the Hammer - Title 2", "Homes Under the Hammer - Title 3"])
+        #expect(
+            homes.titles.map(\.value) == [
+                "Homes Under the Hammer - Title 1", "Homes Under the Hammer - Title 2",
+                "Homes Under the Hammer - Title 3",
+            ])
         #expect(homes.seasonNumber == 19)
         #expect(homes.episodeNumber == 51)
         #expect(guide.programmes[3].titles.allSatisfy { $0.lang == nil })
@@ -95,16 +102,21 @@ struct XMLTVConformanceTests {
     }
 
     @Test func multilanguageDataFields() throws {
-        let guide = XMLTVParser.parse(try XMLTVTestSupport.data("Jellyfin.XmlTv/tests/Jellyfin.XmlTv.Tests/Test Data/MultilanguageData.xml"))
+        let guide = XMLTVParser.parse(
+            try XMLTVTestSupport.data("Jellyfin.XmlTv/tests/Jellyfin.XmlTv.Tests/Test Data/MultilanguageData.xml"))
         let first = try #require(guide.programmes.first)
         #expect(first.titles.map(\.lang) == ["es", "es", "en", "en", "", nil])
         #expect(first.titles.xmltvBest(for: ["en"]) == "Homes Under the Hammer - English")
         #expect(first.titles.xmltvBest(for: ["es"]) == "Homes Under the Hammer - Spanish")
-        #expect(first.categories.map(\.value) == ["Property - English", "Property - Spanish", "Property - Empty Language", "Property - No Language"])
+        #expect(
+            first.categories.map(\.value) == [
+                "Property - English", "Property - Spanish", "Property - Empty Language", "Property - No Language",
+            ])
     }
 
     @Test func schedulesDirectFields() throws {
-        let guide = XMLTVParser.parse(try XMLTVTestSupport.data("Jellyfin.XmlTv/tests/Jellyfin.XmlTv.Tests/Test Data/schedulesdirect.xml"))
+        let guide = XMLTVParser.parse(
+            try XMLTVTestSupport.data("Jellyfin.XmlTv/tests/Jellyfin.XmlTv.Tests/Test Data/schedulesdirect.xml"))
         #expect(guide.channels.map(\.id) == ["EPG123.10108.schedulesdirect.org", "EPG123.10091.schedulesdirect.org"])
         #expect(guide.channels[0].displayNames.map(\.value) == ["CFTO", "CTV Toronto", "201 CFTO", "201", "CTV"])
         #expect(guide.channels[0].icons == [XMLTVIcon(src: "s10108_dark_360w_270h.png", width: 360, height: 270)])
@@ -119,16 +131,18 @@ struct XMLTVConformanceTests {
         #expect(match.episodeNumber == 12)
         #expect(match.seasonEpisode?.part == 1)
         #expect(match.isRepeat)
-        #expect(match.ratings == [
-            XMLTVRating(system: "Canadian Parental Rating", value: "14+"),
-            XMLTVRating(system: "USA Parental Rating", value: "TV14"),
-            XMLTVRating(system: "VCHIP", value: "TV-14"),
-        ])
+        #expect(
+            match.ratings == [
+                XMLTVRating(system: "Canadian Parental Rating", value: "14+"),
+                XMLTVRating(system: "USA Parental Rating", value: "TV14"),
+                XMLTVRating(system: "VCHIP", value: "TV-14"),
+            ])
         #expect(guide.programmes[1].stop?.description == "20200729020100 +0000")
     }
 
     @Test func customXMLFieldsWithMixedContent() throws {
-        let guide = XMLTVParser.parse(try XMLTVTestSupport.data("Jellyfin.XmlTv/tests/Jellyfin.XmlTv.Tests/Test Data/custom.xml"))
+        let guide = XMLTVParser.parse(
+            try XMLTVTestSupport.data("Jellyfin.XmlTv/tests/Jellyfin.XmlTv.Tests/Test Data/custom.xml"))
         #expect(guide.channels.first?.urls == ["https://example.com/channel_one"])
         let programme = try #require(guide.programmes.first)
         #expect(programme.title == "Unforgettable")
@@ -138,7 +152,8 @@ struct XMLTVConformanceTests {
     }
 
     @Test func iptvOrgSiteGuidesFields() throws {
-        let caraibes = XMLTVParser.parse(try XMLTVTestSupport.data("iptv-org-epg/sites/epg.tmacaraibes.com/__data__/content.xml"))
+        let caraibes = XMLTVParser.parse(
+            try XMLTVTestSupport.data("iptv-org-epg/sites/epg.tmacaraibes.com/__data__/content.xml"))
         let first = try #require(caraibes.programmes.first)
         #expect(first.titles.map(\.lang) == ["fr", "en", "es", "pt"])
         #expect(first.descriptions.xmltvBest(for: ["es"]) == "Toda la música africana y caribeña.")
@@ -148,29 +163,34 @@ struct XMLTVConformanceTests {
         #expect(first.ratings.first == XMLTVRating(system: "CSA", value: "Tout public"))
         #expect(caraibes.channels.first?.displayNames == [XMLTVText("TMA", lang: "fr")])
 
-        let iptvx = XMLTVParser.parse(try XMLTVTestSupport.data("iptv-org-epg/sites/epg.iptvx.one/__data__/content.xml"))
+        let iptvx = XMLTVParser.parse(
+            try XMLTVTestSupport.data("iptv-org-epg/sites/epg.iptvx.one/__data__/content.xml"))
         #expect(iptvx.channels.first?.displayNames.map(\.value) == ["12 канал Омск", "12 канал (Омск)"])
         #expect(iptvx.channels.first?.icons.first?.src == "https://iptvx.one/picons/12-omsk.png")
         #expect(iptvx.programmes.first?.start.description == "20250922014500 +0300")
         #expect(iptvx.programmes.first?.descriptions.first?.value.hasPrefix("В этом документальном цикле") == true)
 
-        let epgshare = XMLTVParser.parse(try XMLTVTestSupport.data("iptv-org-epg/sites/epgshare01.online/__data__/content.xml"))
+        let epgshare = XMLTVParser.parse(
+            try XMLTVTestSupport.data("iptv-org-epg/sites/epgshare01.online/__data__/content.xml"))
         #expect(epgshare.channels.first?.icons.count == 2)
         #expect(epgshare.programmes.first?.title == "نشرة الأخبار")
         #expect(epgshare.programmes.first?.start.utcOffset == 3600)
 
-        let makro = XMLTVParser.parse(try XMLTVTestSupport.data("iptv-org-epg/sites/makrodigitaltelevision.com/__data__/content.xml"))
+        let makro = XMLTVParser.parse(
+            try XMLTVTestSupport.data("iptv-org-epg/sites/makrodigitaltelevision.com/__data__/content.xml"))
         #expect(makro.programmes.first?.titles == [XMLTVText("Programación Infantil", lang: "es")])
 
         let nz = XMLTVParser.parse(try XMLTVTestSupport.data("iptv-org-epg/sites/nzxmltv.com/__data__/content.xml"))
         #expect(nz.channels.first?.displayNames == [XMLTVText("TVNZ 1", lang: "en_NZ")])
         #expect(nz.channels.first?.urls == ["https://helptvnz.zendesk.com/hc/en-us/requests/new"])
 
-        let vantage = XMLTVParser.parse(try XMLTVTestSupport.data("iptv-org-epg/sites/vantagetv.ee/__data__/content.xml"))
+        let vantage = XMLTVParser.parse(
+            try XMLTVTestSupport.data("iptv-org-epg/sites/vantagetv.ee/__data__/content.xml"))
         #expect(vantage.programmes.contains { $0.title == "It's The 80's" })
         #expect(vantage.channels.map(\.id) == ["vmusic", "vdance", "vrock"])
 
-        let energeek = XMLTVParser.parse(try XMLTVTestSupport.data("iptv-org-epg/sites/energeek.cl/__data__/content.xml"))
+        let energeek = XMLTVParser.parse(
+            try XMLTVTestSupport.data("iptv-org-epg/sites/energeek.cl/__data__/content.xml"))
         #expect(energeek.programmes.allSatisfy { $0.start.utcOffset == -3 * 3600 })
 
         let x1co = XMLTVParser.parse(try XMLTVTestSupport.data("iptv-org-epg/sites/x1co.com.br/__data__/content.xml"))
@@ -179,12 +199,16 @@ struct XMLTVConformanceTests {
     }
 
     @Test func iptvOrgGeneratedGuides() throws {
-        let base = XMLTVParser.parse(try XMLTVTestSupport.data("iptv-org-epg/tests/__data__/expected/epg_grab/base.guide.xml"))
+        let base = XMLTVParser.parse(
+            try XMLTVTestSupport.data("iptv-org-epg/tests/__data__/expected/epg_grab/base.guide.xml"))
         #expect(base.channels.map(\.id) == ["Channel1.us@HD", "Channel2.us", "140", "Channel3.us"])
-        #expect(base.channels[3].icons.first?.src == "https://upload.wikimedia.org/wikipedia/commons/6/64/6%27eren_2015.png")
+        #expect(
+            base.channels[3].icons.first?.src == "https://upload.wikimedia.org/wikipedia/commons/6/64/6%27eren_2015.png"
+        )
         #expect(base.programmes.first?.titles == [XMLTVText("Programme1 (example.com)", lang: "fr")])
         // Duplicate channel ids are real in these files and are reported as they are.
-        let multiple = XMLTVParser.parse(try XMLTVTestSupport.data("iptv-org-epg/tests/__data__/expected/epg_grab/multiple_channels.guide.xml"))
+        let multiple = XMLTVParser.parse(
+            try XMLTVTestSupport.data("iptv-org-epg/tests/__data__/expected/epg_grab/multiple_channels.guide.xml"))
         #expect(multiple.channels.filter { $0.id == "Channel3.us" }.count == 2)
     }
 }

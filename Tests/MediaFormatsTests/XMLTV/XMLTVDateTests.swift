@@ -29,7 +29,10 @@ struct XMLTVDateTests {
         #expect(date.date == Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 
-    @Test(arguments: ["", "abc", "201", "2015112606000000", "20151326060000 +0000", "20151126250000", "20151126060000 +2500", "20151126060000 +1"])
+    @Test(arguments: [
+        "", "abc", "201", "2015112606000000", "20151326060000 +0000", "20151126250000", "20151126060000 +2500",
+        "20151126060000 +1",
+    ])
     func rejectsWhatIsNotADate(text: String) {
         #expect(XMLTVDate(text) == nil)
     }
@@ -44,16 +47,19 @@ struct XMLTVDateTests {
 
 @Suite("XMLTV episode numbers")
 struct XMLTVEpisodeNumberTests {
-    @Test(arguments: [
-        ("0.9.0/1", 1, 10, 1, nil, 1),
-        ("5.3/10.", 6, 4, nil, 10, nil),
-        ("18.50/30.", 19, 51, nil, 30, nil),
-        (".3.", nil, 4, nil, nil, nil),
-        ("1.11.0/1", 2, 12, 1, nil, 1),
-        (" 2 . 4 / 12 . ", 3, 5, nil, 12, nil),
-        ("2/3..", 3, nil, nil, nil, nil),
-    ] as [(String, Int?, Int?, Int?, Int?, Int?)])
-    func derivesOneBasedNumbersFromXMLTVNS(text: String, season: Int?, episode: Int?, part: Int?, totalEpisodes: Int?, totalParts: Int?) throws {
+    @Test(
+        arguments: [
+            ("0.9.0/1", 1, 10, 1, nil, 1),
+            ("5.3/10.", 6, 4, nil, 10, nil),
+            ("18.50/30.", 19, 51, nil, 30, nil),
+            (".3.", nil, 4, nil, nil, nil),
+            ("1.11.0/1", 2, 12, 1, nil, 1),
+            (" 2 . 4 / 12 . ", 3, 5, nil, 12, nil),
+            ("2/3..", 3, nil, nil, nil, nil),
+        ] as [(String, Int?, Int?, Int?, Int?, Int?)])
+    func derivesOneBasedNumbersFromXMLTVNS(
+        text: String, season: Int?, episode: Int?, part: Int?, totalEpisodes: Int?, totalParts: Int?
+    ) throws {
         let parsed = try #require(XMLTVEpisodeNumber(system: "xmltv_ns", value: text).seasonEpisode)
         #expect(parsed.season == season)
         #expect(parsed.episode == episode)
@@ -69,8 +75,12 @@ struct XMLTVEpisodeNumberTests {
     }
 
     @Test func readsOnScreenNumbers() throws {
-        #expect(XMLTVEpisodeNumber(system: "onscreen", value: "S01E05").seasonEpisode == XMLTVSeasonEpisode(season: 1, episode: 5))
-        #expect(XMLTVEpisodeNumber(system: "onscreen", value: "s2 e13").seasonEpisode == XMLTVSeasonEpisode(season: 2, episode: 13))
+        #expect(
+            XMLTVEpisodeNumber(system: "onscreen", value: "S01E05").seasonEpisode
+                == XMLTVSeasonEpisode(season: 1, episode: 5))
+        #expect(
+            XMLTVEpisodeNumber(system: "onscreen", value: "s2 e13").seasonEpisode
+                == XMLTVSeasonEpisode(season: 2, episode: 13))
         #expect(XMLTVEpisodeNumber(value: "E12").seasonEpisode == XMLTVSeasonEpisode(episode: 12))
         #expect(XMLTVEpisodeNumber(system: "onscreen", value: "Special").seasonEpisode == nil)
     }
@@ -78,7 +88,10 @@ struct XMLTVEpisodeNumberTests {
     @Test func programmePrefersXMLTVNSOverOnScreen() throws {
         let programme = XMLTVProgramme(
             channel: "c", start: XMLTVDate(secondsSince1970: 0),
-            episodeNumbers: [XMLTVEpisodeNumber(system: "onscreen", value: "S09E09"), XMLTVEpisodeNumber(system: "xmltv_ns", value: "0.1.")]
+            episodeNumbers: [
+                XMLTVEpisodeNumber(system: "onscreen", value: "S09E09"),
+                XMLTVEpisodeNumber(system: "xmltv_ns", value: "0.1."),
+            ]
         )
         #expect(programme.seasonNumber == 1)
         #expect(programme.episodeNumber == 2)

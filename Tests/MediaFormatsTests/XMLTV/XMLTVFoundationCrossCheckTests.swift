@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import MediaFormats
 import Testing
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// Compares the streaming scanner with Foundation's `XMLParser` (libxml2) on the real guides:
 /// the same channels and programmes, in order, with the same ids, times and first titles.
@@ -18,10 +19,15 @@ struct XMLTVFoundationCrossCheckTests {
         private var title = ""
         private var current: (channel: String, start: String, title: String?)?
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             depth += 1
             if depth == 2, name == "channel" { channels.append(attributes["id"] ?? "") }
-            if depth == 2, name == "programme" { current = (attributes["channel"] ?? "", attributes["start"] ?? "", nil) }
+            if depth == 2, name == "programme" {
+                current = (attributes["channel"] ?? "", attributes["start"] ?? "", nil)
+            }
             if depth == 3, name == "title", current != nil, current?.title == nil {
                 inTitle = true
                 title = ""
@@ -65,7 +71,9 @@ struct XMLTVFoundationCrossCheckTests {
             #expect(ours.start == XMLTVDate(theirs.start))
             // UK_Data.xml declares ISO-8859-1 but holds UTF-8; libxml2 believes the declaration
             // and we believe the bytes, so compare ASCII titles only there.
-            if path.hasSuffix("UK_Data.xml"), theirs.title?.unicodeScalars.contains(where: { !$0.isASCII }) == true { continue }
+            if path.hasSuffix("UK_Data.xml"), theirs.title?.unicodeScalars.contains(where: { !$0.isASCII }) == true {
+                continue
+            }
             #expect(ours.title == theirs.title)
         }
     }

@@ -68,25 +68,34 @@ struct XMLTVParserTests {
         #expect(programme.titles == [XMLTVText("Breakfast & News", lang: "en"), XMLTVText("Brecwast", lang: "cy")])
         #expect(programme.title == "Breakfast & News")
         #expect(programme.subTitles == [XMLTVText("Episode 12", lang: "en")])
-        #expect(programme.descriptions == [XMLTVText("Round-up of <news> & weather.", lang: "en"), XMLTVText("Newyddion", lang: "cy")])
+        #expect(
+            programme.descriptions == [
+                XMLTVText("Round-up of <news> & weather.", lang: "en"), XMLTVText("Newyddion", lang: "cy"),
+            ])
         #expect(programme.descriptions.xmltvBest(for: ["cy-GB"]) == "Newyddion")
         #expect(programme.descriptions.xmltvBest(for: ["fr"]) == "Round-up of <news> & weather.")
         #expect(programme.categories.map(\.value) == ["News", "Weather"])
         #expect(programme.date == "2015")
         #expect(programme.length == 195 * 60)
         #expect(programme.icons == [XMLTVIcon(src: "http://i/p.jpg")])
-        #expect(programme.episodeNumbers == [
-            XMLTVEpisodeNumber(system: "xmltv_ns", value: "5.3/10."),
-            XMLTVEpisodeNumber(system: "onscreen", value: "S06E04"),
-        ])
+        #expect(
+            programme.episodeNumbers == [
+                XMLTVEpisodeNumber(system: "xmltv_ns", value: "5.3/10."),
+                XMLTVEpisodeNumber(system: "onscreen", value: "S06E04"),
+            ])
         #expect(programme.seasonNumber == 6)
         #expect(programme.episodeNumber == 4)
         #expect(programme.seasonEpisode?.totalEpisodes == 10)
         #expect(programme.isNew)
-        #expect(programme.previouslyShown == XMLTVPreviouslyShown(start: XMLTVDate("20151120060000 +0100"), channel: "bbc2.uk"))
+        #expect(
+            programme.previouslyShown
+                == XMLTVPreviouslyShown(start: XMLTVDate("20151120060000 +0100"), channel: "bbc2.uk"))
         #expect(programme.isRepeat)
         #expect(programme.premiere == XMLTVText("First showing", lang: "en"))
-        #expect(programme.ratings == [XMLTVRating(system: "VCHIP", value: "TV-14", icons: [XMLTVIcon(src: "http://r/tv14.png")])])
+        #expect(
+            programme.ratings == [
+                XMLTVRating(system: "VCHIP", value: "TV-14", icons: [XMLTVIcon(src: "http://r/tv14.png")])
+            ])
         #expect(programme.starRatings == [XMLTVRating(system: "imdb", value: "7/10")])
     }
 
@@ -98,7 +107,8 @@ struct XMLTVParserTests {
     }
 
     @Test func readsMinimalAndSingleQuotedMarkup() throws {
-        let guide = XMLTVParser.parse("""
+        let guide = XMLTVParser.parse(
+            """
             <tv><channel id='17'><display-name>Service 1</display-name></channel><programme channel='17' start='20250216080000 -0500' stop='20250216120000 -0500'><title lang='es'>Programación Infantil</title><previously-shown/><premiere/></programme></tv>
             """)
         #expect(guide.warnings.isEmpty)
@@ -111,7 +121,8 @@ struct XMLTVParserTests {
     }
 
     @Test func decodesEntitiesAndKeepsBareAmpersands() throws {
-        let guide = XMLTVParser.parse("""
+        let guide = XMLTVParser.parse(
+            """
             <tv><programme channel="a&amp;b" start="20200101000000"><title>Tom & Jerry &lt;3 &quot;x&quot; &apos;y&apos; &#233;&#xE9;&#X1F600; &nbsp;&unknown; &#0; &#xZZ;</title></programme></tv>
             """)
         let programme = try #require(guide.programmes.first)
@@ -120,26 +131,36 @@ struct XMLTVParserTests {
     }
 
     @Test func normalisesLineEndsAndTrimsText() throws {
-        let guide = XMLTVParser.parse("<tv>\r\n<programme channel=\"c\" start=\"20200101\">\r\n<desc>\r\n  Line one\r\nLine two\r  </desc>\r\n</programme>\r\n</tv>")
+        let guide = XMLTVParser.parse(
+            "<tv>\r\n<programme channel=\"c\" start=\"20200101\">\r\n<desc>\r\n  Line one\r\nLine two\r  </desc>\r\n</programme>\r\n</tv>"
+        )
         #expect(guide.programmes.first?.descriptions.first?.value == "Line one\nLine two")
     }
 
     @Test func convertsLatin1AndWindows1252() throws {
-        let latin1: [UInt8] = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><tv><channel id=\"c\"><display-name>Caf".utf8) + [0xE9]
-            + Array("</display-name><display-name>already UTF-8: caf".utf8) + [0xC3, 0xA9] + Array("</display-name></channel></tv>".utf8)
+        let latin1: [UInt8] =
+            Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><tv><channel id=\"c\"><display-name>Caf".utf8) + [
+                0xE9
+            ]
+            + Array("</display-name><display-name>already UTF-8: caf".utf8) + [0xC3, 0xA9]
+            + Array("</display-name></channel></tv>".utf8)
         let guide = XMLTVParser.parse(latin1)
         // Text that is valid UTF-8 is kept as such even in a document declared ISO-8859-1,
         // because guides often lie about their encoding.
         #expect(guide.channels.first?.displayNames.map(\.value) == ["Café", "already UTF-8: café"])
 
-        let windows: [UInt8] = Array("<?xml version='1.0' encoding='windows-1252'?><tv><channel id=\"c\"><display-name>".utf8) + [0x80, 0x20, 0x93, 0x71, 0x94]
+        let windows: [UInt8] =
+            Array("<?xml version='1.0' encoding='windows-1252'?><tv><channel id=\"c\"><display-name>".utf8) + [
+                0x80, 0x20, 0x93, 0x71, 0x94,
+            ]
             + Array("</display-name></channel></tv>".utf8)
         #expect(XMLTVParser.parse(windows).channels.first?.name == "€ “q”")
     }
 
     @Test(arguments: [false, true])
     func readsUTF16Documents(bigEndian: Bool) throws {
-        let text = "<?xml version=\"1.0\" encoding=\"UTF-16\"?><tv><channel id=\"c\"><display-name>Ümlaut 😀</display-name></channel></tv>"
+        let text =
+            "<?xml version=\"1.0\" encoding=\"UTF-16\"?><tv><channel id=\"c\"><display-name>Ümlaut 😀</display-name></channel></tv>"
         var bytes: [UInt8] = bigEndian ? [0xFE, 0xFF] : [0xFF, 0xFE]
         for unit in text.utf16 {
             let pair = [UInt8(unit >> 8), UInt8(unit & 0xFF)]
@@ -160,7 +181,8 @@ struct XMLTVParserTests {
     }
 
     @Test func skipsInvalidProgrammesWithWarnings() throws {
-        let guide = XMLTVParser.parse("""
+        let guide = XMLTVParser.parse(
+            """
             <tv>
             <channel><display-name>No id</display-name></channel>
             <programme start="20200101000000"><title>No channel</title></programme>
@@ -172,13 +194,17 @@ struct XMLTVParserTests {
         #expect(guide.channels.isEmpty)
         #expect(guide.programmes.map(\.title) == ["Bad stop"])
         #expect(guide.programmes.first?.stop == nil)
-        #expect(guide.warnings.map(\.kind) == [.channelWithoutID, .programmeWithoutChannel, .invalidStart, .invalidStart, .invalidStop])
+        #expect(
+            guide.warnings.map(\.kind) == [
+                .channelWithoutID, .programmeWithoutChannel, .invalidStart, .invalidStart, .invalidStop,
+            ])
         #expect(guide.warnings[2].detail == "yesterday")
         #expect(guide.warnings.allSatisfy { $0.offset > 0 })
     }
 
     @Test func recoversFromUnclosedAndStrayTags() throws {
-        let guide = XMLTVParser.parse("""
+        let guide = XMLTVParser.parse(
+            """
             <tv>
             <programme channel="c" start="20200101000000"><title>A</title><desc>one<br>two</desc></programme>
             </stray>
@@ -193,7 +219,8 @@ struct XMLTVParserTests {
     }
 
     @Test func reportsATruncatedDocumentButKeepsWhatWasComplete() throws {
-        let guide = XMLTVParser.parse("""
+        let guide = XMLTVParser.parse(
+            """
             <tv><programme channel="c" start="20200101000000"><title>Complete</title></programme><programme channel="c" start="20200101010000"><title>Cut o
             """)
         #expect(guide.programmes.map(\.title) == ["Complete"])
@@ -203,7 +230,8 @@ struct XMLTVParserTests {
     }
 
     @Test func ignoresDocumentsThatAreNotGuides() throws {
-        let guide = XMLTVParser.parse("""
+        let guide = XMLTVParser.parse(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <channels>
               <channel site="example.com" lang="en" xmltv_id="Channel1.us" site_id="140">Custom Channel 1</channel>
@@ -222,8 +250,10 @@ struct XMLTVParserTests {
     @Test func limitsTokensAndTextToKeepMemoryFlat() throws {
         let longComment = "<!--" + String(repeating: "x", count: 5000) + "-->"
         let longDesc = String(repeating: "é", count: 3000)
-        let text = "<tv>\(longComment)<programme channel=\"c\" start=\"20200101\"><desc>\(longDesc)</desc><title>T</title></programme></tv>"
-        let guide = XMLTVTestSupport.parse(Array(text.utf8), chunkSize: 100, options: .init(maxTokenLength: 1000, maxTextLength: 1001))
+        let text =
+            "<tv>\(longComment)<programme channel=\"c\" start=\"20200101\"><desc>\(longDesc)</desc><title>T</title></programme></tv>"
+        let guide = XMLTVTestSupport.parse(
+            Array(text.utf8), chunkSize: 100, options: .init(maxTokenLength: 1000, maxTextLength: 1001))
         #expect(guide.programmes.map(\.title) == ["T"])
         #expect(guide.programmes.first?.descriptions.first?.value == String(repeating: "é", count: 500))
         #expect(guide.warnings.map(\.kind) == [.tokenTooLong, .textTooLong])
@@ -231,10 +261,15 @@ struct XMLTVParserTests {
 
     @Test func neverCrashesOnRandomBytes() throws {
         var generator = SplitMix64(seed: 7)
-        let pieces = ["<", ">", "/", "tv", "programme", "channel", "title", " start=\"2020\"", " channel='c'", "&amp;", "&", "<!--", "-->",
-                      "<![CDATA[", "]]>", "<?xml", "?>", "\"", "'", "=", " ", "\n", "é", "\u{FEFF}", "<!DOCTYPE", "[", "]"]
+        let pieces = [
+            "<", ">", "/", "tv", "programme", "channel", "title", " start=\"2020\"", " channel='c'", "&amp;", "&",
+            "<!--", "-->",
+            "<![CDATA[", "]]>", "<?xml", "?>", "\"", "'", "=", " ", "\n", "é", "\u{FEFF}", "<!DOCTYPE", "[", "]",
+        ]
         for _ in 0..<300 {
-            let text = (0..<Int.random(in: 0..<60, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let text = (0..<Int.random(in: 0..<60, using: &generator)).map { _ in
+                pieces.randomElement(using: &generator)!
+            }.joined()
             let whole = XMLTVParser.parse(text)
             let chunked = XMLTVTestSupport.parse(text, chunkSize: Int.random(in: 1...7, using: &generator))
             #expect(whole.channels == chunked.channels)

@@ -57,7 +57,9 @@ enum XMLTVTestSupport {
         while index + pattern.count < bytes.count {
             if bytes[index] == pattern[0], bytes[index..<(index + pattern.count)].elementsEqual(pattern) {
                 let next = bytes[index + pattern.count]
-                if next == 0x20 || next == 0x3E || next == 0x2F || next == 0x0A || next == 0x09 || next == 0x0D { count += 1 }
+                if next == 0x20 || next == 0x3E || next == 0x2F || next == 0x0A || next == 0x09 || next == 0x0D {
+                    count += 1
+                }
             }
             index += 1
         }

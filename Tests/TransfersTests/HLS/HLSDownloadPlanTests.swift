@@ -1,6 +1,7 @@
 import Foundation
 import MediaFormats
 import Testing
+
 @testable import Transfers
 
 /// The pure parts of the HLS downloader: which items a playlist needs, their local names, the
@@ -29,10 +30,11 @@ import Testing
             """
         let playlist = try HLSPlaylist(parsing: text)
         let plan = try HLSDownloadPlan(playlist: playlist, baseURL: base)
-        #expect(plan.items.map(\.id) == [
-            "init-0.mp4@0+800", "key-0.key", "segment-00000.mp4@800+1000", "segment-00000.mp4@1800+1000",
-            "segment-00001.m4s",  // No extension in the URL; the map in effect says fMP4.
-        ])
+        #expect(
+            plan.items.map(\.id) == [
+                "init-0.mp4@0+800", "key-0.key", "segment-00000.mp4@800+1000", "segment-00000.mp4@1800+1000",
+                "segment-00001.m4s",  // No extension in the URL; the map in effect says fMP4.
+            ])
         #expect(plan.items.map(\.segmentIndex) == [0, 0, 0, 1, 2])
         #expect(plan.items[1].url.absoluteString == "https://cdn.example.com/show/keys/k1?x=1")
         #expect(plan.segmentCount == 3)
@@ -42,23 +44,28 @@ import Testing
         let local = try HLSPlaylist(parsing: plan.localPlaylist(playlist, baseURL: base).serialized())
         #expect(local.segments.map(\.uri) == ["segment-00000.mp4", "segment-00000.mp4", "segment-00001.m4s"])
         #expect(local.segments.map(\.byteRange) == playlist.segments.map(\.byteRange))
-        #expect(local.segments[0].map?.uri == "init-0.mp4" && local.segments[0].map?.byteRange == HLSByteRange(length: 800, offset: 0))
+        #expect(
+            local.segments[0].map?.uri == "init-0.mp4"
+                && local.segments[0].map?.byteRange == HLSByteRange(length: 800, offset: 0))
         #expect(local.segments[0].key?.uri == "key-0.key" && local.segments[0].key?.iv == "0x01")
         #expect(local.segments[2].key?.uri?.hasPrefix("data:") == true, "an inline key stays inline")
     }
 
     @Test func drmKeysAreRefusedNamingTheSegment() throws {
-        let playlist = try HLSPlaylist(parsing: """
-            #EXTM3U
-            #EXT-X-TARGETDURATION:4
-            #EXTINF:4,
-            a.ts
-            #EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://key42",KEYFORMAT="com.apple.streamingkeydelivery"
-            #EXTINF:4,
-            b.ts
-            #EXT-X-ENDLIST
-            """)
-        let error = try #require(throws: HLSDownloadError.self) { try HLSDownloadPlan(playlist: playlist, baseURL: base) }
+        let playlist = try HLSPlaylist(
+            parsing: """
+                #EXTM3U
+                #EXT-X-TARGETDURATION:4
+                #EXTINF:4,
+                a.ts
+                #EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://key42",KEYFORMAT="com.apple.streamingkeydelivery"
+                #EXTINF:4,
+                b.ts
+                #EXT-X-ENDLIST
+                """)
+        let error = try #require(throws: HLSDownloadError.self) {
+            try HLSDownloadPlan(playlist: playlist, baseURL: base)
+        }
         #expect(error.kind == .unsupported && error.segmentIndex == 1)
         #expect(error.classification == .permanent)
     }

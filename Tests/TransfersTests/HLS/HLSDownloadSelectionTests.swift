@@ -1,6 +1,7 @@
 import Foundation
 import MediaFormats
 import Testing
+
 @testable import Transfers
 
 /// The pure choice of what a master playlist's download takes: the variant's audio rendition
@@ -10,20 +11,23 @@ import Testing
     let base = URL(string: "https://cdn.example.com/film/master.m3u8?token=t")!
 
     func master(_ media: [String], audioGroup: String = "aud", extra: String = "") throws -> HLSPlaylist {
-        try HLSPlaylist(parsing: """
-            #EXTM3U
-            #EXT-X-VERSION:6
-            \(media.map { "#EXT-X-MEDIA:" + $0 }.joined(separator: "\n"))
-            #EXT-X-STREAM-INF:BANDWIDTH=900000,CODECS="avc1.64001f,mp4a.40.2",RESOLUTION=1280x720,AUDIO="\(audioGroup)"\(extra)
-            video/720.m3u8
-            #EXT-X-STREAM-INF:BANDWIDTH=400000,CODECS="avc1.64001f,mp4a.40.2",AUDIO="low"
-            video/360.m3u8
-            """)
+        try HLSPlaylist(
+            parsing: """
+                #EXTM3U
+                #EXT-X-VERSION:6
+                \(media.map { "#EXT-X-MEDIA:" + $0 }.joined(separator: "\n"))
+                #EXT-X-STREAM-INF:BANDWIDTH=900000,CODECS="avc1.64001f,mp4a.40.2",RESOLUTION=1280x720,AUDIO="\(audioGroup)"\(extra)
+                video/720.m3u8
+                #EXT-X-STREAM-INF:BANDWIDTH=400000,CODECS="avc1.64001f,mp4a.40.2",AUDIO="low"
+                video/360.m3u8
+                """)
     }
 
     func audioName(_ media: [String], language: String? = nil) throws -> String? {
-        try HLSDownloadSelection(master: try master(media), url: base, rendition: .highestBandwidth, audioLanguage: language)
-            .audio?.name
+        try HLSDownloadSelection(
+            master: try master(media), url: base, rendition: .highestBandwidth, audioLanguage: language
+        )
+        .audio?.name
     }
 
     @Test func theAudioRenditionIsTheDefaultThenTheAutoselectedThenTheFirst() throws {
@@ -42,7 +46,8 @@ import Testing
 
         // The lower variant has its own group.
         let low = try HLSDownloadSelection(
-            master: try master([plain, otherGroup]), url: base, rendition: .highestBandwidth(atMost: 500_000), audioLanguage: nil)
+            master: try master([plain, otherGroup]), url: base, rendition: .highestBandwidth(atMost: 500_000),
+            audioLanguage: nil)
         #expect(low.audio?.name == "low")
     }
 
@@ -64,31 +69,40 @@ import Testing
     @Test func aRenditionWithoutItsOwnPlaylistMeansTheVariantCarriesTheSound() throws {
         let muxed = #"TYPE=AUDIO,GROUP-ID="aud",NAME="main",DEFAULT=YES,LANGUAGE="en""#
         let dub = #"TYPE=AUDIO,GROUP-ID="aud",NAME="dub",LANGUAGE="fr",URI="fr.m3u8""#
-        let plain = try HLSDownloadSelection(master: try master([muxed, dub]), url: base, rendition: .highestBandwidth, audioLanguage: nil)
+        let plain = try HLSDownloadSelection(
+            master: try master([muxed, dub]), url: base, rendition: .highestBandwidth, audioLanguage: nil)
         #expect(plain.audio == nil && plain.audioURL == nil)
-        let dubbed = try HLSDownloadSelection(master: try master([muxed, dub]), url: base, rendition: .highestBandwidth, audioLanguage: "fr")
+        let dubbed = try HLSDownloadSelection(
+            master: try master([muxed, dub]), url: base, rendition: .highestBandwidth, audioLanguage: "fr")
         #expect(dubbed.audio?.name == "dub")
         // A rendition that names the variant's own playlist adds nothing to download.
         let same = #"TYPE=AUDIO,GROUP-ID="aud",NAME="same",DEFAULT=YES,URI="video/720.m3u8""#
-        #expect(try HLSDownloadSelection(master: try master([same]), url: base, rendition: .highestBandwidth, audioLanguage: nil).audio == nil)
+        #expect(
+            try HLSDownloadSelection(
+                master: try master([same]), url: base, rendition: .highestBandwidth, audioLanguage: nil
+            ).audio == nil)
         // No AUDIO group at all.
         let none = try HLSPlaylist(parsing: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv.m3u8\n")
-        #expect(try HLSDownloadSelection(master: none, url: base, rendition: .highestBandwidth, audioLanguage: nil).audio == nil)
+        #expect(
+            try HLSDownloadSelection(master: none, url: base, rendition: .highestBandwidth, audioLanguage: nil).audio
+                == nil)
     }
 
     @Test func theLocalMasterNamesTheLocalPlaylistsAndKeepsTheAttributes() throws {
-        let playlist = try HLSPlaylist(parsing: """
-            #EXTM3U
-            #EXT-X-VERSION:6
-            #EXT-X-INDEPENDENT-SEGMENTS
-            #EXT-X-DEFINE:NAME="lang",VALUE="de"
-            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="Deutsch",LANGUAGE="{$lang}",CHANNELS="2",URI="https://audio.example.com/de.m3u8?sig=1"
-            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Deutsch",LANGUAGE="de",URI="subs/de.m3u8"
-            #EXT-X-MEDIA:TYPE=CLOSED-CAPTIONS,GROUP-ID="cc",NAME="CC1",INSTREAM-ID="CC1"
-            #EXT-X-STREAM-INF:BANDWIDTH=900000,AVERAGE-BANDWIDTH=800000,CODECS="avc1.64001f,mp4a.40.2",RESOLUTION=1280x720,FRAME-RATE=25.000,AUDIO="aud",SUBTITLES="subs",CLOSED-CAPTIONS="cc"
-            video/720.m3u8
-            """)
-        let selection = try HLSDownloadSelection(master: playlist, url: base, rendition: .highestBandwidth, audioLanguage: nil)
+        let playlist = try HLSPlaylist(
+            parsing: """
+                #EXTM3U
+                #EXT-X-VERSION:6
+                #EXT-X-INDEPENDENT-SEGMENTS
+                #EXT-X-DEFINE:NAME="lang",VALUE="de"
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="Deutsch",LANGUAGE="{$lang}",CHANNELS="2",URI="https://audio.example.com/de.m3u8?sig=1"
+                #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Deutsch",LANGUAGE="de",URI="subs/de.m3u8"
+                #EXT-X-MEDIA:TYPE=CLOSED-CAPTIONS,GROUP-ID="cc",NAME="CC1",INSTREAM-ID="CC1"
+                #EXT-X-STREAM-INF:BANDWIDTH=900000,AVERAGE-BANDWIDTH=800000,CODECS="avc1.64001f,mp4a.40.2",RESOLUTION=1280x720,FRAME-RATE=25.000,AUDIO="aud",SUBTITLES="subs",CLOSED-CAPTIONS="cc"
+                video/720.m3u8
+                """)
+        let selection = try HLSDownloadSelection(
+            master: playlist, url: base, rendition: .highestBandwidth, audioLanguage: nil)
         #expect(selection.audioURL?.absoluteString == "https://audio.example.com/de.m3u8?sig=1")
         let text = selection.localMaster(of: playlist, videoPlaylist: "video.m3u8", audioPlaylist: "audio.m3u8")
         let local = try HLSPlaylist(parsing: text)  // Strict: a valid RFC 8216 master.
@@ -102,7 +116,8 @@ import Testing
         let variant = try #require(local.variants.first)
         #expect(local.variants.count == 1 && variant.uri == "video.m3u8")
         #expect(variant.bandwidth == 900_000 && variant.averageBandwidth == 800_000 && variant.frameRate == 25)
-        #expect(variant.codecs == "avc1.64001f,mp4a.40.2" && variant.resolution == HLSResolution(width: 1280, height: 720))
+        #expect(
+            variant.codecs == "avc1.64001f,mp4a.40.2" && variant.resolution == HLSResolution(width: 1280, height: 720))
         #expect(variant.audioGroup == "aud" && variant.subtitlesGroup == nil && variant.closedCaptionsGroup == "cc")
     }
 

@@ -36,7 +36,8 @@ struct DownloadHarness {
         logger.logLevel = .critical
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-hlsdl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        let harness = DownloadHarness(origin: origin, downloader: HLSDownloader(client: client, logger: logger), scratch: scratch)
+        let harness = DownloadHarness(
+            origin: origin, downloader: HLSDownloader(client: client, logger: logger), scratch: scratch)
         do {
             try await body(harness)
         } catch {
@@ -57,7 +58,8 @@ struct DownloadHarness {
     /// replacement), so a test can put faults in the URIs. Returns the served path of `entry`
     /// (default: the edited playlist) in the copy.
     func servedCopy(
-        of fixtures: HLSFixtures, folder: String, playlist: String = "index.m3u8", entry: String? = nil, edits: [String: String]
+        of fixtures: HLSFixtures, folder: String, playlist: String = "index.m3u8", entry: String? = nil,
+        edits: [String: String]
     ) throws -> String {
         let root = scratch.appendingPathComponent("origin").path
         let target = root + "/" + folder
@@ -79,7 +81,8 @@ struct DownloadHarness {
 /// decoding, not copying, so wrong keys, init sections or byte ranges change it.
 func decodedMD5(_ input: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
     let result = try await ExternalCommand.run(
-        "ffmpeg", ["-nostdin", "-v", "error", "-allowed_extensions", "ALL", "-i", input, "-map", "0", "-f", "md5", "-"],
+        "ffmpeg",
+        ["-nostdin", "-v", "error", "-allowed_extensions", "ALL", "-i", input, "-map", "0", "-f", "md5", "-"],
         timeout: .seconds(60))
     #expect(result.succeeded, "\(result.transcript)", sourceLocation: sourceLocation)
     #expect(result.errorOutput.isEmpty, "\(result.errorOutput)", sourceLocation: sourceLocation)
@@ -96,7 +99,8 @@ func expectLocalFilesMatchOrigin(
     directory: URL, originPlaylist: String, originFolder: String, localPlaylist: String = "index.m3u8",
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
-    let local = try HLSPlaylist(parsing: try String(contentsOf: directory.appendingPathComponent(localPlaylist), encoding: .utf8))
+    let local = try HLSPlaylist(
+        parsing: try String(contentsOf: directory.appendingPathComponent(localPlaylist), encoding: .utf8))
     let original = try HLSPlaylist(parsing: try String(contentsOfFile: originPlaylist, encoding: .utf8))
     try #require(local.segments.count == original.segments.count, sourceLocation: sourceLocation)
     #expect(local.isEndList, sourceLocation: sourceLocation)
@@ -118,20 +122,26 @@ func expectLocalFilesMatchOrigin(
     func same(_ a: Data, _ b: Data) -> Bool { SHA256.hash(data: a) == SHA256.hash(data: b) && !a.isEmpty }
 
     for (index, (mine, theirs)) in zip(local.segments, original.segments).enumerated() {
-        let path = try #require(localPath(mine.uri), "segment \(index) URI \(mine.uri) is not a local name", sourceLocation: sourceLocation)
+        let path = try #require(
+            localPath(mine.uri), "segment \(index) URI \(mine.uri) is not a local name", sourceLocation: sourceLocation)
         #expect(mine.byteRange == theirs.byteRange, sourceLocation: sourceLocation)
-        #expect(same(try bytes(path, mine.byteRange), try bytes(originPath(theirs.uri), theirs.byteRange)),
-                "segment \(index) differs from the origin's", sourceLocation: sourceLocation)
+        #expect(
+            same(try bytes(path, mine.byteRange), try bytes(originPath(theirs.uri), theirs.byteRange)),
+            "segment \(index) differs from the origin's", sourceLocation: sourceLocation)
         if let map = mine.map, let theirMap = theirs.map {
             let mapPath = try #require(localPath(map.uri), sourceLocation: sourceLocation)
-            #expect(same(try bytes(mapPath, map.byteRange), try bytes(originPath(theirMap.uri), theirMap.byteRange)),
-                    sourceLocation: sourceLocation)
+            #expect(
+                same(try bytes(mapPath, map.byteRange), try bytes(originPath(theirMap.uri), theirMap.byteRange)),
+                sourceLocation: sourceLocation)
         }
         #expect((mine.map == nil) == (theirs.map == nil), sourceLocation: sourceLocation)
         #expect(mine.keys.count == theirs.keys.count, sourceLocation: sourceLocation)
         for (key, theirKey) in zip(mine.keys, theirs.keys) {
-            let keyPath = try #require(key.uri.flatMap(localPath), "key \(key.uri ?? "-") is not local", sourceLocation: sourceLocation)
-            #expect(same(try bytes(keyPath, nil), try bytes(originPath(theirKey.uri ?? ""), nil)), sourceLocation: sourceLocation)
+            let keyPath = try #require(
+                key.uri.flatMap(localPath), "key \(key.uri ?? "-") is not local", sourceLocation: sourceLocation)
+            #expect(
+                same(try bytes(keyPath, nil), try bytes(originPath(theirKey.uri ?? ""), nil)),
+                sourceLocation: sourceLocation)
             #expect(key.iv == theirKey.iv, sourceLocation: sourceLocation)
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import MediaFormats
 import Testing
 import TunerTesting
+
 @testable import Transfers
 
 /// A variant whose sound is a separate audio rendition (`#EXT-X-MEDIA:TYPE=AUDIO` with its own
@@ -29,8 +30,9 @@ import TunerTesting
             let destination = harness.scratch.appendingPathComponent("film")
             let progress = ProgressLog()
             let result = try await harness.downloader.download(
-                HLSDownloadRequest(playlistURL: harness.url(Self.master), destination: destination,
-                                   retry: HLSDownloaderTests.quickRetry),
+                HLSDownloadRequest(
+                    playlistURL: harness.url(Self.master), destination: destination,
+                    retry: HLSDownloaderTests.quickRetry),
                 progress: progress.record)
 
             #expect(result.mediaPlaylistURL.path == "/static/altaudio/video/index.m3u8")
@@ -39,7 +41,8 @@ import TunerTesting
             #expect(result.segmentCount == 3 && result.audioSegmentCount == 3)
             #expect(result.itemCount == 8, "3 segments and an init section per rendition")
             let first = try #require(progress.all.first)
-            #expect(first.totalItems == 8 && first.completedItems == 0, "the total includes the audio items from the start")
+            #expect(
+                first.totalItems == 8 && first.completedItems == 0, "the total includes the audio items from the start")
             let last = try #require(progress.all.last)
             #expect(last.completedItems == 8 && last.totalItems == 8 && last.completedBytes == result.totalBytes)
 
@@ -47,8 +50,10 @@ import TunerTesting
                 #expect(harness.origin.requests(path: "/static/" + file) == 1, "\(file) was not fetched exactly once")
             }
             let names = fileNames(destination)
-            for name in ["index.m3u8", "video.m3u8", "audio.m3u8", "init-0.mp4", "audio-init-0.mp4",
-                         "segment-00000.m4s", "audio-segment-00000.m4s", "audio-segment-00002.m4s"] {
+            for name in [
+                "index.m3u8", "video.m3u8", "audio.m3u8", "init-0.mp4", "audio-init-0.mp4",
+                "segment-00000.m4s", "audio-segment-00000.m4s", "audio-segment-00002.m4s",
+            ] {
                 #expect(names.contains(name), "\(name) missing: \(names)")
             }
             #expect(!names.contains { $0.hasSuffix(".partial") || $0.hasSuffix(".tmp") }, "\(names)")
@@ -62,9 +67,11 @@ import TunerTesting
             let variant = try #require(local.variants.first)
             #expect(local.variants.count == 1 && variant.uri == "video.m3u8")
             #expect(variant.audioGroup == rendition.groupID)
-            let origin = try HLSPlaylist(parsing: try String(contentsOfFile: fixtures.path("altaudio/master.m3u8"), encoding: .utf8))
+            let origin = try HLSPlaylist(
+                parsing: try String(contentsOfFile: fixtures.path("altaudio/master.m3u8"), encoding: .utf8))
             let originVariant = try #require(origin.variants.first)
-            #expect(variant.bandwidth == originVariant.bandwidth && variant.codecs == originVariant.codecs
+            #expect(
+                variant.bandwidth == originVariant.bandwidth && variant.codecs == originVariant.codecs
                     && variant.resolution == originVariant.resolution, "the variant's attributes are kept")
 
             try expectLocalFilesMatchOrigin(
@@ -93,21 +100,27 @@ import TunerTesting
                 edits: ["seg1.m4s": "seg1.m4s?status=404"])
             let destination = harness.scratch.appendingPathComponent("mute")
             let error = try await #require(throws: HLSDownloadError.self) {
-                _ = try await harness.downloader.download(HLSDownloadRequest(
-                    playlistURL: harness.url(path), destination: destination, retry: HLSDownloaderTests.quickRetry,
-                    concurrency: 1))
+                _ = try await harness.downloader.download(
+                    HLSDownloadRequest(
+                        playlistURL: harness.url(path), destination: destination, retry: HLSDownloaderTests.quickRetry,
+                        concurrency: 1))
             }
             #expect(error.kind == .httpStatus && error.httpStatus == 404)
             #expect(error.classification == .permanent)
             #expect(error.rendition == "audio")
             #expect(error.segmentIndex == 1)
             #expect(error.url?.path == "/static/altaudio/audio/seg1.m4s")
-            #expect(error.description.contains("audio segment 1") && error.description.contains("audio/seg1.m4s"), "\(error)")
+            #expect(
+                error.description.contains("audio segment 1") && error.description.contains("audio/seg1.m4s"),
+                "\(error)")
             #expect(harness.origin.requests(path: "/static/altaudio/audio/seg1.m4s") == 1, "a 404 is not retried")
 
             let names = fileNames(destination)
-            #expect(!names.contains("index.m3u8") && !names.contains("video.m3u8") && !names.contains("audio.m3u8"), "\(names)")
-            let state = try String(contentsOf: destination.appendingPathComponent(".hls-download.json"), encoding: .utf8)
+            #expect(
+                !names.contains("index.m3u8") && !names.contains("video.m3u8") && !names.contains("audio.m3u8"),
+                "\(names)")
+            let state = try String(
+                contentsOf: destination.appendingPathComponent(".hls-download.json"), encoding: .utf8)
             #expect(state.contains("audio-segment-00000.m4s") && !state.contains("audio-segment-00001.m4s"), "\(state)")
         }
     }
@@ -154,7 +167,9 @@ import TunerTesting
             #expect(harness.origin.requests(path: "/static/altaudio/video/seg0.m4s") == 1)
             #expect(harness.origin.requests(path: hanging) == 2)
             try await harness.origin.shutdown()
-            #expect(try await decodedMD5(result.localPlaylist.path) == (try await decodedMD5(fixtures.path("altaudio/master.m3u8"))))
+            #expect(
+                try await decodedMD5(result.localPlaylist.path)
+                    == (try await decodedMD5(fixtures.path("altaudio/master.m3u8"))))
         }
     }
 
@@ -169,17 +184,20 @@ import TunerTesting
                 edits: ["seg2.m4s": "seg2.m4s?status=403"])
             let destination = harness.scratch.appendingPathComponent("renewed")
             let error = try await #require(throws: HLSDownloadError.self) {
-                _ = try await harness.downloader.download(HLSDownloadRequest(
-                    playlistURL: harness.url(expired), destination: destination, retry: HLSDownloaderTests.quickRetry,
-                    concurrency: 1))
+                _ = try await harness.downloader.download(
+                    HLSDownloadRequest(
+                        playlistURL: harness.url(expired), destination: destination,
+                        retry: HLSDownloaderTests.quickRetry,
+                        concurrency: 1))
             }
             #expect(error.classification == .needsNewURL && error.rendition == "audio" && error.segmentIndex == 2)
 
             let root = harness.scratch.appendingPathComponent("origin").path
             try FileManager.default.copyItem(atPath: fixtures.path("altaudio"), toPath: root + "/renewed")
-            let result = try await harness.downloader.download(HLSDownloadRequest(
-                playlistURL: harness.url("/static/renewed/master.m3u8"), destination: destination,
-                retry: HLSDownloaderTests.quickRetry))
+            let result = try await harness.downloader.download(
+                HLSDownloadRequest(
+                    playlistURL: harness.url("/static/renewed/master.m3u8"), destination: destination,
+                    retry: HLSDownloaderTests.quickRetry))
             #expect(result.resumedItems == 7)
             #expect(result.audioPlaylistURL?.path == "/static/renewed/audio/index.m3u8")
             for file in ["video/init_0.mp4", "video/seg0.m4s", "audio/init_1.mp4", "audio/seg1.m4s"] {
@@ -189,7 +207,9 @@ import TunerTesting
             try expectLocalFilesMatchOrigin(
                 directory: destination, originPlaylist: fixtures.path("altaudio/audio/index.m3u8"),
                 originFolder: fixtures.path("altaudio/audio"), localPlaylist: "audio.m3u8")
-            #expect(try await decodedMD5(result.localPlaylist.path) == (try await decodedMD5(fixtures.path("altaudio/master.m3u8"))))
+            #expect(
+                try await decodedMD5(result.localPlaylist.path)
+                    == (try await decodedMD5(fixtures.path("altaudio/master.m3u8"))))
         }
     }
 
@@ -206,8 +226,9 @@ import TunerTesting
         harness.origin.serveDirectory(fixtures.directory)
         let original = try await decodedMD5(harness.origin.baseURL + Self.master)
 
-        let added = try await harness.manager.add(TransferRequest(
-            kind: .downloadHLS, sourceURL: harness.origin.baseURL + Self.master, destinationName: "film"))
+        let added = try await harness.manager.add(
+            TransferRequest(
+                kind: .downloadHLS, sourceURL: harness.origin.baseURL + Self.master, destinationName: "film"))
         let task = try await harness.waitFinished(added.id)
         #expect(task.state == .complete, "\(task.errorReason ?? "")")
         let folder = harness.directory + "/downloads/film"
@@ -216,7 +237,9 @@ import TunerTesting
         let media = names.filter { $0.hasSuffix(".m4s") || $0.hasSuffix(".mp4") }
         #expect(media.filter { $0.hasPrefix("audio-") }.count == 4 && media.count == 8, "\(names)")
         let mediaBytes = media.reduce(Int64(0)) { total, name in
-            total + ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + name)[.size] as? NSNumber)?.int64Value ?? 0)
+            total
+                + ((try? FileManager.default.attributesOfItem(atPath: folder + "/" + name)[.size] as? NSNumber)?
+                    .int64Value ?? 0)
         }
         #expect(task.committedBytes == mediaBytes && task.totalBytes == mediaBytes)
         #expect(task.history.contains { $0.message.contains("separate audio (3 segments, en)") }, "\(task.history)")
@@ -244,13 +267,16 @@ import TunerTesting
             .write(toFile: audioPlaylist, atomically: true, encoding: .utf8)
         harness.origin.serveDirectory(root)
 
-        let added = try await harness.manager.add(TransferRequest(
-            kind: .downloadHLS, sourceURL: harness.origin.baseURL + Self.master, destinationName: "film"))
+        let added = try await harness.manager.add(
+            TransferRequest(
+                kind: .downloadHLS, sourceURL: harness.origin.baseURL + Self.master, destinationName: "film"))
         let task = try await harness.waitFinished(added.id)
         #expect(task.state == .error)
         #expect(task.errorClass == .permanent)
         let reason = task.errorReason ?? ""
-        #expect(reason.contains("audio segment 1") && reason.contains("/altaudio/audio/seg1.m4s") && reason.contains("404"), "\(reason)")
+        #expect(
+            reason.contains("audio segment 1") && reason.contains("/altaudio/audio/seg1.m4s") && reason.contains("404"),
+            "\(reason)")
         #expect(!FileManager.default.fileExists(atPath: harness.directory + "/downloads/film"))
         #expect(!FileManager.default.fileExists(atPath: harness.directory + "/downloads/film.partial/index.m3u8"))
         await harness.close()
@@ -261,10 +287,15 @@ import TunerTesting
 /// ffprobe lists a master playlist's streams under its program too).
 func streamTypes(_ input: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String] {
     let result = try await ExternalCommand.run(
-        "ffprobe", ["-v", "error", "-allowed_extensions", "ALL", "-show_entries", "stream=index,codec_type", "-of", "csv=p=0", input],
+        "ffprobe",
+        [
+            "-v", "error", "-allowed_extensions", "ALL", "-show_entries", "stream=index,codec_type", "-of", "csv=p=0",
+            input,
+        ],
         timeout: .seconds(60))
     #expect(result.succeeded, "\(result.transcript)", sourceLocation: sourceLocation)
-    let streams = Set(result.output.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-        .filter { !$0.isEmpty })
+    let streams = Set(
+        result.output.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty })
     return streams.compactMap { $0.split(separator: ",").last.map(String.init) }.sorted()
 }

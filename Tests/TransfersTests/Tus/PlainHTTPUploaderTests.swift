@@ -29,7 +29,10 @@ struct PlainHTTPUploaderTests {
         #expect(received.sha256 == TusFixtures.sha256(bytes))
         #expect(received.contentType == "video/mp4")
         let reports = seen.withLockedValue { $0 }
-        #expect(reports.last == UploadProgress(bytesSent: Int64(bytes.count), bytesConfirmed: Int64(bytes.count), totalBytes: Int64(bytes.count)))
+        #expect(
+            reports.last
+                == UploadProgress(
+                    bytesSent: Int64(bytes.count), bytesConfirmed: Int64(bytes.count), totalBytes: Int64(bytes.count)))
         #expect(reports.count > 3)  // reported while sending, not only at the end
 
         try await uploader.upload(file: path, to: URL(string: origin.baseURL + "/sink/post.bin")!, method: .POST)
@@ -73,9 +76,12 @@ struct PlainHTTPUploaderTests {
         }
         // Nothing listens on a closed port: no answer is transient. (A client that gives up on
         // connecting after a second; the shared one keeps trying for much longer.)
-        let impatient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(1), read: .seconds(30))))
+        let impatient = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(timeout: .init(connect: .seconds(1), read: .seconds(30))))
         do {
-            try await PlainHTTPUploader(httpClient: impatient, logger: TusFixtures.logger).upload(file: path, to: URL(string: "http://127.0.0.1:1/sink/z")!)
+            try await PlainHTTPUploader(httpClient: impatient, logger: TusFixtures.logger).upload(
+                file: path, to: URL(string: "http://127.0.0.1:1/sink/z")!)
             Issue.record("an upload to a closed port succeeded")
         } catch let error as UploadError {
             #expect(error.status == nil)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Transfers
 
 /// PATCH sizes follow the link: about ten seconds of bytes each, within bounds.

@@ -46,4 +46,3 @@ struct TusClientTests {
         #expect(UploadError.parseRetryAfter("soon") == nil)
     }
 }
-

@@ -2,8 +2,9 @@ import Crypto
 import Foundation
 import NIOCore
 import Testing
-@testable import TusServer
 import Tus
+
+@testable import TusServer
 
 @Suite("Tus upload store")
 struct TusUploadStoreTests {
@@ -17,16 +18,19 @@ struct TusUploadStoreTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let bytes = TusFixtures.bytes(300_000)
         let store = try makeStore(directory)
-        let created = try store.create(length: Int64(bytes.count), metadata: TusMetadata(["filename": "../../etc/clip.mp4"]))
+        let created = try store.create(
+            length: Int64(bytes.count), metadata: TusMetadata(["filename": "../../etc/clip.mp4"]))
         #expect(created.offset == 0)
         #expect(created.filename == "clip.mp4")
-        var info = try await store.append(to: created.id, at: 0, body: PiecesBody(pieces: [Array(bytes[0..<1000]), Array(bytes[1000..<100_000])]))
+        var info = try await store.append(
+            to: created.id, at: 0, body: PiecesBody(pieces: [Array(bytes[0..<1000]), Array(bytes[1000..<100_000])]))
         #expect(info.offset == 100_000)
         #expect(!info.isComplete)
 
         let reopened = try makeStore(directory)
         #expect(try reopened.info(id: created.id).offset == 100_000)
-        info = try await reopened.append(to: created.id, at: 100_000, body: PiecesBody(pieces: [Array(bytes[100_000...])]))
+        info = try await reopened.append(
+            to: created.id, at: 100_000, body: PiecesBody(pieces: [Array(bytes[100_000...])]))
         #expect(info.isComplete)
         #expect(try TusFixtures.sha256(file: reopened.completedPath(of: created.id)) == TusFixtures.sha256(bytes))
         #expect(!FileManager.default.fileExists(atPath: "\(directory)/\(created.id).part"))
@@ -47,12 +51,15 @@ struct TusUploadStoreTests {
         #expect(try store.info(id: id).offset == 0)
         #expect(TusDataFile.size(atPath: "\(directory)/\(id).part") == 0)
         for (algorithm, digest) in [(TusChecksumAlgorithm.md5, Data(Insecure.MD5.hash(data: first)))] {
-            let info = try await store.append(to: id, at: 0, checksum: TusChecksum(algorithm: algorithm, digest: digest), body: PiecesBody(pieces: [first]))
+            let info = try await store.append(
+                to: id, at: 0, checksum: TusChecksum(algorithm: algorithm, digest: digest),
+                body: PiecesBody(pieces: [first]))
             #expect(info.offset == 20_000)
         }
         let rest = Array(bytes[20_000...])
         let info = try await store.append(
-            to: id, at: 20_000, checksum: TusChecksum(algorithm: .sha256, digest: Data(SHA256.hash(data: rest))), body: PiecesBody(pieces: [rest]))
+            to: id, at: 20_000, checksum: TusChecksum(algorithm: .sha256, digest: Data(SHA256.hash(data: rest))),
+            body: PiecesBody(pieces: [rest]))
         #expect(info.isComplete)
         #expect(try TusFixtures.sha256(file: store.completedPath(of: id)) == TusFixtures.sha256(bytes))
     }
@@ -65,13 +72,15 @@ struct TusUploadStoreTests {
         let store = try makeStore(directory)
         let id = try store.create(length: Int64(bytes.count)).id
         await #expect(throws: ConnectionDropped.self) {
-            try await store.append(to: id, at: 0, body: PiecesBody(pieces: [Array(bytes[0..<7000])], failure: ConnectionDropped()))
+            try await store.append(
+                to: id, at: 0, body: PiecesBody(pieces: [Array(bytes[0..<7000])], failure: ConnectionDropped()))
         }
         #expect(try store.info(id: id).offset == 7000)
         let digest = Data(SHA256.hash(data: Array(bytes[7000...])))
         await #expect(throws: ConnectionDropped.self) {
-            try await store.append(to: id, at: 7000, checksum: TusChecksum(algorithm: .sha256, digest: digest),
-                                   body: PiecesBody(pieces: [Array(bytes[7000..<9000])], failure: ConnectionDropped()))
+            try await store.append(
+                to: id, at: 7000, checksum: TusChecksum(algorithm: .sha256, digest: digest),
+                body: PiecesBody(pieces: [Array(bytes[7000..<9000])], failure: ConnectionDropped()))
         }
         #expect(try store.info(id: id).offset == 7000)
         let info = try await store.append(to: id, at: 7000, body: PiecesBody(pieces: [Array(bytes[7000...])]))
@@ -128,12 +137,16 @@ struct TusUploadStoreTests {
         await #expect { try await store.append(to: id, at: 5, body: PiecesBody(pieces: [[1]])) } throws: {
             ($0 as? TusUploadStoreError)?.code == .offsetMismatch && ($0 as? TusUploadStoreError)?.offset == 10
         }
-        await #expect { try await store.append(to: id, at: 10, body: PiecesBody(pieces: [TusFixtures.bytes(991)])) } throws: {
+        await #expect {
+            try await store.append(to: id, at: 10, body: PiecesBody(pieces: [TusFixtures.bytes(991)]))
+        } throws: {
             ($0 as? TusUploadStoreError)?.code == .exceedsLength
         }
         #expect(try store.info(id: id).offset == 10)
         #expect { try store.create(length: 100_001) } throws: { ($0 as? TusUploadStoreError)?.code == .tooLarge }
-        #expect { try store.info(id: "../../../../etc/passwd") } throws: { ($0 as? TusUploadStoreError)?.code == .notFound }
+        #expect { try store.info(id: "../../../../etc/passwd") } throws: {
+            ($0 as? TusUploadStoreError)?.code == .notFound
+        }
         try store.terminate(id: id)
         #expect { try store.info(id: id) } throws: { ($0 as? TusUploadStoreError)?.code == .notFound }
         #expect(store.allIDs().isEmpty)
@@ -148,7 +161,8 @@ struct TusUploadStoreTests {
         let id = try store.create(length: nil).id
         var info = try await store.append(to: id, at: 0, body: PiecesBody(pieces: [Array(bytes[0..<3000])]))
         #expect(info.length == nil)
-        info = try await store.append(to: id, at: 3000, declaringLength: 5000, body: PiecesBody(pieces: [Array(bytes[3000...])]))
+        info = try await store.append(
+            to: id, at: 3000, declaringLength: 5000, body: PiecesBody(pieces: [Array(bytes[3000...])]))
         #expect(info.isComplete)
         #expect(try TusFixtures.sha256(file: store.completedPath(of: id)) == TusFixtures.sha256(bytes))
     }
@@ -164,16 +178,21 @@ struct TusUploadStoreTests {
         #expect(TusMetadata(header: "a YQ== b") == nil)
     }
 
-    @Test("Unfinished uploads expire a lifetime after their last bytes: expired before the sweep, gone with their bytes after it; finished ones never")
+    @Test(
+        "Unfinished uploads expire a lifetime after their last bytes: expired before the sweep, gone with their bytes after it; finished ones never"
+    )
     func expiration() async throws {
         let directory = try TusFixtures.temporaryDirectory("tus-store")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let lifetime: TimeInterval = 3600
-        let store = try TusUploadStore(configuration: .init(directory: directory, incompleteLifetime: lifetime), logger: TusFixtures.logger)
+        let store = try TusUploadStore(
+            configuration: .init(directory: directory, incompleteLifetime: lifetime), logger: TusFixtures.logger)
         let created = try store.create(length: 100)
         let expiresAt = try #require(created.expiresAt)
         #expect(expiresAt.timeIntervalSinceNow > lifetime - 60 && expiresAt.timeIntervalSinceNow <= lifetime + 1)
-        #expect(expiresAt.timeIntervalSince1970 == expiresAt.timeIntervalSince1970.rounded(), "whole seconds, like Upload-Expires")
+        #expect(
+            expiresAt.timeIntervalSince1970 == expiresAt.timeIntervalSince1970.rounded(),
+            "whole seconds, like Upload-Expires")
         let renewed = try await store.append(to: created.id, at: 0, body: PiecesBody(pieces: [TusFixtures.bytes(10)]))
         let renewedExpiry = try #require(renewed.expiresAt)
         #expect(renewedExpiry >= expiresAt, "received bytes move the expiry on")
@@ -195,13 +214,15 @@ struct TusUploadStoreTests {
         let old = try forever.create(length: 10)
         #expect(old.expiresAt == nil)
         #expect(forever.removeExpired(now: .distantFuture) == 0)
-        let reopened = try TusUploadStore(configuration: .init(directory: directory, incompleteLifetime: 60), logger: TusFixtures.logger)
+        let reopened = try TusUploadStore(
+            configuration: .init(directory: directory, incompleteLifetime: 60), logger: TusFixtures.logger)
         let stored = try reopened.info(id: old.id)
         #expect(reopened.expiry(of: stored) == stored.createdAt.addingTimeInterval(60))
         #expect(reopened.removeExpired(now: stored.createdAt.addingTimeInterval(61)) == 1)
 
         // Past its expiry and before a sweep, an upload answers `expired` (410 at the endpoint).
-        let brief = try TusUploadStore(configuration: .init(directory: directory, incompleteLifetime: 0.001), logger: TusFixtures.logger)
+        let brief = try TusUploadStore(
+            configuration: .init(directory: directory, incompleteLifetime: 0.001), logger: TusFixtures.logger)
         let short = try brief.create(length: 10)
         var code: TusUploadStoreError.Code?
         for _ in 0..<500 where code == nil {
