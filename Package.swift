@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Tuner",
-    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17)],
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18)],
     products: [
         .executable(name: "tuner", targets: ["tuner"]),
         .library(name: "MediaFormats", targets: ["MediaFormats"]),
@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
     ],
     targets: [
         .target(name: "MediaFormats"),
@@ -117,6 +119,9 @@ let package = Package(
                 "Catalog",
                 "Transfers",
                 "MediaFormats",
+                // Flags, environment and the configuration file, read once into TunerConfiguration.
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

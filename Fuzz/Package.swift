@@ -6,7 +6,7 @@ import PackageDescription
 // `-sanitize=fuzzer`: `scripts/fuzz` builds and runs it.
 let package = Package(
     name: "TunerFuzz",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Tuner", path: ".."),
         // For the proxy-URL decoder (Linked/StreamLink.swift); the same packages the main one uses.

@@ -89,17 +89,7 @@ public actor TransferManager {
     public init(
         store: any TransferStore, dataDirectory: String, configuration: Configuration = Configuration(), logger: Logger
     ) async throws {
-        let loaded = try await store.loadAll()
-        try self.init(
-            store: store, loadedTasks: loaded, dataDirectory: dataDirectory, configuration: configuration,
-            logger: logger)
-    }
-
-    /// Opens the manager with tasks already loaded from `store` (for synchronous composition roots).
-    public init(
-        store: any TransferStore, loadedTasks: [TransferTask], dataDirectory: String,
-        configuration: Configuration = Configuration(), logger: Logger
-    ) throws {
+        let loadedTasks = try await store.loadAll()
         self.store = store
         self.configuration = configuration
         self.dataDirectory = dataDirectory

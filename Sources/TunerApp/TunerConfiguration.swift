@@ -1,9 +1,11 @@
 import Foundation
+import Logging
 import MediaFormats
 import Transfers
 
-/// Everything `tuner serve` and embedders can set. Flags override environment variables, which
-/// override the defaults.
+/// Everything `tuner serve` and embedders can set. ``load(flags:environment:)`` reads it once:
+/// flags override environment variables, which override the configuration file, which overrides
+/// the defaults here.
 public struct TunerConfiguration: Sendable {
     /// Address to listen on. Anything but loopback requires the access token for API requests.
     public var host: String
@@ -24,6 +26,8 @@ public struct TunerConfiguration: Sendable {
     public var upstreamTimeoutSeconds: Int64
     /// Seconds an origin body may stall before the fetch is failed.
     public var upstreamReadTimeoutSeconds: Int64
+    /// How much the server logs (env TUNER_LOG_LEVEL or LOG_LEVEL, default info).
+    public var logLevel: Logger.Level = .info
     /// Overrides the access token stored in the data folder.
     public var accessToken: String?
     /// HLS segments fetched ahead of the player; 0 turns pre-fetching off.
@@ -81,124 +85,6 @@ public struct TunerConfiguration: Sendable {
         self.upstreamTimeoutSeconds = upstreamTimeoutSeconds
         self.upstreamReadTimeoutSeconds = upstreamReadTimeoutSeconds
         self.accessToken = accessToken
-    }
-
-    /// The defaults with the `TUNER_*` environment variables applied.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
-        -> TunerConfiguration
-    {
-        var configuration = TunerConfiguration()
-        if let host = environment["TUNER_HOST"] { configuration.host = host }
-        if let port = environment["TUNER_PORT"] {
-            guard let value = Int(port), (0...65535).contains(value) else {
-                throw ConfigurationError("TUNER_PORT must be a port number, got '\(port)'")
-            }
-            configuration.port = value
-        }
-        if let data = environment["TUNER_DATA"] { configuration.dataDirectory = data }
-        if let size = environment["TUNER_CACHE_SIZE"] {
-            guard let value = ByteCount.parse(size) else {
-                throw ConfigurationError("TUNER_CACHE_SIZE must be a size like 1GiB, got '\(size)'")
-            }
-            configuration.cacheSize = value
-        }
-        if let size = environment["TUNER_CACHE_MIN_FREE"] {
-            guard let value = ByteCount.parse(size) else {
-                throw ConfigurationError("TUNER_CACHE_MIN_FREE must be a size like 256MiB, got '\(size)'")
-            }
-            configuration.cacheMinimumFreeDisk = value
-        }
-        if let names = environment["TUNER_CACHE_IGNORE_PARAMS"] {
-            configuration.cacheIgnoredQueryParameters = names.split(separator: ",").map {
-                $0.trimmingCharacters(in: .whitespaces)
-            }.filter { !$0.isEmpty }
-        }
-        if let seconds = environment["TUNER_UPSTREAM_TIMEOUT"] {
-            guard let value = Int64(seconds), value > 0 else {
-                throw ConfigurationError("TUNER_UPSTREAM_TIMEOUT must be seconds, got '\(seconds)'")
-            }
-            configuration.upstreamTimeoutSeconds = value
-        }
-        if let token = environment["TUNER_TOKEN"], !token.isEmpty { configuration.accessToken = token }
-        if let count = environment["TUNER_PREFETCH_SEGMENTS"] {
-            guard let value = Int(count), value >= 0 else {
-                throw ConfigurationError("TUNER_PREFETCH_SEGMENTS must be a whole number, got '\(count)'")
-            }
-            configuration.prefetchSegments = value
-        }
-        if let size = environment["TUNER_UPLOAD_MAX_SIZE"] {
-            guard let value = ByteCount.parse(size), value > 0 else {
-                throw ConfigurationError("TUNER_UPLOAD_MAX_SIZE must be a size like 4GiB, got '\(size)'")
-            }
-            configuration.uploadMaxSize = value
-        }
-        if let text = environment["TUNER_UPLOAD_EXPIRY"] {
-            guard let value = DurationText.seconds(text) else {
-                throw ConfigurationError(
-                    "TUNER_UPLOAD_EXPIRY must be a duration like 24h, 30m or 90s (0 = never), got '\(text)'")
-            }
-            configuration.uploadExpirySeconds = value
-        }
-        if let origins = environment["TUNER_UPLOAD_ORIGINS"] {
-            configuration.uploadAllowedOrigins = origins.split(separator: ",").map {
-                $0.trimmingCharacters(in: .whitespaces)
-            }.filter { !$0.isEmpty }
-        }
-        if let names = environment["TUNER_PUBLIC_HOSTS"] { configuration.publicHosts = Self.list(names) }
-        if let text = environment["TUNER_ALLOW_FETCH"] {
-            guard let policy = FetchPolicy(rawValue: text.lowercased()) else {
-                throw ConfigurationError("TUNER_ALLOW_FETCH must be 'any' or 'loopback', got '\(text)'")
-            }
-            configuration.allowFetch = policy
-        }
-        if let origins = environment["TUNER_ALLOWED_ORIGINS"] { configuration.allowedOrigins = Self.list(origins) }
-        if let roots = environment["TUNER_FILES_ROOTS"] { configuration.filesRoots = Self.list(roots) }
-        if let text = environment["TUNER_IDLE_TIMEOUT"] {
-            guard let value = DurationText.seconds(text), value > 0 else {
-                throw ConfigurationError("TUNER_IDLE_TIMEOUT must be a positive duration like 60 or 2m, got '\(text)'")
-            }
-            configuration.idleTimeoutSeconds = value
-        }
-        if let count = environment["TUNER_TRANSFERS_MAX_ACTIVE"] {
-            guard let value = Int(count), value > 0 else {
-                throw ConfigurationError("TUNER_TRANSFERS_MAX_ACTIVE must be a positive whole number, got '\(count)'")
-            }
-            configuration.transfersMaximumActive = value
-        }
-        if let count = environment["TUNER_TRANSFERS_PER_HOST"] {
-            guard let value = Int(count), value > 0 else {
-                throw ConfigurationError("TUNER_TRANSFERS_PER_HOST must be a positive whole number, got '\(count)'")
-            }
-            configuration.transfersMaximumPerHost = value
-        }
-        if let seconds = environment["TUNER_TRANSFERS_STALL_TIMEOUT"] {
-            guard let value = Double(seconds), value > 0 else {
-                throw ConfigurationError("TUNER_TRANSFERS_STALL_TIMEOUT must be seconds, got '\(seconds)'")
-            }
-            configuration.transfersStallTimeoutSeconds = value
-        }
-        if let milliseconds = environment["TUNER_TRANSFERS_SYNC_MS"] {
-            guard let value = Int(milliseconds), value > 0 else {
-                throw ConfigurationError("TUNER_TRANSFERS_SYNC_MS must be milliseconds, got '\(milliseconds)'")
-            }
-            configuration.transfersSyncIntervalMilliseconds = value
-        }
-        if let text = environment["TUNER_CATALOG_CHECK_INTERVAL"] {
-            guard let value = DurationText.seconds(text) else {
-                throw ConfigurationError(
-                    "TUNER_CATALOG_CHECK_INTERVAL must be a duration like 60 or 5m (0 turns scheduled refreshes off), got '\(text)'"
-                )
-            }
-            configuration.catalogRefreshCheckSeconds = Int64(value.rounded(.up))
-        }
-        if let text = environment["TUNER_CATALOG_REFRESH_INTERVAL"] {
-            guard let value = DurationText.seconds(text), value > 0 else {
-                throw ConfigurationError(
-                    "TUNER_CATALOG_REFRESH_INTERVAL must be a positive duration like 86400, 6h or 1d, got '\(text)'")
-            }
-            configuration.catalogDefaultRefreshSeconds = value
-        }
-        return configuration
     }
 
     /// A comma-separated list, trimmed, without empty items.

@@ -41,7 +41,10 @@ public final class TunerEngine: Sendable {
     /// The downloads' own client: it follows redirects, unlike the proxy's.
     let transfersHTTPClient: HTTPClient
 
-    public init(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) throws {
+    /// Builds every part once. Every other way of opening a part (the CLI's offline commands) goes
+    /// through the same factories: ``openCatalog(configuration:logger:)`` and
+    /// ``openTransfers(configuration:database:managerConfiguration:logger:)``.
+    public init(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) async throws {
         self.configuration = configuration
         self.logger = logger
         dataFolder = try DataFolder(path: configuration.dataDirectory)
@@ -54,6 +57,10 @@ public final class TunerEngine: Sendable {
             eventLoopGroupProvider: .singleton,
             configuration: MediaCache.httpClientConfiguration(
                 readTimeoutSeconds: configuration.upstreamReadTimeoutSeconds))
+        // Imports and downloads use this client: providers redirect playlist and guide URLs (often to
+        // a CDN), and it follows redirects, dropping credentials when one leaves the origin. The
+        // cache's client must not follow them itself (UpstreamClient does, to see the final URL).
+        transfersHTTPClient = FileDownloadExecutor.makeHTTPClient()
         do {
             var cacheConfiguration = MediaCacheConfiguration(
                 directory: dataFolder.cacheDirectory, maxBytes: configuration.cacheSize,
@@ -63,52 +70,85 @@ public final class TunerEngine: Sendable {
             cacheConfiguration.maxOpenFiles = configuration.cacheMaxOpenFiles
             cacheConfiguration.fetchPolicy = configuration.allowFetch
             cache = try MediaCache(configuration: cacheConfiguration, httpClient: httpClient, logger: logger)
-        } catch {
-            try? httpClient.syncShutdown()
-            throw error
-        }
-        do {
             // One database for the catalog and the transfers (the cache keeps its own index).
             database = try dataFolder.openDatabase()
-        } catch {
-            try? httpClient.syncShutdown()
-            throw error
-        }
-        do {
             uploads = try TusUploadStore(
                 configuration: .init(
                     directory: dataFolder.uploadsDirectory, maxSize: configuration.uploadMaxSize,
                     incompleteLifetime: configuration.uploadExpirySeconds > 0 ? configuration.uploadExpirySeconds : nil),
                 logger: logger)
-        } catch {
-            try? httpClient.syncShutdown()
-            throw error
-        }
-        transfersHTTPClient = FileDownloadExecutor.makeHTTPClient()
-        // Imports use the download client: providers redirect playlist and guide URLs (often to a CDN),
-        // and that client follows redirects, dropping credentials when one leaves the origin. The
-        // cache's client must not follow them itself (UpstreamClient does, to see the final URL).
-        catalog = SQLiteCatalogStore(database: database, logger: logger)
-        player = Player(catalog: catalog, signer: signer)
-        catalogImporter = CatalogImporter(store: catalog, httpClient: transfersHTTPClient, logger: logger)
-        catalogScheduler = CatalogRefreshScheduler(importer: catalogImporter, logger: logger)
-        library = Library(
-            catalog: catalog, importer: catalogImporter, localFiles: localFiles,
-            defaultRefreshInterval: configuration.catalogDefaultRefreshSeconds, fetchPolicy: configuration.allowFetch)
-        streamChecker = StreamChecker(store: catalog, logger: logger)
-        do {
-            let store = SQLiteTransferStore(database: database)
-            transfers = try TransferManager(
-                store: store, loadedTasks: try store.loadAllNow(), dataDirectory: dataFolder.path,
+            transfers = try await Self.makeTransferManager(
+                dataFolder: dataFolder, database: database,
                 configuration: configuration.transferManagerConfiguration, logger: logger)
         } catch {
-            try? transfersHTTPClient.syncShutdown()
-            try? httpClient.syncShutdown()
+            try? await transfersHTTPClient.shutdown()
+            try? await httpClient.shutdown()
             throw error
         }
+        let catalogParts = Self.makeCatalogParts(
+            database: database, httpClient: transfersHTTPClient, localFiles: localFiles,
+            configuration: configuration, logger: logger)
+        catalog = catalogParts.catalog
+        catalogImporter = catalogParts.importer
+        library = catalogParts.library
+        player = Player(catalog: catalog, signer: signer)
+        catalogScheduler = CatalogRefreshScheduler(importer: catalogImporter, logger: logger)
+        streamChecker = StreamChecker(store: catalog, logger: logger)
         streams = StreamService(
             cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, logger: logger)
         preloads = PreloadJobs(cache: cache, streams: streams, logger: logger)
+    }
+
+    /// The catalog, its importer and a `Library` over them, for the CLI's commands beside (or
+    /// without) a server: SQLite in WAL mode lets both use the file. The cache and the transfer
+    /// queue are not opened: a running server owns them.
+    public static func openCatalog(configuration: TunerConfiguration, logger: Logger) throws -> CatalogParts {
+        let folder = try DataFolder(path: configuration.dataDirectory)
+        let httpClient = FileDownloadExecutor.makeHTTPClient()
+        do {
+            // The user at the keyboard owns the local files a source names: no files root applies.
+            return makeCatalogParts(
+                database: try folder.openDatabase(), httpClient: httpClient, localFiles: nil,
+                configuration: configuration, logger: logger)
+        } catch {
+            try? httpClient.syncShutdown()
+            throw error
+        }
+    }
+
+    /// A transfer manager on the data folder's queue with the standard executors registered, not
+    /// started, for the CLI's in-process `--wait` when no server runs.
+    public static func openTransfers(
+        configuration: TunerConfiguration, managerConfiguration: TransferManager.Configuration, logger: Logger
+    ) async throws -> TransferParts {
+        let folder = try DataFolder(path: configuration.dataDirectory)
+        let manager = try await makeTransferManager(
+            dataFolder: folder, database: try folder.openDatabase(), configuration: managerConfiguration,
+            logger: logger)
+        let client = FileDownloadExecutor.makeHTTPClient()
+        for executor in TransferExecutors.standard(httpClient: client) { await manager.register(executor) }
+        return TransferParts(manager: manager, httpClient: client)
+    }
+
+    private static func makeCatalogParts(
+        database: TunerDatabase, httpClient: HTTPClient, localFiles: LocalFileAccess?,
+        configuration: TunerConfiguration, logger: Logger
+    ) -> CatalogParts {
+        let catalog = SQLiteCatalogStore(database: database, logger: logger)
+        let importer = CatalogImporter(store: catalog, httpClient: httpClient, logger: logger)
+        let library = Library(
+            catalog: catalog, importer: importer, localFiles: localFiles,
+            defaultRefreshInterval: configuration.catalogDefaultRefreshSeconds, fetchPolicy: configuration.allowFetch)
+        return CatalogParts(catalog: catalog, importer: importer, library: library, httpClient: httpClient)
+    }
+
+    private static func makeTransferManager(
+        dataFolder: DataFolder, database: TunerDatabase, configuration: TransferManager.Configuration,
+        logger: Logger
+    ) async throws -> TransferManager {
+        try await TransferManager(
+            store: SQLiteTransferStore(database: database), dataDirectory: dataFolder.path,
+            configuration: configuration, logger: logger)
     }
 
     /// A proxy URL for `url` with `headers` sent upstream, on the server at `baseURL`.

@@ -121,7 +121,7 @@ public final class TunerServer: Sendable {
     public static func start(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) async throws
         -> TunerServer
     {
-        let server = TunerServer(engine: try TunerEngine(configuration: configuration, logger: logger))
+        let server = TunerServer(engine: try await TunerEngine(configuration: configuration, logger: logger))
         let listening = AsyncStream<Int>.makeStream()
         let task = Task {
             do {

@@ -22,17 +22,21 @@ public enum RawHTTP {
     /// Sends `request` (already terminated by a blank line, plus any body) and reads until the
     /// server closes the connection or `timeoutSeconds` pass without a byte. Use
     /// `Connection: close` in the request so the server closes after answering.
-    public static func send(port: Int, _ request: [UInt8], timeoutSeconds: Int = 10) async throws -> Answer {
+    /// The default timeout is long: a loaded CI machine running every suite at once can take
+    /// seconds to answer, and a test that expects an answer must not read a slow one as none.
+    public static func send(port: Int, _ request: [UInt8], timeoutSeconds: Int = 30) async throws -> Answer {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            // A thread of its own: the blocking reads must not hold Dispatch's few pool threads,
+            // which other tests' work waits for.
+            Thread {
                 continuation.resume(
                     with: Result { try sendBlocking(port: port, request, timeoutSeconds: timeoutSeconds) })
-            }
+            }.start()
         }
     }
 
     /// `send` with a request given as text (`\r\n` line ends are the caller's).
-    public static func send(port: Int, _ request: String, timeoutSeconds: Int = 10) async throws -> Answer {
+    public static func send(port: Int, _ request: String, timeoutSeconds: Int = 30) async throws -> Answer {
         try await send(port: port, Array(request.utf8), timeoutSeconds: timeoutSeconds)
     }
 

@@ -19,15 +19,13 @@ struct Cache: AsyncParsableCommand {
         /// The running server, or nil to act on the data folder. An explicit --server that does
         /// not answer is an error.
         func client() async throws -> ServerClient? {
-            try await ServerClient.find(server: server, dataDirectory: dataOptions.resolvedDataDirectory())
+            try await ServerClient.find(server: server, dataDirectory: try await dataOptions.resolvedDataDirectory())
         }
 
-        func localEngine() throws -> TunerEngine {
-            var configuration = try TunerConfiguration.fromEnvironment()
-            configuration.dataDirectory = dataOptions.resolvedDataDirectory()
+        func localEngine() async throws -> TunerEngine {
             var logger = Logger(label: "tuner")
             logger.logLevel = .warning
-            return try TunerEngine(configuration: configuration, logger: logger)
+            return try await TunerEngine(configuration: try await dataOptions.configuration(), logger: logger)
         }
     }
 
@@ -47,7 +45,7 @@ struct Cache: AsyncParsableCommand {
                 decoder.dateDecodingStrategy = .iso8601
                 statistics = try decoder.decode(CacheStatistics.self, from: body)
             } else {
-                let engine = try target.localEngine()
+                let engine = try await target.localEngine()
                 statistics = engine.cache.statistics()
                 try await engine.shutdown()
             }
@@ -81,7 +79,7 @@ struct Cache: AsyncParsableCommand {
                     throw CLIError("server answered \(status): \(String(decoding: body, as: UTF8.self))")
                 }
             } else {
-                let engine = try target.localEngine()
+                let engine = try await target.localEngine()
                 try engine.cache.clear()
                 try await engine.shutdown()
             }
@@ -142,7 +140,7 @@ struct Cache: AsyncParsableCommand {
                     }
                 }
             } else if seconds != nil || segments != nil {
-                let engine = try target.localEngine()
+                let engine = try await target.localEngine()
                 let job = try engine.preloads.startHLS(
                     link: StreamLink(url: origin, headers: parsed), seconds: seconds, segments: segments,
                     maxBandwidth: nil)
@@ -153,7 +151,7 @@ struct Cache: AsyncParsableCommand {
                 }
                 print("preloaded \(final?.segmentsDone ?? 0) segments (\(final?.bytesDone ?? 0) bytes) of \(url)")
             } else {
-                let engine = try target.localEngine()
+                let engine = try await target.localEngine()
                 do {
                     _ = try await engine.cache.preload(
                         url: origin, upstreamHeaders: parsed.map { ($0.name, $0.value) }, byteCount: byteCount
@@ -188,7 +186,7 @@ struct Cache: AsyncParsableCommand {
                     throw CLIError("export failed (\(status)): \(String(decoding: data, as: UTF8.self))")
                 }
             } else {
-                let engine = try target.localEngine()
+                let engine = try await target.localEngine()
                 defer { Task { try? await engine.shutdown() } }
                 do {
                     try engine.cache.export(url: origin, to: absolute)
@@ -222,7 +220,7 @@ struct Cache: AsyncParsableCommand {
                 }
                 result = try JSONDecoder().decode(MediaCache.TrimReport.self, from: data)
             } else {
-                let engine = try target.localEngine()
+                let engine = try await target.localEngine()
                 result = engine.cache.trim(downTo: budget ?? engine.cache.configuration.maxBytes)
                 try await engine.shutdown()
             }
@@ -248,7 +246,7 @@ struct Cache: AsyncParsableCommand {
                     throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))")
                 }
             } else {
-                let engine = try target.localEngine()
+                let engine = try await target.localEngine()
                 try engine.cache.setPinned(!off, url: origin)
                 try await engine.shutdown()
             }

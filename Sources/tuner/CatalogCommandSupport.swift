@@ -4,38 +4,29 @@ import Foundation
 import Logging
 import TunerApp
 
-/// Opens the catalog of a data folder for the `sources` and `channels` commands. SQLite in WAL
-/// mode lets these run beside a server that has the same file open.
+/// The catalog of a data folder for the `sources`, `channels`, `guide` and `open` commands, opened
+/// by the engine's own factory. SQLite in WAL mode lets these run beside a server that has the same
+/// file open.
 struct LocalCatalog {
-    let store: SQLiteCatalogStore
-    let httpClient: HTTPClient
-    let importer: CatalogImporter
-    /// Sources as the API handles them, but trusting local paths: the user at the keyboard owns them.
-    let library: Library
+    let parts: CatalogParts
     let logger: Logger
 
-    init(dataDirectory: String) throws {
-        let folder = try DataFolder(path: dataDirectory)
-        var logger = Logger(label: "tuner")
-        logger.logLevel = .warning
-        store = SQLiteCatalogStore(database: try folder.openDatabase(), logger: logger)
-        httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
-        importer = CatalogImporter(store: store, httpClient: httpClient, logger: logger)
-        library = Library(
-            catalog: store, importer: importer, localFiles: nil,
-            defaultRefreshInterval: try TunerConfiguration.fromEnvironment().catalogDefaultRefreshSeconds)
-        self.logger = logger
-    }
+    var store: SQLiteCatalogStore { parts.catalog }
+    var importer: CatalogImporter { parts.importer }
+    /// Sources as the API handles them, but trusting local paths: the user at the keyboard owns them.
+    var library: Library { parts.library }
 
     /// Runs `body` and shuts the HTTP client down whatever happens.
     static func with<T>(_ dataOptions: DataOptions, _ body: (LocalCatalog) async throws -> T) async throws -> T {
-        let catalog = try LocalCatalog(dataDirectory: dataOptions.resolvedDataDirectory())
+        var logger = Logger(label: "tuner")
+        logger.logLevel = .warning
+        let parts = try TunerEngine.openCatalog(configuration: try await dataOptions.configuration(), logger: logger)
         do {
-            let result = try await body(catalog)
-            try await catalog.httpClient.shutdown()
+            let result = try await body(LocalCatalog(parts: parts, logger: logger))
+            try await parts.shutdown()
             return result
         } catch {
-            try? await catalog.httpClient.shutdown()
+            try? await parts.shutdown()
             throw error
         }
     }

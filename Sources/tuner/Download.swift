@@ -124,18 +124,18 @@ struct Download: AsyncParsableCommand {
         do {
             added = try await local.manager.add(requests)
         } catch {
-            await local.close()  // the manager's HTTP client must be shut down before it goes
+            await local.shutdown()  // the manager's HTTP client must be shut down before it goes
             throw error
         }
         guard wait else {
             for task in added {
                 print("queued \(task.id) \(task.destinationName) (it runs when `tuner serve` starts, or use --wait)")
             }
-            await local.close()
+            await local.shutdown()
             return
         }
         let finished = await TransferWatch.follow(added, manager: local.manager)
-        await local.close()
+        await local.shutdown()
         try TransferWatch.report(finished)
     }
 }

@@ -72,7 +72,7 @@ struct Open: AsyncParsableCommand {
 
     /// A player on the data folder, and the base URL its links point at.
     private func withPlayer(_ body: (Player, String) async throws -> Void) async throws {
-        let folder = try DataFolder(path: dataOptions.resolvedDataDirectory())
+        let folder = try DataFolder(path: try await dataOptions.resolvedDataDirectory())
         let baseURL =
             base ?? runningServerAddress(folder)
             ?? "http://127.0.0.1:\(ProcessInfo.processInfo.environment["TUNER_PORT"] ?? "8080")"

@@ -22,7 +22,7 @@ struct ProxyURL: AsyncParsableCommand {
     func run() async throws {
         guard let origin = URL(string: url) else { throw ValidationError("'\(url)' is not a URL") }
         let parsed = try headers.map(parseHeader)
-        let folder = try DataFolder(path: dataOptions.resolvedDataDirectory())
+        let folder = try DataFolder(path: try await dataOptions.resolvedDataDirectory())
         let signer = StreamLinkSigner(key: try folder.loadOrCreateSecret())
         let baseURL =
             base ?? runningServerAddress(folder)

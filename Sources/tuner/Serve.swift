@@ -87,79 +87,46 @@ struct Serve: AsyncParsableCommand {
             "Refresh interval of sources added without one, e.g. 6h or 1d (env TUNER_CATALOG_REFRESH_INTERVAL, default 1d)."
     )
     var catalogRefreshInterval: String?
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env LOG_LEVEL).")
+    @Option(
+        name: .customLong("log-level"),
+        help: "trace, debug, info, notice, warning, error (env TUNER_LOG_LEVEL or LOG_LEVEL, default info).")
     var logLevel: String?
 
-    func run() async throws {
-        var configuration = try TunerConfiguration.fromEnvironment()
-        if let host { configuration.host = host }
-        if let port {
-            guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-            configuration.port = port
-        }
-        if let data = dataOptions.data { configuration.dataDirectory = data }
-        if let cacheSize {
-            guard let bytes = ByteCount.parse(cacheSize) else {
-                throw ValidationError("--cache-size must be a size like 1GiB, got '\(cacheSize)'")
-            }
-            configuration.cacheSize = bytes
-        }
-        if let cacheMinFree {
-            guard let bytes = ByteCount.parse(cacheMinFree) else {
-                throw ValidationError("--cache-min-free must be a size like 256MiB, got '\(cacheMinFree)'")
-            }
-            configuration.cacheMinimumFreeDisk = bytes
-        }
-        if !cacheIgnoreParams.isEmpty { configuration.cacheIgnoredQueryParameters = cacheIgnoreParams }
-        if let upstreamTimeout { configuration.upstreamTimeoutSeconds = upstreamTimeout }
-        if let prefetchSegments {
-            guard prefetchSegments >= 0 else { throw ValidationError("--prefetch-segments must be 0 or more") }
-            configuration.prefetchSegments = prefetchSegments
-        }
-        if let uploadExpiry {
-            guard let seconds = DurationText.seconds(uploadExpiry) else {
-                throw ValidationError(
-                    "--upload-expiry must be a duration like 24h, 30m or 90s (0 keeps uploads), got '\(uploadExpiry)'")
-            }
-            configuration.uploadExpirySeconds = seconds
-        }
-        if !uploadOrigins.isEmpty { configuration.uploadAllowedOrigins = uploadOrigins }
-        if !publicHosts.isEmpty { configuration.publicHosts = publicHosts }
-        if !allowedOrigins.isEmpty { configuration.allowedOrigins = allowedOrigins }
-        if let allowFetch {
-            guard let policy = FetchPolicy(rawValue: allowFetch.lowercased()) else {
-                throw ValidationError("--allow-fetch must be 'any' or 'loopback', got '\(allowFetch)'")
-            }
-            configuration.allowFetch = policy
-        }
-        if !filesRoots.isEmpty { configuration.filesRoots = filesRoots.map { URL(fileURLWithPath: $0).path } }
-        if let idleTimeout {
-            guard let seconds = DurationText.seconds(idleTimeout), seconds > 0 else {
-                throw ValidationError("--idle-timeout must be a positive duration like 60 or 2m, got '\(idleTimeout)'")
-            }
-            configuration.idleTimeoutSeconds = seconds
-        }
-        if let catalogCheckInterval {
-            guard let seconds = DurationText.seconds(catalogCheckInterval) else {
-                throw ValidationError(
-                    "--catalog-check-interval must be a duration like 60 or 5m (0 turns it off), got '\(catalogCheckInterval)'"
-                )
-            }
-            configuration.catalogRefreshCheckSeconds = Int64(seconds.rounded(.up))
-        }
-        if let catalogRefreshInterval {
-            guard let seconds = DurationText.seconds(catalogRefreshInterval), seconds > 0 else {
-                throw ValidationError(
-                    "--catalog-refresh-interval must be a positive duration like 6h or 1d, got '\(catalogRefreshInterval)'"
-                )
-            }
-            configuration.catalogDefaultRefreshSeconds = seconds
-        }
+    /// The options given, by setting name; repeatable ones joined with commas.
+    var flags: [String: String] {
+        typealias Setting = TunerConfiguration.Setting
+        var flags: [Setting: String] = [:]
+        flags[.host] = host
+        flags[.port] = port.map(String.init)
+        flags[.cacheSize] = cacheSize
+        flags[.cacheMinFree] = cacheMinFree
+        flags[.upstreamTimeout] = upstreamTimeout.map(String.init)
+        flags[.prefetchSegments] = prefetchSegments.map(String.init)
+        flags[.uploadExpiry] = uploadExpiry
+        flags[.allowFetch] = allowFetch
+        flags[.idleTimeout] = idleTimeout
+        flags[.catalogCheckInterval] = catalogCheckInterval
+        flags[.catalogRefreshInterval] = catalogRefreshInterval
+        flags[.logLevel] = logLevel
+        let lists: [Setting: [String]] = [
+            .cacheIgnoreParams: cacheIgnoreParams, .uploadOrigins: uploadOrigins, .publicHosts: publicHosts,
+            .allowedOrigins: allowedOrigins, .filesRoots: filesRoots.map { URL(fileURLWithPath: $0).path },
+        ]
+        for (setting, values) in lists where !values.isEmpty { flags[setting] = values.joined(separator: ",") }
+        return Dictionary(uniqueKeysWithValues: flags.map { ($0.key.rawValue, $0.value) })
+    }
 
+    func run() async throws {
+        var configuration: TunerConfiguration
+        do {
+            configuration = try await dataOptions.configuration(flags: flags)
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+        let logLevel = configuration.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            let level = logLevel ?? ProcessInfo.processInfo.environment["LOG_LEVEL"] ?? "info"
-            handler.logLevel = Logger.Level(rawValue: level) ?? .info
+            handler.logLevel = logLevel
             // Provider passwords and tokens in URLs never reach the log.
             return RedactingLogHandler(wrapping: handler)
         }
@@ -169,7 +136,7 @@ struct Serve: AsyncParsableCommand {
             // Cache files get a quarter of the descriptors; connections need the rest.
             configuration.cacheMaxOpenFiles = Int(clamping: max(64, min(descriptors / 4, 16_384)))
         }
-        let engine = try TunerEngine(configuration: configuration, logger: Logger(label: "tuner"))
+        let engine = try await TunerEngine(configuration: configuration, logger: Logger(label: "tuner"))
         let server = TunerServer(engine: engine)
         let addressFile = engine.dataFolder.serverAddressPath
         defer { try? FileManager.default.removeItem(atPath: addressFile) }

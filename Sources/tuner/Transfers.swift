@@ -82,9 +82,9 @@ struct TransfersCommand: AsyncParsableCommand {
                 print("transfer \(id) deleted")
             default: break
             }
-            await local.close()
+            await local.shutdown()
         } catch let error as TransferManagerError {
-            await local.close()
+            await local.shutdown()
             throw CLIError(error.description)
         }
     }
@@ -120,24 +120,19 @@ struct TransfersTarget: ParsableArguments {
     var server: String?
 
     func client() async throws -> ServerClient? {
-        try await ServerClient.find(server: server, dataDirectory: dataOptions.resolvedDataDirectory())
+        try await ServerClient.find(server: server, dataDirectory: try await dataOptions.resolvedDataDirectory())
     }
 
-    /// A manager on the data folder's store, with the file executor registered, not started.
-    func localManager(configuration: TransferManager.Configuration) async throws -> LocalTransfers {
-        let folder = try DataFolder(path: dataOptions.resolvedDataDirectory())
+    /// A manager on the data folder's queue, with the standard executors registered, not started.
+    func localManager(configuration: TransferManager.Configuration) async throws -> TransferParts {
         var logger = Logger(label: "tuner")
         logger.logLevel = .warning
-        let environment = try TunerConfiguration.fromEnvironment()
+        let settings = try await dataOptions.configuration()
         var configuration = configuration
-        configuration.stallTimeout = environment.transfersStallTimeoutSeconds
-        configuration.tuning.syncInterval = Double(environment.transfersSyncIntervalMilliseconds) / 1000
-        let store = SQLiteTransferStore(database: try folder.openDatabase())
-        let manager = try await TransferManager(
-            store: store, dataDirectory: folder.path, configuration: configuration, logger: logger)
-        let client = FileDownloadExecutor.makeHTTPClient()
-        for executor in TransferExecutors.standard(httpClient: client) { await manager.register(executor) }
-        return LocalTransfers(manager: manager, httpClient: client)
+        configuration.stallTimeout = settings.transfersStallTimeoutSeconds
+        configuration.tuning.syncInterval = Double(settings.transfersSyncIntervalMilliseconds) / 1000
+        return try await TunerEngine.openTransfers(
+            configuration: settings, managerConfiguration: configuration, logger: logger)
     }
 
     static func decoder() -> JSONDecoder {
@@ -160,16 +155,5 @@ struct TransfersTarget: ParsableArguments {
             }
         }
         return String(decoding: body, as: UTF8.self)
-    }
-}
-
-/// A manager opened by the CLI on the data folder, and the client it must shut down.
-struct LocalTransfers: Sendable {
-    let manager: TransferManager
-    let httpClient: HTTPClient
-
-    func close() async {
-        await manager.shutdown()
-        try? await httpClient.shutdown()
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MediaFormats
+import TunerApp
 
 /// The `tuner` command line: thin wrappers around TunerApp and TunerServer.
 @main
@@ -34,12 +35,25 @@ struct TunerCommand: AsyncParsableCommand {
     }
 }
 
-/// The data folder option shared by every command.
+/// The data folder and configuration file options shared by every command.
 struct DataOptions: ParsableArguments {
     @Option(name: .long, help: "Data folder (env TUNER_DATA, default ./.tuner).")
     var data: String?
+    @Option(
+        name: .long,
+        help: "Configuration file, JSON (env TUNER_CONFIG; default <data>/tuner.json when it exists).")
+    var config: String?
 
-    func resolvedDataDirectory() -> String {
-        data ?? ProcessInfo.processInfo.environment["TUNER_DATA"] ?? ".tuner"
+    /// The configuration, read once: `flags` (a command's own options, by setting name) and these
+    /// options over the environment, the configuration file and the defaults.
+    func configuration(flags: [String: String] = [:]) async throws -> TunerConfiguration {
+        var flags = flags
+        if let data { flags[TunerConfiguration.Setting.data.rawValue] = data }
+        if let config { flags[TunerConfiguration.Setting.config.rawValue] = config }
+        return try await TunerConfiguration.load(flags: flags)
+    }
+
+    func resolvedDataDirectory() async throws -> String {
+        try await configuration().dataDirectory
     }
 }

@@ -1,0 +1,214 @@
+import Configuration
+import Foundation
+import Logging
+import MediaFormats
+import SystemPackage
+
+extension TunerConfiguration {
+    /// Reads every setting once, from four layers: command-line flags override `TUNER_*`
+    /// environment variables, which override the configuration file, which overrides the defaults.
+    ///
+    /// - `flags`: values by setting name (``Setting``); repeatable flags joined with commas.
+    /// - The file is `flags["config"]`, else `TUNER_CONFIG`, else `<data folder>/tuner.json` when it
+    ///   exists. A file that was named must exist; a file that does not parse is an error. Its keys
+    ///   are the setting names (`{"port": 8080, "cacheSize": "4GiB", "publicHosts": ["tv.lan"]}`).
+    ///
+    /// A value that cannot be used throws a ``ConfigurationError`` naming the flag, the variable and
+    /// the file key, and what the setting takes.
+    public static func load(
+        flags: [String: String] = [:], environment: [String: String] = ProcessInfo.processInfo.environment
+    ) async throws -> TunerConfiguration {
+        let flagValues = Dictionary(
+            uniqueKeysWithValues: flags.map {
+                (AbsoluteConfigKey([$0.key]), ConfigValue(.string($0.value), isSecret: false))
+            }
+        )
+        // TUNER_CACHE_SIZE is the environment's name of the setting `cacheSize`.
+        let environmentProvider = EnvironmentVariablesProvider(
+            environmentVariables: environment, secretsSpecifier: .specific(["TUNER_TOKEN"])
+        ).prefixKeys(with: ConfigKey("tuner"))
+        let flagProvider = InMemoryProvider(name: "flags", values: flagValues)
+        let early = SettingsReader(reader: ConfigReader(providers: [flagProvider, environmentProvider]))
+
+        var providers: [any ConfigProvider] = [flagProvider, environmentProvider]
+        if let named = try early.text(.config) {
+            providers.append(try await Self.fileProvider(path: named, allowMissing: false))
+        } else {
+            let data = try early.text(.data) ?? TunerConfiguration().dataDirectory
+            providers.append(try await Self.fileProvider(path: data + "/tuner.json", allowMissing: true))
+        }
+        var settings = SettingsReader(reader: ConfigReader(providers: providers))
+        settings.logLevelFallback = environment["LOG_LEVEL"]
+        return try settings.configuration()
+    }
+
+    private static func fileProvider(path: String, allowMissing: Bool) async throws -> any ConfigProvider {
+        do {
+            return try await FileProvider<JSONSnapshot>(filePath: FilePath(path), allowMissing: allowMissing)
+        } catch {
+            throw ConfigurationError(
+                "the configuration file \(path) could not be read: \(error). Fix or remove it, or name another with --config."
+            )
+        }
+    }
+
+    /// The names of the settings: the file's keys and, as `--kebab-case` and `TUNER_SNAKE_CASE`,
+    /// the flags' and variables'.
+    public enum Setting: String, CaseIterable, Sendable {
+        case config, host, port, data, token, logLevel
+        case cacheSize, cacheMinFree, cacheIgnoreParams, upstreamTimeout, prefetchSegments
+        case uploadMaxSize, uploadExpiry, uploadOrigins
+        case publicHosts, allowFetch, allowedOrigins, filesRoots, idleTimeout
+        case transfersMaxActive, transfersPerHost, transfersStallTimeout, transfersSyncMs
+        case catalogCheckInterval, catalogRefreshInterval
+
+        /// `cacheSize` → `TUNER_CACHE_SIZE`.
+        public var environmentName: String {
+            "TUNER_"
+                + rawValue.reduce(into: "") { name, character in
+                    if character.isUppercase { name += "_" }
+                    name += character.uppercased()
+                }
+        }
+
+        /// `cacheSize` → `--cache-size`.
+        public var flagName: String {
+            "--"
+                + rawValue.reduce(into: "") { name, character in
+                    if character.isUppercase { name += "-" }
+                    name += character.lowercased()
+                }
+        }
+
+        /// How an error names the setting: every place it can be set.
+        var names: String { "\(flagName) (\(environmentName), \(rawValue) in the file)" }
+    }
+}
+
+/// Reads the settings from a `ConfigReader`, each as text parsed by Tuner's own parsers (sizes like
+/// `1GiB`, durations like `24h`), so a flag, a variable and a file value mean the same.
+struct SettingsReader {
+    let reader: ConfigReader
+    /// The conventional `LOG_LEVEL`, used when `TUNER_LOG_LEVEL` and the others say nothing.
+    var logLevelFallback: String?
+
+    init(reader: ConfigReader) { self.reader = reader }
+
+    /// The setting as text: a string, or a JSON number or list of strings from the file (a list
+    /// joined with commas). Nil when no layer sets it.
+    func text(_ setting: TunerConfiguration.Setting) throws -> String? {
+        let key = ConfigKey(setting.rawValue)
+        if let text = reader.string(forKey: key, isSecret: setting == .token) { return text }
+        if let number = reader.int(forKey: key) { return String(number) }
+        if let number = reader.double(forKey: key) { return String(number) }
+        if let list = reader.stringArray(forKey: key) {
+            guard !list.contains(where: { $0.contains(",") }) else {
+                throw ConfigurationError("\(setting.names): an item of the list contains a comma")
+            }
+            return list.joined(separator: ",")
+        }
+        return nil
+    }
+
+    func list(_ setting: TunerConfiguration.Setting) throws -> [String]? {
+        try text(setting).map(TunerConfiguration.list)
+    }
+
+    func integer<T: FixedWidthInteger>(
+        _ setting: TunerConfiguration.Setting, in range: ClosedRange<T>, _ type: T.Type, _ what: String
+    ) throws -> T? {
+        guard let text = try text(setting) else { return nil }
+        guard let value = T(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
+            throw ConfigurationError("\(setting.names) must be \(what), got '\(text)'")
+        }
+        return value
+    }
+
+    func size(_ setting: TunerConfiguration.Setting, example: String, positive: Bool = false) throws -> Int64? {
+        guard let text = try text(setting) else { return nil }
+        guard let value = ByteCount.parse(text), !positive || value > 0 else {
+            throw ConfigurationError("\(setting.names) must be a size like \(example), got '\(text)'")
+        }
+        return value
+    }
+
+    func duration(_ setting: TunerConfiguration.Setting, _ what: String, positive: Bool) throws -> Double? {
+        guard let text = try text(setting) else { return nil }
+        // Ten years at most: later conversions to whole nanoseconds must not overflow.
+        guard let value = DurationText.seconds(text), !positive || value > 0, value <= 315_360_000 else {
+            throw ConfigurationError("\(setting.names) must be \(what), got '\(text)'")
+        }
+        return value
+    }
+
+    /// Every setting, read once, over the defaults.
+    func configuration() throws -> TunerConfiguration {
+        var configuration = TunerConfiguration()
+        if let host = try text(.host) { configuration.host = host }
+        if let port = try integer(.port, in: 0...65535, Int.self, "a port number (0 picks a free one)") {
+            configuration.port = port
+        }
+        if let data = try text(.data) { configuration.dataDirectory = data }
+        if let token = try text(.token), !token.isEmpty { configuration.accessToken = token }
+        if let level = try text(.logLevel) ?? logLevelFallback {
+            guard let value = Logger.Level(rawValue: level.lowercased()) else {
+                throw ConfigurationError(
+                    "\(TunerConfiguration.Setting.logLevel.names) must be trace, debug, info, notice, warning, error or critical, got '\(level)'"
+                )
+            }
+            configuration.logLevel = value
+        }
+        if let bytes = try size(.cacheSize, example: "1GiB") { configuration.cacheSize = bytes }
+        if let bytes = try size(.cacheMinFree, example: "256MiB") { configuration.cacheMinimumFreeDisk = bytes }
+        if let names = try list(.cacheIgnoreParams) { configuration.cacheIgnoredQueryParameters = names }
+        if let seconds = try integer(.upstreamTimeout, in: 1...86_400, Int64.self, "seconds from 1 to 86400") {
+            configuration.upstreamTimeoutSeconds = seconds
+        }
+        if let count = try integer(.prefetchSegments, in: 0...100, Int.self, "a whole number from 0 to 100") {
+            configuration.prefetchSegments = count
+        }
+        if let bytes = try size(.uploadMaxSize, example: "4GiB", positive: true) { configuration.uploadMaxSize = bytes }
+        if let seconds = try duration(
+            .uploadExpiry, "a duration like 24h, 30m or 90s (0 keeps uploads)", positive: false)
+        {
+            configuration.uploadExpirySeconds = seconds
+        }
+        if let origins = try list(.uploadOrigins) { configuration.uploadAllowedOrigins = origins }
+        if let names = try list(.publicHosts) { configuration.publicHosts = names }
+        if let text = try text(.allowFetch) {
+            guard let policy = FetchPolicy(rawValue: text.lowercased()) else {
+                throw ConfigurationError(
+                    "\(TunerConfiguration.Setting.allowFetch.names) must be 'any' or 'loopback', got '\(text)'")
+            }
+            configuration.allowFetch = policy
+        }
+        if let origins = try list(.allowedOrigins) { configuration.allowedOrigins = origins }
+        if let roots = try list(.filesRoots) { configuration.filesRoots = roots }
+        if let seconds = try duration(.idleTimeout, "a positive duration like 60 or 2m", positive: true) {
+            configuration.idleTimeoutSeconds = seconds
+        }
+        if let count = try integer(.transfersMaxActive, in: 1...1000, Int.self, "a whole number from 1 to 1000") {
+            configuration.transfersMaximumActive = count
+        }
+        if let count = try integer(.transfersPerHost, in: 1...1000, Int.self, "a whole number from 1 to 1000") {
+            configuration.transfersMaximumPerHost = count
+        }
+        if let seconds = try duration(.transfersStallTimeout, "a positive duration like 30 or 2m", positive: true) {
+            configuration.transfersStallTimeoutSeconds = seconds
+        }
+        if let milliseconds = try integer(.transfersSyncMs, in: 1...3_600_000, Int.self, "milliseconds from 1") {
+            configuration.transfersSyncIntervalMilliseconds = milliseconds
+        }
+        if let seconds = try duration(
+            .catalogCheckInterval, "a duration like 60 or 5m (0 turns scheduled refreshes off)", positive: false)
+        {
+            configuration.catalogRefreshCheckSeconds = Int64(seconds.rounded(.up))
+        }
+        if let seconds = try duration(
+            .catalogRefreshInterval, "a positive duration like 86400, 6h or 1d", positive: true)
+        {
+            configuration.catalogDefaultRefreshSeconds = seconds
+        }
+        return configuration
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import TunerApp
+
+/// `TunerConfiguration.load`: flags over environment over file over defaults, read once, and every
+/// unusable value an error that names where it can be set.
+@Suite struct ConfigurationLoadingTests {
+    func temporaryFolder() throws -> String {
+        let path = NSTemporaryDirectory() + "tuner-config-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test func eachLayerOverridesTheOneBelow() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The data folder's tuner.json is read when no file is named.
+        try #"{"port": 9000, "cacheSize": "2GiB", "host": "0.0.0.0", "publicHosts": ["tv.lan", "tuner.lan"]}"#
+            .write(toFile: folder + "/tuner.json", atomically: true, encoding: .utf8)
+        let environment = ["TUNER_DATA": folder, "TUNER_PORT": "9100", "TUNER_CACHE_SIZE": "3GiB"]
+
+        let fileOnly = try await TunerConfiguration.load(environment: ["TUNER_DATA": folder])
+        #expect(fileOnly.port == 9000)
+        #expect(fileOnly.cacheSize == 2 << 30)
+        #expect(fileOnly.host == "0.0.0.0")
+        #expect(fileOnly.publicHosts == ["tv.lan", "tuner.lan"])
+        #expect(fileOnly.prefetchSegments == TunerConfiguration().prefetchSegments, "defaults stay")
+
+        let withEnvironment = try await TunerConfiguration.load(environment: environment)
+        #expect(withEnvironment.port == 9100)
+        #expect(withEnvironment.cacheSize == 3 << 30)
+        #expect(withEnvironment.host == "0.0.0.0", "the file still gives what the environment does not")
+
+        let withFlags = try await TunerConfiguration.load(flags: ["port": "0"], environment: environment)
+        #expect(withFlags.port == 0)
+        #expect(withFlags.cacheSize == 3 << 30)
+    }
+
+    @Test func defaultsWithNothingSet() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let loaded = try await TunerConfiguration.load(flags: ["data": folder], environment: [:])
+        let defaults = TunerConfiguration()
+        #expect(loaded.port == defaults.port)
+        #expect(loaded.host == defaults.host)
+        #expect(loaded.cacheSize == defaults.cacheSize)
+        #expect(loaded.dataDirectory == folder)
+        #expect(loaded.logLevel == .info)
+    }
+
+    @Test func everyEnvironmentNameIsTheSettingInSnakeCase() async throws {
+        #expect(TunerConfiguration.Setting.cacheMinFree.environmentName == "TUNER_CACHE_MIN_FREE")
+        #expect(TunerConfiguration.Setting.transfersSyncMs.environmentName == "TUNER_TRANSFERS_SYNC_MS")
+        #expect(TunerConfiguration.Setting.cacheIgnoreParams.flagName == "--cache-ignore-params")
+        let loaded = try await TunerConfiguration.load(
+            environment: [
+                "TUNER_DATA": try temporaryFolder(), "TUNER_CACHE_MIN_FREE": "1GiB", "TUNER_TRANSFERS_SYNC_MS": "500",
+                "TUNER_CACHE_IGNORE_PARAMS": "token, exp", "TUNER_ALLOW_FETCH": "loopback", "TUNER_TOKEN": "s3cret",
+                "TUNER_UPLOAD_EXPIRY": "30m", "TUNER_CATALOG_CHECK_INTERVAL": "5m", "LOG_LEVEL": "debug",
+            ])
+        #expect(loaded.cacheMinimumFreeDisk == 1 << 30)
+        #expect(loaded.transfersSyncIntervalMilliseconds == 500)
+        #expect(loaded.cacheIgnoredQueryParameters == ["token", "exp"])
+        #expect(loaded.allowFetch == .loopback)
+        #expect(loaded.accessToken == "s3cret")
+        #expect(loaded.uploadExpirySeconds == 1800)
+        #expect(loaded.catalogRefreshCheckSeconds == 300)
+        #expect(loaded.logLevel == .debug)
+    }
+
+    @Test(arguments: [
+        ("TUNER_PORT", "65536"), ("TUNER_PORT", "eighty"), ("TUNER_CACHE_SIZE", "lots"),
+        ("TUNER_UPSTREAM_TIMEOUT", "0"), ("TUNER_IDLE_TIMEOUT", "1e300"), ("TUNER_ALLOW_FETCH", "some"),
+        ("TUNER_TRANSFERS_MAX_ACTIVE", "-1"), ("TUNER_LOG_LEVEL", "loud"), ("TUNER_PREFETCH_SEGMENTS", "99999999999"),
+    ])
+    func unusableValuesAreErrorsThatNameTheSetting(name: String, value: String) async throws {
+        let error = await #expect(throws: ConfigurationError.self) {
+            try await TunerConfiguration.load(environment: ["TUNER_DATA": try temporaryFolder(), name: value])
+        }
+        #expect(error?.description.contains(name) == true, "\(String(describing: error))")
+        #expect(error?.description.contains("'\(value)'") == true, "\(String(describing: error))")
+    }
+
+    @Test func aNamedFileMustExistAndParse() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        await #expect(throws: ConfigurationError.self) {
+            try await TunerConfiguration.load(flags: ["config": folder + "/missing.json"], environment: [:])
+        }
+        try "{ not json".write(toFile: folder + "/bad.json", atomically: true, encoding: .utf8)
+        let error = await #expect(throws: ConfigurationError.self) {
+            try await TunerConfiguration.load(environment: ["TUNER_CONFIG": folder + "/bad.json"])
+        }
+        #expect(error?.description.contains("bad.json") == true)
+        try #"{"port": "7000"}"#.write(toFile: folder + "/good.json", atomically: true, encoding: .utf8)
+        let loaded = try await TunerConfiguration.load(
+            flags: ["config": folder + "/good.json"], environment: ["TUNER_DATA": folder])
+        #expect(loaded.port == 7000)
+    }
+}
