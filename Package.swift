@@ -112,6 +112,7 @@ let package = Package(
         .target(
             name: "TunerApp",
             dependencies: [
+                "TunerAPI",
                 "TusServer",
                 "Tus",
                 "TunerStorage",

@@ -1,4 +1,4 @@
-/// Why a feature object (``Player``, ``Library``) refused a request: one error type for all of
+/// Why a feature object (``Player``, ``Library``, ``Downloads``, ``CacheAdmin``) refused a request: one error type for all of
 /// them, with a `kind` each front end turns into its own answer (HTTP status, exit message).
 public struct FeatureError: Error, CustomStringConvertible, Sendable {
     public enum Kind: Sendable {
@@ -11,6 +11,10 @@ public struct FeatureError: Error, CustomStringConvertible, Sendable {
         /// The request names something outside what Tuner may touch (a file outside the files
         /// root; HTTP 403).
         case forbidden
+        /// It exists, but its state refuses the change (resuming a finished download; HTTP 409).
+        case conflict
+        /// Tuner could not do it (the disk or the database failed; HTTP 500).
+        case failed
     }
 
     public let kind: Kind

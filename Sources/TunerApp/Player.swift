@@ -12,14 +12,37 @@ public final class Player: Sendable {
     let signer: StreamLinkSigner
     /// The clock catch-up compares programme times with, in seconds since 1970.
     let now: @Sendable () -> Int64
+    /// Where the server may fetch from: a proxy URL for anywhere else would only fail later.
+    let fetchPolicy: FetchPolicy
 
     public init(
-        catalog: SQLiteCatalogStore, signer: StreamLinkSigner,
+        catalog: SQLiteCatalogStore, signer: StreamLinkSigner, fetchPolicy: FetchPolicy = .any,
         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
         self.catalog = catalog
         self.signer = signer
+        self.fetchPolicy = fetchPolicy
         self.now = now
+    }
+
+    /// A signed proxy URL for any `url`, with `headers` sent upstream on every fetch, on the
+    /// server at `baseURL`.
+    public func proxyURL(for text: String, headers: [String: String]?, baseURL: String) throws(FeatureError) -> String {
+        guard let url = URL(string: text) else { throw FeatureError(.invalid, "'\(text)' is not a URL") }
+        let link = StreamLink(
+            url: url,
+            headers: (headers ?? [:]).sorted { $0.key < $1.key }.map { StreamHeader(name: $0.key, value: $0.value) })
+        do {
+            try link.validate()
+        } catch {
+            throw FeatureError(.invalid, error.description)
+        }
+        guard fetchPolicy.permits(url) else { throw FeatureError(.forbidden, fetchPolicy.refusal(text)) }
+        do {
+            return try signer.proxyURL(for: link, baseURL: baseURL)
+        } catch {
+            throw FeatureError(.invalid, error.description)
+        }
     }
 
     /// A signed proxy URL that plays item `id` (a channel, film or episode) on the server at

@@ -26,6 +26,10 @@ public final class TunerEngine: Sendable {
     public let player: Player
     /// Sources: add, refresh, change, remove (a feature object, as `player`).
     public let library: Library
+    /// Downloads and uploads (a feature object over `transfers`).
+    public let downloads: Downloads
+    /// Statistics, clear, trim, preloads, export and pins (a feature object over `cache`).
+    public let cacheAdmin: CacheAdmin
     public let catalogImporter: CatalogImporter
     /// tus uploads received at `/api/v1/uploads`, in `<data folder>/uploads`.
     public let uploads: TusUploadStore
@@ -91,12 +95,16 @@ public final class TunerEngine: Sendable {
         catalog = catalogParts.catalog
         catalogImporter = catalogParts.importer
         library = catalogParts.library
-        player = Player(catalog: catalog, signer: signer)
+        player = Player(catalog: catalog, signer: signer, fetchPolicy: configuration.allowFetch)
         catalogScheduler = CatalogRefreshScheduler(importer: catalogImporter, logger: logger)
         streamChecker = StreamChecker(store: catalog, logger: logger)
         streams = StreamService(
             cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, logger: logger)
         preloads = PreloadJobs(cache: cache, streams: streams, logger: logger)
+        downloads = Downloads(transfers: transfers, localFiles: localFiles, fetchPolicy: configuration.allowFetch)
+        cacheAdmin = CacheAdmin(
+            cache: cache, streams: streams, preloads: preloads, localFiles: localFiles,
+            fetchPolicy: configuration.allowFetch)
     }
 
     /// The catalog, its importer and a `Library` over them, for the CLI's commands beside (or

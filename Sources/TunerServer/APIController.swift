@@ -23,20 +23,6 @@ struct APIController {
         var status: String
     }
 
-    /// The cache's statistics plus what the proxy served per kind of stream.
-    struct StatsResponse: ResponseEncodable {
-        var cache: CacheStatistics
-        var streams: [String: StreamService.StreamCounters]
-
-        enum Keys: String, CodingKey { case streams }
-
-        func encode(to encoder: any Encoder) throws {
-            try cache.encode(to: encoder)
-            var container = encoder.container(keyedBy: Keys.self)
-            try container.encode(streams, forKey: .streams)
-        }
-    }
-
     /// What a trim did, and how long the eviction took.
     struct TrimResponse: ResponseEncodable {
         var report: MediaCache.TrimReport
@@ -61,15 +47,14 @@ struct APIController {
                 body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_json)))
         }
         api.post("proxy-urls", use: makeProxyURL)
-        api.get("cache/stats") { _, _ in
-            StatsResponse(cache: engine.cache.statistics(), streams: engine.streams.statistics)
-        }
+        let admin = engine.cacheAdmin
+        api.get("cache/stats") { _, _ in admin.statistics() }
         api.post("cache/clear") { _, _ in
-            try engine.cache.clear()
+            try await CatalogController.answering { try admin.clear() }
             return Message(message: "cache cleared")
         }
         api.delete("cache") { _, _ in
-            try engine.cache.clear()
+            try await CatalogController.answering { try admin.clear() }
             return Message(message: "cache cleared")
         }
         api.post("cache/trim") { request, context in
@@ -80,100 +65,44 @@ struct APIController {
                 raw.readableBytes == 0
                 ? TrimRequest()
                 : try await decode(TrimRequest.self, request: request, context: context)
-            let budget = body.bytes ?? engine.cache.configuration.maxBytes
-            guard budget >= 0 else { throw HTTPError(.badRequest, message: "bytes must not be negative") }
-            return TrimResponse(report: engine.cache.trim(downTo: budget))
+            return TrimResponse(report: try await CatalogController.answering { try admin.trim(downTo: body.bytes) })
         }
-        api.post("cache/preload", use: startPreload)
-        api.get("cache/preloads") { _, _ in PreloadList(preloads: engine.preloads.all) }
+        api.post("cache/preload") { request, context in
+            let body = try await decode(PreloadRequest.self, request: request, context: context)
+            let job = try await CatalogController.answering { try admin.startPreload(body) }
+            return EditedResponse(status: .accepted, response: job)
+        }
+        api.get("cache/preloads") { _, _ in PreloadList(preloads: admin.preloadJobs) }
         api.get("cache/preloads/:id") { _, context in
             let id = try context.parameters.require("id")
-            guard let job = engine.preloads.job(id: id) else {
-                throw HTTPError(.notFound, message: "no preload with id \(id)")
-            }
-            return job
+            return try await CatalogController.answering { try admin.preload(id: id) }
         }
         api.delete("cache/preloads/:id") { _, context in
             let id = try context.parameters.require("id")
-            guard engine.preloads.cancel(id: id) else {
-                throw HTTPError(.notFound, message: "no preload with id \(id)")
-            }
+            try await CatalogController.answering { try admin.cancelPreload(id: id) }
             return Message(message: "preload \(id) cancelled")
         }
-        api.post("cache/export", use: export)
-        api.post("cache/pin", use: pin)
+        api.post("cache/export") { request, context in
+            let body = try await decode(CacheResourceRequest.self, request: request, context: context)
+            let path = try await CatalogController.answering { try admin.export(body) }
+            return Message(message: "exported to \(path)")
+        }
+        api.post("cache/pin") { request, context in
+            let body = try await decode(CacheResourceRequest.self, request: request, context: context)
+            let pinned = try await CatalogController.answering { try admin.pin(body) }
+            return Message(message: pinned ? "pinned" : "unpinned")
+        }
     }
 
     @Sendable func makeProxyURL(request: Request, context: TunerRequestContext) async throws -> EditedResponse<
         ProxyURLResponse
     > {
         let body = try await decode(ProxyURLRequest.self, request: request, context: context)
-        let link = try streamLink(url: body.url, headers: body.headers)
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
-        do {
-            let url = try engine.signer.proxyURL(for: link, baseURL: base)
-            return EditedResponse(status: .created, response: ProxyURLResponse(proxyURL: url))
-        } catch {
-            throw HTTPError(.badRequest, message: error.description)
+        let url = try await CatalogController.answering {
+            try engine.player.proxyURL(for: body.url, headers: body.headers, baseURL: base)
         }
-    }
-
-    @Sendable func startPreload(request: Request, context: TunerRequestContext) async throws -> EditedResponse<
-        PreloadJobs.Job
-    > {
-        let body = try await decode(PreloadRequest.self, request: request, context: context)
-        if let bytes = body.bytes, bytes <= 0 { throw HTTPError(.badRequest, message: "'bytes' must be positive") }
-        if let seconds = body.seconds, !(seconds > 0) {
-            throw HTTPError(.badRequest, message: "'seconds' must be positive")
-        }
-        if let segments = body.segments, segments <= 0 {
-            throw HTTPError(.badRequest, message: "'segments' must be positive")
-        }
-        if body.bytes != nil && (body.seconds != nil || body.segments != nil) {
-            throw HTTPError(
-                .badRequest, message: "give 'bytes' for a file, or 'seconds'/'segments' for an HLS stream, not both")
-        }
-        let link = try streamLink(url: body.url, headers: body.headers)
-        do {
-            if body.seconds != nil || body.segments != nil {
-                return EditedResponse(
-                    status: .accepted,
-                    response: try engine.preloads.startHLS(
-                        link: link, seconds: body.seconds, segments: body.segments, maxBandwidth: body.maxBandwidth))
-            }
-            return EditedResponse(
-                status: .accepted, response: try engine.preloads.start(link: link, byteCount: body.bytes))
-        } catch {
-            throw HTTPError(.badRequest, message: error.description)
-        }
-    }
-
-    @Sendable func export(request: Request, context: TunerRequestContext) async throws -> Message {
-        let body = try await decode(CacheResourceRequest.self, request: request, context: context)
-        guard let requested = body.path, requested.hasPrefix("/") else {
-            throw HTTPError(.badRequest, message: "'path' must be an absolute file path")
-        }
-        guard let url = URL(string: body.url) else { throw HTTPError(.badRequest, message: "'url' is not a URL") }
-        let path: String
-        do {
-            path = try engine.localFiles.fileToWrite(requested)
-        } catch {
-            throw HTTPError(.forbidden, message: error.description)
-        }
-        do {
-            try engine.cache.export(url: url, to: path)
-        } catch {
-            throw HTTPError(.conflict, message: "\(error)")
-        }
-        return Message(message: "exported to \(path)")
-    }
-
-    @Sendable func pin(request: Request, context: TunerRequestContext) async throws -> Message {
-        let body = try await decode(CacheResourceRequest.self, request: request, context: context)
-        guard let url = URL(string: body.url) else { throw HTTPError(.badRequest, message: "'url' is not a URL") }
-        let pinned = body.pinned ?? true
-        try engine.cache.setPinned(pinned, url: url)
-        return Message(message: pinned ? "pinned" : "unpinned")
+        return EditedResponse(status: .created, response: ProxyURLResponse(proxyURL: url))
     }
 
     private func decode<T: Decodable>(_ type: T.Type, request: Request, context: TunerRequestContext) async throws -> T
@@ -186,23 +115,8 @@ struct APIController {
             throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
         }
     }
-
-    private func streamLink(url text: String, headers: [String: String]?) throws -> StreamLink {
-        guard let url = URL(string: text) else { throw HTTPError(.badRequest, message: "'\(text)' is not a URL") }
-        let link = StreamLink(
-            url: url,
-            headers: (headers ?? [:]).sorted { $0.key < $1.key }.map { StreamHeader(name: $0.key, value: $0.value) })
-        do {
-            try link.validate()
-        } catch {
-            throw HTTPError(.badRequest, message: error.description)
-        }
-        // Minting or preloading a URL the server may not fetch from would only fail later.
-        let policy = engine.configuration.allowFetch
-        guard policy.permits(url) else { throw HTTPError(.forbidden, message: policy.refusal(text)) }
-        return link
-    }
 }
 
 extension CacheStatistics: ResponseEncodable {}
+extension CacheAdmin.Statistics: ResponseEncodable {}
 extension PreloadJobs.Job: ResponseEncodable {}

@@ -123,9 +123,10 @@ struct CatalogController {
             let status: HTTPResponse.Status =
                 switch error.kind {
                 case .notFound: .notFound
-                case .notPlayable: .conflict
+                case .notPlayable, .conflict: .conflict
                 case .invalid: .badRequest
                 case .forbidden: .forbidden
+                case .failed: .internalServerError
                 }
             throw HTTPError(status, message: error.description)
         }

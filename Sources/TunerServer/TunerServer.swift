@@ -71,7 +71,7 @@ public final class TunerServer: Sendable {
         CatalogController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         UploadsController(store: engine.uploads, fallbackBaseURL: { [self] in baseURL }, logger: engine.logger)
             .addRoutes(to: router)
-        TransfersController(engine: engine).addRoutes(to: router)
+        TransfersController(downloads: engine.downloads).addRoutes(to: router)
         // Request heads are bounded (NIO's decoder: 80 KiB per field and in all, here at most 200
         // fields) and a connection that sends no complete request within the idle timeout is
         // closed, so slow or endless headers cannot hold connections or memory.

@@ -46,7 +46,7 @@ struct Cache: AsyncParsableCommand {
                 statistics = try decoder.decode(CacheStatistics.self, from: body)
             } else {
                 let engine = try await target.localEngine()
-                statistics = engine.cache.statistics()
+                statistics = engine.cacheAdmin.statistics().cache
                 try await engine.shutdown()
             }
             if json {
@@ -80,7 +80,7 @@ struct Cache: AsyncParsableCommand {
                 }
             } else {
                 let engine = try await target.localEngine()
-                try engine.cache.clear()
+                try engine.cacheAdmin.clear()
                 try await engine.shutdown()
             }
             print("cache cleared")
@@ -221,7 +221,7 @@ struct Cache: AsyncParsableCommand {
                 result = try JSONDecoder().decode(MediaCache.TrimReport.self, from: data)
             } else {
                 let engine = try await target.localEngine()
-                result = engine.cache.trim(downTo: budget ?? engine.cache.configuration.maxBytes)
+                result = try engine.cacheAdmin.trim(downTo: budget)
                 try await engine.shutdown()
             }
             print(
@@ -247,7 +247,7 @@ struct Cache: AsyncParsableCommand {
                 }
             } else {
                 let engine = try await target.localEngine()
-                try engine.cache.setPinned(!off, url: origin)
+                _ = try engine.cacheAdmin.pin(CacheResourceRequest(url: origin.absoluteString, pinned: !off))
                 try await engine.shutdown()
             }
             print(off ? "unpinned" : "pinned")

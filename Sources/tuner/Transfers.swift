@@ -53,37 +53,30 @@ struct TransfersCommand: AsyncParsableCommand {
         }
 
         let local = try await target.localManager(configuration: TransferManager.Configuration(runsStoredTasks: false))
+        // The same feature object the API uses; the user at the keyboard owns the local files.
+        let downloads = Downloads(transfers: local.manager, localFiles: nil)
         do {
-            let manager = local.manager
             switch (action, id) {
             case ("list", _):
-                try show(await manager.list(), raw: nil)
+                try show(await downloads.list().map(\.task), raw: nil)
             case ("pause", nil):
-                await manager.pauseAll()
+                await downloads.pauseAll()
                 print("all transfers paused")
             case ("resume", nil):
-                await manager.resumeAll()
+                await downloads.resumeAll()
                 print("all transfers resumed")
-            case ("purge", _): print("\(try await manager.purgeFinished()) finished transfers purged")
-            case ("pause", let id?):
-                try await manager.pause(id: id)
-                print("transfer \(id) paused")
-            case ("resume", let id?):
-                try await manager.resume(id: id)
-                print("transfer \(id) resumed")
-            case ("cancel", let id?):
-                try await manager.cancel(id: id)
-                print("transfer \(id) cancelled")
-            case ("retry", let id?):
-                try await manager.retry(id: id)
-                print("transfer \(id) queued again")
+            case ("purge", _): print("\(try await downloads.purgeFinished()) finished transfers purged")
+            case (let action, let id?) where ["pause", "resume", "cancel", "retry"].contains(action):
+                _ = try await downloads.change(id: id, ChangeTransferRequest(action: action))
+                let done = ["pause": "paused", "resume": "resumed", "cancel": "cancelled", "retry": "queued again"]
+                print("transfer \(id) \(done[action] ?? action)")
             case ("rm", let id?):
-                try await manager.delete(id: id)
+                try await downloads.delete(id: id)
                 print("transfer \(id) deleted")
             default: break
             }
             await local.shutdown()
-        } catch let error as TransferManagerError {
+        } catch let error as FeatureError {
             await local.shutdown()
             throw CLIError(error.description)
         }

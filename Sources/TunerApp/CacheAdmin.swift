@@ -1,0 +1,172 @@
+import Foundation
+import MediaCache
+import MediaFormats
+import TunerAPI
+
+/// The cache as the API, the CLI and the web app manage it: statistics, clear, trim, preloads,
+/// export and pins, behind one set of checks and one error type.
+///
+/// Sendable; ``changes()`` publishes what each call changed.
+public final class CacheAdmin: Sendable {
+    /// What changed in the cache through this object.
+    public enum Change: Sendable, Equatable {
+        case cleared
+        case trimmed(freedBytes: Int64)
+        case pinned(url: String, pinned: Bool)
+        case exported(url: String, path: String)
+        case preloadStarted(id: String)
+        case preloadCancelled(id: String)
+    }
+
+    /// The cache's statistics plus what the proxy served per kind of stream.
+    public struct Statistics: Sendable, Encodable {
+        public var cache: CacheStatistics
+        public var streams: [String: StreamService.StreamCounters]
+
+        enum Keys: String, CodingKey { case streams }
+
+        public func encode(to encoder: any Encoder) throws {
+            try cache.encode(to: encoder)
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(streams, forKey: .streams)
+        }
+    }
+
+    let cache: MediaCache
+    let streams: StreamService
+    let preloads: PreloadJobs
+    /// Folders exports may write into; nil trusts every path (the CLI: the user owns the files).
+    let localFiles: LocalFileAccess?
+    let fetchPolicy: FetchPolicy
+    private let feed = ChangeFeed<Change>()
+
+    public init(
+        cache: MediaCache, streams: StreamService, preloads: PreloadJobs, localFiles: LocalFileAccess?,
+        fetchPolicy: FetchPolicy = .any
+    ) {
+        self.cache = cache
+        self.streams = streams
+        self.preloads = preloads
+        self.localFiles = localFiles
+        self.fetchPolicy = fetchPolicy
+    }
+
+    /// Every change made through this object from now on.
+    public func changes() -> AsyncStream<Change> { feed.subscribe() }
+
+    public func statistics() -> Statistics {
+        Statistics(cache: cache.statistics(), streams: streams.statistics)
+    }
+
+    /// Drops every cached byte (pinned resources too).
+    public func clear() throws(FeatureError) {
+        do {
+            try cache.clear()
+        } catch {
+            throw FeatureError(.failed, "the cache could not be cleared: \(error)")
+        }
+        feed.publish(.cleared)
+    }
+
+    /// Evicts least recently used resources until the cache holds at most `bytes` (default: its
+    /// configured size).
+    public func trim(downTo bytes: Int64? = nil) throws(FeatureError) -> MediaCache.TrimReport {
+        let budget = bytes ?? cache.configuration.maxBytes
+        guard budget >= 0 else { throw FeatureError(.invalid, "bytes must not be negative") }
+        let report = cache.trim(downTo: budget)
+        feed.publish(.trimmed(freedBytes: report.bytesFreed))
+        return report
+    }
+
+    /// Starts fetching a file's first bytes, or an HLS stream's first seconds or segments.
+    public func startPreload(_ request: PreloadRequest) throws(FeatureError) -> PreloadJobs.Job {
+        if let bytes = request.bytes, bytes <= 0 { throw FeatureError(.invalid, "'bytes' must be positive") }
+        if let seconds = request.seconds, !(seconds > 0) { throw FeatureError(.invalid, "'seconds' must be positive") }
+        if let segments = request.segments, segments <= 0 {
+            throw FeatureError(.invalid, "'segments' must be positive")
+        }
+        if request.bytes != nil && (request.seconds != nil || request.segments != nil) {
+            throw FeatureError(
+                .invalid, "give 'bytes' for a file, or 'seconds'/'segments' for an HLS stream, not both")
+        }
+        let link = try streamLink(url: request.url, headers: request.headers)
+        let job: PreloadJobs.Job
+        do {
+            if request.seconds != nil || request.segments != nil {
+                job = try preloads.startHLS(
+                    link: link, seconds: request.seconds, segments: request.segments,
+                    maxBandwidth: request.maxBandwidth)
+            } else {
+                job = try preloads.start(link: link, byteCount: request.bytes)
+            }
+        } catch {
+            throw FeatureError(.invalid, error.description)
+        }
+        feed.publish(.preloadStarted(id: job.id))
+        return job
+    }
+
+    public var preloadJobs: [PreloadJobs.Job] { preloads.all }
+
+    public func preload(id: String) throws(FeatureError) -> PreloadJobs.Job {
+        guard let job = preloads.job(id: id) else { throw FeatureError(.notFound, "no preload with id \(id)") }
+        return job
+    }
+
+    public func cancelPreload(id: String) throws(FeatureError) {
+        guard preloads.cancel(id: id) else { throw FeatureError(.notFound, "no preload with id \(id)") }
+        feed.publish(.preloadCancelled(id: id))
+    }
+
+    /// Hard-links a fully cached resource to `path`, inside the allowed folders; answers the path.
+    public func export(_ request: CacheResourceRequest) throws(FeatureError) -> String {
+        guard let requested = request.path, requested.hasPrefix("/") else {
+            throw FeatureError(.invalid, "'path' must be an absolute file path")
+        }
+        guard let url = URL(string: request.url) else { throw FeatureError(.invalid, "'url' is not a URL") }
+        var path = requested
+        if let localFiles {
+            do {
+                path = try localFiles.fileToWrite(requested)
+            } catch {
+                throw FeatureError(.forbidden, error.description)
+            }
+        }
+        do {
+            try cache.export(url: url, to: path)
+        } catch {
+            throw FeatureError(.conflict, "\(error)")
+        }
+        feed.publish(.exported(url: request.url, path: path))
+        return path
+    }
+
+    /// Keeps a resource from eviction (or lets it go again); answers whether it is pinned now.
+    public func pin(_ request: CacheResourceRequest) throws(FeatureError) -> Bool {
+        guard let url = URL(string: request.url) else { throw FeatureError(.invalid, "'url' is not a URL") }
+        let pinned = request.pinned ?? true
+        do {
+            try cache.setPinned(pinned, url: url)
+        } catch {
+            throw FeatureError(.failed, "the pin could not be recorded: \(error)")
+        }
+        feed.publish(.pinned(url: request.url, pinned: pinned))
+        return pinned
+    }
+
+    /// A link the proxy may serve: valid headers, and a URL the fetch policy permits.
+    func streamLink(url text: String, headers: [String: String]?) throws(FeatureError) -> StreamLink {
+        guard let url = URL(string: text) else { throw FeatureError(.invalid, "'\(text)' is not a URL") }
+        let link = StreamLink(
+            url: url,
+            headers: (headers ?? [:]).sorted { $0.key < $1.key }.map { StreamHeader(name: $0.key, value: $0.value) })
+        do {
+            try link.validate()
+        } catch {
+            throw FeatureError(.invalid, error.description)
+        }
+        // Preloading a URL the server may not fetch from would only fail later.
+        guard fetchPolicy.permits(url) else { throw FeatureError(.forbidden, fetchPolicy.refusal(text)) }
+        return link
+    }
+}
