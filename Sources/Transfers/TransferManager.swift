@@ -41,6 +41,13 @@ public actor TransferManager {
             self.tuning = tuning
             self.runsStoredTasks = runsStoredTasks
         }
+
+        /// The pure decisions these settings make.
+        public var scheduler: TransferScheduler {
+            TransferScheduler(
+                maximumActive: maximumActive, maximumActivePerHost: maximumActivePerHost, stallTimeout: stallTimeout,
+                retryPolicy: retryPolicy)
+        }
     }
 
     /// Why the manager cancelled a run; decides the task's state once the run has ended.
@@ -59,6 +66,10 @@ public actor TransferManager {
     nonisolated public let dataDirectory: String
     nonisolated public let downloadsDirectory: String
     nonisolated let logger: Logger
+    /// Decides what starts, what a failure becomes and what has stalled.
+    nonisolated let scheduler: TransferScheduler
+    /// "Now" and waiting, from the injected clock.
+    nonisolated let time: TransferTime
     private let store: any TransferStore
     private let hub = TransferEventHub()
     private var executors: [TransferKind: any TransferExecutor] = [:]
@@ -86,11 +97,15 @@ public actor TransferManager {
     private var flushWaiters: [(generation: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// Opens the manager on `store`, loading its tasks. Files go to `<dataDirectory>/downloads`.
+    /// Every time the manager reads or waits for comes from `clock` (tests pass a manual one).
     public init(
-        store: any TransferStore, dataDirectory: String, configuration: Configuration = Configuration(), logger: Logger
+        store: any TransferStore, dataDirectory: String, configuration: Configuration = Configuration(), logger: Logger,
+        clock: some Clock<Duration> = ContinuousClock()
     ) async throws {
         let loadedTasks = try await store.loadAll()
         self.store = store
+        scheduler = configuration.scheduler
+        time = TransferTime(clock: clock)
         self.configuration = configuration
         self.dataDirectory = dataDirectory
         downloadsDirectory = dataDirectory + "/downloads"
@@ -133,10 +148,12 @@ public actor TransferManager {
                 store(task)
             }
         }
-        let interval = max(0.05, min(configuration.progressInterval, configuration.stallTimeout / 4))
-        ticker = Task { [weak self] in
+        let interval = scheduler.tickInterval(progressInterval: configuration.progressInterval)
+        ticker = Task { [weak self, time] in
+            var next = time.now()
             while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: UInt64(interval * 1e9))
+                next = max(next.addingTimeInterval(interval), time.now())
+                try? await time.sleepUntil(next)
                 await self?.tick()
             }
         }
@@ -218,7 +235,7 @@ public actor TransferManager {
         // `await` below, and two adds of one name at once must not share one file.
         var taken = Set(tasks.values.filter { $0.state != .removed }.map(\.destinationName)).union(namesBeingAdded)
         var nextPosition = (tasks.values.map(\.position).max() ?? -1) + 1
-        let now = Date()
+        let now = time.now()
         for request in requests {
             try validate(request)
             let wanted =
@@ -461,84 +478,45 @@ public actor TransferManager {
     // MARK: - Scheduling
 
     static func queueOrder(_ a: TransferTask, _ b: TransferTask) -> Bool {
-        QueueKey(a) < QueueKey(b)
+        TransferScheduler.runsBefore((a.priority, a.position, a.id), (b.priority, b.position, b.id))
     }
 
-    /// What the scheduler needs of a waiting task.
+    /// What the scheduler needs of a waiting task, kept when the task changes (its host is parsed
+    /// once there, not on every scheduling pass).
     struct WaitingTask {
-        var key: QueueKey
+        var candidate: TransferScheduler.Candidate
         var kind: TransferKind
-        var nextAttemptAt: Date?
 
         init(_ task: TransferTask) {
-            key = QueueKey(task)
+            candidate = TransferScheduler.Candidate(task)
             kind = task.kind
-            nextAttemptAt = task.nextAttemptAt
         }
     }
 
-    /// A task's place in the queue: higher priority first, then lower position, then older.
-    struct QueueKey: Comparable {
-        var priority: Int
-        var position: Int64
-        var id: Int64
-
-        init(_ task: TransferTask) {
-            priority = task.priority
-            position = task.position
-            id = task.id
-        }
-
-        static func < (a: QueueKey, b: QueueKey) -> Bool {
-            if a.priority != b.priority { return a.priority > b.priority }
-            if a.position != b.position { return a.position < b.position }
-            return a.id < b.id
-        }
-    }
-
-    /// Starts waiting tasks while the global and per-host limits allow, highest priority first.
+    /// Starts waiting tasks while the global and per-host limits allow, highest priority first:
+    /// the scheduler decides, this carries it out.
     ///
     /// It runs every time a task ends, so with a long queue it must stay cheap: nothing happens
-    /// while every slot is taken, and it reads the `waiting` index of small values (`QueueKey`)
-    /// rather than walking and sorting copies of every task.
+    /// while every slot is taken, and it reads the `waiting` index of small values.
     private func schedule() {
-        guard started, !stopping else { return }
-        var active = runs.count
-        guard active < configuration.maximumActive else { return }
-        let now = Date()
-        var perHost: [String: Int] = [:]
-        for id in runs.keys { if let task = tasks[id] { perHost[task.host, default: 0] += 1 } }
-        var earliestLater: Date?
-        var due: [QueueKey] = []
-        for entry in waiting.values {
-            guard runs[entry.key.id] == nil, executors[entry.kind] != nil,
-                configuration.runsStoredTasks || addedHere.contains(entry.key.id)
-            else { continue }
-            if let at = entry.nextAttemptAt, at > now {
-                earliestLater = min(earliestLater ?? at, at)
-                continue
-            }
-            due.append(entry.key)
+        guard started, !stopping, runs.count < configuration.maximumActive else { return }
+        let candidates = waiting.values.lazy.filter { entry in
+            self.runs[entry.candidate.id] == nil && self.executors[entry.kind] != nil
+                && (self.configuration.runsStoredTasks || self.addedHere.contains(entry.candidate.id))
+        }.map(\.candidate)
+        let runningHosts = runs.keys.compactMap { tasks[$0]?.host }
+        let plan = scheduler.plan(waiting: candidates, runningHosts: runningHosts, now: time.now())
+        for id in plan.start {
+            if let task = tasks[id] { launch(task) }
         }
-        due.sort()
-        for key in due {
-            guard active < configuration.maximumActive else { break }
-            guard let task = tasks[key.id] else { continue }
-            let host = task.host
-            guard perHost[host, default: 0] < configuration.maximumActivePerHost else { continue }
-            launch(task)
-            active += 1
-            perHost[host, default: 0] += 1
-        }
-        if let earliestLater { armWakeUp(at: earliestLater) }
+        if let wakeAt = plan.wakeAt { armWakeUp(at: wakeAt) }
     }
 
     private func armWakeUp(at date: Date) {
         if let wakeUp, wakeUp.at <= date { return }
         wakeUp?.task.cancel()
-        let delay = max(0, date.timeIntervalSinceNow)
-        let task = Task { [weak self] in
-            try? await Task.sleep(nanoseconds: UInt64(delay * 1e9) + 1_000_000)
+        let task = Task { [weak self, time] in
+            try? await time.sleepUntil(date.addingTimeInterval(0.001))
             guard !Task.isCancelled else { return }
             await self?.wokeUp()
         }
@@ -556,7 +534,7 @@ public actor TransferManager {
         task.state = .active
         task.nextAttemptAt = nil
         store(task)
-        let meter = TransferMeter(startBytes: task.committedBytes, total: task.totalBytes)
+        let meter = TransferMeter(startBytes: task.committedBytes, total: task.totalBytes, clock: time.now)
         let context = TransferContext(taskID: task.id, manager: self, meter: meter)
         let id = task.id
         let running = task
@@ -569,7 +547,7 @@ public actor TransferManager {
             }
             self.finished(id: id, result: result)
         }
-        runs[id] = Run(task: handle, meter: meter, intent: nil, lastProgress: (task.committedBytes, Date(), 0))
+        runs[id] = Run(task: handle, meter: meter, intent: nil, lastProgress: (task.committedBytes, time.now(), 0))
     }
 
     /// Cancels a run for `intent` and waits until it has ended and its task's state is settled.
@@ -631,11 +609,11 @@ public actor TransferManager {
         let reason = SecretRedactor.redact(error.reason)
         task.errorReason = reason
         task.errorClass = error.errorClass
-        switch configuration.retryPolicy.decision(for: error, failures: failures, random: &random) {
-        case .retry(let delay):
+        switch scheduler.afterFailure(error, failures: failures, now: time.now(), random: &random) {
+        case .retry(let at, let delay):
             task.retryCount = failures
             task.state = .waiting
-            task.nextAttemptAt = Date().addingTimeInterval(delay)
+            task.nextAttemptAt = at
             task.record("attempt failed: \(reason); retry \(failures) in \(String(format: "%.1f", delay)) s")
         case .giveUp:
             task.state = .error
@@ -653,7 +631,7 @@ public actor TransferManager {
     // MARK: - Progress and stalls
 
     private func tick() {
-        let now = Date()
+        let now = time.now()
         for (id, run) in runs {
             let reading = run.meter.reading
             let elapsed = now.timeIntervalSince(run.lastProgress.at)
@@ -666,7 +644,7 @@ public actor TransferManager {
             } else if elapsed > 3, run.lastProgress.speed != 0 {
                 runs[id]?.lastProgress = (reading.bytes, now, 0)
             }
-            if run.intent == nil, now.timeIntervalSince(reading.lastByteAt) > configuration.stallTimeout {
+            if run.intent == nil, scheduler.hasStalled(lastByteAt: reading.lastByteAt, now: now) {
                 runs[id]?.intent = .stall
                 run.task.cancel()
             }
@@ -701,7 +679,7 @@ public actor TransferManager {
     /// Keeps `task` as the newest state, announces it, and queues it for the store.
     private func store(_ changed: TransferTask, publish: Bool = true) {
         var task = changed
-        task.updatedAt = Date()
+        task.updatedAt = time.now()
         keep(task)
         if publish { hub.publish(.changed(task)) }
         dirty.insert(task.id)

@@ -13,12 +13,17 @@ final class TransferMeter: Sendable {
     }
 
     private let box: NIOLockedValueBox<Reading>
+    /// The manager's clock, so stalls are judged on one time line.
+    private let clock: @Sendable () -> Date
 
-    init(startBytes: Int64, total: Int64?, now: Date = Date()) {
-        box = NIOLockedValueBox(Reading(bytes: startBytes, total: total, lastByteAt: now, startBytes: startBytes))
+    init(startBytes: Int64, total: Int64?, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.clock = clock
+        box = NIOLockedValueBox(
+            Reading(bytes: startBytes, total: total, lastByteAt: clock(), startBytes: startBytes))
     }
 
-    func update(bytes: Int64, total: Int64?, now: Date = Date()) {
+    func update(bytes: Int64, total: Int64?) {
+        let now = clock()
         box.withLockedValue { reading in
             if bytes != reading.bytes { reading.lastByteAt = now }
             reading.bytes = bytes
@@ -28,7 +33,8 @@ final class TransferMeter: Sendable {
 
     /// Bytes moved on the connection that are not progress yet (a tus PATCH before the server
     /// confirms it, a segment before it is synced): enough to show the run is not stalled.
-    func touch(now: Date = Date()) {
+    func touch() {
+        let now = clock()
         box.withLockedValue { $0.lastByteAt = now }
     }
 

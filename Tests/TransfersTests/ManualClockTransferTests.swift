@@ -1,0 +1,123 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import Testing
+import TunerTesting
+
+@testable import Transfers
+
+/// The manager carrying out the scheduler's decisions on a manual clock: backoff and stall timers
+/// fire when the test moves time, with an in-memory store and a scripted executor (no sockets).
+@Suite struct ManualClockTransferTests {
+    /// Tasks kept in memory.
+    actor MemoryStore: TransferStore {
+        var tasks: [Int64: TransferTask] = [:]
+        var nextID: Int64 = 1
+
+        func loadAll() -> [TransferTask] { Array(tasks.values) }
+
+        func insert(_ new: [TransferTask]) -> [TransferTask] {
+            new.map { task in
+                var task = task
+                task.id = nextID
+                nextID += 1
+                tasks[task.id] = task
+                return task
+            }
+        }
+
+        func update(_ changed: [TransferTask]) { for task in changed { tasks[task.id] = task } }
+        func delete(ids: [Int64]) { for id in ids { tasks[id] = nil } }
+    }
+
+    /// Plays one scripted step per attempt: fail, hang without bytes, or finish.
+    final class ScriptedExecutor: TransferExecutor {
+        enum Step: Sendable { case fail, hang, finish }
+        let steps: NIOLockedValueBox<[Step]>
+        let attempts = NIOLockedValueBox(0)
+        var kinds: [TransferKind] { [.downloadFile] }
+
+        init(_ steps: [Step]) { self.steps = NIOLockedValueBox(steps) }
+
+        func run(_ task: TransferTask, context: TransferContext) async throws -> TransferOutcome {
+            attempts.withLockedValue { $0 += 1 }
+            let step = steps.withLockedValue { $0.isEmpty ? .finish : $0.removeFirst() }
+            switch step {
+            case .fail: throw TransferError.transient("connection reset")
+            case .hang:
+                // Never moves a byte; only the manager's stall cancellation ends it.
+                while !Task.isCancelled { try? await Task.sleep(nanoseconds: 1_000_000) }
+                throw CancellationError()
+            case .finish: return TransferOutcome(resultName: task.destinationName, bytes: 10)
+            }
+        }
+
+        func discard(_ task: TransferTask, context: TransferContext) async throws {}
+        func deleteResult(_ task: TransferTask, context: TransferContext) async throws {}
+    }
+
+    func manager(_ executor: ScriptedExecutor, clock: ManualClock) async throws -> TransferManager {
+        let configuration = TransferManager.Configuration(
+            stallTimeout: 30,
+            retryPolicy: RetryPolicy(baseDelay: 10, multiplier: 2, maximumDelay: 600, jitter: 0, maximumAttempts: 5),
+            progressInterval: 1)
+        let manager = try await TransferManager(
+            store: MemoryStore(), dataDirectory: NSTemporaryDirectory() + "tuner-clock-\(UUID().uuidString)",
+            configuration: configuration, logger: Logger(label: "test"), clock: clock)
+        await manager.register(executor)
+        return manager
+    }
+
+    /// Polls (bounded) until `condition` holds; the manager's work runs on other tasks.
+    func eventually(_ condition: () async -> Bool) async -> Bool {
+        for _ in 0..<2000 {
+            if await condition() { return true }
+            try? await Task.sleep(nanoseconds: 1_000_000)
+        }
+        return false
+    }
+
+    @Test func aFailedAttemptWaitsItsBackoffOnTheClockThenRunsAgain() async throws {
+        let clock = ManualClock()
+        let executor = ScriptedExecutor([.fail, .finish])
+        let manager = try await manager(executor, clock: clock)
+        let task = try await manager.add(TransferRequest(sourceURL: "http://origin.example/a.bin"))
+        await manager.start()
+        #expect(await eventually { await manager.task(id: task.id)?.retryCount == 1 })
+        let waiting = try #require(await manager.task(id: task.id))
+        #expect(waiting.state == .waiting)
+        let due = try #require(waiting.nextAttemptAt)
+        #expect(abs(due.timeIntervalSince(waiting.updatedAt) - 10) < 0.5, "the backoff is 10 s on the clock")
+        // Just before the backoff ends nothing runs; once it has, the second attempt finishes.
+        clock.advance(by: .seconds(9))
+        try await Task.sleep(nanoseconds: 50_000_000)
+        #expect(executor.attempts.withLockedValue { $0 } == 1)
+        clock.advance(by: .seconds(2))
+        #expect(await eventually { await manager.task(id: task.id)?.state == .complete })
+        #expect(executor.attempts.withLockedValue { $0 } == 2)
+        await manager.shutdown()
+    }
+
+    @Test func aRunWithoutBytesIsStalledWhenTheClockPassesTheTimeout() async throws {
+        let clock = ManualClock()
+        let executor = ScriptedExecutor([.hang, .finish])
+        let manager = try await manager(executor, clock: clock)
+        let task = try await manager.add(TransferRequest(sourceURL: "http://origin.example/b.bin"))
+        await manager.start()
+        #expect(await eventually { await manager.task(id: task.id)?.state == .active })
+        // 29 s without bytes is not a stall.
+        for _ in 0..<29 { clock.advance(by: .seconds(1)) }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        #expect(await manager.task(id: task.id)?.state == .active)
+        // Past 30 s the ticker cancels the run and the failure is retried after its backoff.
+        #expect(
+            await eventually {
+                clock.advance(by: .seconds(1))
+                return await manager.task(id: task.id)?.retryCount == 1
+            })
+        #expect(await manager.task(id: task.id)?.history.contains { $0.message.contains("stalled") } == true)
+        clock.advance(by: .seconds(11))
+        #expect(await eventually { await manager.task(id: task.id)?.state == .complete })
+        await manager.shutdown()
+    }
+}
