@@ -24,7 +24,8 @@ public enum CatalogSchema: DatabaseSchema {
                         status TEXT NOT NULL DEFAULT 'idle' CHECK (status IN ('idle', 'refreshing', 'ok', 'failed')),
                         -- Bumped by every import; rows of older generations are what the import removed.
                         generation INTEGER NOT NULL DEFAULT 0,
-                        CHECK (kind <> 'xtream' OR (xtreamServer IS NOT NULL AND xtreamUsername IS NOT NULL AND xtreamPassword IS NOT NULL))
+                        CHECK (kind <> 'xtream' OR (xtreamServer IS NOT NULL AND xtreamUsername IS NOT NULL AND
+                            xtreamPassword IS NOT NULL))
                     );
                     CREATE TABLE catalogGroup (
                         id INTEGER PRIMARY KEY,

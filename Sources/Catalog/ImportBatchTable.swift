@@ -67,7 +67,10 @@ enum ImportBatchTable {
             let columns =
                 "kind, identity, name, normalizedName, groupID, groupName, tvgID, tvgName, logo, number, url, headers, "
                 + "catchupType, catchupDays, catchupSource, tvgShift, isRadio, providerID, position, "
-                + "seriesID, season, episode, title, episodeURL, episodeHeaders, duration, episodePosition, batch HIDDEN"
+                    + """
+                    seriesID, season, episode, title, episodeURL, episodeHeaders, duration, episodePosition, batch \
+                    HIDDEN
+                    """
             let code = sqlite3_declare_vtab(db, "CREATE TABLE x(\(columns))")
             guard code == SQLITE_OK else { return code }
             let vtab = UnsafeMutablePointer<sqlite3_vtab>.allocate(capacity: 1)

@@ -19,7 +19,8 @@ extension SQLiteCatalogStore {
                 sql: """
                     INSERT INTO streamCheck (itemID, online, checkedAt, reason)
                     SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM catalogItem WHERE id = ?1)
-                    ON CONFLICT (itemID) DO UPDATE SET online = excluded.online, checkedAt = excluded.checkedAt, reason = excluded.reason
+                    ON CONFLICT (itemID) DO UPDATE SET online = excluded.online, checkedAt = excluded.checkedAt,
+                        reason = excluded.reason
                     """)
             // An item removed by a refresh while it was being probed is skipped, not an error.
             for check in checks {
@@ -51,7 +52,8 @@ extension SQLiteCatalogStore {
                 db,
                 sql: """
                     SELECT i.*,
-                        EXISTS (SELECT 1 FROM catalogFavourite fav WHERE fav.kind = i.kind AND fav.identity = i.identity) AS isFavourite,
+                        EXISTS (SELECT 1 FROM catalogFavourite fav WHERE fav.kind = i.kind AND fav.identity =
+                            i.identity) AS isFavourite,
                         \(Self.checkColumns)
                     FROM catalogItem i LEFT JOIN streamCheck c ON c.itemID = i.id
                     WHERE \(conditions.joined(separator: " AND "))
@@ -67,7 +69,10 @@ extension SQLiteCatalogStore {
             try Row.fetchOne(
                 db,
                 sql:
-                    "SELECT p.*, gc.epgID FROM guideProgramme p JOIN guideChannel gc ON gc.id = p.guideChannelID WHERE p.id = ?",
+                    """
+                    SELECT p.*, gc.epgID FROM guideProgramme p JOIN guideChannel gc ON gc.id = p.guideChannelID \
+                    WHERE p.id = ?
+                    """,
                 arguments: [id]
             ).map(Self.programme(from:))
         }
@@ -78,7 +83,10 @@ extension SQLiteCatalogStore {
             try String.fetchOne(
                 db,
                 sql:
-                    "SELECT m.epgID FROM guideMapping m JOIN catalogItem i ON i.kind = m.kind AND i.identity = m.identity WHERE i.id = ?",
+                    """
+                    SELECT m.epgID FROM guideMapping m JOIN catalogItem i ON i.kind = m.kind AND i.identity = \
+                    m.identity WHERE i.id = ?
+                    """,
                 arguments: [itemID]
             )
         }

@@ -54,7 +54,8 @@ extension SQLiteCatalogStore {
                 sql: """
                     SELECT p.*, gc.epgID FROM guideProgramme p JOIN guideChannel gc ON gc.id = p.guideChannelID
                     WHERE p.guideChannelID = ?1
-                      AND p.start >= COALESCE((SELECT max(start) FROM guideProgramme WHERE guideChannelID = ?1 AND start <= ?2), ?2)
+                      AND p.start >= COALESCE((SELECT max(start) FROM guideProgramme WHERE guideChannelID = ?1 AND
+                          start <= ?2), ?2)
                     ORDER BY p.start LIMIT 2
                     """)
             let byItem = Dictionary(channels.map { ($0.itemID, $0.channelID) }, uniquingKeysWith: { first, _ in first })
@@ -110,7 +111,10 @@ extension SQLiteCatalogStore {
             if let epgID {
                 try db.execute(
                     sql:
-                        "INSERT INTO guideMapping (kind, identity, epgID) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET epgID = excluded.epgID",
+                        """
+                        INSERT INTO guideMapping (kind, identity, epgID) VALUES (?, ?, ?) ON CONFLICT DO UPDATE \
+                        SET epgID = excluded.epgID
+                        """,
                     arguments: [kind, identity, epgID]
                 )
             } else {

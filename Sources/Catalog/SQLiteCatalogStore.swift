@@ -29,7 +29,8 @@ public final class SQLiteCatalogStore: CatalogStore {
         return try await database.write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO catalogSource (kind, name, location, xtreamServer, xtreamUsername, xtreamPassword, epgURLs, refreshInterval)
+                    INSERT INTO catalogSource (kind, name, location, xtreamServer, xtreamUsername, xtreamPassword,
+                        epgURLs, refreshInterval)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
@@ -67,7 +68,8 @@ public final class SQLiteCatalogStore: CatalogStore {
         try await database.write { db in
             try db.execute(
                 sql: """
-                    UPDATE catalogSource SET name = ?, location = ?, xtreamServer = ?, xtreamUsername = ?, xtreamPassword = ?,
+                    UPDATE catalogSource SET name = ?, location = ?, xtreamServer = ?, xtreamUsername = ?,
+                        xtreamPassword = ?,
                         epgURLs = ?, refreshInterval = ? WHERE id = ?
                     """,
                 arguments: [
@@ -98,7 +100,10 @@ public final class SQLiteCatalogStore: CatalogStore {
         try await database.write { db in
             try db.execute(
                 sql:
-                    "UPDATE catalogSource SET status = ?, lastError = ?, lastRefresh = COALESCE(?, lastRefresh) WHERE id = ?",
+                    """
+                    UPDATE catalogSource SET status = ?, lastError = ?, lastRefresh = COALESCE(?, lastRefresh) \
+                    WHERE id = ?
+                    """,
                 arguments: [status.rawValue, error, refreshedAt?.timeIntervalSince1970, id]
             )
             if db.changesCount == 0 { throw CatalogError.sourceNotFound(id) }
@@ -207,7 +212,8 @@ public final class SQLiteCatalogStore: CatalogStore {
                 db,
                 sql: """
                     SELECT i.*,
-                        EXISTS (SELECT 1 FROM catalogFavourite fav WHERE fav.kind = i.kind AND fav.identity = i.identity) AS isFavourite,
+                        EXISTS (SELECT 1 FROM catalogFavourite fav WHERE fav.kind = i.kind AND fav.identity =
+                            i.identity) AS isFavourite,
                         \(Self.checkColumns)
                     FROM \(from)
                     LEFT JOIN streamCheck c ON c.itemID = i.id
@@ -257,7 +263,10 @@ public final class SQLiteCatalogStore: CatalogStore {
             return try Int64.fetchAll(
                 db,
                 sql: filtered
-                    ? "SELECT s.rowid FROM \(from) WHERE catalogSearch MATCH ?\(whereClause) ORDER BY s.rowid LIMIT ? OFFSET ?"
+                    ? """
+                    SELECT s.rowid FROM \(from) WHERE catalogSearch MATCH ?\(whereClause) ORDER BY s.rowid LIMIT \
+                    ? OFFSET ?
+                    """
                     : "SELECT rowid FROM catalogSearch WHERE catalogSearch MATCH ? ORDER BY rowid LIMIT ? OFFSET ?",
                 arguments: tierArguments)
         }
@@ -283,7 +292,8 @@ public final class SQLiteCatalogStore: CatalogStore {
             db,
             sql: """
                 SELECT i.*,
-                    EXISTS (SELECT 1 FROM catalogFavourite fav WHERE fav.kind = i.kind AND fav.identity = i.identity) AS isFavourite,
+                    EXISTS (SELECT 1 FROM catalogFavourite fav WHERE fav.kind = i.kind AND fav.identity =
+                        i.identity) AS isFavourite,
                     \(checkColumns)
                 FROM catalogItem i LEFT JOIN streamCheck c ON c.itemID = i.id
                 WHERE i.id IN (\(databaseQuestionMarks(count: pageIDs.count)))
@@ -299,7 +309,8 @@ public final class SQLiteCatalogStore: CatalogStore {
                 db,
                 sql: """
                     SELECT i.*,
-                        EXISTS (SELECT 1 FROM catalogFavourite fav WHERE fav.kind = i.kind AND fav.identity = i.identity) AS isFavourite,
+                        EXISTS (SELECT 1 FROM catalogFavourite fav WHERE fav.kind = i.kind AND fav.identity =
+                            i.identity) AS isFavourite,
                         \(Self.checkColumns)
                     FROM catalogItem i LEFT JOIN streamCheck c ON c.itemID = i.id WHERE i.id = ?
                     """,
@@ -328,7 +339,8 @@ public final class SQLiteCatalogStore: CatalogStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT g.id, g.sourceID, g.kind, g.name, (SELECT count(*) FROM catalogItem i WHERE i.groupID = g.id) AS itemCount
+                    SELECT g.id, g.sourceID, g.kind, g.name, (SELECT count(*) FROM catalogItem i WHERE i.groupID =
+                        g.id) AS itemCount
                     FROM catalogGroup g WHERE g.kind = ? AND (? IS NULL OR g.sourceID = ?) ORDER BY g.sourceID, g.id
                     """,
                 arguments: [kind.rawValue, sourceID, sourceID]
@@ -358,7 +370,8 @@ public final class SQLiteCatalogStore: CatalogStore {
             try db.execute(sql: "DELETE FROM catalogEpisode WHERE seriesID = ?", arguments: [seriesID])
             let insert = try db.cachedStatement(
                 sql: """
-                    INSERT INTO catalogEpisode (seriesID, season, episode, title, url, headers, duration, position) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO catalogEpisode (seriesID, season, episode, title, url, headers, duration, position)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             for (position, episode) in episodes.enumerated() {
                 try insert.execute(arguments: [

@@ -29,7 +29,8 @@ final class SQLiteGuideSink: GuideImportSink {
                 """)
         insertProgramme = try db.cachedStatement(
             sql: """
-                INSERT INTO guideProgramme (guideChannelID, start, stop, title, subtitle, description, category, icon, season, episode, catchupID)
+                INSERT INTO guideProgramme (guideChannelID, start, stop, title, subtitle, description, category,
+                    icon, season, episode, catchupID)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
     }

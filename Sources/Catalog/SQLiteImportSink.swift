@@ -35,7 +35,8 @@ final class SQLiteImportSink: CatalogImportSink {
     /// An item seen before keeps its row id (and so its stream check and details).
     private static let onConflict = """
         ON CONFLICT (kind, identity, sourceID) DO UPDATE SET
-            name = excluded.name, normalizedName = excluded.normalizedName, groupID = excluded.groupID, groupName = excluded.groupName,
+            name = excluded.name, normalizedName = excluded.normalizedName, groupID = excluded.groupID, groupName =
+                excluded.groupName,
             tvgID = excluded.tvgID, tvgName = excluded.tvgName, logo = excluded.logo, number = excluded.number,
             url = excluded.url, headers = excluded.headers, catchupType = excluded.catchupType,
             catchupDays = excluded.catchupDays, catchupSource = excluded.catchupSource, tvgShift = excluded.tvgShift,
@@ -57,7 +58,10 @@ final class SQLiteImportSink: CatalogImportSink {
         // Episodes have no identity of their own: they are replaced wholesale.
         try db.execute(
             sql:
-                "DELETE FROM catalogEpisode WHERE seriesID IN (SELECT id FROM catalogItem WHERE sourceID = ? AND kind = 'series')",
+                """
+                DELETE FROM catalogEpisode WHERE seriesID IN (SELECT id FROM catalogItem WHERE sourceID = ? AND \
+                kind = 'series')
+                """,
             arguments: [sourceID]
         )
         // `WHERE batch = ?3` also keeps SQLite from reading `ON CONFLICT` as a join constraint.
@@ -65,7 +69,8 @@ final class SQLiteImportSink: CatalogImportSink {
             try db.cachedStatement(
                 sql: """
                     INSERT INTO catalogItem (\(Self.itemColumns))
-                    SELECT ?1, kind, identity, name, normalizedName, groupID, groupName, tvgID, tvgName, logo, number, url,
+                    SELECT ?1, kind, identity, name, normalizedName, groupID, groupName, tvgID, tvgName, logo,
+                        number, url,
                         headers, catchupType, catchupDays, catchupSource, tvgShift, isRadio, providerID, position, ?2
                     FROM \(ImportBatchTable.name) WHERE batch = ?3
                     \(Self.onConflict)

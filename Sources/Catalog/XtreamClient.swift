@@ -209,7 +209,7 @@ struct XtreamClient: Sendable {
     }
 
     func episodeURL(episodeID: String, container: String?) -> String {
-        "\(server)/series/\(encoded(credentials.username))/\(encoded(credentials.password))/\(episodeID).\(container ?? "mp4")"
+        "\(server)/series/\(accountPath)/\(episodeID).\(container ?? "mp4")"
     }
 
     /// Panels base64-encode EPG text in `get_short_epg`; anything that is not base64 is kept as is.
@@ -245,8 +245,11 @@ struct XtreamClient: Sendable {
     }
 
     func movieURL(streamID: String, container: String?) -> String {
-        "\(server)/movie/\(encoded(credentials.username))/\(encoded(credentials.password))/\(streamID).\(container ?? "mp4")"
+        "\(server)/movie/\(accountPath)/\(streamID).\(container ?? "mp4")"
     }
+
+    /// `username/password`, each percent-encoded: the account part of Xtream's stream paths.
+    var accountPath: String { "\(encoded(credentials.username))/\(encoded(credentials.password))" }
 
     /// Checks the credentials: panels answer wrong ones with `200` and `auth: 0`.
     func authenticate() async throws {
@@ -257,8 +260,8 @@ struct XtreamClient: Sendable {
     }
 
     func get<T: Decodable>(action: String?, parameters: [(String, String)] = []) async throws -> T {
-        var url =
-            "\(server)/player_api.php?username=\(encoded(credentials.username))&password=\(encoded(credentials.password))"
+        let username = encoded(credentials.username)
+        var url = "\(server)/player_api.php?username=\(username)&password=\(encoded(credentials.password))"
         if let action { url += "&action=\(action)" }
         for (name, value) in parameters { url += "&\(name)=\(encoded(value))" }
         var request = HTTPClientRequest(url: url)

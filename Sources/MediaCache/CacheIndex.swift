@@ -86,7 +86,10 @@ final class CacheIndex: Sendable {
             return try Row.fetchAll(
                 db,
                 sql:
-                    "SELECT key, url, length, etag, lastModified, contentType, lastAccess, pinned, finalURL FROM resource"
+                    """
+                    SELECT key, url, length, etag, lastModified, contentType, lastAccess, pinned, finalURL FROM \
+                    resource
+                    """
             ).map { row in
                 let key: String = row[0]
                 return StoredResource(
@@ -109,10 +112,13 @@ final class CacheIndex: Sendable {
             }
             try db.execute(
                 sql: """
-                    INSERT INTO resource (key, url, finalURL, length, etag, lastModified, contentType, lastAccess, pinned)
+                    INSERT INTO resource (key, url, finalURL, length, etag, lastModified, contentType, lastAccess,
+                        pinned)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)
-                    ON CONFLICT(key) DO UPDATE SET url = excluded.url, finalURL = excluded.finalURL, length = excluded.length, etag = excluded.etag,
-                        lastModified = excluded.lastModified, contentType = excluded.contentType, lastAccess = excluded.lastAccess
+                    ON CONFLICT(key) DO UPDATE SET url = excluded.url, finalURL = excluded.finalURL, length =
+                        excluded.length, etag = excluded.etag,
+                        lastModified = excluded.lastModified, contentType = excluded.contentType, lastAccess =
+                            excluded.lastAccess
                     """,
                 arguments: [
                     key, url, finalURL, meta.length, meta.etag, meta.lastModified, meta.contentType,
@@ -181,7 +187,10 @@ final class CacheIndex: Sendable {
             for (name, value) in counters {
                 try db.execute(
                     sql:
-                        "INSERT INTO counter (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                        """
+                        INSERT INTO counter (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = \
+                        excluded.value
+                        """,
                     arguments: [name, value])
             }
         }
@@ -191,12 +200,18 @@ final class CacheIndex: Sendable {
         try database.write { db in
             try db.execute(
                 sql:
-                    "INSERT INTO upstreamError (url, status, message, at) VALUES (?, ?, ?, ?) ON CONFLICT(url) DO UPDATE SET status = excluded.status, message = excluded.message, at = excluded.at",
+                    """
+                    INSERT INTO upstreamError (url, status, message, at) VALUES (?, ?, ?, ?) ON CONFLICT(url) DO \
+                    UPDATE SET status = excluded.status, message = excluded.message, at = excluded.at
+                    """,
                 arguments: [record.url, record.status, record.message, record.at.timeIntervalSince1970])
             // Keep the table bounded: only the most recent failures are interesting.
             try db.execute(
                 sql:
-                    "DELETE FROM upstreamError WHERE url NOT IN (SELECT url FROM upstreamError ORDER BY at DESC LIMIT 100)"
+                    """
+                    DELETE FROM upstreamError WHERE url NOT IN (SELECT url FROM upstreamError ORDER BY at DESC \
+                    LIMIT 100)
+                    """
             )
         }
     }

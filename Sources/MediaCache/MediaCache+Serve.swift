@@ -187,7 +187,10 @@ extension MediaCache {
             parts = ranges.enumerated().map { index, range in
                 let prefix =
                     (index == 0 ? "" : "\r\n")
-                    + "--\(boundary)\r\nContent-Type: \(contentType)\r\nContent-Range: bytes \(range.lowerBound)-\(range.upperBound - 1)/\(meta.length)\r\n\r\n"
+                        + """
+                        --\(boundary)\r\nContent-Type: \(contentType)\r\nContent-Range: bytes \
+                        \(range.lowerBound)-\(range.upperBound - 1)/\(meta.length)\r\n\r\n
+                        """
                 return (range, prefix)
             }
             trailer = "\r\n--\(boundary)--\r\n"

@@ -397,7 +397,10 @@ public final class MediaCache: Sendable {
         let result = hardLink(from: entry.path, to: path)
         if result == EXDEV {
             throw MediaCacheError.exportFailed(
-                "\(path) is on another file system than the cache; export to a path on the same disk as \(configuration.directory)"
+                """
+                \(path) is on another file system than the cache; export to a path on the same disk as \
+                \(configuration.directory)
+                """
             )
         }
         guard result == 0 else {

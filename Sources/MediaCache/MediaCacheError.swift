@@ -24,7 +24,10 @@ public struct MediaCacheError: Error, Sendable, CustomStringConvertible {
         MediaCacheError(
             code: .io,
             description:
-                "cache \(operation) failed for \(path): \(String(cString: strerror(code))); check free space and permissions of the cache folder"
+                """
+                cache \(operation) failed for \(path): \(String(cString: strerror(code))); check free space and \
+                permissions of the cache folder
+                """
         )
     }
 
@@ -54,7 +57,10 @@ public struct MediaCacheError: Error, Sendable, CustomStringConvertible {
         MediaCacheError(
             code: .diskFull,
             description:
-                "the disk holding \(directory) has less than its reserve of \(reserve) bytes free, and nothing more can be evicted; free some space or lower the reserve"
+                """
+                the disk holding \(directory) has less than its reserve of \(reserve) bytes free, and nothing \
+                more can be evicted; free some space or lower the reserve
+                """
         )
     }
 

@@ -297,7 +297,10 @@ private struct Download {
         let reserve = context.tuning.minimumFreeDiskBytes
         if free - needed < reserve {
             throw TransferError.permanent(
-                "the download needs \(needed) more bytes but the disk has \(free) free (keeping \(reserve) in reserve); free some space, then retry"
+                """
+                the download needs \(needed) more bytes but the disk has \(free) free (keeping \(reserve) in \
+                reserve); free some space, then retry
+                """
             )
         }
     }

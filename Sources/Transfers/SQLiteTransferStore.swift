@@ -37,8 +37,10 @@ public final class SQLiteTransferStore: TransferStore {
             for var task in tasks {
                 try db.execute(
                     sql: """
-                        INSERT INTO transfer (kind, sourceURL, headers, destinationName, priority, position, state, committedBytes,
-                            totalBytes, expectedSHA256, etag, lastModified, errorReason, errorClass, retryCount, nextAttemptAt,
+                        INSERT INTO transfer (kind, sourceURL, headers, destinationName, priority, position, state,
+                            committedBytes,
+                            totalBytes, expectedSHA256, etag, lastModified, errorReason, errorClass, retryCount,
+                                nextAttemptAt,
                             history, properties, createdAt, updatedAt)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, arguments: try Self.arguments(task))
@@ -57,9 +59,12 @@ public final class SQLiteTransferStore: TransferStore {
                 arguments += [task.id]
                 try db.execute(
                     sql: """
-                        UPDATE transfer SET kind = ?, sourceURL = ?, headers = ?, destinationName = ?, priority = ?, position = ?,
-                            state = ?, committedBytes = ?, totalBytes = ?, expectedSHA256 = ?, etag = ?, lastModified = ?,
-                            errorReason = ?, errorClass = ?, retryCount = ?, nextAttemptAt = ?, history = ?, properties = ?,
+                        UPDATE transfer SET kind = ?, sourceURL = ?, headers = ?, destinationName = ?, priority =
+                            ?, position = ?,
+                            state = ?, committedBytes = ?, totalBytes = ?, expectedSHA256 = ?, etag = ?,
+                                lastModified = ?,
+                            errorReason = ?, errorClass = ?, retryCount = ?, nextAttemptAt = ?, history = ?,
+                                properties = ?,
                             createdAt = ?, updatedAt = ?
                         WHERE id = ?
                         """, arguments: arguments)

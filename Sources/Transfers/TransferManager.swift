@@ -737,7 +737,10 @@ public actor TransferManager {
     private func validate(_ request: TransferRequest) throws {
         guard TransferKind.known.contains(request.kind) || executors[request.kind] != nil else {
             throw TransferManagerError.invalidRequest(
-                "unknown transfer kind '\(request.kind)'; known kinds: \(TransferKind.known.map(\.rawValue).joined(separator: ", "))"
+                """
+                unknown transfer kind '\(request.kind)'; known kinds: \
+                \(TransferKind.known.map(\.rawValue).joined(separator: ", "))
+                """
             )
         }
         if request.kind == .downloadFile || request.kind == .downloadHLS {
@@ -746,7 +749,10 @@ public actor TransferManager {
                 scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
             else {
                 throw TransferManagerError.invalidRequest(
-                    "'\(request.sourceURL)' is not an http(s) URL; give a full URL such as https://example.com/video.mp4"
+                    """
+                    '\(request.sourceURL)' is not an http(s) URL; give a full URL such as \
+                    https://example.com/video.mp4
+                    """
                 )
             }
         }

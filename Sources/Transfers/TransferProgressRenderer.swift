@@ -90,7 +90,10 @@ public struct TransferProgressRenderer: Sendable {
                 if task.retryCount > announced {
                     announcedRetries[task.id] = task.retryCount
                     lines.append(
-                        "retrying \(task.id) \(task.destinationName) (failure \(task.retryCount)): \(task.errorReason ?? "no reason given")"
+                        """
+                        retrying \(task.id) \(task.destinationName) (failure \(task.retryCount)): \
+                        \(task.errorReason ?? "no reason given")
+                        """
                     )
                 }
                 if task.state == .paused {

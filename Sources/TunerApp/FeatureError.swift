@@ -1,4 +1,5 @@
-/// Why a feature object (``Player``, ``Library``, ``Downloads``, ``CacheAdmin``) refused a request: one error type for all of
+/// Why a feature object (``Player``, ``Library``, ``Downloads``, ``CacheAdmin``) refused a request: one error type for
+/// all of
 /// them, with a `kind` each front end turns into its own answer (HTTP status, exit message).
 public struct FeatureError: Error, CustomStringConvertible, Sendable {
     public enum Kind: Sendable {

@@ -97,7 +97,10 @@ public final class Library: Sendable {
             else {
                 throw FeatureError(
                     .invalid,
-                    "an Xtream account needs 'username' and 'password' (--user and --password on the command line), or a pasted player_api.php URL with both"
+                    """
+                    an Xtream account needs 'username' and 'password' (--user and --password on the command \
+                    line), or a pasted player_api.php URL with both
+                    """
                 )
             }
             // The server alone as the location (and the name's origin): a pasted URL's query holds the password.

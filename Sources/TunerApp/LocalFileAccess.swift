@@ -62,7 +62,10 @@ public struct LocalFileAccess: Sendable {
 
     private func outside(_ path: String) -> LocalFileAccessError {
         LocalFileAccessError(
-            "'\(path)' is outside the folders Tuner may use for local files (\(roots.joined(separator: ", "))); move it there or start Tuner with --files-root <folder>"
+            """
+            '\(path)' is outside the folders Tuner may use for local files (\(roots.joined(separator: ", "))); \
+            move it there or start Tuner with --files-root <folder>
+            """
         )
     }
 

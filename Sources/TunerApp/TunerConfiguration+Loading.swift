@@ -47,7 +47,10 @@ extension TunerConfiguration {
             return try await FileProvider<JSONSnapshot>(filePath: FilePath(path), allowMissing: allowMissing)
         } catch {
             throw ConfigurationError(
-                "the configuration file \(path) could not be read: \(error). Fix or remove it, or name another with --config."
+                """
+                the configuration file \(path) could not be read: \(error). Fix or remove it, or name another \
+                with --config.
+                """
             )
         }
     }
@@ -153,7 +156,10 @@ struct SettingsReader {
         if let level = try text(.logLevel) ?? logLevelFallback {
             guard let value = Logger.Level(rawValue: level.lowercased()) else {
                 throw ConfigurationError(
-                    "\(TunerConfiguration.Setting.logLevel.names) must be trace, debug, info, notice, warning, error or critical, got '\(level)'"
+                    """
+                    \(TunerConfiguration.Setting.logLevel.names) must be trace, debug, info, notice, warning, \
+                    error or critical, got '\(level)'
+                    """
                 )
             }
             configuration.logLevel = value

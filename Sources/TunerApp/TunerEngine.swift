@@ -76,10 +76,11 @@ public final class TunerEngine: Sendable {
             cache = try MediaCache(configuration: cacheConfiguration, httpClient: httpClient, logger: logger)
             // One database for the catalog and the transfers (the cache keeps its own index).
             database = try dataFolder.openDatabase()
+            let uploadLifetime = configuration.uploadExpirySeconds > 0 ? configuration.uploadExpirySeconds : nil
             uploads = try TusUploadStore(
                 configuration: .init(
                     directory: dataFolder.uploadsDirectory, maxSize: configuration.uploadMaxSize,
-                    incompleteLifetime: configuration.uploadExpirySeconds > 0 ? configuration.uploadExpirySeconds : nil),
+                    incompleteLifetime: uploadLifetime),
                 logger: logger)
             transfers = try await Self.makeTransferManager(
                 dataFolder: dataFolder, database: database,

@@ -50,7 +50,10 @@ struct RequestGuardMiddleware: RouterMiddleware {
             throw HTTPError(
                 .badRequest,
                 message:
-                    "the request path is not in a form Tuner accepts (\(error)): send a plain absolute path without '.' or '..' segments"
+                    """
+                    the request path is not in a form Tuner accepts (\(error)): send a plain absolute path \
+                    without '.' or '..' segments
+                    """
             )
         }
         // HTTP/1.1's `Host` arrives as the request's authority.
@@ -60,7 +63,10 @@ struct RequestGuardMiddleware: RouterMiddleware {
                 throw HTTPError(
                     .misdirectedRequest,
                     message:
-                        "this Tuner does not answer to the host name in 'Host: \(Self.printable(host))': use its IP address or localhost, or start it with --public-host <name>"
+                        """
+                        this Tuner does not answer to the host name in 'Host: \(Self.printable(host))': use its \
+                        IP address or localhost, or start it with --public-host <name>
+                        """
                 )
             }
             acceptedHosts.remember(host)
@@ -69,7 +75,10 @@ struct RequestGuardMiddleware: RouterMiddleware {
             throw HTTPError(
                 .unauthorized,
                 message:
-                    "this Tuner listens beyond localhost: send 'Authorization: Bearer <token>' (the token is in the data folder's 'token' file or TUNER_TOKEN)"
+                    """
+                    this Tuner listens beyond localhost: send 'Authorization: Bearer <token>' (the token is in \
+                    the data folder's 'token' file or TUNER_TOKEN)
+                    """
             )
         }
         if !Self.isSafe(request.method) {
@@ -99,7 +108,10 @@ struct RequestGuardMiddleware: RouterMiddleware {
                 throw HTTPError(
                     .forbidden,
                     message:
-                        "requests from the web page at '\(Self.printable(origin))' may not change anything here: start Tuner with --allow-origin \(Self.printable(origin)) to allow that page"
+                        """
+                        requests from the web page at '\(Self.printable(origin))' may not change anything here: \
+                        start Tuner with --allow-origin \(Self.printable(origin)) to allow that page
+                        """
                 )
             }
         }

@@ -54,7 +54,10 @@ struct TransfersController {
                 throw HTTPError(
                     .badRequest,
                     message:
-                        "the body must be JSON like {\"url\": \"https://…\", \"sha256\": \"…\"} or {\"transfers\": [...]}: \(error)"
+                        """
+                        the body must be JSON like {\"url\": \"https://…\", \"sha256\": \"…\"} or {\"transfers\": \
+                        [...]}: \(error)
+                        """
                 )
             }
         }

@@ -198,7 +198,10 @@ struct UploadsController {
         case nil:
             return problem(
                 .methodNotAllowed,
-                "POST creates uploads at /api/v1/uploads; an upload URL takes HEAD, PATCH or DELETE (or POST with X-HTTP-Method-Override)"
+                """
+                POST creates uploads at /api/v1/uploads; an upload URL takes HEAD, PATCH or DELETE (or POST with \
+                X-HTTP-Method-Override)
+                """
             )
         }
     }
@@ -227,7 +230,10 @@ struct UploadsController {
                 nil,
                 problem(
                     .badRequest,
-                    "checksum algorithm '\(name)' is not supported; use one of \(TusChecksumAlgorithm.all.map(\.name).joined(separator: ", "))"
+                    """
+                    checksum algorithm '\(name)' is not supported; use one of \
+                    \(TusChecksumAlgorithm.all.map(\.name).joined(separator: ", "))
+                    """
                 )
             )
         case .failure(.malformed):

@@ -21,7 +21,13 @@ public struct CommandResult: Sendable {
 
     /// Everything the process said, for failure messages.
     public var transcript: String {
-        "exit \(signaled ? "signal " : "")\(status)\(timedOut ? " (timed out)" : "")\nstdout:\n\(output)\nstderr:\n\(errorOutput)"
+        """
+        exit \(signaled ? "signal " : "")\(status)\(timedOut ? " (timed out)" : "")
+        stdout:
+        \(output)
+        stderr:
+        \(errorOutput)
+        """
     }
 }
 

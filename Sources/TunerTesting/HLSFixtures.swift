@@ -294,7 +294,10 @@ public enum HLSFixturesError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .ffmpegMissing:
-            "ffmpeg is not installed (not found on PATH), so the HLS fixtures cannot be generated; install it with `apt-get install ffmpeg`"
+            """
+            ffmpeg is not installed (not found on PATH), so the HLS fixtures cannot be generated; install it with \
+            `apt-get install ffmpeg`
+            """
         case .ffmpegFailed(let arguments, let transcript):
             "ffmpeg failed generating HLS fixtures: ffmpeg \(arguments.joined(separator: " "))\n\(transcript)"
         case .incompleteOutput(let directory):

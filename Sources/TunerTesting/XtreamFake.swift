@@ -155,7 +155,8 @@ final class XtreamFakeHandler: ChannelInboundHandler, RemovableChannelHandler {
             guard let action = query["action"] else {
                 return (
                     .ok, "application/json",
-                    #"{"user_info":{"auth":1,"status":"Active","username":"\#(username)"},"server_info":{"url":"127.0.0.1"}}"#
+                    #"{"user_info":{"auth":1,"status":"Active","username":"\#(username)"},"#
+                        + #""server_info":{"url":"127.0.0.1"}}"#
                 )
             }
             // Per-item actions (get_vod_info, get_series_info, get_short_epg) look for

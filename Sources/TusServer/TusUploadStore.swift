@@ -127,7 +127,10 @@ public final class TusUploadStore: Sendable {
             guard length <= configuration.maxSize else {
                 throw TusUploadStoreError(
                     .tooLarge,
-                    "the upload of \(length) bytes is larger than this server's maximum of \(configuration.maxSize) bytes"
+                    """
+                    the upload of \(length) bytes is larger than this server's maximum of \
+                    \(configuration.maxSize) bytes
+                    """
                 )
             }
         }
@@ -201,7 +204,10 @@ public final class TusUploadStore: Sendable {
                 guard declared <= configuration.maxSize else {
                     throw TusUploadStoreError(
                         .tooLarge,
-                        "the upload of \(declared) bytes is larger than this server's maximum of \(configuration.maxSize) bytes",
+                        """
+                        the upload of \(declared) bytes is larger than this server's maximum of \
+                        \(configuration.maxSize) bytes
+                        """,
                         offset: info.offset)
                 }
                 info.length = declared
@@ -211,7 +217,10 @@ public final class TusUploadStore: Sendable {
         guard expectedOffset == info.offset else {
             throw TusUploadStoreError(
                 .offsetMismatch,
-                "Upload-Offset \(expectedOffset) does not match the \(info.offset) bytes this server has; send HEAD and resume from there",
+                """
+                Upload-Offset \(expectedOffset) does not match the \(info.offset) bytes this server has; send \
+                HEAD and resume from there
+                """,
                 offset: info.offset)
         }
         if info.isComplete {
@@ -242,7 +251,10 @@ public final class TusUploadStore: Sendable {
                         let code: TusUploadStoreError.Code = info.length == nil ? .tooLarge : .exceedsLength
                         throw TusUploadStoreError(
                             code,
-                            "this PATCH goes past the upload's \(info.length == nil ? "maximum" : "declared length") of \(limit) bytes",
+                            """
+                            this PATCH goes past the upload's \
+                            \(info.length == nil ? "maximum" : "declared length") of \(limit) bytes
+                            """,
                             offset: info.offset)
                     }
                     chunk.withUnsafeReadableBytes { hasher?.update($0) }
@@ -265,7 +277,10 @@ public final class TusUploadStore: Sendable {
                 if bodyError == nil, hasher.finalize() != checksum.digest {
                     throw TusUploadStoreError(
                         .checksumMismatch,
-                        "the \(checksum.algorithm) checksum of this PATCH's bytes does not match Upload-Checksum; they were discarded, send them again",
+                        """
+                        the \(checksum.algorithm) checksum of this PATCH's bytes does not match Upload-Checksum; \
+                        they were discarded, send them again
+                        """,
                         offset: start)
                 }
                 if bodyError != nil {

@@ -225,7 +225,11 @@ struct Cache: AsyncParsableCommand {
                 try await engine.shutdown()
             }
             print(
-                "evicted \(result.evicted) resources (\(result.bytesFreed) bytes) in \(String(format: "%.1f", result.milliseconds)) ms; \(result.entries) resources (\(result.bytes) bytes) remain"
+                """
+                evicted \(result.evicted) resources (\(result.bytesFreed) bytes) in \
+                \(String(format: "%.1f", result.milliseconds)) ms; \(result.entries) resources (\(result.bytes) \
+                bytes) remain
+                """
             )
         }
     }

@@ -39,9 +39,9 @@ struct Channels: AsyncParsableCommand {
                     return
                 }
                 for item in page.items {
-                    print(
-                        "\(item.id)\t\(item.isFavourite ? "★" : " ")\t\(item.name)\t\(item.group ?? "")\t\(Channels.status(item.streamCheck))"
-                    )
+                    let favourite = item.isFavourite ? "★" : " "
+                    let status = Channels.status(item.streamCheck)
+                    print("\(item.id)\t\(favourite)\t\(item.name)\t\(item.group ?? "")\t\(status)")
                 }
                 print("\(page.offset + 1)–\(page.offset + page.items.count) of \(page.total)")
             }
@@ -121,7 +121,10 @@ struct Channels: AsyncParsableCommand {
                     print("\(check.itemID)\t\(check.online ? "online" : "offline")\t\(check.reason)")
                 }
                 print(
-                    "\(checks.count) checked: \(checks.filter { $0.online }.count) online, \(checks.filter { !$0.online }.count) offline"
+                    """
+                    \(checks.count) checked: \(checks.filter { $0.online }.count) online, \
+                    \(checks.filter { !$0.online }.count) offline
+                    """
                 )
             }
         }

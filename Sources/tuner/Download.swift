@@ -27,7 +27,10 @@ struct Download: AsyncParsableCommand {
     var headers: [String] = []
     @Flag(
         help:
-            "The URL is an HLS playlist (master or media): download one rendition, its keys and init sections into a folder that plays offline."
+            """
+            The URL is an HLS playlist (master or media): download one rendition, its keys and init sections into \
+            a folder that plays offline.
+            """
     )
     var hls = false
     @Option(
@@ -36,7 +39,10 @@ struct Download: AsyncParsableCommand {
     @Option(
         name: .customLong("audio-language"),
         help:
-            "With --hls: the audio language wanted (e.g. en, pt-BR) when the variant's sound is a separate rendition; default: the stream's default."
+            """
+            With --hls: the audio language wanted (e.g. en, pt-BR) when the variant's sound is a separate \
+            rendition; default: the stream's default.
+            """
     )
     var audioLanguage: String?
     @Flag(help: "Wait until the downloads finish, showing progress; exit non-zero if one fails.") var wait = false

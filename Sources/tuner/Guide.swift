@@ -32,7 +32,10 @@ struct Guide: AsyncParsableCommand {
             print("\(item.id)\t\(item.name)")
             guard nowNext != nil || !upcoming.isEmpty else {
                 print(
-                    "no guide for this channel (no guide channel matches its tvg-id or name; map one with PUT /api/v1/channels/\(item.id)/guide-mapping)"
+                    """
+                    no guide for this channel (no guide channel matches its tvg-id or name; map one with PUT \
+                    /api/v1/channels/\(item.id)/guide-mapping)
+                    """
                 )
                 return
             }

@@ -40,7 +40,10 @@ struct M3U: AsyncParsableCommand {
             }
             parser.finish(onEvent: report)
             print(
-                "\(parser.entryCount) entries, \(parser.warningCount) warnings, \(withHeaders) with headers, \(withCatchup) with catch-up"
+                """
+                \(parser.entryCount) entries, \(parser.warningCount) warnings, \(withHeaders) with headers, \
+                \(withCatchup) with catch-up
+                """
             )
             if let urls = parser.header?.tvgURLs, !urls.isEmpty { print("guides: \(urls.joined(separator: ", "))") }
             if parser.entryCount == 0 { throw ExitCode.failure }

@@ -22,7 +22,10 @@ struct Open: AsyncParsableCommand {
     @OptionGroup var dataOptions: DataOptions
     @Option(
         help:
-            "Base URL of the server play links point at (default: the running server's, else http://127.0.0.1:$TUNER_PORT or 8080)."
+            """
+            Base URL of the server play links point at (default: the running server's, else \
+            http://127.0.0.1:$TUNER_PORT or 8080).
+            """
     )
     var base: String?
 

@@ -38,7 +38,10 @@ struct Playlist: AsyncParsableCommand {
                 let perParse = parse / runs
                 let perSerialize = serialize / runs
                 print(
-                    "parse \(Self.milliseconds(perParse)) ms, serialize \(Self.milliseconds(perSerialize)) ms per run (\(bytes.count) bytes, \(runs) runs)"
+                    """
+                    parse \(Self.milliseconds(perParse)) ms, serialize \(Self.milliseconds(perSerialize)) ms per \
+                    run (\(bytes.count) bytes, \(runs) runs)
+                    """
                 )
             }
             let kind =

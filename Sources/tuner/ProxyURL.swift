@@ -15,7 +15,10 @@ struct ProxyURL: AsyncParsableCommand {
     @OptionGroup var dataOptions: DataOptions
     @Option(
         help:
-            "Base URL of the server the proxy URL points at (default: the running server's, else http://127.0.0.1:$TUNER_PORT or 8080)."
+            """
+            Base URL of the server the proxy URL points at (default: the running server's, else \
+            http://127.0.0.1:$TUNER_PORT or 8080).
+            """
     )
     var base: String?
 

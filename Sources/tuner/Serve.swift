@@ -36,55 +36,82 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .customLong("upload-expiry"),
         help:
-            "Unfinished tus uploads are removed after this long without bytes, e.g. 24h, 30m; 0 keeps them (env TUNER_UPLOAD_EXPIRY, default 24h)."
+            """
+            Unfinished tus uploads are removed after this long without bytes, e.g. 24h, 30m; 0 keeps them (env \
+            TUNER_UPLOAD_EXPIRY, default 24h).
+            """
     )
     var uploadExpiry: String?
     @Option(
         name: .customLong("upload-origin"),
         help:
-            "An origin whose web pages may upload (CORS), e.g. https://app.example; * allows any (repeatable; env TUNER_UPLOAD_ORIGINS=a,b; default none)."
+            """
+            An origin whose web pages may upload (CORS), e.g. https://app.example; * allows any (repeatable; env \
+            TUNER_UPLOAD_ORIGINS=a,b; default none).
+            """
     )
     var uploadOrigins: [String] = []
     @Option(
         name: .customLong("public-host"),
         help:
-            "A host name this Tuner answers to besides its IP addresses and localhost, e.g. tuner.home.arpa (repeatable; env TUNER_PUBLIC_HOSTS=a,b)."
+            """
+            A host name this Tuner answers to besides its IP addresses and localhost, e.g. tuner.home.arpa \
+            (repeatable; env TUNER_PUBLIC_HOSTS=a,b).
+            """
     )
     var publicHosts: [String] = []
     @Option(
         name: .customLong("allow-fetch"),
         help:
-            "Where the server may fetch from for its clients: any (default) or loopback, this machine only, for tests and API fuzzing (env TUNER_ALLOW_FETCH)."
+            """
+            Where the server may fetch from for its clients: any (default) or loopback, this machine only, for \
+            tests and API fuzzing (env TUNER_ALLOW_FETCH).
+            """
     )
     var allowFetch: String?
     @Option(
         name: .customLong("allow-origin"),
         help:
-            "An origin whose web pages may change things through the API, e.g. https://app.example (repeatable; env TUNER_ALLOWED_ORIGINS=a,b; default none)."
+            """
+            An origin whose web pages may change things through the API, e.g. https://app.example (repeatable; \
+            env TUNER_ALLOWED_ORIGINS=a,b; default none).
+            """
     )
     var allowedOrigins: [String] = []
     @Option(
         name: .customLong("files-root"),
         help:
-            "A folder API requests may upload local files from and export into (repeatable; env TUNER_FILES_ROOTS=a,b; default <data>/files)."
+            """
+            A folder API requests may upload local files from and export into (repeatable; env \
+            TUNER_FILES_ROOTS=a,b; default <data>/files).
+            """
     )
     var filesRoots: [String] = []
     @Option(
         name: .customLong("idle-timeout"),
         help:
-            "Close a connection idle (or still sending its request head) this long, e.g. 60 or 2m (env TUNER_IDLE_TIMEOUT, default 60)."
+            """
+            Close a connection idle (or still sending its request head) this long, e.g. 60 or 2m (env \
+            TUNER_IDLE_TIMEOUT, default 60).
+            """
     )
     var idleTimeout: String?
     @Option(
         name: .customLong("catalog-check-interval"),
         help:
-            "How often to look for catalog sources due for refresh, e.g. 60 or 5m; 0 turns scheduled refreshes off (env TUNER_CATALOG_CHECK_INTERVAL, default 60)."
+            """
+            How often to look for catalog sources due for refresh, e.g. 60 or 5m; 0 turns scheduled refreshes off \
+            (env TUNER_CATALOG_CHECK_INTERVAL, default 60).
+            """
     )
     var catalogCheckInterval: String?
     @Option(
         name: .customLong("catalog-refresh-interval"),
         help:
-            "Refresh interval of sources added without one, e.g. 6h or 1d (env TUNER_CATALOG_REFRESH_INTERVAL, default 1d)."
+            """
+            Refresh interval of sources added without one, e.g. 6h or 1d (env TUNER_CATALOG_REFRESH_INTERVAL, \
+            default 1d).
+            """
     )
     var catalogRefreshInterval: String?
     @Option(

@@ -22,8 +22,8 @@ struct Sources: AsyncParsableCommand {
 
         /// One source as a line: id, kind, status, name, location without its secrets, last error.
         static func line(_ source: CatalogSource) -> String {
-            var line =
-                "\(source.id)\t\(source.kind)\t\(source.status)\t\(source.name)\t\(SecretRedactor.redactURL(source.location))"
+            let location = SecretRedactor.redactURL(source.location)
+            var line = "\(source.id)\t\(source.kind)\t\(source.status)\t\(source.name)\t\(location)"
             if let error = source.lastError { line += "\terror: \(SecretRedactor.redact(error))" }
             return line
         }
@@ -47,7 +47,10 @@ struct Sources: AsyncParsableCommand {
         @Flag(help: "Add without importing now.") var noRefresh = false
         @Option(
             help:
-                "Hours between scheduled refreshes while `tuner serve` runs (default 24, or env TUNER_CATALOG_REFRESH_INTERVAL)."
+                """
+                Hours between scheduled refreshes while `tuner serve` runs (default 24, or env \
+                TUNER_CATALOG_REFRESH_INTERVAL).
+                """
         )
         var refreshHours: Double?
         @Option(help: "Guide (XMLTV) URL to import with a playlist or account; repeat for several.") var epg: [String] =
@@ -107,13 +110,19 @@ struct Sources: AsyncParsableCommand {
             if source.kind == .xmltv {
                 let guide = refreshed.guide ?? GuideImportCounts()
                 print(
-                    "source \(source.id): \(guide.channels) guide channels, \(guide.programmes) programmes in \(clock.now - start)"
+                    """
+                    source \(source.id): \(guide.channels) guide channels, \(guide.programmes) programmes in \
+                    \(clock.now - start)
+                    """
                 )
                 return
             }
             let counts = refreshed.counts
             print(
-                "source \(source.id): \(counts.live) channels, \(counts.movies) movies, \(counts.series) series, \(counts.episodes) episodes in \(clock.now - start)"
+                """
+                source \(source.id): \(counts.live) channels, \(counts.movies) movies, \(counts.series) series, \
+                \(counts.episodes) episodes in \(clock.now - start)
+                """
             )
             // The playlist's x-tvg-url, the panel's xmltv.php or --epg: the guide comes along.
             if let guide = refreshed.guide {

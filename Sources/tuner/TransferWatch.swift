@@ -66,7 +66,10 @@ enum TransferWatch {
                 if failures >= 10 {
                     _ = output.finish()
                     throw CLIError(
-                        "lost the server at \(client.baseURL) while waiting (\(error)); the transfers stay queued there: see `tuner transfers list`"
+                        """
+                        lost the server at \(client.baseURL) while waiting (\(error)); the transfers stay queued \
+                        there: see `tuner transfers list`
+                        """
                     )
                 }
             }

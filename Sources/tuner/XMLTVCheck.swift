@@ -34,7 +34,10 @@ struct XMLTV: AsyncParsableCommand {
                 Double((clock.now - start).components.attoseconds) / 1e18
                 + Double((clock.now - start).components.seconds)
             print(
-                "\(parser.channelCount) channels, \(parser.programmeCount) programmes, \(parser.warningCount) warnings in \(String(format: "%.3f", seconds)) s"
+                """
+                \(parser.channelCount) channels, \(parser.programmeCount) programmes, \(parser.warningCount) \
+                warnings in \(String(format: "%.3f", seconds)) s
+                """
             )
             if parser.channelCount + parser.programmeCount == 0 { throw ExitCode.failure }
         }

@@ -8,7 +8,10 @@ struct FavouriteOrderTests {
     static func playlist(_ entries: [(tvgID: String, name: String)]) -> String {
         "#EXTM3U\n"
             + entries.map {
-                "#EXTINF:-1 tvg-id=\"\($0.tvgID)\",\($0.name)\nhttp://example.com/\($0.tvgID).ts?v=\(UUID().uuidString.prefix(4))"
+                """
+                #EXTINF:-1 \
+                tvg-id=\"\($0.tvgID)\",\($0.name)\nhttp://example.com/\($0.tvgID).ts?v=\(UUID().uuidString.prefix(4))
+                """
             }
             .joined(separator: "\n") + "\n"
     }
@@ -18,7 +21,10 @@ struct FavouriteOrderTests {
     }
 
     @Test(
-        "A custom order of favourites is kept across refreshes that reorder, rename and drop channels, and across removing the source"
+        """
+        A custom order of favourites is kept across refreshes that reorder, rename and drop channels, and across \
+        removing the source
+        """
     )
     func orderSurvivesRefresh() async throws {
         let catalog = try TemporaryCatalog()

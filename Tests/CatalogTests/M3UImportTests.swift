@@ -177,7 +177,10 @@ struct M3UBatchImportTests {
                 text += "#EXTINF:-1 group-title=\"Films\",Movie \(index)\nhttp://example.com/movie/u/p/\(index).mkv\n"
             default:
                 text +=
-                    "#EXTINF:-1,Show \((index / 300) % 7) | EN | S01 E\(index)\nhttp://example.com/series/u/p/\(index).mkv\n"
+                    """
+                    #EXTINF:-1,Show \((index / 300) % 7) | EN | S01 \
+                    E\(index)\nhttp://example.com/series/u/p/\(index).mkv\n
+                    """
             }
         }
         return text
@@ -251,7 +254,8 @@ struct M3UBatchImportTests {
                     db,
                     sql: """
                         SELECT count(*) FROM catalogItem i LEFT JOIN catalogGroup g ON g.id = i.groupID
-                        WHERE (i.groupName IS NULL) <> (i.groupID IS NULL) OR (i.groupID IS NOT NULL AND (g.name IS NOT i.groupName OR g.kind IS NOT i.kind))
+                        WHERE (i.groupName IS NULL) <> (i.groupID IS NULL) OR (i.groupID IS NOT NULL AND (g.name IS
+                            NOT i.groupName OR g.kind IS NOT i.kind))
                         """),
                 // Every episode belongs to the series its title names.
                 try Int.fetchOne(

@@ -6,7 +6,10 @@ import Testing
 @Suite("Scheduled refresh")
 struct ScheduledRefreshTests {
     @Test(
-        "Sources are refreshed when their interval has passed; a failure keeps the items, records the error and waits to retry"
+        """
+        Sources are refreshed when their interval has passed; a failure keeps the items, records the error and \
+        waits to retry
+        """
     )
     func refreshesDueSources() async throws {
         let catalog = try TemporaryCatalog()

@@ -130,7 +130,10 @@ struct XtreamDetailsTests {
     }
 
     @Test(
-        "Movie details come from get_vod_info (numbers as strings or ints, info as [] when empty), once, and fix the container"
+        """
+        Movie details come from get_vod_info (numbers as strings or ints, info as [] when empty), once, and fix \
+        the container
+        """
     )
     func movieDetails() async throws {
         var responses = XtreamImportTests.responses

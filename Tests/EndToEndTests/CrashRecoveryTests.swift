@@ -76,11 +76,17 @@ import TunerTesting
             let claimed = afterCrash["bytes"] as? Int ?? -1
             let fetched = origin.bodyBytesSent
             print(
-                "cycle \(cycle): killed with \(received) bytes at the curls and \(fetched) sent by the origin; the index claims \(claimed - cachedNames.count * Self.size) of them"
+                """
+                cycle \(cycle): killed with \(received) bytes at the curls and \(fetched) sent by the origin; the \
+                index claims \(claimed - cachedNames.count * Self.size) of them
+                """
             )
             #expect(
                 claimed >= cachedNames.count * Self.size && claimed <= cachedNames.count * Self.size + fetched,
-                "cycle \(cycle): after the crash the index claims \(claimed) bytes; earlier cycles cached \(cachedNames.count * Self.size), the origin sent \(fetched)"
+                """
+                cycle \(cycle): after the crash the index claims \(claimed) bytes; earlier cycles cached \
+                \(cachedNames.count * Self.size), the origin sent \(fetched)
+                """
             )
 
             // Restart on the same folder and read everything back.

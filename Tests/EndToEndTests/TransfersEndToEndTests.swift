@@ -96,7 +96,10 @@ import TunerTesting
         #expect(partials.isEmpty)
         let sent = origin.bodyBytesSent
         print(
-            "origin sent \(sent) bytes for \(Self.files * Self.size): \(String(format: "%.3f", Double(sent) / Double(Self.files * Self.size)))×"
+            """
+            origin sent \(sent) bytes for \(Self.files * Self.size): \
+            \(String(format: "%.3f", Double(sent) / Double(Self.files * Self.size)))×
+            """
         )
         #expect(sent <= Self.files * Self.size * 11 / 10)
         try await origin.shutdown()

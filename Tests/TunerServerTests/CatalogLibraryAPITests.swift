@@ -17,12 +17,18 @@ struct CatalogLibraryAPITests {
             + names.map { name in
                 let id = name.lowercased().split(separator: " ").first ?? ""
                 return
-                    "#EXTINF:-1 tvg-id=\"\(id).example\" group-title=\"\(name.hasPrefix("S") ? "Sport" : "News")\",\(name)\n\(origin)/files/\(id).ts?size=100&r=\(UUID().uuidString.prefix(6))"
+                    """
+                    #EXTINF:-1 tvg-id=\"\(id).example\" \
+                    group-title=\"\(name.hasPrefix("S") ? "Sport" : "News")\",\(name)\n\(origin)/files/\(id).ts?size=100&r=\(UUID().uuidString.prefix(6))
+                    """
             }.joined(separator: "\n") + "\n"
     }
 
     @Test(
-        "Favourites are added, moved and reordered over the API, bad input gets a 4xx with a reason, and the order survives a refresh"
+        """
+        Favourites are added, moved and reordered over the API, bad input gets a 4xx with a reason, and the order \
+        survives a refresh
+        """
     )
     func favourites() async throws {
         let harness = try await ProxyHarness.start()
@@ -192,7 +198,10 @@ struct CatalogLibraryAPITests {
     ]
 
     @Test(
-        "An Xtream account added as a pasted URL: a series' episodes from get_series_info play, and a channel's short EPG comes decoded"
+        """
+        An Xtream account added as a pasted URL: a series' episodes from get_series_info play, and a channel's \
+        short EPG comes decoded
+        """
     )
     func xtreamEpisodesAndShortEPG() async throws {
         let fake = try await XtreamFake.start(responses: Self.xtreamResponses)

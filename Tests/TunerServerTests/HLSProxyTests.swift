@@ -57,7 +57,10 @@ import TunerTesting
                 #expect(fetched.body == expectedBytes, "\(uri.origin)")
             }
             print(
-                "HLS rewrite \(kind): \(crawl.uris.count) URIs in \(crawl.playlistTexts.count) playlists, all proxied: \(crawl.countsByKind)"
+                """
+                HLS rewrite \(kind): \(crawl.uris.count) URIs in \(crawl.playlistTexts.count) playlists, all \
+                proxied: \(crawl.countsByKind)
+                """
             )
         }
     }

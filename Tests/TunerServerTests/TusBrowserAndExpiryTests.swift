@@ -47,7 +47,10 @@ struct TusBrowserAndExpiryTests {
     }
 
     @Test(
-        "A preflight gets the tus capabilities and CORS headers; every answer to a cross-origin request carries them, errors too"
+        """
+        A preflight gets the tus capabilities and CORS headers; every answer to a cross-origin request carries \
+        them, errors too
+        """
     )
     func preflightAndAnswers() async throws {
         let harness = try await ProxyHarness.start {

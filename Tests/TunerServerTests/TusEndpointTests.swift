@@ -15,7 +15,10 @@ struct TusEndpointTests {
     // MARK: Tuner's client to Tuner's endpoint
 
     @Test(
-        "TusClient uploads a few MiB, is interrupted, resumes from the server's offset, and the stored file is byte-identical"
+        """
+        TusClient uploads a few MiB, is interrupted, resumes from the server's offset, and the stored file is \
+        byte-identical
+        """
     )
     func clientInterruptedAndResumed() async throws {
         let harness = try await ProxyHarness.start()
@@ -58,7 +61,10 @@ struct TusEndpointTests {
     }
 
     @Test(
-        "A connection dropped mid-PATCH and a restart of Tuner keep the synced offset, and the upload completes identically"
+        """
+        A connection dropped mid-PATCH and a restart of Tuner keep the synced offset, and the upload completes \
+        identically
+        """
     )
     func dropAndRestartKeepOffset() async throws {
         let harness = try await ProxyHarness.start()
@@ -195,7 +201,10 @@ struct TusEndpointTests {
     }
 
     @Test(
-        "Refusals: 409 wrong offset, 415 content type, 460 checksum (offset unchanged), 404, 412, 413, 400 for garbage headers"
+        """
+        Refusals: 409 wrong offset, 415 content type, 460 checksum (offset unchanged), 404, 412, 413, 400 for \
+        garbage headers
+        """
     )
     func refusals() async throws {
         let harness = try await ProxyHarness.start { $0.uploadMaxSize = 1 << 20 }

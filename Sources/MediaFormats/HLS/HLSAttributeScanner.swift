@@ -59,7 +59,10 @@ enum HLSAttributeScanner {
                 if i < hi {
                     guard p[i] == HLSBytes.comma else {
                         return
-                            "unexpected '\(HLSBytes.snippet(p, i, i + 1))' after the quoted value of \(HLSBytes.snippet(p, nameStart, nameEnd))"
+                            """
+                            unexpected '\(HLSBytes.snippet(p, i, i + 1))' after the quoted value of \
+                            \(HLSBytes.snippet(p, nameStart, nameEnd))
+                            """
                     }
                     i += 1
                 }
@@ -77,7 +80,10 @@ enum HLSAttributeScanner {
                 }
                 if let quote = HLSBytes.firstIndex(of: HLSBytes.quote, p, valueStart, valueEnd) {
                     return
-                        "stray '\"' in the value of \(HLSBytes.snippet(p, nameStart, nameEnd)) at '\(HLSBytes.snippet(p, quote, valueEnd))'"
+                        """
+                        stray '\"' in the value of \(HLSBytes.snippet(p, nameStart, nameEnd)) at \
+                        '\(HLSBytes.snippet(p, quote, valueEnd))'
+                        """
                 }
                 if i < hi { i += 1 }  // ','
             }

@@ -406,7 +406,10 @@ struct HLSParseRun {
             if parsed < 0 {
                 try report(
                     .invalidTagValue, index,
-                    "#EXTINF duration \(HLSBytes.snippet(p, lo, durationEnd)) is negative (IPTV playlists use -1; HLS does not allow it)"
+                    """
+                    #EXTINF duration \(HLSBytes.snippet(p, lo, durationEnd)) is negative (IPTV playlists use -1; \
+                    HLS does not allow it)
+                    """
                 )
             }
         } else {
@@ -438,7 +441,10 @@ struct HLSParseRun {
             if attribute(HLSAttributeName.uri, p) == nil {
                 try report(
                     .missingAttribute, index,
-                    "#EXT-X-KEY with METHOD=\(HLSBytes.snippet(p, method.valueStart, method.valueEnd)) needs a URI attribute"
+                    """
+                    #EXT-X-KEY with METHOD=\(HLSBytes.snippet(p, method.valueStart, method.valueEnd)) needs a URI \
+                    attribute
+                    """
                 )
             }
             // A key replaces the one of the same KEYFORMAT; keys of other formats stay in effect.
@@ -506,7 +512,10 @@ struct HLSParseRun {
             guard let value = importedVariables[name] else {
                 try report(
                     .undefinedVariable, index,
-                    "#EXT-X-DEFINE:IMPORT=\"\(name)\" needs the master playlist's variables, and '\(name)' is not among them"
+                    """
+                    #EXT-X-DEFINE:IMPORT=\"\(name)\" needs the master playlist's variables, and '\(name)' is not \
+                    among them
+                    """
                 )
                 return
             }
@@ -548,7 +557,10 @@ struct HLSParseRun {
         let name = { (line: HLSLineRecord) in HLSBytes.string(p, line.contentStart + 1, line.nameEnd) }
         try report(
             .mixedPlaylistKinds, index,
-            "#\(name(lines[index])) is a \(kind)-playlist tag, but line \(other + 1) has the \(otherKind)-playlist tag #\(name(lines[other]))"
+            """
+            #\(name(lines[index])) is a \(kind)-playlist tag, but line \(other + 1) has the \(otherKind)-playlist \
+            tag #\(name(lines[other]))
+            """
         )
     }
 
@@ -570,7 +582,10 @@ struct HLSParseRun {
             {
                 try report(
                     .duplicateAttribute, index,
-                    "#\(spec.name) has the attribute \(HLSBytes.string(p, attribute.nameStart, attribute.nameEnd)) twice"
+                    """
+                    #\(spec.name) has the attribute \(HLSBytes.string(p, attribute.nameStart, attribute.nameEnd)) \
+                    twice
+                    """
                 )
                 break
             }

@@ -41,6 +41,9 @@ public enum FetchPolicy: String, Sendable, Codable, CaseIterable {
 
     /// Why a URL was refused, for error messages.
     public func refusal(_ url: String) -> String {
-        "Tuner was started with --allow-fetch \(rawValue): it fetches only from this machine, and '\(SecretRedactor.redactURL(url))' is elsewhere"
+        """
+        Tuner was started with --allow-fetch \(rawValue): it fetches only from this machine, and \
+        '\(SecretRedactor.redactURL(url))' is elsewhere
+        """
     }
 }

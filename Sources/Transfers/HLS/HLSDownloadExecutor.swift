@@ -73,10 +73,16 @@ public struct HLSDownloadExecutor: TransferExecutor {
             TransferCheckpoint(
                 committedBytes: result.totalBytes, totalBytes: result.totalBytes, etag: nil, lastModified: nil),
             note:
-                "\(result.segmentCount) segments, \(result.itemCount) files\(result.variantBandwidth.map { ", variant of \($0) bit/s" } ?? "")"
-                + (result.audioPlaylistURL == nil
-                    ? ""
-                    : ", separate audio (\(result.audioSegmentCount) segments\(result.audioLanguage.map { ", \($0)" } ?? ""))")
+                """
+                \(result.segmentCount) segments, \(result.itemCount) \
+                files\(result.variantBandwidth.map { ", variant of \($0) bit/s" } ?? "")
+                """
+                    + (result.audioPlaylistURL == nil
+                        ? ""
+                        : """
+                        , separate audio (\(result.audioSegmentCount) \
+                        segments\(result.audioLanguage.map { ", \($0)" } ?? ""))
+                        """)
         )
         return TransferOutcome(resultName: task.destinationName, bytes: result.totalBytes)
     }

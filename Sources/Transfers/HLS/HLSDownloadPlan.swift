@@ -124,7 +124,10 @@ struct HLSDownloadPlan: Sendable {
                 default:
                     throw HLSDownloadError(
                         .unsupported, url: url, segmentIndex: index, rendition: media.label,
-                        "the key on line \(key.line) (\(key.method), KEYFORMAT \(key.keyFormat)) is not an http(s) URL: DRM-protected streams cannot be downloaded"
+                        """
+                        the key on line \(key.line) (\(key.method), KEYFORMAT \(key.keyFormat)) is not an http(s) \
+                        URL: DRM-protected streams cannot be downloaded
+                        """
                     )
                 }
             }

@@ -36,7 +36,10 @@ struct HLSDownloadSelection: Sendable {
             guard let audioURL = rewriter.resolve(uri) else {
                 throw HLSDownloadError(
                     .invalidPlaylist, url: url, rendition: HLSDownloadMedia.audio.label,
-                    "cannot read the URI \"\(uri)\" of the audio rendition \"\(chosen.name)\" (line \(chosen.line)) as a URL"
+                    """
+                    cannot read the URI \"\(uri)\" of the audio rendition \"\(chosen.name)\" (line \
+                    \(chosen.line)) as a URL
+                    """
                 )
             }
             // Some masters name the variant's own (muxed) playlist as its audio rendition too:

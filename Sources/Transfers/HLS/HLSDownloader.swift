@@ -148,7 +148,12 @@ public struct HLSDownloader: Sendable {
                 default:
                     throw HLSDownloadError(
                         .destinationInUse, url: chosen.main.url,
-                        "\(directory) holds the download of \(saved.sourceURL), \(savedAudio == nil ? "without" : "with") a separate audio rendition, and the new URL serves a stream \(savedAudio == nil ? "with" : "without") one; choose another folder, or delete this one to start over"
+                        """
+                        \(directory) holds the download of \(saved.sourceURL), \
+                        \(savedAudio == nil ? "without" : "with") a separate audio rendition, and the new URL \
+                        serves a stream \(savedAudio == nil ? "with" : "without") one; choose another folder, or \
+                        delete this one to start over
+                        """
                     )
                 }
                 playlist = chosen.main.playlist
@@ -217,7 +222,10 @@ public struct HLSDownloader: Sendable {
             guard let master = state.localMaster else {
                 throw HLSDownloadError(
                     .destinationInUse,
-                    "the resume state of \(directory) names an audio rendition but no master playlist; delete the folder to start over"
+                    """
+                    the resume state of \(directory) names an audio rendition but no master playlist; delete the \
+                    folder to start over
+                    """
                 )
             }
             try HLSDownloadFiles.writeAtomically(
@@ -351,7 +359,11 @@ public struct HLSDownloader: Sendable {
         guard same else {
             throw HLSDownloadError(
                 .destinationInUse, url: newURL, rendition: media.label,
-                "\(directory) holds the download of \(savedSource), and the new URL serves a different \(media.label.map { $0 + " " } ?? "")segment list; choose another folder, or delete this one to start over"
+                """
+                \(directory) holds the download of \(savedSource), and the new URL serves a different \
+                \(media.label.map { $0 + " " } ?? "")segment list; choose another folder, or delete this one to \
+                start over
+                """
             )
         }
     }
@@ -380,7 +392,10 @@ public struct HLSDownloader: Sendable {
         guard playlist.isEndList else {
             throw HLSDownloadError(
                 .liveStream, url: url,
-                "the playlist has no #EXT-X-ENDLIST: it is live (or an unfinished event) and only VODs can be downloaded"
+                """
+                the playlist has no #EXT-X-ENDLIST: it is live (or an unfinished event) and only VODs can be \
+                downloaded
+                """
             )
         }
         guard !playlist.segments.isEmpty else {

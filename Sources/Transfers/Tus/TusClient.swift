@@ -21,7 +21,8 @@ public struct TusClient: Sendable {
         /// Bytes per PATCH when the caller gives none. A failed PATCH costs at most this much
         /// to send again; more requests cost a round trip each.
         public var chunkSize: Int64
-        /// Failed requests in a row (with no progress between them) before ``TusClient/upload(file:to:from:chunkSize:checksum:headers:progress:)`` gives up.
+        /// Failed requests in a row (with no progress between them) before
+        /// ``TusClient/upload(file:to:from:chunkSize:checksum:headers:progress:)`` gives up.
         public var maxAttemptsWithoutProgress: Int
         /// The first pause before resuming; doubled after each failure, up to ``maxRetryDelay``.
         /// A Retry-After longer than ``maxRetryDelay`` ends the call with the error instead.
@@ -143,7 +144,10 @@ public struct TusClient: Sendable {
                         throw UploadError(
                             operation: .patch, url: uploadURL.absoluteString, status: 204, classification: .transient,
                             message:
-                                "the server answered \(failures) PATCHes without keeping any of their bytes (offset stays \(position))"
+                                """
+                                the server answered \(failures) PATCHes without keeping any of their bytes \
+                                (offset stays \(position))
+                                """
                         )
                     }
                     continue
@@ -222,7 +226,10 @@ public struct TusClient: Sendable {
             throw UploadError(
                 operation: .offset, url: url.absoluteString, classification: .permanent,
                 message:
-                    "the server holds \(state.offset) bytes, more than the \(file.size) of \(file.path); create a new upload"
+                    """
+                    the server holds \(state.offset) bytes, more than the \(file.size) of \(file.path); create a \
+                    new upload
+                    """
             )
         }
     }

@@ -79,7 +79,10 @@ public struct UploadExecutor: TransferExecutor {
                 TransferCheckpoint(
                     committedBytes: 0, totalBytes: size, etag: nil, lastModified: nil, properties: ["uploadURL": nil]),
                 note:
-                    "restarted from byte 0: the server no longer has \(uploadURL.absoluteString) (HTTP \(error.status ?? 0))"
+                    """
+                    restarted from byte 0: the server no longer has \(uploadURL.absoluteString) (HTTP \
+                    \(error.status ?? 0))
+                    """
             )
             throw TransferError.transient("the server no longer has the upload; starting a new one")
         }

@@ -124,7 +124,10 @@ func expectSameBytes(
     guard actual != expected else { return }
     let firstDifference = firstDifference(actual, expected)
     Issue.record(
-        "\(context()): got \(actual.count) bytes, expected \(expected.count); they differ from offset \(firstDifference) on",
+        """
+        \(context()): got \(actual.count) bytes, expected \(expected.count); they differ from offset \
+        \(firstDifference) on
+        """,
         sourceLocation: sourceLocation)
 }
 

@@ -499,7 +499,10 @@ struct M3UParserTests {
 
     @Test func givesTheSameResultForAnyChunking() throws {
         let text =
-            "\u{FEFF}#EXTM3U x-tvg-url=\"http://g\"\r\n#EXTINF:-1 tvg-id=\"é\" group-title=\"Ünïcödé;二\",Café ☕️, Straße\r\n#EXTVLCOPT:http-user-agent=UA\r\n"
+            """
+            \u{FEFF}#EXTM3U x-tvg-url=\"http://g\"\r\n#EXTINF:-1 tvg-id=\"é\" group-title=\"Ünïcödé;二\",Café ☕️, \
+            Straße\r\n#EXTVLCOPT:http-user-agent=UA\r\n
+            """
             + "http://x/1|Referer=http://r\r\n\r\n#EXTINF:abc,Bad\rhttp://x/2\r#EXTHTTP:{\"A\":\"b\"}\n#EXTINF:5,Last\nhttp://x/3"
         let whole = M3UParser.parse(text)
         #expect(whole.entries.count == 3)

@@ -132,7 +132,10 @@ struct XMLTVParserTests {
 
     @Test func normalisesLineEndsAndTrimsText() throws {
         let guide = XMLTVParser.parse(
-            "<tv>\r\n<programme channel=\"c\" start=\"20200101\">\r\n<desc>\r\n  Line one\r\nLine two\r  </desc>\r\n</programme>\r\n</tv>"
+            """
+            <tv>\r\n<programme channel=\"c\" start=\"20200101\">\r\n<desc>\r\n  Line one\r\nLine two\r  \
+            </desc>\r\n</programme>\r\n</tv>
+            """
         )
         #expect(guide.programmes.first?.descriptions.first?.value == "Line one\nLine two")
     }
@@ -160,7 +163,10 @@ struct XMLTVParserTests {
     @Test(arguments: [false, true])
     func readsUTF16Documents(bigEndian: Bool) throws {
         let text =
-            "<?xml version=\"1.0\" encoding=\"UTF-16\"?><tv><channel id=\"c\"><display-name>Ümlaut 😀</display-name></channel></tv>"
+            """
+            <?xml version=\"1.0\" encoding=\"UTF-16\"?><tv><channel id=\"c\"><display-name>Ümlaut \
+            😀</display-name></channel></tv>
+            """
         var bytes: [UInt8] = bigEndian ? [0xFE, 0xFF] : [0xFF, 0xFE]
         for unit in text.utf16 {
             let pair = [UInt8(unit >> 8), UInt8(unit & 0xFF)]
@@ -251,7 +257,10 @@ struct XMLTVParserTests {
         let longComment = "<!--" + String(repeating: "x", count: 5000) + "-->"
         let longDesc = String(repeating: "é", count: 3000)
         let text =
-            "<tv>\(longComment)<programme channel=\"c\" start=\"20200101\"><desc>\(longDesc)</desc><title>T</title></programme></tv>"
+            """
+            <tv>\(longComment)<programme channel=\"c\" \
+            start=\"20200101\"><desc>\(longDesc)</desc><title>T</title></programme></tv>
+            """
         let guide = XMLTVTestSupport.parse(
             Array(text.utf8), chunkSize: 100, options: .init(maxTokenLength: 1000, maxTextLength: 1001))
         #expect(guide.programmes.map(\.title) == ["T"])

@@ -179,7 +179,10 @@ struct TusUploadStoreTests {
     }
 
     @Test(
-        "Unfinished uploads expire a lifetime after their last bytes: expired before the sweep, gone with their bytes after it; finished ones never"
+        """
+        Unfinished uploads expire a lifetime after their last bytes: expired before the sweep, gone with their \
+        bytes after it; finished ones never
+        """
     )
     func expiration() async throws {
         let directory = try TusFixtures.temporaryDirectory("tus-store")
