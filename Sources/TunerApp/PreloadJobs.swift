@@ -22,11 +22,14 @@ public final class PreloadJobs: Sendable {
     private let cache: MediaCache
     private let streams: StreamService
     private let logger: Logger
+    /// Runs the jobs, so the engine's shutdown cancels and awaits them.
+    private let work: BackgroundWork
     private let jobs = NIOLockedValueBox<[String: (job: Job, task: Task<Void, Never>?)]>([:])
 
-    public init(cache: MediaCache, streams: StreamService, logger: Logger) {
+    public init(cache: MediaCache, streams: StreamService, work: BackgroundWork, logger: Logger) {
         self.cache = cache
         self.streams = streams
+        self.work = work
         self.logger = logger
     }
 
@@ -38,7 +41,7 @@ public final class PreloadJobs: Sendable {
             id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil,
             segmentsDone: nil, segmentsTotal: nil)
         try admit(job)
-        let task = Task { [cache, jobs, logger] in
+        let task = work.start { [cache, jobs, logger] in
             do {
                 _ = try await cache.preload(url: link.url, upstreamHeaders: link.headerPairs, byteCount: byteCount) {
                     progress in
@@ -52,8 +55,7 @@ public final class PreloadJobs: Sendable {
                 PreloadJobs.record(error, id: id, url: link.url, in: jobs, logger: logger)
             }
         }
-        jobs.withLockedValue { $0[id]?.task = task }
-        return job
+        return started(job, task)
     }
 
     /// Starts a preload of an HLS stream: the segments covering the first `seconds` of it, or its
@@ -67,7 +69,7 @@ public final class PreloadJobs: Sendable {
             id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil,
             segmentsDone: 0, segmentsTotal: nil)
         try admit(job)
-        let task = Task { [cache, streams, jobs, logger] in
+        let task = work.start { [cache, streams, jobs, logger] in
             do {
                 let all = try await streams.plannedSegments(link: link, maxBandwidth: maxBandwidth)
                 var chosen: [StreamService.PlannedSegment] = []
@@ -107,8 +109,16 @@ public final class PreloadJobs: Sendable {
                 PreloadJobs.record(error, id: id, url: link.url, in: jobs, logger: logger)
             }
         }
-        jobs.withLockedValue { $0[id]?.task = task }
-        return job
+        return started(job, task)
+    }
+
+    /// Records the job's task; a job the stopping server would not start is cancelled.
+    private func started(_ job: Job, _ task: Task<Void, Never>?) -> Job {
+        jobs.withLockedValue { jobs in
+            jobs[job.id]?.task = task
+            if task == nil { jobs[job.id]?.job.state = "cancelled" }
+            return jobs[job.id]?.job ?? job
+        }
     }
 
     /// Preloads running at once, and finished ones remembered for their callers to read.

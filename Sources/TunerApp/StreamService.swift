@@ -18,6 +18,8 @@ public final class StreamService: Sendable {
     let logger: Logger
     private let playlists = NIOLockedValueBox<[String: KnownPlaylist]>([:])
     private let prefetching = NIOLockedValueBox<Set<String>>([])
+    /// Runs the pre-fetches, so the engine's shutdown cancels and awaits them.
+    private let work: BackgroundWork
     private let counters = NIOLockedValueBox<[StreamKind: StreamCounters]>([:])
     /// URLs whose bytes were seen not to be a playlist, so their later requests are not sniffed.
     private let notPlaylists = NIOLockedValueBox<Set<String>>([])
@@ -42,9 +44,13 @@ public final class StreamService: Sendable {
         var rewritten: [String: [UInt8]]
     }
 
-    public init(cache: MediaCache, signer: StreamLinkSigner, prefetchCount: Int = 3, logger: Logger) {
+    public init(
+        cache: MediaCache, signer: StreamLinkSigner, prefetchCount: Int = 3, work: BackgroundWork = BackgroundWork(),
+        logger: Logger
+    ) {
         self.cache = cache
         self.signer = signer
+        self.work = work
         self.prefetchCount = max(0, prefetchCount)
         self.logger = logger
     }
@@ -422,7 +428,7 @@ public final class StreamService: Sendable {
                 continue
             }
             guard prefetching.withLockedValue({ $0.insert(key).inserted }) else { continue }
-            Task { [cache, prefetching, logger] in
+            let started = work.start { [cache, prefetching, logger] in
                 defer { _ = prefetching.withLockedValue { $0.remove(key) } }
                 do {
                     _ = try await cache.preload(url: url, upstreamHeaders: headers, range: range)
@@ -430,6 +436,7 @@ public final class StreamService: Sendable {
                     logger.debug("pre-fetch failed", metadata: ["url": "\(url)", "error": "\(error)"])
                 }
             }
+            if started == nil { _ = prefetching.withLockedValue { $0.remove(key) } }
         }
     }
 

@@ -17,6 +17,8 @@ public final class TunerEngine: Sendable {
     public let httpClient: HTTPClient
     public let logger: Logger
     public let preloads: PreloadJobs
+    /// Preloads and segment pre-fetches: tracked, cancelled and awaited by ``shutdown()``.
+    public let background: BackgroundWork
     public let streams: StreamService
     /// Sources, channels, guide and favourites, in `<data folder>/tuner.sqlite`.
     /// The data folder's SQLite database, shared by the catalog and the transfers.
@@ -99,9 +101,11 @@ public final class TunerEngine: Sendable {
         player = Player(catalog: catalog, signer: signer, fetchPolicy: configuration.allowFetch)
         catalogScheduler = CatalogRefreshScheduler(importer: catalogImporter, logger: logger)
         streamChecker = StreamChecker(store: catalog, logger: logger)
+        background = BackgroundWork()
         streams = StreamService(
-            cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, logger: logger)
-        preloads = PreloadJobs(cache: cache, streams: streams, logger: logger)
+            cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, work: background,
+            logger: logger)
+        preloads = PreloadJobs(cache: cache, streams: streams, work: background, logger: logger)
         downloads = Downloads(transfers: transfers, localFiles: localFiles, fetchPolicy: configuration.allowFetch)
         cacheAdmin = CacheAdmin(
             cache: cache, streams: streams, preloads: preloads, localFiles: localFiles,
@@ -188,6 +192,8 @@ public final class TunerEngine: Sendable {
     public func shutdown() async throws {
         await transfers.shutdown()
         try? await transfersHTTPClient.shutdown()
+        // Preloads and pre-fetches write into the cache: they end before it closes.
+        await background.shutdown()
         try await cache.shutdown()
         try await httpClient.shutdown()
     }

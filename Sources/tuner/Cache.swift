@@ -187,10 +187,11 @@ struct Cache: AsyncParsableCommand {
                 }
             } else {
                 let engine = try await target.localEngine()
-                defer { Task { try? await engine.shutdown() } }
                 do {
                     try engine.cache.export(url: origin, to: absolute)
+                    try await engine.shutdown()
                 } catch {
+                    try? await engine.shutdown()
                     throw CLIError("\(error)")
                 }
             }
