@@ -25,6 +25,9 @@ public final class CatalogImporter: Sendable {
         /// Whether an Xtream import also fetches each new movie's details (`get_vod_info`, one
         /// request per movie, four at a time); otherwise they are fetched when first asked for.
         public var movieDetailsOnImport = false
+        /// When a failed download of a playlist or guide is tried again: twice more, after about
+        /// 1 s and 2 s, and only for failures that may pass (no answer, reset, 408/429/5xx).
+        public var retryPolicy = RetryPolicy(baseDelay: 1, multiplier: 2, maximumDelay: 10, maximumAttempts: 2)
 
         public init(
             userAgent: String = "Tuner/1.0", requestTimeout: TimeAmount = .minutes(10),

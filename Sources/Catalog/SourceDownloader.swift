@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import MediaFormats
 import NIOCore
 import NIOHTTP1
 
@@ -14,10 +15,39 @@ struct SourceDownloader: Sendable {
     let configuration: CatalogImporter.Configuration
     let logger: Logger
 
-    /// Downloads `url` into a new file in the temporary directory and returns its path.
+    /// Downloads `url` into a new file in the temporary directory and returns its path. A
+    /// transient failure (no answer, a reset, 408/429/5xx, a truncated body) is tried again as the
+    /// configuration's ``RetryPolicy`` says.
     func download(
         _ url: String,
         headers: [CatalogHeader] = [],
+        progress: (Int64, Int64?) -> Void
+    ) async throws -> String {
+        var failures = 0
+        var random = SystemRandomNumberGenerator()
+        while true {
+            do {
+                return try await downloadOnce(url, headers: headers, progress: progress)
+            } catch let error as CatalogError {
+                failures += 1
+                guard
+                    case .retry(let seconds) = configuration.retryPolicy.decision(
+                        transient: error.isTransient, failures: failures, random: &random)
+                else { throw error }
+                logger.info(
+                    "source download failed; trying again",
+                    metadata: [
+                        "url": "\(Self.redacted(url))", "error": "\(error)", "failures": "\(failures)",
+                        "delay": "\(seconds)",
+                    ])
+                try await Task.sleep(for: .seconds(seconds))
+            }
+        }
+    }
+
+    private func downloadOnce(
+        _ url: String,
+        headers: [CatalogHeader],
         progress: (Int64, Int64?) -> Void
     ) async throws -> String {
         var request = HTTPClientRequest(url: url)
@@ -27,11 +57,13 @@ struct SourceDownloader: Sendable {
         do {
             response = try await httpClient.execute(request, timeout: configuration.requestTimeout, logger: logger)
         } catch {
-            throw CatalogError.fetchFailed("\(error)")
+            throw CatalogError.fetchFailed("\(error)", transient: true)
         }
-        guard (200..<300).contains(response.status.code) else {
+        let status = Int(response.status.code)
+        guard (200..<300).contains(status) else {
             throw CatalogError.fetchFailed(
-                "HTTP \(response.status.code) \(response.status.reasonPhrase) from \(Self.redacted(url))")
+                "HTTP \(status) \(response.status.reasonPhrase) from \(Self.redacted(url))",
+                transient: status == 408 || status == 429 || (500...599).contains(status))
         }
         let expected = response.headers.first(name: "content-length").flatMap { Int64($0) }
         let path = configuration.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString).download").path
@@ -62,7 +94,7 @@ struct SourceDownloader: Sendable {
             throw error
         } catch {
             // A reset or timeout mid-body: what arrived is not a playlist to trust.
-            throw CatalogError.fetchFailed("the download broke off after \(received) bytes: \(error)")
+            throw CatalogError.fetchFailed("the download broke off after \(received) bytes: \(error)", transient: true)
         }
         if let expected, expected != received {
             throw CatalogError.truncated(expected: expected, received: received)

@@ -1,4 +1,5 @@
 import Foundation
+import MediaFormats
 
 /// The transfer queue's decisions, pure: which waiting tasks start now and when to look again,
 /// what a failed attempt becomes, and when a run has stalled. State and the time go in, decisions

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MediaCache
+import MediaFormats
 import NIOConcurrencyHelpers
 
 /// Preloads running in the background, each with an id, its progress and a way to cancel it.
@@ -26,7 +27,16 @@ public final class PreloadJobs: Sendable {
     private let work: BackgroundWork
     private let jobs = NIOLockedValueBox<[String: (job: Job, task: Task<Void, Never>?)]>([:])
 
-    public init(cache: MediaCache, streams: StreamService, work: BackgroundWork, logger: Logger) {
+    /// When a preload's failed fetch is tried again: the retry policy transfers and catalog fetches
+    /// share, here for failures that may pass (no answer, 408/429/5xx).
+    private let retryPolicy: RetryPolicy
+
+    public init(
+        cache: MediaCache, streams: StreamService, work: BackgroundWork,
+        retryPolicy: RetryPolicy = RetryPolicy(baseDelay: 1, multiplier: 2, maximumDelay: 10, maximumAttempts: 2),
+        logger: Logger
+    ) {
+        self.retryPolicy = retryPolicy
         self.cache = cache
         self.streams = streams
         self.work = work
@@ -41,13 +51,15 @@ public final class PreloadJobs: Sendable {
             id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil,
             segmentsDone: nil, segmentsTotal: nil)
         try admit(job)
-        let task = work.start { [cache, jobs, logger] in
+        let task = work.start { [cache, jobs, logger, retryPolicy] in
             do {
-                _ = try await cache.preload(url: link.url, upstreamHeaders: link.headerPairs, byteCount: byteCount) {
-                    progress in
-                    jobs.withLockedValue { jobs in
-                        jobs[id]?.job.bytesDone = progress.bytesDone
-                        jobs[id]?.job.bytesTotal = progress.bytesTotal
+                _ = try await PreloadJobs.retrying(retryPolicy, logger: logger) {
+                    try await cache.preload(url: link.url, upstreamHeaders: link.headerPairs, byteCount: byteCount) {
+                        progress in
+                        jobs.withLockedValue { jobs in
+                            jobs[id]?.job.bytesDone = progress.bytesDone
+                            jobs[id]?.job.bytesTotal = progress.bytesTotal
+                        }
                     }
                 }
                 jobs.withLockedValue { $0[id]?.job.state = "complete" }
@@ -69,9 +81,11 @@ public final class PreloadJobs: Sendable {
             id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil,
             segmentsDone: 0, segmentsTotal: nil)
         try admit(job)
-        let task = work.start { [cache, streams, jobs, logger] in
+        let task = work.start { [cache, streams, jobs, logger, retryPolicy] in
             do {
-                let all = try await streams.plannedSegments(link: link, maxBandwidth: maxBandwidth)
+                let all = try await PreloadJobs.retrying(retryPolicy, logger: logger) {
+                    try await streams.plannedSegments(link: link, maxBandwidth: maxBandwidth)
+                }
                 var chosen: [StreamService.PlannedSegment] = []
                 var covered = 0.0
                 var media = 0
@@ -96,8 +110,10 @@ public final class PreloadJobs: Sendable {
                 var done: Int64 = 0
                 for (number, segment) in chosen.enumerated() {
                     try Task.checkCancellation()
-                    let progress = try await cache.preload(
-                        url: segment.url, upstreamHeaders: link.headerPairs, range: segment.range)
+                    let progress = try await PreloadJobs.retrying(retryPolicy, logger: logger) {
+                        try await cache.preload(
+                            url: segment.url, upstreamHeaders: link.headerPairs, range: segment.range)
+                    }
                     done += progress.bytesDone
                     jobs.withLockedValue {
                         $0[id]?.job.bytesDone = done
@@ -110,6 +126,27 @@ public final class PreloadJobs: Sendable {
             }
         }
         return started(job, task)
+    }
+
+    /// Runs `body`, trying again as `policy` says when the origin failed in a way that may pass.
+    static func retrying<T>(
+        _ policy: RetryPolicy, logger: Logger, _ body: () async throws -> T
+    ) async throws -> T {
+        var failures = 0
+        var random = SystemRandomNumberGenerator()
+        while true {
+            do {
+                return try await body()
+            } catch let error as UpstreamError {
+                failures += 1
+                guard
+                    case .retry(let seconds) = policy.decision(
+                        transient: error.isTransient, failures: failures, random: &random)
+                else { throw error }
+                logger.debug("preload fetch failed; trying again", metadata: ["error": "\(error)"])
+                try await Task.sleep(for: .seconds(seconds))
+            }
+        }
     }
 
     /// Records the job's task; a job the stopping server would not start is cancelled.

@@ -106,6 +106,33 @@ struct M3UImportTests {
         #expect(search.total == 0)
     }
 
+    @Test("A provider's passing failure is tried again; a refusal is not")
+    func transientFetchFailuresAreRetriedByTheSharedPolicy() async throws {
+        let catalog = try TemporaryCatalog()
+        let origin = try await TestOrigin.start()
+        let served = catalog.directory.appendingPathComponent("served")
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Fixtures.path("small.m3u"), toPath: served.appendingPathComponent("list.m3u").path)
+        origin.serveDirectory(served.path)
+        defer { Task { try? await origin.shutdown() } }
+
+        // 503 twice, then the playlist: the third try imports it.
+        let flaky = try await catalog.store.addSource(
+            CatalogSourceDraft(kind: .m3u, location: "\(origin.baseURL)/static/list.m3u?status=503&failfirst=2"))
+        try await withImporter(catalog) { _ = try await $0.refresh(sourceID: flaky.id) }
+        #expect(try await catalog.store.items(CatalogItemQuery()).total == 6)
+        #expect(origin.requests(path: "/static/list.m3u") == 3)
+
+        // A 404 will not pass: one request, then the error.
+        let gone = try await catalog.store.addSource(
+            CatalogSourceDraft(kind: .m3u, location: "\(origin.baseURL)/static/missing.m3u"))
+        await #expect(throws: CatalogError.self) {
+            try await withImporter(catalog) { _ = try await $0.refresh(sourceID: gone.id) }
+        }
+        #expect(origin.requests(path: "/static/missing.m3u") == 1)
+    }
+
     @Test(
         "Failed, truncated and empty fetches keep the previous items and record the error",
         arguments: [

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MediaFormats
 import NIOConcurrencyHelpers
 import Testing
 import TunerTesting

@@ -1,4 +1,5 @@
 import Foundation
+import MediaFormats
 import Testing
 import Transfers
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import Logging
+import MediaFormats
 import Testing
 import TunerTesting
 

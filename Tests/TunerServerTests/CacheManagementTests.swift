@@ -13,6 +13,26 @@ import TunerTesting
 
 /// Preload, export, eviction, pinning and clearing, through the API.
 @Suite struct CacheManagementTests {
+    @Test func aPreloadTriesAgainWhenTheOriginFailsInAWayThatMayPass() async throws {
+        let harness = try await ProxyHarness.start()
+        // The origin answers 503 once, then the file: the shared retry policy fetches it again.
+        let originURL = harness.origin.baseURL + "/files/flaky.mp4?size=200000&status=503&failfirst=1"
+        let started = try await HTTP.fetch(
+            harness.api + "/cache/preload", method: "POST", json: #"{"url":"\#(originURL)"}"#)
+        #expect(started.status == 202)
+        let id = try #require(try HTTP.json(started)["id"] as? String)
+        var job: [String: Any] = [:]
+        for _ in 0..<500 {
+            job = try HTTP.json(try await HTTP.fetch(harness.api + "/cache/preloads/\(id)"))
+            if job["state"] as? String != "running" { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(job["state"] as? String == "complete", "\(job)")
+        #expect(job["bytesDone"] as? Int == 200_000)
+        #expect(harness.origin.requests(path: "/files/flaky.mp4") >= 2)
+        try await harness.stop()
+    }
+
     @Test func preloadFillsTheCacheAheadOfPlayback() async throws {
         let harness = try await ProxyHarness.start()
         let size = 3_000_000

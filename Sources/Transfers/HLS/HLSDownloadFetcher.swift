@@ -111,12 +111,17 @@ struct HLSDownloadFetcher: Sendable {
             case .notPermitted(let permanent):
                 throw permanent
             }
-            guard attempt < retry.attempts else { throw error }
-            var delay = retry.delay(afterAttempt: attempt)
-            if let retryAfter {
-                guard retryAfter <= retry.maxRetryAfter else { throw error }
-                delay = max(delay, retryAfter)
-            }
+            // A long Retry-After is the task manager's to schedule, not a wait inside the download.
+            if let retryAfter, retryAfter.seconds > retry.policy.maximumRetryAfter { throw error }
+            var random = SystemRandomNumberGenerator()
+            guard
+                case .retry(let seconds) = retry.policy.decision(
+                    transient: true, retryAfter: retryAfter.map { max($0.seconds, 0) }, failures: attempt,
+                    random: &random)
+            else { throw error }
+            // Retry-After is a floor: the backoff still grows when a server asks for less.
+            let backoff = retry.policy.delay(afterFailures: attempt, random: &random)
+            let delay = Duration.seconds(max(seconds, backoff))
             logger.debug(
                 "HLS download try failed; retrying",
                 metadata: [

@@ -1,4 +1,5 @@
 import Foundation
+import MediaFormats
 
 /// What to download with `HLSDownloader`: a VOD playlist (master or media), the headers to send,
 /// which rendition to keep, where to put it, and how hard to try.
@@ -79,18 +80,21 @@ public struct HLSDownloadRendition: Sendable, Hashable, CustomStringConvertible 
 /// `Retry-After` asks for when it sent one (up to `maxRetryAfter`; a longer wait ends the
 /// download with a transient error that carries `retryAfter`, for the caller to schedule).
 public struct HLSDownloadRetrySettings: Sendable, Hashable {
-    /// Tries per file, the first included (at least 1).
-    public var attempts: Int
-    /// The wait before the second try.
-    public var baseDelay: Duration
-    /// The longest wait between two tries.
-    public var maxDelay: Duration
+    /// When a file's failed try is tried again: the retry policy every transfer shares.
+    /// `maximumAttempts` counts the retries (tries minus one); a `Retry-After` longer than
+    /// `maximumRetryAfter` is not waited out inside the download but ends it with the error.
+    public var policy: RetryPolicy
     /// A request that receives no byte (no response head, or no body chunk) for this long is
     /// abandoned and counts as a failed try.
     public var stallTimeout: Duration
-    /// The longest `Retry-After` honoured by waiting inside the download.
-    public var maxRetryAfter: Duration
 
+    public init(policy: RetryPolicy, stallTimeout: Duration = .seconds(30)) {
+        self.policy = policy
+        self.stallTimeout = stallTimeout
+    }
+
+    /// `attempts` tries per file (the first included, at least 1), waits from `baseDelay`
+    /// doubling to `maxDelay` with jitter over the upper half, `Retry-After` up to `maxRetryAfter`.
     public init(
         attempts: Int = 5,
         baseDelay: Duration = .milliseconds(500),
@@ -98,23 +102,16 @@ public struct HLSDownloadRetrySettings: Sendable, Hashable {
         stallTimeout: Duration = .seconds(30),
         maxRetryAfter: Duration = .seconds(120)
     ) {
-        self.attempts = max(1, attempts)
-        self.baseDelay = baseDelay
-        self.maxDelay = maxDelay
-        self.stallTimeout = stallTimeout
-        self.maxRetryAfter = maxRetryAfter
+        self.init(
+            policy: RetryPolicy(
+                baseDelay: baseDelay.seconds, multiplier: 2, maximumDelay: maxDelay.seconds, jitter: 0.5,
+                maximumAttempts: max(1, attempts) - 1, maximumRetryAfter: maxRetryAfter.seconds),
+            stallTimeout: stallTimeout)
     }
 
     /// 5 tries, 0.5 s doubling to at most 30 s, 30 s stall timeout, `Retry-After` up to 120 s.
     public static var `default`: HLSDownloadRetrySettings { HLSDownloadRetrySettings() }
 
-    /// The wait before try `attempt + 1` after try `attempt` (1-based) failed: exponential with a
-    /// cap, and jitter over the upper half.
-    func delay(afterAttempt attempt: Int) -> Duration {
-        let exponent = min(max(attempt - 1, 0), 30)
-        let full = min(maxDelay, baseDelay * (1 << exponent))
-        let half = full / 2
-        let jitter = Double.random(in: 0...1)
-        return half + half * jitter
-    }
+    /// Tries per file, the first included.
+    public var attempts: Int { policy.maximumAttempts + 1 }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import MediaFormats
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -21,25 +22,26 @@ public struct TusClient: Sendable {
         /// Bytes per PATCH when the caller gives none. A failed PATCH costs at most this much
         /// to send again; more requests cost a round trip each.
         public var chunkSize: Int64
-        /// Failed requests in a row (with no progress between them) before
-        /// ``TusClient/upload(file:to:from:chunkSize:checksum:headers:progress:)`` gives up.
-        public var maxAttemptsWithoutProgress: Int
-        /// The first pause before resuming; doubled after each failure, up to ``maxRetryDelay``.
-        /// A Retry-After longer than ``maxRetryDelay`` ends the call with the error instead.
-        public var retryDelay: Duration
-        public var maxRetryDelay: Duration
+        /// When an interrupted upload resumes: the retry policy every transfer shares, counting
+        /// failed requests in a row with no progress between them (``RetryPolicy/maximumAttempts``
+        /// of them are retried). A Retry-After longer than ``RetryPolicy/maximumDelay`` ends the
+        /// call with the error instead: the task manager schedules long waits.
+        public var retryPolicy: RetryPolicy
         /// The deadline of small requests (OPTIONS, POST, HEAD, DELETE). PATCH has none: a
         /// stalled PATCH is ended by the HTTP client's read timeout instead.
         public var requestTimeout: Duration
 
+        /// `maxAttemptsWithoutProgress` requests in a row may fail before the call gives up; the
+        /// pause before resuming starts at `retryDelay` and doubles up to `maxRetryDelay`.
         public init(
             chunkSize: Int64 = 8 << 20, maxAttemptsWithoutProgress: Int = 5, retryDelay: Duration = .milliseconds(200),
             maxRetryDelay: Duration = .seconds(10), requestTimeout: Duration = .seconds(30)
         ) {
             self.chunkSize = chunkSize
-            self.maxAttemptsWithoutProgress = maxAttemptsWithoutProgress
-            self.retryDelay = retryDelay
-            self.maxRetryDelay = maxRetryDelay
+            self.retryPolicy = RetryPolicy(
+                baseDelay: retryDelay.seconds, multiplier: 2, maximumDelay: maxRetryDelay.seconds, jitter: 0,
+                maximumAttempts: max(1, maxAttemptsWithoutProgress) - 1,
+                maximumRetryAfter: maxRetryDelay.seconds)
             self.requestTimeout = requestTimeout
         }
     }
@@ -126,7 +128,8 @@ public struct TusClient: Sendable {
         progress(UploadProgress(bytesSent: position, bytesConfirmed: position, totalBytes: file.size))
 
         var failures = 0
-        var delay = configuration.retryDelay
+        var random = SystemRandomNumberGenerator()
+        let policy = configuration.retryPolicy
         while position < file.size {
             try Task.checkCancellation()
             let count = min(chunk, file.size - position)
@@ -140,7 +143,7 @@ public struct TusClient: Sendable {
                 guard next > position else {
                     // A server that accepts PATCHes but keeps none of their bytes would loop forever.
                     failures += 1
-                    guard failures < configuration.maxAttemptsWithoutProgress else {
+                    guard failures <= policy.maximumAttempts else {
                         throw UploadError(
                             operation: .patch, url: uploadURL.absoluteString, status: 204, classification: .transient,
                             message:
@@ -153,22 +156,22 @@ public struct TusClient: Sendable {
                     continue
                 }
                 failures = 0
-                delay = configuration.retryDelay
                 position = next
                 progress(UploadProgress(bytesSent: position, bytesConfirmed: position, totalBytes: file.size))
             } catch let error as UploadError where Self.isResumable(error) {
                 failures += 1
-                guard failures < configuration.maxAttemptsWithoutProgress else { throw error }
                 // A long Retry-After is the caller's to schedule, not a pause inside this call.
-                if let retryAfter = error.retryAfter, Duration.seconds(retryAfter) > configuration.maxRetryDelay {
-                    throw error
-                }
+                if let retryAfter = error.retryAfter, retryAfter > policy.maximumDelay { throw error }
+                guard
+                    case .retry(let seconds) = policy.decision(
+                        transient: true, retryAfter: error.retryAfter, failures: failures, random: &random)
+                else { throw error }
                 logger.info(
                     "tus upload interrupted; resuming",
                     metadata: ["url": "\(uploadURL)", "offset": "\(position)", "error": "\(error)"])
-                let wait = error.retryAfter.map { Duration.seconds($0) }.map { max($0, delay) } ?? delay
-                try await Task.sleep(for: wait)
-                delay = min(delay * 2, configuration.maxRetryDelay)
+                // Retry-After is a floor: the backoff still grows when a server asks for less.
+                let backoff = policy.delay(afterFailures: failures, random: &random)
+                try await Task.sleep(for: .seconds(max(seconds, backoff)))
                 do {
                     let state = try await state(of: uploadURL, headers: headers)
                     try check(state, against: file, url: uploadURL)

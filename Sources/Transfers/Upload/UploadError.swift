@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import MediaFormats
 import NIOCore
 import NIOHTTP1
 

@@ -72,9 +72,12 @@ import Testing
 
     @Test func backoffDoublesUpToTheCapWithJitterInTheUpperHalf() {
         let settings = HLSDownloadRetrySettings(attempts: 10, baseDelay: .milliseconds(100), maxDelay: .seconds(1))
+        #expect(settings.attempts == 10)
         for (attempt, full) in [(1, 100), (2, 200), (3, 400), (4, 800), (5, 1000), (9, 1000)] {
-            let delay = settings.delay(afterAttempt: attempt)
-            #expect(delay >= .milliseconds(full / 2) && delay <= .milliseconds(full), "attempt \(attempt): \(delay)")
+            var random = SystemRandomNumberGenerator()
+            let delay = settings.policy.delay(afterFailures: attempt, random: &random)
+            let (low, high) = (Double(full) / 2000, Double(full) / 1000)
+            #expect(delay >= low - 1e-9 && delay <= high + 1e-9, "attempt \(attempt): \(delay)")
         }
     }
 

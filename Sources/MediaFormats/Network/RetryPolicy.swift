@@ -1,6 +1,8 @@
 import Foundation
 
-/// When to try a failed task again: pure, so it is tested with injected randomness and time.
+/// When to try a failed operation again: the one retry policy of downloads and uploads (the
+/// transfer queue, the HLS downloader, the tus client), catalog fetches and cache preloads. Pure,
+/// so it is tested with injected randomness and time.
 ///
 /// The delay before attempt `n + 1` (after `n` failures in a row) is
 /// `min(cap, base × multiplier^(n-1))`, then jittered to a uniformly random value in
@@ -42,12 +44,13 @@ public struct RetryPolicy: Sendable, Hashable {
         case giveUp
     }
 
-    /// The decision after the `failures`-th failure in a row (1 for the first).
+    /// The decision after the `failures`-th failure in a row (1 for the first): only transient
+    /// failures are retried; a server's `retryAfter` (seconds) replaces the backoff.
     public func decision(
-        for error: TransferError, failures: Int, random: inout some RandomNumberGenerator
+        transient: Bool, retryAfter: TimeInterval? = nil, failures: Int, random: inout some RandomNumberGenerator
     ) -> Decision {
-        guard error.errorClass == .transient, failures <= maximumAttempts else { return .giveUp }
-        if let retryAfter = error.retryAfter {
+        guard transient, failures <= maximumAttempts else { return .giveUp }
+        if let retryAfter {
             return .retry(after: min(max(0, retryAfter), maximumRetryAfter))
         }
         return .retry(after: delay(afterFailures: failures, random: &random))

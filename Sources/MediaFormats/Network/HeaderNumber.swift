@@ -3,9 +3,9 @@
 ///
 /// `Int64(_:)` also takes `+5` and `-5`; a server's byte count must be neither, so a hostile or
 /// broken answer cannot make a length negative (and every later sum or comparison wrong).
-enum HeaderNumber {
+public enum HeaderNumber {
     /// ASCII digits only (surrounding blanks allowed), within `Int64`; else nil.
-    static func nonNegative(_ text: some StringProtocol) -> Int64? {
+    public static func nonNegative(_ text: some StringProtocol) -> Int64? {
         var digits = Substring(text)
         while digits.first == " " || digits.first == "\t" { digits.removeFirst() }
         while digits.last == " " || digits.last == "\t" { digits.removeLast() }

@@ -1,1 +1,0 @@
-../../../../Sources/Transfers/HeaderNumber.swift

@@ -1,1 +1,0 @@
-../../../../Sources/Transfers/TransferErrorClass.swift
