@@ -211,6 +211,9 @@ extension CatalogController {
 
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
 
+    /// Digits, `T`, `Z`, `:`, `-`, `+` and `.`.
+    static let iso8601Bytes = Set(Array("0123456789TZ:-+.".utf8))
+
     /// A time parameter: seconds since 1970, or ISO 8601 (`2024-03-05T06:00:00Z`).
     static func time(_ request: Request, _ name: String) throws -> Int64? {
         guard let value = request.uri.queryParameters[Substring(name)], !value.isEmpty else { return nil }
@@ -218,7 +221,11 @@ extension CatalogController {
         var seconds: Int64?
         if let number = Int64(text) {
             seconds = number
-        } else if let date = ISO8601DateFormatter().date(from: text) {
+        } else if text.utf8.count <= 40, text.utf8.allSatisfy({ Self.iso8601Bytes.contains($0) }),
+            let date = ISO8601DateFormatter().date(from: text)
+        {
+            // Only the ASCII an ISO 8601 time is made of reaches the formatter: Foundation's date
+            // formatters trap on some malformed non-ASCII text.
             let interval = date.timeIntervalSince1970
             if interval.isFinite, interval.magnitude < 1e15 { seconds = Int64(interval) }
         }

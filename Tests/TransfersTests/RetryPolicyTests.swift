@@ -71,6 +71,26 @@ struct FixedRandom: RandomNumberGenerator {
         #expect(UploadError.parseRetryAfter("9223372036854775807") == week)
     }
 
+    /// The `range` fuzz target made Foundation's DateFormatter trap on a Retry-After of letters
+    /// and malformed non-ASCII text ("Incorrect range CFRange"); HTTP dates are now read by hand.
+    @Test func hostileDatesAreRefusedNotTrappedOn() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let hostile = [
+            "mo\u{6D6}\u{FFFD}\u{FFFD}", "Tue, 14 Nov 2023 22:14:00 GMT\u{10FFFF}",
+            "Tue, 3\u{1F600} Nov 2023 22:14:00 GMT",
+            "Tue, 32 Nov 2023 22:14:00 GMT", "Tue, 14 Foo 2023 22:14:00 GMT", "Tue, 14 Nov 2023 24:00:00 GMT",
+            "Tue, 14 Nov 99999 22:14:00 GMT", "Tue, 14 Nov 2023 22:14 GMT", "Tuesday, 14-Nov-2023 22:14:00 GMT",
+            "Tue Nov 14 22:14:00", String(repeating: "Tue, ", count: 40), "",
+        ]
+        for text in hostile {
+            #expect(RetryPolicy.parseRetryAfter(text, now: now) == nil, "\(text)")
+        }
+        #expect(HTTPDateParser.parse("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+        #expect(HTTPDateParser.parse("Sunday, 06-Nov-94 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+        #expect(HTTPDateParser.parse("Sun Nov  6 08:49:37 1994") == Date(timeIntervalSince1970: 784_111_777))
+        #expect(HTTPDateParser.parse("Thu, 29 Feb 2024 00:00:00 GMT") == Date(timeIntervalSince1970: 1_709_164_800))
+    }
+
     @Test func statusesAreClassifiedAsTheIssueSays() {
         for status in [408, 429, 500, 502, 503, 504] {
             #expect(TransferError.classify(status: status).errorClass == .transient)

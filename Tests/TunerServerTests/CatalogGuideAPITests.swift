@@ -213,6 +213,8 @@ struct CatalogGuideAPITests {
             "/channels/\(news)/guide?from=\(min)", "/channels/\(news)/guide?to=\(max)",
             "/channels/\(news)/catchup?start=\(min)&end=0", "/channels/\(news)/catchup?start=0&end=\(max)",
             "/channels/\(news)/catchup?start=\(max)&end=\(max)",
+            // Malformed non-ASCII text, which Foundation's date formatters can trap on.
+            "/guide?from=mo%DB%96%EF%BF%BD%EF%BF%BD", "/guide/now?at=2024-01-01T00%F0%9F%98%80",
         ] {
             let answer = try await HTTP.fetch(api + path)
             #expect(answer.status == 400, "\(path): \(answer.status)")

@@ -78,18 +78,9 @@ public struct RetryPolicy: Sendable, Hashable {
     public static func parseRetryAfter(_ value: String, now: Date = Date()) -> TimeInterval? {
         let text = value.trimmingCharacters(in: .whitespaces)
         if let seconds = HeaderNumber.nonNegative(text) { return min(TimeInterval(seconds), longestRetryAfter) }
-        guard text.first?.isLetter == true else { return nil }
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) {
-                let interval = date.timeIntervalSince(now)
-                guard interval.isFinite else { return longestRetryAfter }
-                return min(max(0, interval), longestRetryAfter)
-            }
-        }
-        return nil
+        guard let date = HTTPDateParser.parse(text) else { return nil }
+        let interval = date.timeIntervalSince(now)
+        guard interval.isFinite else { return longestRetryAfter }
+        return min(max(0, interval), longestRetryAfter)
     }
 }
