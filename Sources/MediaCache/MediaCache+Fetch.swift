@@ -23,7 +23,7 @@ extension MediaCache {
                 }
                 let layout = ResponseLayout(status: response.status, headers: response.headers)
                 guard let newMeta = layout.meta else {
-                    throw UpstreamError.badResponse("no length in an answer to a range request")
+                    throw MediaCacheError.badResponse("no length in an answer to a range request")
                 }
                 guard newMeta.isSameVersion(as: meta) else {
                     // The origin has a new version: forget the old bytes; readers of the old
@@ -42,7 +42,7 @@ extension MediaCache {
                     throw MediaCacheError.resourceChanged
                 }
                 if response.status == 206 && layout.bodyStart != range.lowerBound {
-                    throw UpstreamError.badResponse(
+                    throw MediaCacheError.badResponse(
                         "asked for bytes from \(range.lowerBound), got them from \(layout.bodyStart)")
                 }
                 if response.status == 200 {
@@ -93,9 +93,9 @@ extension MediaCache {
             entry.didFinish(fetch: id, error: nil)
             return
         }
-        let reported: any Error = (error as? MediaCacheError).map { $0 as any Error } ?? UpstreamError.transport(error)
-        if let upstreamError = reported as? UpstreamError {
-            recordError(url: entry.url, error: upstreamError)
+        let reported = (error as? MediaCacheError) ?? MediaCacheError.transport(error)
+        if reported.kind == .upstream {
+            recordError(url: entry.url, error: reported)
         }
         logger.info(
             "fetch failed",

@@ -21,7 +21,7 @@ extension MediaCache {
         let range: String? = byteRange.map { "bytes=\($0.lowerBound)-\($0.upperBound - 1)" }
         let response = await serve(MediaRequest(url: url, upstreamHeaders: upstreamHeaders, range: range))
         guard response.status == 200 || response.status == 206 else {
-            throw UpstreamError(
+            throw MediaCacheError.upstream(
                 status: response.status,
                 description: "preload of \(url.absoluteString) failed: origin answered \(response.status)",
                 isTransient: response.status >= 500)

@@ -58,7 +58,7 @@ extension MediaCache {
                 url: request.url, method: request.method == .head ? .HEAD : .GET, headers: request.upstreamHeaders,
                 extraHeaders: extra)
         } catch {
-            let upstreamError = UpstreamError.transport(error)
+            let upstreamError = MediaCacheError.transport(error)
             recordError(url: request.url.absoluteString, error: upstreamError)
             logger.info(
                 "origin request failed",
@@ -71,7 +71,7 @@ extension MediaCache {
         guard response.status == 200 || response.status == 206 else {
             let upstreamError =
                 request.method == .head
-                ? UpstreamError.originStatus(response.status, headers: response.headers, body: nil)
+                ? MediaCacheError.originStatus(response.status, headers: response.headers, body: nil)
                 : await UpstreamClient.errorResponse(response)
             recordError(url: request.url.absoluteString, error: upstreamError)
             return .failure(Answer(response: passthroughError(upstreamError, head: request.method == .head)))
@@ -260,9 +260,11 @@ extension MediaCache {
             guard failures.count != failuresSeen else { return (false, nil) }
             failuresSeen = failures.count
             attempts += 1
-            if let error = failures.last as? UpstreamError, !error.isTransient { return (true, error) }
+            if let error = failures.last as? MediaCacheError, error.kind == .upstream, !error.isTransient {
+                return (true, error)
+            }
             if attempts > configuration.fetchRetries {
-                return (true, failures.last ?? UpstreamError.badResponse("fetch failed"))
+                return (true, failures.last ?? MediaCacheError.badResponse("fetch failed"))
             }
             return (true, nil)
         }
@@ -328,7 +330,7 @@ extension MediaCache {
     }
 
     /// A 502/504/origin error as an answer, passing the origin's status and body through.
-    private func passthroughError(_ error: UpstreamError, head: Bool) -> MediaResponse {
+    private func passthroughError(_ error: MediaCacheError, head: Bool) -> MediaResponse {
         var headers = HTTPHeaders()
         let body = error.body ?? ByteBuffer(string: error.description + "\n")
         headers.add(

@@ -199,7 +199,7 @@ public final class MediaCache: Sendable {
         counters.withLockedValue { $0.durableBytes += delta }
     }
 
-    func recordError(url: String, error: UpstreamError) {
+    func recordError(url: String, error: MediaCacheError) {
         // Kept, shown and stored without credentials: provider URLs carry them in paths and queries.
         let shown = SecretRedactor.redactURL(url)
         let record = UpstreamErrorRecord(

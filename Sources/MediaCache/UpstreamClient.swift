@@ -33,10 +33,10 @@ struct UpstreamClient: Sendable {
         for _ in 0...Self.maxRedirects {
             guard let scheme = current.scheme?.lowercased(), scheme == "http" || scheme == "https", current.host != nil
             else {
-                throw UpstreamError.refusedRedirect(current.absoluteString)
+                throw MediaCacheError.refusedRedirect(current.absoluteString)
             }
             guard fetchPolicy.permits(current) else {
-                throw UpstreamError.refusedByPolicy(fetchPolicy, url: current.absoluteString)
+                throw MediaCacheError.refusedByPolicy(fetchPolicy, url: current.absoluteString)
             }
             var request = HTTPClientRequest(url: current.absoluteString)
             request.method = method
@@ -56,12 +56,12 @@ struct UpstreamClient: Sendable {
             do {
                 response = try await httpClient.execute(request, timeout: headTimeout, logger: logger)
             } catch {
-                throw UpstreamError.transport(error)
+                throw MediaCacheError.transport(error)
             }
             let status = Int(response.status.code)
             if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "Location") {
                 guard let next = URL(string: location, relativeTo: current)?.absoluteURL else {
-                    throw UpstreamError.refusedRedirect(location)
+                    throw MediaCacheError.refusedRedirect(location)
                 }
                 logger.debug(
                     "upstream redirect",
@@ -76,11 +76,11 @@ struct UpstreamClient: Sendable {
             }
             return UpstreamResponse(status: status, headers: response.headers, body: response.body, finalURL: current)
         }
-        throw UpstreamError.tooManyRedirects
+        throw MediaCacheError.tooManyRedirects
     }
 
     /// Builds the error for a non-success response, keeping the start of its body for the client.
-    static func errorResponse(_ response: UpstreamResponse) async -> UpstreamError {
+    static func errorResponse(_ response: UpstreamResponse) async -> MediaCacheError {
         var collected: ByteBuffer?
         do {
             var buffer = ByteBuffer()

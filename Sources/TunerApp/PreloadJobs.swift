@@ -137,7 +137,7 @@ public final class PreloadJobs: Sendable {
         while true {
             do {
                 return try await body()
-            } catch let error as UpstreamError {
+            } catch let error as MediaCacheError where error.kind == .upstream {
                 failures += 1
                 guard
                     case .retry(let seconds) = policy.decision(
