@@ -45,7 +45,7 @@ public struct DataFolder: Sendable {
             FileManager.default.createFile(
                 atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
         else {
-            throw ConfigurationError("cannot write \(temporary); check that the data folder is writable")
+            throw FeatureError(.failed, "cannot write \(temporary); check that the data folder is writable")
         }
         // A rename is atomic: a crash never leaves a half-written secret behind.
         _ = try? FileManager.default.removeItem(atPath: path)

@@ -23,7 +23,8 @@ public struct LocalFileAccess: Sendable {
         for root in roots {
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             guard let real = Self.realPath(root) else {
-                throw LocalFileAccessError(
+                throw FeatureError(
+                    .invalid,
                     "the files root '\(root)' cannot be resolved; check that it is a folder Tuner can read")
             }
             resolved.append(real)
@@ -32,25 +33,25 @@ public struct LocalFileAccess: Sendable {
     }
 
     /// The resolved path of an existing file to read, when it lies inside a root.
-    public func fileToRead(_ path: String) throws(LocalFileAccessError) -> String {
-        guard path.hasPrefix("/") else { throw LocalFileAccessError("'\(path)' is not an absolute path") }
+    public func fileToRead(_ path: String) throws(FeatureError) -> String {
+        guard path.hasPrefix("/") else { throw FeatureError(.forbidden, "'\(path)' is not an absolute path") }
         guard let real = Self.realPath(path) else {
-            throw LocalFileAccessError("'\(path)' does not exist or cannot be read")
+            throw FeatureError(.forbidden, "'\(path)' does not exist or cannot be read")
         }
         guard isInside(real) else { throw outside(path) }
         return real
     }
 
     /// The resolved path of a new file to write, when its folder lies inside a root.
-    public func fileToWrite(_ path: String) throws(LocalFileAccessError) -> String {
-        guard path.hasPrefix("/") else { throw LocalFileAccessError("'\(path)' is not an absolute path") }
+    public func fileToWrite(_ path: String) throws(FeatureError) -> String {
+        guard path.hasPrefix("/") else { throw FeatureError(.forbidden, "'\(path)' is not an absolute path") }
         let url = URL(fileURLWithPath: path)
         let name = url.lastPathComponent
         guard !name.isEmpty, name != ".", name != "..", name != "/" else {
-            throw LocalFileAccessError("'\(path)' does not name a file")
+            throw FeatureError(.forbidden, "'\(path)' does not name a file")
         }
         guard let folder = Self.realPath(url.deletingLastPathComponent().path) else {
-            throw LocalFileAccessError("the folder of '\(path)' does not exist")
+            throw FeatureError(.forbidden, "the folder of '\(path)' does not exist")
         }
         guard isInside(folder + "/" + name) else { throw outside(path) }
         return folder + "/" + name
@@ -60,8 +61,9 @@ public struct LocalFileAccess: Sendable {
         roots.contains { root in real.hasPrefix(root.hasSuffix("/") ? root : root + "/") }
     }
 
-    private func outside(_ path: String) -> LocalFileAccessError {
-        LocalFileAccessError(
+    private func outside(_ path: String) -> FeatureError {
+        FeatureError(
+            .forbidden,
             """
             '\(path)' is outside the folders Tuner may use for local files (\(roots.joined(separator: ", "))); \
             move it there or start Tuner with --files-root <folder>
@@ -75,10 +77,4 @@ public struct LocalFileAccess: Sendable {
         defer { free(resolved) }
         return String(cString: resolved)
     }
-}
-
-/// A local path a request may not use; the message says which folders it may.
-public struct LocalFileAccessError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }

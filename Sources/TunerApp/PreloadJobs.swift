@@ -44,7 +44,7 @@ public final class PreloadJobs: Sendable {
     }
 
     /// Starts a preload of the first `byteCount` bytes (all when nil) and returns its id.
-    public func start(link: StreamLink, byteCount: Int64?) throws(StreamLinkError) -> Job {
+    public func start(link: StreamLink, byteCount: Int64?) throws(FeatureError) -> Job {
         try link.validate()
         let id = UUID().uuidString.lowercased()
         let job = Job(
@@ -72,7 +72,7 @@ public final class PreloadJobs: Sendable {
 
     /// Starts a preload of an HLS stream: the segments covering the first `seconds` of it, or its
     /// first `segments` segments (a master playlist's variant chosen by `maxBandwidth`).
-    public func startHLS(link: StreamLink, seconds: Double?, segments: Int?, maxBandwidth: Int?) throws(StreamLinkError)
+    public func startHLS(link: StreamLink, seconds: Double?, segments: Int?, maxBandwidth: Int?) throws(FeatureError)
         -> Job
     {
         try link.validate()
@@ -164,7 +164,7 @@ public final class PreloadJobs: Sendable {
 
     /// Records a new job, within the bounds: too many running is refused, and the finished ones
     /// beyond ``maximumRemembered`` are forgotten.
-    private func admit(_ job: Job) throws(StreamLinkError) {
+    private func admit(_ job: Job) throws(FeatureError) {
         let admitted = jobs.withLockedValue { jobs -> Bool in
             guard jobs.values.count(where: { $0.job.state == "running" }) < Self.maximumRunning else { return false }
             if jobs.count >= Self.maximumRemembered {

@@ -23,7 +23,7 @@ public struct StreamLink: Sendable, Equatable, Codable {
 
     /// Checks what a proxy URL may carry: an absolute http(s) URL, and headers that are valid
     /// HTTP and leave the proxy's own headers alone. Header injection (CR/LF) is refused.
-    public func validate() throws(StreamLinkError) {
+    public func validate() throws(FeatureError) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host,
             !host.isEmpty
         else {
@@ -82,22 +82,6 @@ public struct StreamHeader: Sendable, Equatable, Codable {
     public init(name: String, value: String) {
         self.name = name
         self.value = value
-    }
-}
-
-/// Why a stream link or proxy URL was refused.
-public enum StreamLinkError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The link itself is not acceptable (HTTP 400).
-    case invalid(String)
-    /// The signature does not match: the URL was not made by this Tuner (HTTP 403).
-    case badSignature
-
-    public var description: String {
-        switch self {
-        case .invalid(let reason): return reason
-        case .badSignature:
-            return "the proxy URL's signature is not valid for this Tuner; ask the API for a new proxy URL"
-        }
     }
 }
 
@@ -163,7 +147,7 @@ public final class StreamLinkSigner: Sendable {
     }
 
     /// The path (starting with `/stream/`) of a proxy URL for `link`.
-    public func path(for link: StreamLink) throws(StreamLinkError) -> String {
+    public func path(for link: StreamLink) throws(FeatureError) -> String {
         try link.validate()
         let json = Self.payloadJSON(of: link)
         let nonceBytes = syntheticNonce(of: json)
@@ -244,13 +228,13 @@ public final class StreamLinkSigner: Sendable {
     }
 
     /// A complete proxy URL on `baseURL` (like `http://127.0.0.1:8080`).
-    public func proxyURL(for link: StreamLink, baseURL: String) throws(StreamLinkError) -> String {
+    public func proxyURL(for link: StreamLink, baseURL: String) throws(FeatureError) -> String {
         baseURL + (try path(for: link))
     }
 
     /// Decrypts and authenticates a proxy URL's two middle components (the nonce and the sealed
     /// payload) and returns its link. Anything not made by this Tuner's secret is `.badSignature`.
-    public func verify(signature: some StringProtocol, payload: some StringProtocol) throws(StreamLinkError)
+    public func verify(signature: some StringProtocol, payload: some StringProtocol) throws(FeatureError)
         -> StreamLink
     {
         let cacheKey = "\(signature)/\(payload)"

@@ -245,18 +245,12 @@ public final class StreamService: Sendable {
         public var isAudio = false
     }
 
-    /// Why a playlist could not be loaded.
-    public struct PlaylistError: Error, CustomStringConvertible, Sendable {
-        public let status: Int
-        public let description: String
-    }
-
     /// The segments of a stream, for preloading: a master's variant is the one with the highest
     /// bandwidth at most `maxBandwidth` (the first variant when nil or none fits), and its init
     /// sections come before the segments that need them. When the variant's audio is a separate
     /// rendition (chosen as a player would, `HLSPlaylist.audioRendition`), its segments are
     /// merged in by start time, so the first seconds come with their sound.
-    public func plannedSegments(link: StreamLink, maxBandwidth: Int? = nil) async throws(PlaylistError)
+    public func plannedSegments(link: StreamLink, maxBandwidth: Int? = nil) async throws(FeatureError)
         -> [PlannedSegment]
     {
         var known = try await loadPlaylist(link)
@@ -270,7 +264,7 @@ public final class StreamService: Sendable {
                     variants.filter { ($0.bandwidth ?? 0) <= limit }.max { ($0.bandwidth ?? 0) < ($1.bandwidth ?? 0) }
                 } ?? variants.first
             guard let variant = chosen, let url = rewriter.resolve(variant.uri) else {
-                throw PlaylistError(status: 502, description: "the master playlist has no usable variant")
+                throw FeatureError(.upstream, "the master playlist has no usable variant")
             }
             if let group = variant.audioGroup, let rendition = master.audioRendition(group: group),
                 let uri = rendition.uri, let audioURL = rewriter.resolve(uri)
@@ -324,18 +318,18 @@ public final class StreamService: Sendable {
     }
 
     /// The parsed playlist of `link`, from memory while fresh, else from the cache or origin.
-    func loadPlaylist(_ link: StreamLink) async throws(PlaylistError) -> KnownPlaylist {
+    func loadPlaylist(_ link: StreamLink) async throws(FeatureError) -> KnownPlaylist {
         if let known = freshPlaylist(link.url) { return known }
         let response = await cache.serve(MediaRequest(url: link.url, upstreamHeaders: link.headerPairs))
         guard response.status == 200 else {
-            throw PlaylistError(
-                status: response.status,
-                description: "the origin answered \(response.status) for \(link.url.absoluteString)")
+            throw FeatureError(
+                .upstream,
+                "the origin answered \(response.status) for \(link.url.absoluteString)")
         }
         guard let body = await response.collectBody(limit: Self.playlistLimit), Self.looksLikePlaylist(body),
             let known = register(link, bytes: body, finalURL: response.finalURL ?? link.url)
         else {
-            throw PlaylistError(status: 502, description: "\(link.url.absoluteString) is not an HLS playlist")
+            throw FeatureError(.upstream, "\(link.url.absoluteString) is not an HLS playlist")
         }
         return known
     }

@@ -13,7 +13,7 @@ extension TunerConfiguration {
     ///   exists. A file that was named must exist; a file that does not parse is an error. Its keys
     ///   are the setting names (`{"port": 8080, "cacheSize": "4GiB", "publicHosts": ["tv.lan"]}`).
     ///
-    /// A value that cannot be used throws a ``ConfigurationError`` naming the flag, the variable and
+    /// A value that cannot be used throws a ``FeatureError`` of kind `invalid` naming the flag, the variable and
     /// the file key, and what the setting takes.
     public static func load(
         flags: [String: String] = [:], environment: [String: String] = ProcessInfo.processInfo.environment
@@ -46,7 +46,7 @@ extension TunerConfiguration {
         do {
             return try await FileProvider<JSONSnapshot>(filePath: FilePath(path), allowMissing: allowMissing)
         } catch {
-            throw ConfigurationError(
+            throw FeatureError.invalid(
                 """
                 the configuration file \(path) could not be read: \(error). Fix or remove it, or name another \
                 with --config.
@@ -106,7 +106,7 @@ struct SettingsReader {
         if let number = reader.double(forKey: key) { return String(number) }
         if let list = reader.stringArray(forKey: key) {
             guard !list.contains(where: { $0.contains(",") }) else {
-                throw ConfigurationError("\(setting.names): an item of the list contains a comma")
+                throw FeatureError.invalid("\(setting.names): an item of the list contains a comma")
             }
             return list.joined(separator: ",")
         }
@@ -122,7 +122,7 @@ struct SettingsReader {
     ) throws -> T? {
         guard let text = try text(setting) else { return nil }
         guard let value = T(text.trimmingCharacters(in: .whitespaces)), range.contains(value) else {
-            throw ConfigurationError("\(setting.names) must be \(what), got '\(text)'")
+            throw FeatureError.invalid("\(setting.names) must be \(what), got '\(text)'")
         }
         return value
     }
@@ -130,7 +130,7 @@ struct SettingsReader {
     func size(_ setting: TunerConfiguration.Setting, example: String, positive: Bool = false) throws -> Int64? {
         guard let text = try text(setting) else { return nil }
         guard let value = ByteCount.parse(text), !positive || value > 0 else {
-            throw ConfigurationError("\(setting.names) must be a size like \(example), got '\(text)'")
+            throw FeatureError.invalid("\(setting.names) must be a size like \(example), got '\(text)'")
         }
         return value
     }
@@ -139,7 +139,7 @@ struct SettingsReader {
         guard let text = try text(setting) else { return nil }
         // Ten years at most: later conversions to whole nanoseconds must not overflow.
         guard let value = DurationText.seconds(text), !positive || value > 0, value <= 315_360_000 else {
-            throw ConfigurationError("\(setting.names) must be \(what), got '\(text)'")
+            throw FeatureError.invalid("\(setting.names) must be \(what), got '\(text)'")
         }
         return value
     }
@@ -155,7 +155,7 @@ struct SettingsReader {
         if let token = try text(.token), !token.isEmpty { configuration.accessToken = token }
         if let level = try text(.logLevel) ?? logLevelFallback {
             guard let value = Logger.Level(rawValue: level.lowercased()) else {
-                throw ConfigurationError(
+                throw FeatureError.invalid(
                     """
                     \(TunerConfiguration.Setting.logLevel.names) must be trace, debug, info, notice, warning, \
                     error or critical, got '\(level)'
@@ -183,7 +183,7 @@ struct SettingsReader {
         if let names = try list(.publicHosts) { configuration.publicHosts = names }
         if let text = try text(.allowFetch) {
             guard let policy = FetchPolicy(rawValue: text.lowercased()) else {
-                throw ConfigurationError(
+                throw FeatureError.invalid(
                     "\(TunerConfiguration.Setting.allowFetch.names) must be 'any' or 'loopback', got '\(text)'")
             }
             configuration.allowFetch = policy

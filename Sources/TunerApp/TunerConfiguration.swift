@@ -105,9 +105,3 @@ public struct TunerConfiguration: Sendable {
         host == "127.0.0.1" || host == "::1" || host == "localhost" || host.hasPrefix("127.")
     }
 }
-
-/// A configuration value that cannot be used; the message names the setting and what it takes.
-public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}

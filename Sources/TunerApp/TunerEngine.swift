@@ -165,8 +165,7 @@ public final class TunerEngine: Sendable {
     }
 
     /// A proxy URL for `url` with `headers` sent upstream, on the server at `baseURL`.
-    public func proxyURL(for url: URL, headers: [StreamHeader] = [], baseURL: String) throws(StreamLinkError) -> String
-    {
+    public func proxyURL(for url: URL, headers: [StreamHeader] = [], baseURL: String) throws(FeatureError) -> String {
         try signer.proxyURL(for: StreamLink(url: url, headers: headers), baseURL: baseURL)
     }
 

@@ -126,6 +126,7 @@ struct CatalogController {
                 case .notPlayable, .conflict: .conflict
                 case .invalid: .badRequest
                 case .forbidden: .forbidden
+                case .upstream: .badGateway
                 case .failed: .internalServerError
                 }
             throw HTTPError(status, message: error.description)

@@ -22,8 +22,8 @@ struct StreamController {
         let link: StreamLink
         do {
             link = try engine.signer.verify(signature: signature, payload: payload)
-        } catch .badSignature {
-            throw HTTPError(.forbidden, message: StreamLinkError.badSignature.description)
+        } catch  where error.kind == .forbidden {
+            throw HTTPError(.forbidden, message: error.description)
         } catch {
             throw HTTPError(.badRequest, message: error.description)
         }

@@ -43,7 +43,7 @@ public final class TunerServer: Sendable {
             for: url, headers: headers.sorted { $0.key < $1.key }.map { StreamHeader(name: $0.key, value: $0.value) },
             baseURL: baseURL)
         guard let proxied = URL(string: text) else {
-            throw StreamLinkError.invalid("cannot form a proxy URL for \(url)")
+            throw FeatureError.invalid("cannot form a proxy URL for \(url)")
         }
         return proxied
     }
@@ -135,7 +135,7 @@ public final class TunerServer: Sendable {
         server.state.withLockedValue { $0.task = task }
         for await _ in listening.stream { return server }
         try await task.value
-        throw ConfigurationError("the server stopped before it listened")
+        throw FeatureError(.failed, "the server stopped before it listened; its log says why")
     }
 
     /// Stops a server started with ``start(configuration:logger:)`` and waits for it to finish.

@@ -147,7 +147,7 @@ struct Serve: AsyncParsableCommand {
         var configuration: TunerConfiguration
         do {
             configuration = try await dataOptions.configuration(flags: flags)
-        } catch let error as ConfigurationError {
+        } catch let error as FeatureError where error.kind == .invalid {
             throw ValidationError(error.description)
         }
         let logLevel = configuration.logLevel

@@ -74,7 +74,7 @@ import TunerApp
         ("TUNER_TRANSFERS_MAX_ACTIVE", "-1"), ("TUNER_LOG_LEVEL", "loud"), ("TUNER_PREFETCH_SEGMENTS", "99999999999"),
     ])
     func unusableValuesAreErrorsThatNameTheSetting(name: String, value: String) async throws {
-        let error = await #expect(throws: ConfigurationError.self) {
+        let error = await #expect(throws: FeatureError.self) {
             try await TunerConfiguration.load(environment: ["TUNER_DATA": try temporaryFolder(), name: value])
         }
         #expect(error?.description.contains(name) == true, "\(String(describing: error))")
@@ -84,11 +84,11 @@ import TunerApp
     @Test func aNamedFileMustExistAndParse() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        await #expect(throws: ConfigurationError.self) {
+        await #expect(throws: FeatureError.self) {
             try await TunerConfiguration.load(flags: ["config": folder + "/missing.json"], environment: [:])
         }
         try "{ not json".write(toFile: folder + "/bad.json", atomically: true, encoding: .utf8)
-        let error = await #expect(throws: ConfigurationError.self) {
+        let error = await #expect(throws: FeatureError.self) {
             try await TunerConfiguration.load(environment: ["TUNER_CONFIG": folder + "/bad.json"])
         }
         #expect(error?.description.contains("bad.json") == true)

@@ -47,11 +47,11 @@ import Testing
         let parts = try signer.path(for: link).split(separator: "/")
         var tampered = Array(parts[2])
         tampered[5] = tampered[5] == "A" ? "B" : "A"
-        #expect(throws: StreamLinkError.badSignature) {
+        #expect(throws: FeatureError.badSignature) {
             try signer.verify(signature: parts[1], payload: String(tampered))
         }
         let other = StreamLinkSigner(key: SymmetricKey(data: Array(repeating: UInt8(8), count: 32)))
-        #expect(throws: StreamLinkError.badSignature) { try other.verify(signature: parts[1], payload: parts[2]) }
+        #expect(throws: FeatureError.badSignature) { try other.verify(signature: parts[1], payload: parts[2]) }
     }
 
     @Test func aProxyURLRevealsNeitherTheOriginNorItsCredentials() throws {
@@ -81,12 +81,12 @@ import Testing
         let parts = try signer.path(for: Self.awkwardLinks[1]).split(separator: "/")
         var nonce = Array(parts[1])
         nonce[0] = nonce[0] == "A" ? "B" : "A"
-        #expect(throws: StreamLinkError.badSignature) { try signer.verify(signature: String(nonce), payload: parts[2]) }
-        #expect(throws: StreamLinkError.badSignature) {
+        #expect(throws: FeatureError.badSignature) { try signer.verify(signature: String(nonce), payload: parts[2]) }
+        #expect(throws: FeatureError.badSignature) {
             try signer.verify(signature: parts[1], payload: parts[2].dropLast(4))
         }
-        #expect(throws: StreamLinkError.badSignature) { try signer.verify(signature: parts[1], payload: "AAAA") }
-        #expect(throws: StreamLinkError.badSignature) { try signer.verify(signature: "", payload: "") }
+        #expect(throws: FeatureError.badSignature) { try signer.verify(signature: parts[1], payload: "AAAA") }
+        #expect(throws: FeatureError.badSignature) { try signer.verify(signature: "", payload: "") }
     }
 
     @Test func base64URLMatchesFoundationForEveryLength() {

@@ -1,0 +1,1 @@
+../../../../Sources/TunerApp/FeatureError.swift
