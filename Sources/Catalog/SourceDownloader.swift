@@ -23,25 +23,16 @@ struct SourceDownloader: Sendable {
         headers: [CatalogHeader] = [],
         progress: (Int64, Int64?) -> Void
     ) async throws -> String {
-        var failures = 0
-        var random = SystemRandomNumberGenerator()
-        while true {
-            do {
-                return try await downloadOnce(url, headers: headers, progress: progress)
-            } catch let error as CatalogError {
-                failures += 1
-                guard
-                    case .retry(let seconds) = configuration.retryPolicy.decision(
-                        transient: error.isTransient, failures: failures, random: &random)
-                else { throw error }
-                logger.info(
-                    "source download failed; trying again",
-                    metadata: [
-                        "url": "\(Self.redacted(url))", "error": "\(error)", "failures": "\(failures)",
-                        "delay": "\(seconds)",
-                    ])
-                try await Task.sleep(for: .seconds(seconds))
-            }
+        try await configuration.retryPolicy.run {
+            try await downloadOnce(url, headers: headers, progress: progress)
+        } transience: { error in
+            (error as? CatalogError)?.isTransient
+        } onRetry: { error, failures, delay in
+            logger.info(
+                "source download failed; trying again",
+                metadata: [
+                    "url": "\(Self.redacted(url))", "error": "\(error)", "failures": "\(failures)", "delay": "\(delay)",
+                ])
         }
     }
 

@@ -25,6 +25,6 @@ extension Duration {
     /// The duration in seconds, as a `TimeInterval`.
     var seconds: TimeInterval {
         let parts = components
-        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) * 1e-18
+        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }
 }

@@ -89,19 +89,12 @@ public final class CacheAdmin: Sendable {
             throw FeatureError(
                 .invalid, "give 'bytes' for a file, or 'seconds'/'segments' for an HLS stream, not both")
         }
-        let link = try streamLink(url: request.url, headers: request.headers)
-        let job: PreloadJobs.Job
-        do {
-            if request.seconds != nil || request.segments != nil {
-                job = try preloads.startHLS(
-                    link: link, seconds: request.seconds, segments: request.segments,
-                    maxBandwidth: request.maxBandwidth)
-            } else {
-                job = try preloads.start(link: link, byteCount: request.bytes)
-            }
-        } catch {
-            throw FeatureError(.invalid, error.description)
-        }
+        let link = try StreamLink.requested(url: request.url, headers: request.headers, fetchPolicy: fetchPolicy)
+        let job =
+            request.seconds != nil || request.segments != nil
+            ? try preloads.startHLS(
+                link: link, seconds: request.seconds, segments: request.segments, maxBandwidth: request.maxBandwidth)
+            : try preloads.start(link: link, byteCount: request.bytes)
         feed.publish(.preloadStarted(id: job.id))
         return job
     }
@@ -152,21 +145,5 @@ public final class CacheAdmin: Sendable {
         }
         feed.publish(.pinned(url: request.url, pinned: pinned))
         return pinned
-    }
-
-    /// A link the proxy may serve: valid headers, and a URL the fetch policy permits.
-    func streamLink(url text: String, headers: [String: String]?) throws(FeatureError) -> StreamLink {
-        guard let url = URL(string: text) else { throw FeatureError(.invalid, "'\(text)' is not a URL") }
-        let link = StreamLink(
-            url: url,
-            headers: (headers ?? [:]).sorted { $0.key < $1.key }.map { StreamHeader(name: $0.key, value: $0.value) })
-        do {
-            try link.validate()
-        } catch {
-            throw FeatureError(.invalid, error.description)
-        }
-        // Preloading a URL the server may not fetch from would only fail later.
-        guard fetchPolicy.permits(url) else { throw FeatureError(.forbidden, fetchPolicy.refusal(text)) }
-        return link
     }
 }

@@ -28,21 +28,8 @@ public final class Player: Sendable {
     /// A signed proxy URL for any `url`, with `headers` sent upstream on every fetch, on the
     /// server at `baseURL`.
     public func proxyURL(for text: String, headers: [String: String]?, baseURL: String) throws(FeatureError) -> String {
-        guard let url = URL(string: text) else { throw FeatureError(.invalid, "'\(text)' is not a URL") }
-        let link = StreamLink(
-            url: url,
-            headers: (headers ?? [:]).sorted { $0.key < $1.key }.map { StreamHeader(name: $0.key, value: $0.value) })
-        do {
-            try link.validate()
-        } catch {
-            throw FeatureError(.invalid, error.description)
-        }
-        guard fetchPolicy.permits(url) else { throw FeatureError(.forbidden, fetchPolicy.refusal(text)) }
-        do {
-            return try signer.proxyURL(for: link, baseURL: baseURL)
-        } catch {
-            throw FeatureError(.invalid, error.description)
-        }
+        let link = try StreamLink.requested(url: text, headers: headers, fetchPolicy: fetchPolicy)
+        return try signer.proxyURL(for: link, baseURL: baseURL)
     }
 
     /// A signed proxy URL that plays item `id` (a channel, film or episode) on the server at

@@ -132,20 +132,10 @@ public final class PreloadJobs: Sendable {
     static func retrying<T>(
         _ policy: RetryPolicy, logger: Logger, _ body: () async throws -> T
     ) async throws -> T {
-        var failures = 0
-        var random = SystemRandomNumberGenerator()
-        while true {
-            do {
-                return try await body()
-            } catch let error as MediaCacheError where error.kind == .upstream {
-                failures += 1
-                guard
-                    case .retry(let seconds) = policy.decision(
-                        transient: error.isTransient, failures: failures, random: &random)
-                else { throw error }
-                logger.debug("preload fetch failed; trying again", metadata: ["error": "\(error)"])
-                try await Task.sleep(for: .seconds(seconds))
-            }
+        try await policy.run(body) { error in
+            (error as? MediaCacheError).flatMap { $0.kind == .upstream ? $0.isTransient : nil }
+        } onRetry: { error, _, _ in
+            logger.debug("preload fetch failed; trying again", metadata: ["error": "\(error)"])
         }
     }
 

@@ -40,8 +40,7 @@ public final class TunerServer: Sendable {
     /// A proxy URL for `url` on this server; `headers` are sent upstream with every fetch.
     public func proxyURL(for url: URL, headers: [String: String] = [:]) throws -> URL {
         let text = try engine.proxyURL(
-            for: url, headers: headers.sorted { $0.key < $1.key }.map { StreamHeader(name: $0.key, value: $0.value) },
-            baseURL: baseURL)
+            for: url, headers: StreamHeader.list(headers), baseURL: baseURL)
         guard let proxied = URL(string: text) else {
             throw FeatureError.invalid("cannot form a proxy URL for \(url)")
         }

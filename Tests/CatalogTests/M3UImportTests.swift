@@ -106,15 +106,22 @@ struct M3UImportTests {
         #expect(search.total == 0)
     }
 
-    @Test("A provider's passing failure is tried again; a refusal is not")
-    func transientFetchFailuresAreRetriedByTheSharedPolicy() async throws {
-        let catalog = try TemporaryCatalog()
+    /// An origin serving the small fixture as `/static/list.m3u` and an empty `/static/empty.m3u`.
+    static func originServingSmallList(for catalog: TemporaryCatalog) async throws -> TestOrigin {
         let origin = try await TestOrigin.start()
         let served = catalog.directory.appendingPathComponent("served")
         try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
             atPath: Fixtures.path("small.m3u"), toPath: served.appendingPathComponent("list.m3u").path)
+        try Data().write(to: served.appendingPathComponent("empty.m3u"))
         origin.serveDirectory(served.path)
+        return origin
+    }
+
+    @Test("A provider's passing failure is tried again; a refusal is not")
+    func transientFetchFailuresAreRetriedByTheSharedPolicy() async throws {
+        let catalog = try TemporaryCatalog()
+        let origin = try await Self.originServingSmallList(for: catalog)
         defer { Task { try? await origin.shutdown() } }
 
         // 503 twice, then the playlist: the third try imports it.
@@ -140,13 +147,7 @@ struct M3UImportTests {
         ])
     func failedFetchKeepsPreviousItems(fault: String) async throws {
         let catalog = try TemporaryCatalog()
-        let origin = try await TestOrigin.start()
-        let served = catalog.directory.appendingPathComponent("served")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            atPath: Fixtures.path("small.m3u"), toPath: served.appendingPathComponent("list.m3u").path)
-        try Data().write(to: served.appendingPathComponent("empty.m3u"))
-        origin.serveDirectory(served.path)
+        let origin = try await Self.originServingSmallList(for: catalog)
         defer { Task { try? await origin.shutdown() } }
 
         let good = "\(origin.baseURL)/static/list.m3u"

@@ -52,6 +52,35 @@ struct FixedRandom: RandomNumberGenerator {
         #expect(capped.decision(for: error, failures: 1, random: &random) == .retry(after: 3))
     }
 
+    @Test func runRetriesOnlyWhatTheClassifierCallsTransient() async throws {
+        struct Failure: Error { let transient: Bool? }
+        let policy = RetryPolicy(baseDelay: 0.001, maximumDelay: 0.001, jitter: 0, maximumAttempts: 2)
+        var calls = 0
+        var retried: [Int] = []
+        let value = try await policy.run {
+            calls += 1
+            if calls < 3 { throw Failure(transient: true) }
+            return calls
+        } transience: {
+            ($0 as? Failure)?.transient
+        } onRetry: { _, failures, _ in
+            retried.append(failures)
+        }
+        #expect(value == 3 && retried == [1, 2])
+        for (transient, expectedCalls) in [(Bool?.some(true), 3), (false, 1), (nil, 1)] {
+            calls = 0
+            await #expect(throws: Failure.self) {
+                _ = try await policy.run { () async throws -> Int in
+                    calls += 1
+                    throw Failure(transient: transient)
+                } transience: {
+                    ($0 as? Failure)?.transient
+                }
+            }
+            #expect(calls == expectedCalls, "\(String(describing: transient))")
+        }
+    }
+
     @Test func retryAfterParsesSecondsAndHTTPDates() {
         let now = Date(timeIntervalSince1970: 1_700_000_000)  // Tue, 14 Nov 2023 22:13:20 GMT
         #expect(RetryPolicy.parseRetryAfter("120", now: now) == 120)

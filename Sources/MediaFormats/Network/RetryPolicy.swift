@@ -56,6 +56,31 @@ public struct RetryPolicy: Sendable, Hashable {
         return .retry(after: delay(afterFailures: failures, random: &random))
     }
 
+    /// Runs `operation` until it succeeds or the policy gives up. `transience` classifies what it
+    /// throws: true (may pass) is retried after the backoff, false (will not pass) and nil (not a
+    /// failure the policy judges, cancellation say) are thrown at once. `onRetry` hears of each
+    /// failure that is retried, with the failures so far and the wait in seconds.
+    public func run<T>(
+        _ operation: () async throws -> T,
+        transience: (any Error) -> Bool?,
+        onRetry: (_ error: any Error, _ failures: Int, _ delay: TimeInterval) -> Void = { _, _, _ in }
+    ) async throws -> T {
+        var failures = 0
+        var random = SystemRandomNumberGenerator()
+        while true {
+            do {
+                return try await operation()
+            } catch {
+                guard let transient = transience(error) else { throw error }
+                failures += 1
+                guard case .retry(let seconds) = decision(transient: transient, failures: failures, random: &random)
+                else { throw error }
+                onRetry(error, failures, seconds)
+                try await Task.sleep(for: .seconds(seconds))
+            }
+        }
+    }
+
     /// The jittered backoff after `failures` failures in a row.
     public func delay(afterFailures failures: Int, random: inout some RandomNumberGenerator) -> TimeInterval {
         let exponent = Double(max(0, failures - 1))

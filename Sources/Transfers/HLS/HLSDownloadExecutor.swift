@@ -99,9 +99,7 @@ public struct HLSDownloadExecutor: TransferExecutor {
 
     /// The downloader's classification, in the manager's terms.
     static func transferError(_ error: HLSDownloadError) -> TransferError {
-        let retryAfter = error.retryAfter.map {
-            Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18
-        }
+        let retryAfter = error.retryAfter?.seconds
         switch error.classification {
         case .transient:
             return TransferError(.transient, error.description, retryAfter: retryAfter, status: error.httpStatus)

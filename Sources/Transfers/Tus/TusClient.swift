@@ -258,7 +258,7 @@ public struct TusClient: Sendable {
     /// the last PATCH's speed, between `smallestAdaptiveChunk` and `largest`.
     static func nextChunkSize(sent: Int64, in elapsed: Duration, largest: Int64) -> Int64 {
         let smallest = min(largest, smallestAdaptiveChunk)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         guard sent > 0, seconds > 0 else { return largest }
         let target = Double(sent) / seconds * (Double(patchTargetDuration.components.seconds))
         guard target.isFinite, target < Double(largest) else { return largest }
