@@ -176,13 +176,15 @@ import TunerTesting
     }
 
     @Test func originErrorsPassThroughAndFailuresMapTo502And504() async throws {
-        let harness = try await ProxyHarness.start { $0.upstreamTimeoutSeconds = 1 }
+        // 4 s for an answer: a loaded CI machine running every suite at once can take over a second
+        // to answer the 404 below, which a 1 s timeout turned into a 504.
+        let harness = try await ProxyHarness.start { $0.upstreamTimeoutSeconds = 4 }
         let notFound = try await HTTP.fetch(try harness.proxyURL("/nothing-here.mp4"))
         #expect(notFound.status == 404)
         let unavailable = try await HTTP.fetch(try harness.proxyURL("/files/x.mp4?size=10&status=503&retryafter=7"))
         #expect(unavailable.status == 503)
         #expect(unavailable.header("Retry-After") == "7")
-        let timeout = try await HTTP.fetch(try harness.proxyURL("/files/slow.mp4?size=10&delay=3000"))
+        let timeout = try await HTTP.fetch(try harness.proxyURL("/files/slow.mp4?size=10&delay=8000"))
         #expect(timeout.status == 504)
         // A port where nothing listens.
         let closed = try await HTTP.fetch(
