@@ -8,7 +8,7 @@ import MediaFormats
 /// Every task lives in memory and is written through to the ``TransferStore`` (a single writer
 /// flushes the newest state of changed tasks, so writes never overtake each other). Operations
 /// that the user calls are valid from any state they make sense in and throw
-/// ``TransferManagerError`` otherwise. Nothing runs until ``start()``; operations work before
+/// ``TransferError`` otherwise. Nothing runs until ``start()``; operations work before
 /// that (the CLI edits the queue without running it).
 public actor TransferManager {
     /// Limits and timings.
@@ -288,7 +288,7 @@ public actor TransferManager {
         case .active:
             await stop(id, intent: .pause)
         case .complete, .removed:
-            throw TransferManagerError.invalidState(id: id, state: task.state, action: "pause", hint: "")
+            throw TransferError.invalidState(id: id, state: task.state, action: "pause", hint: "")
         }
         schedule()
     }
@@ -304,9 +304,9 @@ public actor TransferManager {
             task.record("resumed")
             store(task)
         case .error:
-            throw TransferManagerError.invalidState(id: id, state: task.state, action: "resume", hint: "use retry")
+            throw TransferError.invalidState(id: id, state: task.state, action: "resume", hint: "use retry")
         case .complete, .removed:
-            throw TransferManagerError.invalidState(id: id, state: task.state, action: "resume", hint: "")
+            throw TransferError.invalidState(id: id, state: task.state, action: "resume", hint: "")
         }
         schedule()
     }
@@ -325,7 +325,7 @@ public actor TransferManager {
             task.record("retry requested")
             store(task)
         case .complete, .removed:
-            throw TransferManagerError.invalidState(id: id, state: task.state, action: "retry", hint: "add it again")
+            throw TransferError.invalidState(id: id, state: task.state, action: "retry", hint: "add it again")
         }
         schedule()
     }
@@ -336,7 +336,7 @@ public actor TransferManager {
         switch task.state {
         case .removed: return
         case .complete:
-            throw TransferManagerError.invalidState(
+            throw TransferError.invalidState(
                 id: id, state: task.state, action: "cancel", hint: "delete it instead")
         case .active:
             await stop(id, intent: .cancel)
@@ -360,7 +360,7 @@ public actor TransferManager {
             if let executor = executors[current.kind] {
                 try await executor.deleteResult(current, context: context(for: id))
             } else {
-                throw TransferManagerError.invalidState(
+                throw TransferError.invalidState(
                     id: id, state: current.state, action: "delete", hint: "no executor handles \(current.kind)")
             }
         } else {
@@ -390,12 +390,12 @@ public actor TransferManager {
     public func changeSource(id: Int64, to url: String) async throws {
         let task = try existing(id)
         guard task.state != .complete && task.state != .removed else {
-            throw TransferManagerError.invalidState(
+            throw TransferError.invalidState(
                 id: id, state: task.state, action: "change the URL of", hint: "add a new task")
         }
         try validate(TransferRequest(kind: task.kind, sourceURL: url))
         if runs[id] != nil { await stop(id, intent: .requeue) }
-        guard var changed = tasks[id] else { throw TransferManagerError.notFound(id) }
+        guard var changed = tasks[id] else { throw TransferError.noTask(id) }
         changed.sourceURL = url
         changed.retryCount = 0
         changed.errorReason = nil
@@ -606,7 +606,7 @@ public actor TransferManager {
     private func fail(_ task: inout TransferTask, _ error: TransferError) {
         let failures = task.retryCount + 1
         // Reasons quote URLs and server answers: stored and shown without credentials.
-        let reason = SecretRedactor.redact(error.reason)
+        let reason = SecretRedactor.redact(error.description)
         task.errorReason = reason
         task.errorClass = error.errorClass
         switch scheduler.afterFailure(error, failures: failures, now: time.now(), random: &random) {
@@ -661,7 +661,7 @@ public actor TransferManager {
     // MARK: - Storage
 
     private func existing(_ id: Int64) throws -> TransferTask {
-        guard let task = tasks[id] else { throw TransferManagerError.notFound(id) }
+        guard let task = tasks[id] else { throw TransferError.noTask(id) }
         return task
     }
 
@@ -736,7 +736,7 @@ public actor TransferManager {
 
     private func validate(_ request: TransferRequest) throws {
         guard TransferKind.known.contains(request.kind) || executors[request.kind] != nil else {
-            throw TransferManagerError.invalidRequest(
+            throw TransferError.invalidRequest(
                 """
                 unknown transfer kind '\(request.kind)'; known kinds: \
                 \(TransferKind.known.map(\.rawValue).joined(separator: ", "))
@@ -748,7 +748,7 @@ public actor TransferManager {
                 let scheme = components.scheme?.lowercased(),
                 scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
             else {
-                throw TransferManagerError.invalidRequest(
+                throw TransferError.invalidRequest(
                     """
                     '\(request.sourceURL)' is not an http(s) URL; give a full URL such as \
                     https://example.com/video.mp4
@@ -760,24 +760,24 @@ public actor TransferManager {
             let path = URL(string: request.sourceURL).flatMap { $0.isFileURL ? $0.path : nil } ?? request.sourceURL
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-                throw TransferManagerError.invalidRequest(
+                throw TransferError.invalidRequest(
                     "'\(request.sourceURL)' is not a file to upload; give the path of an existing file")
             }
             guard let target = request.properties["destinationURL"], let components = URLComponents(string: target),
                 let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
                 components.host?.isEmpty == false
             else {
-                throw TransferManagerError.invalidRequest(
+                throw TransferError.invalidRequest(
                     "an upload needs an http(s) destinationURL, got '\(request.properties["destinationURL"] ?? "")'")
             }
         }
         if let sha = request.expectedSHA256 {
             guard sha.count == 64, sha.allSatisfy(\.isHexDigit) else {
-                throw TransferManagerError.invalidRequest("the SHA-256 must be 64 hex digits, got '\(sha)'")
+                throw TransferError.invalidRequest("the SHA-256 must be 64 hex digits, got '\(sha)'")
             }
         }
         if let name = request.destinationName, name.contains("/") || name == "." || name == ".." || name.isEmpty {
-            throw TransferManagerError.invalidRequest("the file name '\(name)' must be a plain name without '/'")
+            throw TransferError.invalidRequest("the file name '\(name)' must be a plain name without '/'")
         }
     }
 }

@@ -53,7 +53,7 @@ public final class Downloads: Sendable {
 
     public func entry(id: Int64) async throws(FeatureError) -> Entry {
         guard let task = await transfers.task(id: id) else {
-            throw FeatureError(.notFound, TransferManagerError.notFound(id).description)
+            throw FeatureError(.notFound, TransferError.noTask(id).description)
         }
         return Entry(task: task, progress: await transfers.progress(id: id))
     }
@@ -98,18 +98,18 @@ public final class Downloads: Sendable {
             case "cancel": try await transfers.cancel(id: id)
             case "position":
                 guard let position = change.position, position >= 0 else {
-                    throw TransferManagerError.invalidRequest(
+                    throw TransferError.invalidRequest(
                         "the position action needs \"position\": a whole number from 0")
                 }
                 try await transfers.move(id: id, to: position)
             case "url":
                 guard let url = change.url else {
-                    throw TransferManagerError.invalidRequest("the url action needs \"url\"")
+                    throw TransferError.invalidRequest("the url action needs \"url\"")
                 }
                 try permit(url)
                 try await transfers.changeSource(id: id, to: url)
             default:
-                throw TransferManagerError.invalidRequest(
+                throw TransferError.invalidRequest(
                     "unknown action '\(change.action)'; use pause, resume, retry, cancel, position or url")
             }
         }
@@ -142,11 +142,12 @@ public final class Downloads: Sendable {
             return try await body()
         } catch let error as FeatureError {
             throw error
-        } catch let error as TransferManagerError {
-            switch error {
+        } catch let error as TransferError {
+            switch error.kind {
             case .notFound: throw FeatureError(.notFound, error.description)
             case .invalidState: throw FeatureError(.conflict, error.description)
             case .invalidRequest: throw FeatureError(.invalid, error.description)
+            default: throw FeatureError(.failed, "the transfer queue could not be changed: \(error)")
             }
         } catch {
             throw FeatureError(.failed, "the transfer queue could not be changed: \(error)")

@@ -97,7 +97,7 @@ struct FixedRandom: RandomNumberGenerator {
         #expect(RetryPolicy.parseRetryAfter("99999999999999999999", now: now) == nil)
         #expect(RetryPolicy.parseRetryAfter("Fri, 31 Dec 9999 23:59:59 GMT", now: now) == week)
         #expect(RetryPolicy.parseRetryAfter("+5", now: now) == nil)
-        #expect(UploadError.parseRetryAfter("9223372036854775807") == week)
+        #expect(TransferError.parseRetryAfter("9223372036854775807") == week)
     }
 
     /// The `range` fuzz target made Foundation's DateFormatter trap on a Retry-After of letters

@@ -127,19 +127,21 @@ import TunerTesting
         let paused = try #require(await harness.manager.task(id: slow.id))
         #expect(paused.state == .paused)
         #expect(harness.partialSize(paused) == paused.committedBytes)
-        await #expect(throws: TransferManagerError.self) { try await harness.manager.resume(id: 999) }
-        await #expect(throws: TransferManagerError.self) { try await harness.manager.retry(id: 999) }
+        let missing = await #expect(throws: TransferError.self) { try await harness.manager.resume(id: 999) }
+        #expect(missing?.kind == .notFound && missing?.taskID == 999)
+        await #expect(throws: TransferError.self) { try await harness.manager.retry(id: 999) }
 
         try await harness.manager.cancel(id: slow.id)
         let removed = try #require(await harness.manager.task(id: slow.id))
         #expect(removed.state == .removed)
         #expect(harness.partialSize(removed) == nil)
-        await #expect(throws: TransferManagerError.self) { try await harness.manager.resume(id: slow.id) }
+        let refused = await #expect(throws: TransferError.self) { try await harness.manager.resume(id: slow.id) }
+        #expect(refused?.kind == .invalidState && refused?.description.contains("removed") == true)
 
         let quick = try await harness.manager.add(TransferRequest(sourceURL: harness.url("quick.bin", size: 5000)))
         let done = try await harness.waitFinished(quick.id)
         #expect(done.state == .complete)
-        await #expect(throws: TransferManagerError.self) { try await harness.manager.cancel(id: quick.id) }
+        await #expect(throws: TransferError.self) { try await harness.manager.cancel(id: quick.id) }
         let purged = try await harness.manager.purgeFinished()
         #expect(purged == 2)
         #expect(await harness.manager.list().isEmpty)

@@ -52,10 +52,10 @@ struct TusEndpointTests {
         do {
             _ = try await client.offset(of: url)
             Issue.record("a terminated upload still has an offset")
-        } catch let error as UploadError {
+        } catch let error as TransferError {
             #expect(error.status == 404)
             #expect(error.operation == .offset)
-            #expect(error.classification == .permanent)
+            #expect(error.errorClass == .permanent)
         }
         try await harness.stop()
     }

@@ -48,17 +48,12 @@ public struct HLSDownloadExecutor: TransferExecutor {
             headers: Dictionary(task.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }),
             rendition: rendition, audioLanguage: task.properties["audioLanguage"], retry: retry)
         let downloader = HLSDownloader(client: httpClient, logger: context.logger)
-        let result: HLSDownloadResult
-        do {
-            result = try await downloader.download(
-                request,
-                progress: { progress in
-                    // Items are counted only once synced and journalled, so these bytes are safe.
-                    context.progress(bytes: progress.completedBytes, total: nil)
-                }, activity: { context.activity() })
-        } catch let error as HLSDownloadError {
-            throw Self.transferError(error)
-        }
+        let result = try await downloader.download(
+            request,
+            progress: { progress in
+                // Items are counted only once synced and journalled, so these bytes are safe.
+                context.progress(bytes: progress.completedBytes, total: nil)
+            }, activity: { context.activity() })
         try Task.checkCancellation()
         guard !fileManager.fileExists(atPath: final) else {
             throw TransferError.permanent("\(final) appeared while the stream downloaded; move it away, then retry")
@@ -95,19 +90,6 @@ public struct HLSDownloadExecutor: TransferExecutor {
     public func deleteResult(_ task: TransferTask, context: TransferContext) async throws {
         let final = context.downloadsDirectory + "/" + (task.destinationName)
         if FileManager.default.fileExists(atPath: final) { try FileManager.default.removeItem(atPath: final) }
-    }
-
-    /// The downloader's classification, in the manager's terms.
-    static func transferError(_ error: HLSDownloadError) -> TransferError {
-        let retryAfter = error.retryAfter?.seconds
-        switch error.classification {
-        case .transient:
-            return TransferError(.transient, error.description, retryAfter: retryAfter, status: error.httpStatus)
-        case .needsNewURL:
-            return TransferError(
-                .needsNewURL, error.description + "; give the task a new URL", status: error.httpStatus)
-        case .permanent: return TransferError(.permanent, error.description, status: error.httpStatus)
-        }
     }
 
     static func folderBytes(_ path: String) -> Int64 {

@@ -31,7 +31,7 @@ struct HLSDownloadFetcher: Sendable {
         case transport(any Error)
         case stalled
         case lengthMismatch(String)
-        case notPermitted(HLSDownloadError)
+        case notPermitted(TransferError)
     }
 
     // MARK: Public operations
@@ -76,7 +76,7 @@ struct HLSDownloadFetcher: Sendable {
                 return try await body()
             } catch let error as AttemptFailure {
                 failure = error
-            } catch let error as HLSDownloadError {
+            } catch let error as TransferError {
                 throw error
             } catch {
                 // A cancelled task sees AsyncHTTPClient's `cancelled` or NIO errors: report the
@@ -87,25 +87,25 @@ struct HLSDownloadFetcher: Sendable {
             if Task.isCancelled { throw CancellationError() }
 
             var retryAfter: Duration?
-            let error: HLSDownloadError
+            let error: TransferError
             switch failure {
             case .status(let status, let after):
                 retryAfter = after
-                error = HLSDownloadError(
+                error = TransferError.hls(
                     .httpStatus, url: url, segmentIndex: segmentIndex, rendition: rendition, httpStatus: status,
                     retryAfter: after,
                     attempts: attempt, "the \(subject) request was answered with HTTP \(status)")
-                guard HLSDownloadError.classify(status: status) == .transient else { throw error }
+                guard TransferErrorClass(status: status) == .transient else { throw error }
             case .transport(let underlying):
-                error = HLSDownloadError(
+                error = TransferError.hls(
                     .transport, url: url, segmentIndex: segmentIndex, rendition: rendition, attempts: attempt,
                     underlying: underlying, "the \(subject) request failed")
             case .stalled:
-                error = HLSDownloadError(
+                error = TransferError.hls(
                     .stalled, url: url, segmentIndex: segmentIndex, rendition: rendition, attempts: attempt,
                     "no byte of the \(subject) arrived for \(retry.stallTimeout)")
             case .lengthMismatch(let detail):
-                error = HLSDownloadError(
+                error = TransferError.hls(
                     .lengthMismatch, url: url, segmentIndex: segmentIndex, rendition: rendition,
                     attempts: attempt, detail)
             case .notPermitted(let permanent):
@@ -220,7 +220,7 @@ struct HLSDownloadFetcher: Sendable {
                     bytes.append(contentsOf: chunk.readableBytesView)
                     if bytes.count > Self.maxPlaylistBytes {
                         throw AttemptFailure.notPermitted(
-                            HLSDownloadError(
+                            TransferError.hls(
                                 .invalidPlaylist, url: url, "the playlist is larger than \(Self.maxPlaylistBytes) bytes"
                             ))
                     }
@@ -240,7 +240,7 @@ struct HLSDownloadFetcher: Sendable {
         // A whole file goes to `<name>.partial` and is renamed when complete; a range is written
         // in place, at its own offset of the shared file.
         let writePath = range == nil ? destination + ".partial" : destination
-        let file = try wrapFileError { () throws(HLSDownloadError) in
+        let file = try wrapFileError { () throws(TransferError) in
             try HLSDownloadFile(path: writePath, truncate: range == nil)
         }
         defer { file.close() }
@@ -266,7 +266,7 @@ struct HLSDownloadFetcher: Sendable {
                     chunk = chunk.getSlice(at: chunk.readerIndex, length: Int(expected - kept)) ?? chunk
                 }
                 if chunk.readableBytes > 0 {
-                    try wrapFileError { () throws(HLSDownloadError) in try file.write(chunk, at: base + kept) }
+                    try wrapFileError { () throws(TransferError) in try file.write(chunk, at: base + kept) }
                     kept += Int64(chunk.readableBytes)
                 }
                 // A server that ignored Range: stop once the range is in, without the rest.
@@ -280,16 +280,16 @@ struct HLSDownloadFetcher: Sendable {
         if let expected, kept != expected {
             throw AttemptFailure.lengthMismatch("expected \(expected) bytes, received \(kept)")
         }
-        try wrapFileError { () throws(HLSDownloadError) in try file.sync() }
+        try wrapFileError { () throws(TransferError) in try file.sync() }
         file.close()
         if range == nil {
-            try wrapFileError { () throws(HLSDownloadError) in try HLSDownloadFiles.rename(writePath, to: destination) }
+            try wrapFileError { () throws(TransferError) in try HLSDownloadFiles.rename(writePath, to: destination) }
         }
         return .written(kept)
     }
 
     /// File errors are permanent: retrying a full disk does not help.
-    private func wrapFileError<T>(_ body: () throws(HLSDownloadError) -> T) throws -> T {
+    private func wrapFileError<T>(_ body: () throws(TransferError) -> T) throws -> T {
         do {
             return try body()
         } catch {

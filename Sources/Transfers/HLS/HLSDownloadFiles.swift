@@ -16,7 +16,7 @@ import NIOCore
 enum HLSDownloadFiles {
     /// Writes `bytes` to `path` so that a reader (or a crash) sees either the old file or the
     /// whole new one: a temporary file in the same folder, synced, renamed over, folder synced.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(HLSDownloadError) {
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(TransferError) {
         let temporary = path + ".tmp"
         let file = try HLSDownloadFile(path: temporary, truncate: true)
         do {
@@ -32,7 +32,7 @@ enum HLSDownloadFiles {
     }
 
     /// Renames `source` to `destination` (replacing it) and syncs their folder.
-    static func rename(_ source: String, to destination: String) throws(HLSDownloadError) {
+    static func rename(_ source: String, to destination: String) throws(TransferError) {
         #if canImport(Darwin)
             let result = Darwin.rename(source, destination)
         #elseif canImport(Musl)
@@ -65,9 +65,9 @@ enum HLSDownloadFiles {
         unlink(path)
     }
 
-    static func ioError(_ operation: String, path: String, errno code: Int32) -> HLSDownloadError {
+    static func ioError(_ operation: String, path: String, errno code: Int32) -> TransferError {
         let reason = String(cString: strerror(code))
-        return HLSDownloadError(
+        return TransferError.hls(
             .fileSystem, underlying: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO),
             "\(operation) failed for \(path): \(reason)")
     }
@@ -86,7 +86,7 @@ final class HLSDownloadFile {
 
     /// Opens `path` for writing, creating it; `truncate` empties it first (a whole file is
     /// rewritten from byte 0 on every try; a file of byte ranges keeps its other ranges).
-    init(path: String, truncate: Bool) throws(HLSDownloadError) {
+    init(path: String, truncate: Bool) throws(TransferError) {
         self.path = path
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0o644)
         guard fd >= 0 else { throw HLSDownloadFiles.ioError("open", path: path, errno: errno) }
@@ -95,20 +95,20 @@ final class HLSDownloadFile {
 
     deinit { close() }
 
-    func write(_ buffer: ByteBuffer, at offset: Int64) throws(HLSDownloadError) {
+    func write(_ buffer: ByteBuffer, at offset: Int64) throws(TransferError) {
         let result: Int32 = buffer.withUnsafeReadableBytes { bytes in
             Self.writeAll(descriptor, bytes, at: offset)
         }
         if result != 0 { throw HLSDownloadFiles.ioError("write", path: path, errno: result) }
     }
 
-    func write(_ bytes: [UInt8], at offset: Int64) throws(HLSDownloadError) {
+    func write(_ bytes: [UInt8], at offset: Int64) throws(TransferError) {
         let result: Int32 = bytes.withUnsafeBytes { Self.writeAll(descriptor, $0, at: offset) }
         if result != 0 { throw HLSDownloadFiles.ioError("write", path: path, errno: result) }
     }
 
     /// Forces the written bytes to stable storage; an item is recorded only after this.
-    func sync() throws(HLSDownloadError) {
+    func sync() throws(TransferError) {
         #if canImport(Darwin)
             let result = fsync(descriptor)
         #else

@@ -49,40 +49,40 @@ actor HLSDownloadJournal {
     }
 
     /// Reads the state of `directory`; nil when there is none (a new download).
-    static func load(directory: String) throws(HLSDownloadError) -> HLSDownloadState? {
+    static func load(directory: String) throws(TransferError) -> HLSDownloadState? {
         let path = directory + "/" + stateFileName
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         do {
             let state = try JSONDecoder().decode(HLSDownloadState.self, from: data)
             guard state.format == HLSDownloadState.currentFormat else {
-                throw HLSDownloadError(
+                throw TransferError.hls(
                     .destinationInUse,
                     "\(path) has format \(state.format); this version reads \(HLSDownloadState.currentFormat)")
             }
             return state
-        } catch let error as HLSDownloadError {
+        } catch let error as TransferError {
             throw error
         } catch {
-            throw HLSDownloadError(
+            throw TransferError.hls(
                 .fileSystem, underlying: error,
                 "the resume state \(path) cannot be read; delete the folder to start the download again")
         }
     }
 
-    static func save(_ state: HLSDownloadState, directory: String) throws(HLSDownloadError) {
+    static func save(_ state: HLSDownloadState, directory: String) throws(TransferError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data: Data
         do {
             data = try encoder.encode(state)
         } catch {
-            throw HLSDownloadError(.fileSystem, underlying: error, "cannot encode the resume state")
+            throw TransferError.hls(.fileSystem, underlying: error, "cannot encode the resume state")
         }
         try HLSDownloadFiles.writeAtomically(Array(data), to: directory + "/" + stateFileName)
     }
 
     /// Records an item whose file is complete and synced, then reports progress.
-    func markCompleted(_ item: HLSDownloadItem, bytes: Int64) throws(HLSDownloadError) {
+    func markCompleted(_ item: HLSDownloadItem, bytes: Int64) throws(TransferError) {
         state.completed[item.id] = bytes
         try HLSDownloadJournal.save(state, directory: (path as NSString).deletingLastPathComponent)
         reportProgress()

@@ -66,7 +66,7 @@ struct HLSDownloadPlan: Sendable {
     let localNames: [String: String]
     let segmentCount: Int
 
-    init(playlist: HLSPlaylist, baseURL: URL, media: HLSDownloadMedia = .main) throws(HLSDownloadError) {
+    init(playlist: HLSPlaylist, baseURL: URL, media: HLSDownloadMedia = .main) throws(TransferError) {
         let rewriter = HLSRewriter(baseURL: baseURL)
         var names: [String: String] = [:]
         var roles: [String: (role: HLSDownloadItem.Role, url: URL, segment: Int)] = [:]
@@ -75,9 +75,9 @@ struct HLSDownloadPlan: Sendable {
         var ranges: [String: [HLSByteRange]] = [:]
         var counts: [HLSDownloadItem.Role: Int] = [:]
 
-        func resolve(_ uri: String, segment: Int) throws(HLSDownloadError) -> URL {
+        func resolve(_ uri: String, segment: Int) throws(TransferError) -> URL {
             guard let url = rewriter.resolve(uri) else {
-                throw HLSDownloadError(
+                throw TransferError.hls(
                     .invalidPlaylist, segmentIndex: segment, rendition: media.label,
                     "cannot read the URI \"\(uri)\" as a URL")
             }
@@ -111,7 +111,7 @@ struct HLSDownloadPlan: Sendable {
             }
             for key in segment.keys where key.method != .none {
                 guard let uri = key.uri else {
-                    throw HLSDownloadError(
+                    throw TransferError.hls(
                         .invalidPlaylist, segmentIndex: index, rendition: media.label,
                         "the #EXT-X-KEY on line \(key.line) has no URI")
                 }
@@ -122,7 +122,7 @@ struct HLSDownloadPlan: Sendable {
                 case "data":
                     continue  // Inline: already in the playlist, plays offline as it is.
                 default:
-                    throw HLSDownloadError(
+                    throw TransferError.hls(
                         .unsupported, url: url, segmentIndex: index, rendition: media.label,
                         """
                         the key on line \(key.line) (\(key.method), KEYFORMAT \(key.keyFormat)) is not an http(s) \

@@ -58,7 +58,7 @@ public struct HLSDownloadRendition: Sendable, Hashable, CustomStringConvertible 
     public static let highestBandwidth = HLSDownloadRendition(choice: .highest)
 
     /// The variant with the highest `BANDWIDTH` not above `bitsPerSecond`. When every variant is
-    /// above it, the download fails with `HLSDownloadError.Kind.noMatchingVariant` rather than
+    /// above it, the download fails with `TransferError.Kind.noMatchingVariant` rather than
     /// quietly taking more than was asked for.
     public static func highestBandwidth(atMost bitsPerSecond: Int) -> HLSDownloadRendition {
         HLSDownloadRendition(choice: .highestAtMost(bitsPerSecond))

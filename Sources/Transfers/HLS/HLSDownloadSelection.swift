@@ -18,12 +18,12 @@ struct HLSDownloadSelection: Sendable {
     let audioURL: URL?
 
     init(master: HLSPlaylist, url: URL, rendition: HLSDownloadRendition, audioLanguage: String?)
-        throws(HLSDownloadError)
+        throws(TransferError)
     {
         let rewriter = HLSRewriter(baseURL: url)
         let variant = try Self.chooseVariant(master, rendition: rendition, url: url)
         guard let variantURL = rewriter.resolve(variant.uri) else {
-            throw HLSDownloadError(
+            throw TransferError.hls(
                 .invalidPlaylist, url: url, "cannot read the variant URI \"\(variant.uri)\" as a URL")
         }
         self.variant = variant
@@ -34,7 +34,7 @@ struct HLSDownloadSelection: Sendable {
             let uri = chosen.uri
         {
             guard let audioURL = rewriter.resolve(uri) else {
-                throw HLSDownloadError(
+                throw TransferError.hls(
                     .invalidPlaylist, url: url, rendition: HLSDownloadMedia.audio.label,
                     """
                     cannot read the URI \"\(uri)\" of the audio rendition \"\(chosen.name)\" (line \
@@ -56,7 +56,7 @@ struct HLSDownloadSelection: Sendable {
 
     /// The variant with the highest `BANDWIDTH` (not above the limit, when there is one); I-frame
     /// variants are never chosen.
-    static func chooseVariant(_ master: HLSPlaylist, rendition: HLSDownloadRendition, url: URL) throws(HLSDownloadError)
+    static func chooseVariant(_ master: HLSPlaylist, rendition: HLSDownloadRendition, url: URL) throws(TransferError)
         -> HLSVariant
     {
         let candidates = master.variants.filter { !$0.isIFrameOnly }
@@ -68,7 +68,7 @@ struct HLSDownloadSelection: Sendable {
         let fitting = candidates.filter { limit == nil || ($0.bandwidth ?? 0) <= limit! }
         guard let best = fitting.max(by: { ($0.bandwidth ?? 0) < ($1.bandwidth ?? 0) }) else {
             let offered = candidates.compactMap(\.bandwidth).sorted().map(String.init).joined(separator: ", ")
-            throw HLSDownloadError(
+            throw TransferError.hls(
                 .noMatchingVariant, url: url,
                 candidates.isEmpty
                     ? "the master playlist has no variant"

@@ -10,7 +10,7 @@ import MediaFormats
 /// What it guarantees:
 /// - Nothing is skipped. Every file is retried on transient errors (timeouts, resets, stalls,
 ///   408/429/5xx with `Retry-After`) up to `HLSDownloadRetrySettings.attempts`; after that the
-///   download throws `HLSDownloadError` naming the URL and segment. `index.m3u8` is written only
+///   download throws `TransferError` naming the URL and segment. `index.m3u8` is written only
 ///   when every item is on disk, so a folder with an `index.m3u8` is complete.
 /// - No confirmed byte is lost. An item is recorded in `.hls-download.json` only after its file
 ///   is fully written, its length checked (`Content-Length`, or the byte range) and synced; the
@@ -90,7 +90,7 @@ public struct HLSDownloader: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw HLSDownloadError(.fileSystem, underlying: error, "cannot create the destination folder \(directory)")
+            throw TransferError.hls(.fileSystem, underlying: error, "cannot create the destination folder \(directory)")
         }
         let fetcher = HLSDownloadFetcher(
             client: client, logger: logger, headers: request.headers, retry: request.retry, activity: activity)
@@ -99,7 +99,7 @@ public struct HLSDownloader: Sendable {
         let localPlaylistPath = directory + "/" + Self.localPlaylistName
 
         /// Saves the chosen playlists, then the state that points at them.
-        func begin(_ chosen: ChosenPlaylists, completed: [String: Int64]) throws(HLSDownloadError) -> HLSDownloadState {
+        func begin(_ chosen: ChosenPlaylists, completed: [String: Int64]) throws(TransferError) -> HLSDownloadState {
             try HLSDownloadFiles.writeAtomically(chosen.main.bytes, to: playlistPath)
             if let audio = chosen.audio { try HLSDownloadFiles.writeAtomically(audio.bytes, to: audioPlaylistPath) }
             let state = HLSDownloadState(
@@ -122,7 +122,7 @@ public struct HLSDownloader: Sendable {
             let savedURL = URL(string: saved.mediaPlaylistURL) ?? request.playlistURL
             let savedPlaylist = try Self.parse(Array(savedText), url: savedURL)
             let savedAudioURL = saved.audioPlaylistURL.flatMap { URL(string: $0) } ?? savedURL
-            let savedAudio = try savedAudioText.map { text throws(HLSDownloadError) in
+            let savedAudio = try savedAudioText.map { text throws(TransferError) in
                 try Self.parse(Array(text), url: savedAudioURL)
             }
             if saved.sourceURL == request.playlistURL.absoluteString {
@@ -146,7 +146,7 @@ public struct HLSDownloader: Sendable {
                         savedSource: saved.sourceURL, directory: directory,
                         sameVariant: saved.audioLanguage == chosen.audioLanguage, media: .audio)
                 default:
-                    throw HLSDownloadError(
+                    throw TransferError.hls(
                         .destinationInUse, url: chosen.main.url,
                         """
                         \(directory) holds the download of \(saved.sourceURL), \
@@ -214,13 +214,13 @@ public struct HLSDownloader: Sendable {
         let completed = await journal.completed
         if let missing = items.first(where: { completed[$0.id] == nil }) {
             // Cannot happen unless the journal lost a record; never write a playlist with a hole.
-            throw HLSDownloadError(
+            throw TransferError.hls(
                 .fileSystem, url: missing.url, "\(missing.localName) is not recorded after every fetch succeeded")
         }
         let local = plan.localPlaylist(playlist, baseURL: mediaURL)
         if let audioPlaylist, let audioPlan, let audioURL {
             guard let master = state.localMaster else {
-                throw HLSDownloadError(
+                throw TransferError.hls(
                     .destinationInUse,
                     """
                     the resume state of \(directory) names an audio rendition but no master playlist; delete the \
@@ -287,7 +287,7 @@ public struct HLSDownloader: Sendable {
                     }
                 }
             }
-            if Task.isCancelled, !(firstError is HLSDownloadError) { throw CancellationError() }
+            if Task.isCancelled, !(firstError is TransferError) { throw CancellationError() }
             if let firstError { throw firstError }
         }
     }
@@ -331,7 +331,7 @@ public struct HLSDownloader: Sendable {
         let fetched = try await fetcher.fetchPlaylist(url, media: media)
         let playlist = try Self.parse(fetched.bytes, url: fetched.finalURL)
         guard !playlist.isMaster else {
-            throw HLSDownloadError(
+            throw TransferError.hls(
                 .invalidPlaylist, url: fetched.finalURL, rendition: media.label,
                 "the \(media.label.map { $0 + " rendition" } ?? "variant") is another master playlist")
         }
@@ -347,7 +347,7 @@ public struct HLSDownloader: Sendable {
     static func checkSameStream(
         saved: HLSPlaylist, savedURL: URL, new: HLSPlaylist, newURL: URL, savedSource: String, directory: String,
         sameVariant: Bool, media: HLSDownloadMedia = .main
-    ) throws(HLSDownloadError) {
+    ) throws(TransferError) {
         let before = try HLSDownloadPlan(playlist: saved, baseURL: savedURL, media: media)
         let after = try HLSDownloadPlan(playlist: new, baseURL: newURL, media: media)
         let same =
@@ -357,7 +357,7 @@ public struct HLSDownloader: Sendable {
             && before.items.map(\.role) == after.items.map(\.role)
             && saved.segments.map(\.duration) == new.segments.map(\.duration)
         guard same else {
-            throw HLSDownloadError(
+            throw TransferError.hls(
                 .destinationInUse, url: newURL, rendition: media.label,
                 """
                 \(directory) holds the download of \(savedSource), and the new URL serves a different \
@@ -368,7 +368,7 @@ public struct HLSDownloader: Sendable {
         }
     }
 
-    static func parse(_ bytes: [UInt8], url: URL) throws(HLSDownloadError) -> HLSPlaylist {
+    static func parse(_ bytes: [UInt8], url: URL) throws(TransferError) -> HLSPlaylist {
         // Lenient: real playlists break small rules players forgive; what matters here (URIs,
         // ranges, keys, maps) is still read.
         let playlist: HLSPlaylist
@@ -376,21 +376,21 @@ public struct HLSDownloader: Sendable {
             playlist = try HLSPlaylist(
                 parsing: bytes, configuration: HLSParser.Configuration(throwsOnViolation: false, playlistURL: url))
         } catch {
-            throw HLSDownloadError(
+            throw TransferError.hls(
                 .invalidPlaylist, url: url, underlying: error, "the playlist cannot be parsed: \(error)")
         }
         guard
             bytes.starts(with: Array("#EXTM3U".utf8))
                 || String(decoding: bytes.prefix(16), as: UTF8.self).contains("#EXTM3U")
         else {
-            throw HLSDownloadError(.invalidPlaylist, url: url, "the response is not an HLS playlist (no #EXTM3U)")
+            throw TransferError.hls(.invalidPlaylist, url: url, "the response is not an HLS playlist (no #EXTM3U)")
         }
         return playlist
     }
 
-    static func checkVOD(_ playlist: HLSPlaylist, url: URL) throws(HLSDownloadError) {
+    static func checkVOD(_ playlist: HLSPlaylist, url: URL) throws(TransferError) {
         guard playlist.isEndList else {
-            throw HLSDownloadError(
+            throw TransferError.hls(
                 .liveStream, url: url,
                 """
                 the playlist has no #EXT-X-ENDLIST: it is live (or an unfinished event) and only VODs can be \
@@ -399,7 +399,7 @@ public struct HLSDownloader: Sendable {
             )
         }
         guard !playlist.segments.isEmpty else {
-            throw HLSDownloadError(.invalidPlaylist, url: url, "the playlist has no segments")
+            throw TransferError.hls(.invalidPlaylist, url: url, "the playlist has no segments")
         }
     }
 }

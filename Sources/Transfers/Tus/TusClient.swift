@@ -13,7 +13,7 @@ import Tus
 /// ``upload(file:to:from:chunkSize:checksum:headers:progress:)`` survives interruptions by
 /// itself: after a reset, a timeout, a 5xx or an offset conflict it asks the server for its
 /// offset (HEAD) and continues from there, up to ``Configuration/maxAttemptsWithoutProgress``
-/// failures in a row. Every failure is an ``UploadError`` whose classification tells a task
+/// failures in a row. Every failure is an ``TransferError`` whose classification tells a task
 /// manager whether to retry later, give up, or fetch a new URL. Cancelling the calling task
 /// stops at once with `CancellationError`; the server keeps what it confirmed.
 public struct TusClient: Sendable {
@@ -88,7 +88,7 @@ public struct TusClient: Sendable {
         guard let location = response.headers.first(name: "Location"),
             let url = URL(string: location, relativeTo: endpoint)?.absoluteURL
         else {
-            throw UploadError.protocolViolation(
+            throw TransferError.protocolViolation(
                 .create, url: endpoint.absoluteString, status: 201,
                 "the server created the upload but sent no usable Location header")
         }
@@ -144,13 +144,13 @@ public struct TusClient: Sendable {
                     // A server that accepts PATCHes but keeps none of their bytes would loop forever.
                     failures += 1
                     guard failures <= policy.maximumAttempts else {
-                        throw UploadError(
-                            operation: .patch, url: uploadURL.absoluteString, status: 204, classification: .transient,
-                            message:
-                                """
-                                the server answered \(failures) PATCHes without keeping any of their bytes \
-                                (offset stays \(position))
-                                """
+                        throw TransferError(
+                            .other, errorClass: .transient, operation: .patch, url: uploadURL.absoluteString,
+                            status: 204,
+                            """
+                            the server answered \(failures) PATCHes without keeping any of their bytes \
+                            (offset stays \(position))
+                            """
                         )
                     }
                     continue
@@ -158,7 +158,7 @@ public struct TusClient: Sendable {
                 failures = 0
                 position = next
                 progress(UploadProgress(bytesSent: position, bytesConfirmed: position, totalBytes: file.size))
-            } catch let error as UploadError where Self.isResumable(error) {
+            } catch let error as TransferError where Self.isResumable(error) {
                 failures += 1
                 // A long Retry-After is the caller's to schedule, not a pause inside this call.
                 if let retryAfter = error.retryAfter, retryAfter > policy.maximumDelay { throw error }
@@ -177,7 +177,7 @@ public struct TusClient: Sendable {
                     try check(state, against: file, url: uploadURL)
                     if state.offset > position { failures = 0 }
                     position = state.offset
-                } catch let headError as UploadError where headError.classification == .transient {
+                } catch let headError as TransferError where headError.errorClass == .transient {
                     // The server may still be away; the next round asks again.
                     continue
                 }
@@ -209,7 +209,7 @@ public struct TusClient: Sendable {
             .offset, url: uploadURL, method: .HEAD, headers: all, expecting: [200, 204], expected: "200 OK")
         guard let text = response.headers.first(name: "Upload-Offset"), let offset = HeaderNumber.nonNegative(text)
         else {
-            throw UploadError.protocolViolation(
+            throw TransferError.protocolViolation(
                 .offset, url: uploadURL.absoluteString, status: Int(response.status.code),
                 "the server's HEAD answer has no valid Upload-Offset; is this a tus upload URL?")
         }
@@ -221,18 +221,17 @@ public struct TusClient: Sendable {
     /// Refuses an upload URL that cannot belong to this file.
     private func check(_ state: State, against file: UploadFile, url: URL) throws {
         if let length = state.length, length != file.size {
-            throw UploadError(
-                operation: .offset, url: url.absoluteString, classification: .permanent,
-                message: "the upload is for \(length) bytes but \(file.path) has \(file.size); create a new upload")
+            throw TransferError(
+                .invalidRequest, operation: .offset, url: url.absoluteString,
+                "the upload is for \(length) bytes but \(file.path) has \(file.size); create a new upload")
         }
         if state.offset > file.size {
-            throw UploadError(
-                operation: .offset, url: url.absoluteString, classification: .permanent,
-                message:
-                    """
-                    the server holds \(state.offset) bytes, more than the \(file.size) of \(file.path); create a \
-                    new upload
-                    """
+            throw TransferError(
+                .invalidRequest, operation: .offset, url: url.absoluteString,
+                """
+                the server holds \(state.offset) bytes, more than the \(file.size) of \(file.path); create a \
+                new upload
+                """
             )
         }
     }
@@ -240,7 +239,7 @@ public struct TusClient: Sendable {
     private func checksumAlgorithm(at uploadURL: URL, headers: [String: String]) async throws -> TusChecksumAlgorithm? {
         do {
             return try await options(endpoint: uploadURL, headers: headers).preferredChecksum
-        } catch let error as UploadError where error.status != nil && error.classification == .permanent {
+        } catch let error as TransferError where error.status != nil && error.errorClass == .permanent {
             // A server without OPTIONS on upload URLs offers no checksums we could know of.
             return nil
         }
@@ -265,8 +264,8 @@ public struct TusClient: Sendable {
         return max(smallest, Int64(target))
     }
 
-    static func isResumable(_ error: UploadError) -> Bool {
-        error.classification == .transient || error.status == 460
+    static func isResumable(_ error: TransferError) -> Bool {
+        error.errorClass == .transient || error.status == 460
     }
 
     private func patch(
@@ -295,7 +294,7 @@ public struct TusClient: Sendable {
         let response = try await execute(request, operation: .patch, url: uploadURL, timeout: .hours(24))
         guard response.status == .noContent || response.status == .ok else {
             let body = try? await response.body.collect(upTo: 64 << 10)
-            throw UploadError.http(
+            throw TransferError.http(
                 .patch, url: uploadURL.absoluteString, status: Int(response.status.code), headers: response.headers,
                 body: body, expected: "204 No Content")
         }
@@ -303,7 +302,7 @@ public struct TusClient: Sendable {
         guard let text = response.headers.first(name: "Upload-Offset"), let next = HeaderNumber.nonNegative(text),
             next >= offset, next <= offset + count
         else {
-            throw UploadError.protocolViolation(
+            throw TransferError.protocolViolation(
                 .patch, url: uploadURL.absoluteString, status: Int(response.status.code),
                 "the server's PATCH answer has no valid Upload-Offset")
         }
@@ -312,7 +311,7 @@ public struct TusClient: Sendable {
 
     /// Sends a request without a body and checks the status; returns the response, body read.
     private func send(
-        _ operation: UploadError.Operation, url: URL, method: HTTPMethod, headers: [String: String],
+        _ operation: TransferError.Operation, url: URL, method: HTTPMethod, headers: [String: String],
         expecting: Set<Int>, expected: String
     ) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(url: url.absoluteString)
@@ -322,24 +321,24 @@ public struct TusClient: Sendable {
         let response = try await execute(request, operation: operation, url: url, timeout: configuration.requestTimeout)
         let body = try? await response.body.collect(upTo: 64 << 10)
         guard expecting.contains(Int(response.status.code)) else {
-            throw UploadError.http(
+            throw TransferError.http(
                 operation, url: url.absoluteString, status: Int(response.status.code), headers: response.headers,
                 body: body, expected: expected)
         }
         return response
     }
 
-    private func execute(_ request: HTTPClientRequest, operation: UploadError.Operation, url: URL, timeout: Duration)
+    private func execute(_ request: HTTPClientRequest, operation: TransferError.Operation, url: URL, timeout: Duration)
         async throws -> HTTPClientResponse
     {
         do {
             return try await httpClient.execute(
                 request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000), logger: logger)
-        } catch let error as UploadError {
+        } catch let error as TransferError {
             throw error
         } catch {
             if Task.isCancelled || error is CancellationError { throw CancellationError() }
-            throw UploadError.network(operation, url: url.absoluteString, error: error)
+            throw TransferError.network(operation, url: url.absoluteString, error: error)
         }
     }
 }

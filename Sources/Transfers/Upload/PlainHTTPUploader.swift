@@ -8,7 +8,7 @@ import NIOHTTP1
 /// memory), for servers that take plain uploads (WebDAV, S3 presigned URLs, simple sinks).
 ///
 /// A plain upload cannot resume: a failed one starts again from byte 0. Failures are
-/// ``UploadError``s with operation ``UploadError/Operation/send``, classified like tus ones.
+/// ``TransferError``s with operation ``TransferError/Operation/send``, classified like tus ones.
 public struct PlainHTTPUploader: Sendable {
     /// What the server answered to a successful upload.
     public struct Response: Sendable {
@@ -62,15 +62,15 @@ public struct PlainHTTPUploader: Sendable {
         do {
             response = try await httpClient.execute(
                 request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000), logger: logger)
-        } catch let error as UploadError {
+        } catch let error as TransferError {
             throw error
         } catch {
             if Task.isCancelled || error is CancellationError { throw CancellationError() }
-            throw UploadError.network(.send, url: url.absoluteString, error: error)
+            throw TransferError.network(.send, url: url.absoluteString, error: error)
         }
         let body = try? await response.body.collect(upTo: 64 << 10)
         guard (200..<300).contains(Int(response.status.code)) else {
-            throw UploadError.http(
+            throw TransferError.http(
                 .send, url: url.absoluteString, status: Int(response.status.code), headers: response.headers,
                 body: body, expected: "a 2xx status")
         }

@@ -35,16 +35,12 @@ public struct UploadExecutor: TransferExecutor {
                 "cannot read \(path): \(error.localizedDescription); check that the file exists")
         }
         let headers = Dictionary(task.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
-        do {
-            if task.kind == .uploadPlain {
-                return try await plainUpload(
-                    task, path: path, size: size, to: destination, headers: headers, context: context)
-            }
-            return try await tusUpload(
-                task, path: path, size: size, endpoint: destination, headers: headers, context: context)
-        } catch let error as UploadError {
-            throw Self.transferError(error)
+        if task.kind == .uploadPlain {
+            return try await plainUpload(
+                task, path: path, size: size, to: destination, headers: headers, context: context)
         }
+        return try await tusUpload(
+            task, path: path, size: size, endpoint: destination, headers: headers, context: context)
     }
 
     private func tusUpload(
@@ -73,7 +69,7 @@ public struct UploadExecutor: TransferExecutor {
                 if progress.bytesSent > progress.bytesConfirmed { context.activity() }
                 context.progress(bytes: progress.bytesConfirmed, total: progress.totalBytes)
             }
-        } catch let error as UploadError where error.status == 404 || error.status == 410 {
+        } catch let error as TransferError where error.status == 404 || error.status == 410 {
             // The server forgot the upload (expired or removed): the next attempt creates another.
             try await context.commit(
                 TransferCheckpoint(
@@ -101,7 +97,7 @@ public struct UploadExecutor: TransferExecutor {
             context.progress(bytes: progress.bytesSent, total: progress.totalBytes)
         }
         guard (200..<300).contains(response.status) else {
-            let retryAfter = response.header("Retry-After").flatMap(UploadError.parseRetryAfter)
+            let retryAfter = response.header("Retry-After").flatMap(TransferError.parseRetryAfter)
             throw TransferError.classify(status: response.status, retryAfter: retryAfter)
         }
         try await context.commit(
@@ -132,16 +128,6 @@ public struct UploadExecutor: TransferExecutor {
     static func filePath(_ task: TransferTask) -> String {
         if let url = URL(string: task.sourceURL), url.isFileURL { return url.path }
         return task.sourceURL
-    }
-
-    /// The uploader's classification, in the manager's terms.
-    static func transferError(_ error: UploadError) -> TransferError {
-        switch error.classification {
-        case .transient:
-            return TransferError(.transient, error.description, retryAfter: error.retryAfter, status: error.status)
-        case .needsNewURL: return TransferError(.needsNewURL, error.description, status: error.status)
-        default: return TransferError(.permanent, error.description, status: error.status)
-        }
     }
 }
 

@@ -21,7 +21,7 @@ final class UploadFile: Sendable {
     /// Bytes per read: large enough for few syscalls, small enough to keep memory flat.
     static let pieceSize = 256 << 10
 
-    init(path: String) throws(UploadError) {
+    init(path: String) throws(TransferError) {
         self.path = path
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Self.failure("cannot open", path: path, errno: errno) }
@@ -33,8 +33,7 @@ final class UploadFile: Sendable {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
-            throw UploadError(
-                operation: .readFile, url: path, classification: .permanent, message: "\(path) is not a regular file")
+            throw TransferError.unreadable(path: path, "\(path) is not a regular file")
         }
         descriptor = fd
         size = Int64(info.st_size)
@@ -43,7 +42,7 @@ final class UploadFile: Sendable {
     deinit { close(descriptor) }
 
     /// Reads up to `count` bytes at `offset` (fewer only at the end of the file).
-    func read(at offset: Int64, count: Int) throws(UploadError) -> ByteBuffer {
+    func read(at offset: Int64, count: Int) throws(TransferError) -> ByteBuffer {
         var buffer = ByteBufferAllocator().buffer(capacity: count)
         var failure: Int32?
         buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { bytes -> Int in
@@ -73,7 +72,7 @@ final class UploadFile: Sendable {
     }
 
     /// The digest of `[offset, offset + count)`.
-    func digest(from offset: Int64, count: Int64, algorithm: TusChecksumAlgorithm) throws(UploadError) -> Data {
+    func digest(from offset: Int64, count: Int64, algorithm: TusChecksumAlgorithm) throws(TransferError) -> Data {
         var hasher = algorithm.makeHasher()
         var position = offset
         let end = offset + count
@@ -86,16 +85,12 @@ final class UploadFile: Sendable {
         return hasher.finalize()
     }
 
-    static func failure(_ what: String, path: String, errno code: Int32) -> UploadError {
-        UploadError(
-            operation: .readFile, url: path, classification: .permanent,
-            message: "\(what) \(path): \(String(cString: strerror(code)))")
+    static func failure(_ what: String, path: String, errno code: Int32) -> TransferError {
+        TransferError.unreadable(path: path, "\(what) \(path): \(String(cString: strerror(code)))")
     }
 
-    static func shrunk(_ path: String) -> UploadError {
-        UploadError(
-            operation: .readFile, url: path, classification: .permanent,
-            message: "\(path) became shorter while it was being uploaded")
+    static func shrunk(_ path: String) -> TransferError {
+        TransferError.unreadable(path: path, "\(path) became shorter while it was being uploaded")
     }
 }
 

@@ -63,11 +63,11 @@ import Testing
                 b.ts
                 #EXT-X-ENDLIST
                 """)
-        let error = try #require(throws: HLSDownloadError.self) {
+        let error = try #require(throws: TransferError.self) {
             try HLSDownloadPlan(playlist: playlist, baseURL: base)
         }
         #expect(error.kind == .unsupported && error.segmentIndex == 1)
-        #expect(error.classification == .permanent)
+        #expect(error.errorClass == .permanent)
     }
 
     @Test func backoffDoublesUpToTheCapWithJitterInTheUpperHalf() {
@@ -95,8 +95,8 @@ import Testing
     }
 
     @Test func statusesAreClassifiedForTheTaskManager() {
-        #expect([408, 429, 500, 502, 503, 504].allSatisfy { HLSDownloadError.classify(status: $0) == .transient })
-        #expect([400, 404, 410, 416].allSatisfy { HLSDownloadError.classify(status: $0) == .permanent })
-        #expect([401, 403].allSatisfy { HLSDownloadError.classify(status: $0) == .needsNewURL })
+        #expect([408, 429, 500, 502, 503, 504].allSatisfy { TransferErrorClass(status: $0) == .transient })
+        #expect([400, 404, 410, 416].allSatisfy { TransferErrorClass(status: $0) == .permanent })
+        #expect([401, 403].allSatisfy { TransferErrorClass(status: $0) == .needsNewURL })
     }
 }

@@ -109,7 +109,7 @@ import TunerTesting
             #expect(harness.origin.requests(path: "/static/vod/low/seg2.ts") == 1)
 
             let destination = harness.scratch.appendingPathComponent("none")
-            let error = try await #require(throws: HLSDownloadError.self) {
+            let error = try await #require(throws: TransferError.self) {
                 _ = try await harness.downloader.download(
                     HLSDownloadRequest(
                         playlistURL: harness.url(fixtures.multiVariant.staticPath), destination: destination,
@@ -165,9 +165,9 @@ import TunerTesting
     /// A segment that keeps failing ends the download with an error naming it, classified for the
     /// task manager (404 permanent and not retried, 403 needs a new URL, 503 transient after every
     /// try), and no `index.m3u8` is written; the other segments stay recorded for a later resume.
-    @Test(arguments: [(404, HLSDownloadError.Classification.permanent), (403, .needsNewURL), (503, .transient)])
+    @Test(arguments: [(404, TransferErrorClass.permanent), (403, .needsNewURL), (503, .transient)])
     func aSegmentThatKeepsFailingFailsTheDownloadWithoutAPlaylist(
-        status: Int, classification: HLSDownloadError.Classification
+        status: Int, classification: TransferErrorClass
     ) async throws {
         guard requireTools("ffmpeg") else { return }
         let fixtures = try await HLSFixtures.shared()
@@ -175,17 +175,17 @@ import TunerTesting
             let path = try harness.servedCopy(
                 of: fixtures, folder: "vod/low", edits: ["seg1.ts": "seg1.ts?status=\(status)"])
             let destination = harness.scratch.appendingPathComponent("failing")
-            let error = try await #require(throws: HLSDownloadError.self) {
+            let error = try await #require(throws: TransferError.self) {
                 _ = try await harness.downloader.download(
                     HLSDownloadRequest(
                         playlistURL: harness.url(path), destination: destination, retry: Self.quickRetry, concurrency: 1
                     ))
             }
             #expect(error.kind == .httpStatus)
-            #expect(error.httpStatus == status)
+            #expect(error.status == status)
             #expect(error.segmentIndex == 1)
-            #expect(error.url?.path == "/static/vod/low/seg1.ts")
-            #expect(error.classification == classification)
+            #expect(error.url.flatMap { URL(string: $0)?.path } == "/static/vod/low/seg1.ts")
+            #expect(error.errorClass == classification)
             #expect(error.description.contains("segment 1") && error.description.contains("seg1.ts"), "\(error)")
             let tries = classification == .transient ? Self.quickRetry.attempts : 1
             #expect(error.attempts == tries)
@@ -206,14 +206,14 @@ import TunerTesting
             let path = try harness.servedCopy(
                 of: fixtures, folder: "vod/low", edits: ["seg1.ts": "seg1.ts?badlength=1000"])
             let destination = harness.scratch.appendingPathComponent("short")
-            let error = try await #require(throws: HLSDownloadError.self) {
+            let error = try await #require(throws: TransferError.self) {
                 _ = try await harness.downloader.download(
                     HLSDownloadRequest(
                         playlistURL: harness.url(path), destination: destination, retry: Self.quickRetry, concurrency: 1
                     ))
             }
             #expect(error.kind == .lengthMismatch || error.kind == .transport, "\(error)")
-            #expect(error.classification == .transient)
+            #expect(error.errorClass == .transient)
             #expect(error.segmentIndex == 1)
             #expect(harness.origin.requests(path: "/static/vod/low/seg1.ts") == Self.quickRetry.attempts)
             let names = fileNames(destination)
@@ -231,14 +231,14 @@ import TunerTesting
         try await DownloadHarness.run { harness in
             try harness.origin.serveLive(fixtures, name: "news")
             let destination = harness.scratch.appendingPathComponent("live")
-            let error = try await #require(throws: HLSDownloadError.self) {
+            let error = try await #require(throws: TransferError.self) {
                 _ = try await harness.downloader.download(
                     HLSDownloadRequest(
                         playlistURL: harness.url(harness.origin.livePlaylistPath(name: "news")),
                         destination: destination))
             }
             #expect(error.kind == .liveStream)
-            #expect(error.classification == .permanent)
+            #expect(error.errorClass == .permanent)
             #expect(harness.origin.requestCount == 1)
             #expect(!fileNames(destination).contains("index.m3u8"))
         }
@@ -318,13 +318,13 @@ import TunerTesting
             let expired = try harness.servedCopy(
                 of: fixtures, folder: "vod/low", edits: ["seg1.ts": "seg1.ts?status=403"])
             let destination = harness.scratch.appendingPathComponent("renewed")
-            let error = try await #require(throws: HLSDownloadError.self) {
+            let error = try await #require(throws: TransferError.self) {
                 _ = try await harness.downloader.download(
                     HLSDownloadRequest(
                         playlistURL: harness.url(expired), destination: destination, retry: Self.quickRetry,
                         concurrency: 1))
             }
-            #expect(error.classification == .needsNewURL && error.segmentIndex == 1)
+            #expect(error.errorClass == .needsNewURL && error.segmentIndex == 1)
 
             // The same stream under another path (what a refreshed link looks like).
             let root = harness.scratch.appendingPathComponent("origin").path
@@ -354,7 +354,7 @@ import TunerTesting
             _ = try await harness.downloader.download(
                 HLSDownloadRequest(
                     playlistURL: harness.url("/static/vod/low/index.m3u8"), destination: destination))
-            let error = try await #require(throws: HLSDownloadError.self) {
+            let error = try await #require(throws: TransferError.self) {
                 _ = try await harness.downloader.download(
                     HLSDownloadRequest(
                         playlistURL: harness.url(fixtures.encrypted.staticPath), destination: destination))

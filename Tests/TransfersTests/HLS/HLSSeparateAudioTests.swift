@@ -99,17 +99,17 @@ import TunerTesting
                 of: fixtures, folder: "altaudio", playlist: "audio/index.m3u8", entry: "master.m3u8",
                 edits: ["seg1.m4s": "seg1.m4s?status=404"])
             let destination = harness.scratch.appendingPathComponent("mute")
-            let error = try await #require(throws: HLSDownloadError.self) {
+            let error = try await #require(throws: TransferError.self) {
                 _ = try await harness.downloader.download(
                     HLSDownloadRequest(
                         playlistURL: harness.url(path), destination: destination, retry: HLSDownloaderTests.quickRetry,
                         concurrency: 1))
             }
-            #expect(error.kind == .httpStatus && error.httpStatus == 404)
-            #expect(error.classification == .permanent)
+            #expect(error.kind == .httpStatus && error.status == 404)
+            #expect(error.errorClass == .permanent)
             #expect(error.rendition == "audio")
             #expect(error.segmentIndex == 1)
-            #expect(error.url?.path == "/static/altaudio/audio/seg1.m4s")
+            #expect(error.url.flatMap { URL(string: $0)?.path } == "/static/altaudio/audio/seg1.m4s")
             #expect(
                 error.description.contains("audio segment 1") && error.description.contains("audio/seg1.m4s"),
                 "\(error)")
@@ -183,14 +183,14 @@ import TunerTesting
                 of: fixtures, folder: "altaudio", playlist: "audio/index.m3u8", entry: "master.m3u8",
                 edits: ["seg2.m4s": "seg2.m4s?status=403"])
             let destination = harness.scratch.appendingPathComponent("renewed")
-            let error = try await #require(throws: HLSDownloadError.self) {
+            let error = try await #require(throws: TransferError.self) {
                 _ = try await harness.downloader.download(
                     HLSDownloadRequest(
                         playlistURL: harness.url(expired), destination: destination,
                         retry: HLSDownloaderTests.quickRetry,
                         concurrency: 1))
             }
-            #expect(error.classification == .needsNewURL && error.rendition == "audio" && error.segmentIndex == 2)
+            #expect(error.errorClass == .needsNewURL && error.rendition == "audio" && error.segmentIndex == 2)
 
             let root = harness.scratch.appendingPathComponent("origin").path
             try FileManager.default.copyItem(atPath: fixtures.path("altaudio"), toPath: root + "/renewed")

@@ -50,29 +50,29 @@ struct PlainHTTPUploaderTests {
         try Data(TusFixtures.bytes(1000)).write(to: URL(fileURLWithPath: path))
         let uploader = PlainHTTPUploader(httpClient: .shared, logger: TusFixtures.logger)
 
-        func failure(_ query: String) async -> UploadError? {
+        func failure(_ query: String) async -> TransferError? {
             do {
                 try await uploader.upload(file: path, to: URL(string: origin.baseURL + "/sink/x?\(query)")!)
                 return nil
             } catch {
-                return error as? UploadError
+                return error as? TransferError
             }
         }
         let throttled = await failure("status=429&retryafter=7")
         #expect(throttled?.status == 429)
-        #expect(throttled?.classification == .transient)
+        #expect(throttled?.errorClass == .transient)
         #expect(throttled?.retryAfter == 7)
-        #expect(await failure("status=503")?.classification == .transient)
-        #expect(await failure("status=403")?.classification == .needsNewURL)
-        #expect(await failure("status=413")?.classification == .permanent)
-        #expect(await failure("status=404")?.classification == .permanent)
+        #expect(await failure("status=503")?.errorClass == .transient)
+        #expect(await failure("status=403")?.errorClass == .needsNewURL)
+        #expect(await failure("status=413")?.errorClass == .permanent)
+        #expect(await failure("status=404")?.errorClass == .permanent)
 
         do {
             try await uploader.upload(file: directory + "/missing.bin", to: URL(string: origin.baseURL + "/sink/y")!)
             Issue.record("a missing file uploaded")
-        } catch let error as UploadError {
+        } catch let error as TransferError {
             #expect(error.operation == .readFile)
-            #expect(error.classification == .permanent)
+            #expect(error.errorClass == .permanent)
         }
         // Nothing listens on a closed port: no answer is transient. (A client that gives up on
         // connecting after a second; the shared one keeps trying for much longer.)
@@ -83,9 +83,9 @@ struct PlainHTTPUploaderTests {
             try await PlainHTTPUploader(httpClient: impatient, logger: TusFixtures.logger).upload(
                 file: path, to: URL(string: "http://127.0.0.1:1/sink/z")!)
             Issue.record("an upload to a closed port succeeded")
-        } catch let error as UploadError {
+        } catch let error as TransferError {
             #expect(error.status == nil)
-            #expect(error.classification == .transient)
+            #expect(error.errorClass == .transient)
         }
         try await impatient.shutdown()
     }

@@ -12,37 +12,37 @@ struct TusClientTests {
         defer { Task { try? await origin.shutdown() } }
         let client = TusClient(httpClient: .shared, logger: TusFixtures.logger)
 
-        func createFailure(_ query: String) async -> UploadError? {
+        func createFailure(_ query: String) async -> TransferError? {
             do {
                 _ = try await client.create(endpoint: URL(string: origin.baseURL + "/sink/tus?\(query)")!, fileSize: 10)
                 return nil
             } catch {
-                return error as? UploadError
+                return error as? TransferError
             }
         }
         let busy = await createFailure("status=503&retryafter=60")
         #expect(busy?.operation == .create)
         #expect(busy?.status == 503)
-        #expect(busy?.classification == .transient)
+        #expect(busy?.errorClass == .transient)
         #expect(busy?.retryAfter == 60)
-        #expect(await createFailure("status=401")?.classification == .needsNewURL)
-        #expect(await createFailure("status=410")?.classification == .permanent)
-        #expect(await createFailure("status=408")?.classification == .transient)
+        #expect(await createFailure("status=401")?.errorClass == .needsNewURL)
+        #expect(await createFailure("status=410")?.errorClass == .permanent)
+        #expect(await createFailure("status=408")?.errorClass == .transient)
         // A server that is not tus: 201 without a Location.
         let notTus = await createFailure("x=1")
-        #expect(notTus?.classification == .permanent)
-        #expect(notTus?.message.contains("Location") == true)
+        #expect(notTus?.errorClass == .permanent)
+        #expect(notTus?.reason.contains("Location") == true)
 
         // HEAD on a URL that is not an upload: 404 is permanent, and the file is never read.
         do {
             _ = try await client.offset(of: URL(string: origin.baseURL + "/nothing-here")!)
             Issue.record("an offset for a missing upload")
-        } catch let error as UploadError {
+        } catch let error as TransferError {
             #expect(error.operation == .offset)
             #expect(error.status == 404)
-            #expect(error.classification == .permanent)
+            #expect(error.errorClass == .permanent)
         }
-        #expect(UploadError.parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT") == 0)
-        #expect(UploadError.parseRetryAfter("soon") == nil)
+        #expect(TransferError.parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT") == 0)
+        #expect(TransferError.parseRetryAfter("soon") == nil)
     }
 }
