@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Routing", targets: ["Routing"]),
         .library(name: "TunerAPI", targets: ["TunerAPI"]),
         .library(name: "ServerLink", targets: ["ServerLink"]),
+        .library(name: "Outputs", targets: ["Outputs"]),
         .library(name: "TunerApp", targets: ["TunerApp"]),
         .library(name: "TunerServer", targets: ["TunerServer"]),
     ],
@@ -109,9 +110,21 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Output profiles: the channels handed to players as M3U, XMLTV and an HDHomeRun tuner.
+        .target(
+            name: "Outputs",
+            dependencies: [
+                "Catalog",
+                "MediaFormats",
+                "TunerStorage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(
             name: "TunerApp",
             dependencies: [
+                "Outputs",
                 "TunerAPI",
                 "TusServer",
                 "Tus",
@@ -134,6 +147,7 @@ let package = Package(
         .target(
             name: "TunerServer",
             dependencies: [
+                "Outputs",
                 "TusServer",
                 "Tus",
                 "TunerApp",
@@ -151,6 +165,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             // The OpenAPI document, hand-kept, compiled into the binary and served at /api/v1/openapi.json.
             resources: [.embedInCode("Resources/openapi.json")]
@@ -231,6 +246,13 @@ let package = Package(
         .testTarget(
             name: "RoutingTests",
             dependencies: ["Routing"]
+        ),
+        .testTarget(
+            name: "OutputsTests",
+            dependencies: [
+                "Outputs", "Catalog", "MediaFormats", "TunerStorage",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "TunerAppTests",

@@ -41,6 +41,8 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     case guide
     case guideNow
     case favourites
+    // Outputs for other players.
+    case outputs
 
     /// One value of each case (ids are placeholders), for tests and documents that list the API.
     public static let allCases: [APIEndpoint] = [
@@ -52,7 +54,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         .changeSource(id: 0),
         .refreshSource(id: 0), .removeSource(id: 0), .channels, .channel(id: 0), .playChannel(id: 0),
         .catchup(channel: 0),
-        .checkChannels, .groups, .guide, .guideNow, .favourites,
+        .checkChannels, .groups, .guide, .guideNow, .favourites, .outputs,
     ]
 
     /// Where every endpoint lives.
@@ -62,7 +64,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     public var method: String {
         switch self {
         case .health, .openAPI, .cacheStats, .preloads, .preload, .transfers, .transfer, .sources, .channels, .channel,
-            .playChannel, .catchup, .groups, .guide, .guideNow, .favourites:
+            .playChannel, .catchup, .groups, .guide, .guideNow, .favourites, .outputs:
             return "GET"
         case .proxyURLs, .cacheClear, .cacheTrim, .startPreload, .cacheExport, .cachePin, .addTransfers,
             .pauseAllTransfers,
@@ -110,6 +112,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         case .guide: ["guide"]
         case .guideNow: ["guide", "now"]
         case .favourites: ["favourites"]
+        case .outputs: ["outputs"]
         }
     }
 

@@ -64,6 +64,7 @@ extension TunerConfiguration {
         case publicHosts, allowFetch, allowedOrigins, filesRoots, idleTimeout
         case transfersMaxActive, transfersPerHost, transfersStallTimeout, transfersSyncMs
         case catalogCheckInterval, catalogRefreshInterval
+        case hdhomerunDiscoveryPort
 
         /// `cacheSize` → `TUNER_CACHE_SIZE`.
         public var environmentName: String {
@@ -170,6 +171,9 @@ struct SettingsReader {
         if let seconds = try integer(.upstreamTimeout, in: 1...86_400, Int64.self, "seconds from 1 to 86400") {
             configuration.upstreamTimeoutSeconds = seconds
         }
+        configuration.hdhomerunDiscoveryPort =
+            try integer(.hdhomerunDiscoveryPort, in: 0...65535, Int.self, "a port from 0 to 65535")
+            ?? TunerConfiguration.defaultHDHomeRunDiscoveryPort
         if let count = try integer(.prefetchSegments, in: 0...100, Int.self, "a whole number from 0 to 100") {
             configuration.prefetchSegments = count
         }

@@ -32,6 +32,12 @@ public struct TunerConfiguration: Sendable {
     public var accessToken: String?
     /// HLS segments fetched ahead of the player; 0 turns pre-fetching off.
     public var prefetchSegments: Int = 3
+    /// The UDP port that answers HDHomeRun discovery (SiliconDust's clients ask on 65001); 0
+    /// turns the responder off. Off for apps that embed Tuner; `tuner serve` turns it on
+    /// (``defaultHDHomeRunDiscoveryPort``) unless told otherwise.
+    public var hdhomerunDiscoveryPort: Int = 0
+    /// The port `tuner serve` answers discovery on by default: the one SiliconDust's clients ask.
+    public static let defaultHDHomeRunDiscoveryPort = 65001
     /// The largest tus upload `/api/v1/uploads` accepts.
     public var uploadMaxSize: Int64 = 64 << 30
     /// Seconds an unfinished tus upload is kept after its creation or its last received bytes,

@@ -3,6 +3,7 @@ import Catalog
 import Foundation
 import Logging
 import MediaCache
+import Outputs
 import Transfers
 import TunerStorage
 import TusServer
@@ -26,6 +27,8 @@ public final class TunerEngine: Sendable {
     public let catalog: SQLiteCatalogStore
     /// Play and catch-up links (a feature object shared by the API, the CLI and the web app).
     public let player: Player
+    /// Output profiles and what players read from them (M3U, XMLTV, HDHomeRun).
+    public let outputs: OutputCenter
     /// Sources: add, refresh, change, remove (a feature object, as `player`).
     public let library: Library
     /// Downloads and uploads (a feature object over `transfers`).
@@ -99,6 +102,8 @@ public final class TunerEngine: Sendable {
         catalogImporter = catalogParts.importer
         library = catalogParts.library
         player = Player(catalog: catalog, signer: signer, fetchPolicy: configuration.allowFetch)
+        outputs = OutputCenter(
+            store: OutputStore(database: database, catalog: catalog, logger: logger), player: player, catalog: catalog)
         catalogScheduler = CatalogRefreshScheduler(importer: catalogImporter, logger: logger)
         streamChecker = StreamChecker(store: catalog, logger: logger)
         background = BackgroundWork()
@@ -110,6 +115,12 @@ public final class TunerEngine: Sendable {
         cacheAdmin = CacheAdmin(
             cache: cache, streams: streams, preloads: preloads, localFiles: localFiles,
             fetchPolicy: configuration.allowFetch)
+        // Players may ask for the default profile's lineup as soon as the server listens.
+        do {
+            try await outputs.ensureDefaultProfile()
+        } catch {
+            logger.warning("Cannot make the default output profile", metadata: ["error": "\(error)"])
+        }
     }
 
     /// The catalog, its importer and a `Library` over them, for the CLI's commands beside (or

@@ -32,7 +32,11 @@ struct RequestGuardMiddleware: RouterMiddleware {
     let uploadOrigins: Set<String>
 
     /// Paths that need no token: the stream URLs carry their own authentication.
-    static let openPrefixes: [[String]] = [["stream"]]
+    /// Outputs check their profile's key themselves (OutputController): players cannot send a token.
+    static let openPrefixes: [[String]] = [
+        ["stream"], ["output"], ["play"], ["discover.json"], ["lineup.json"], ["lineup_status.json"],
+        ["lineup.post"], ["device.xml"],
+    ]
     static let openPaths: Set<String> = ["/api/v1/health"]
     static let uploadPrefix = ["api", "v1", "uploads"]
 

@@ -71,6 +71,7 @@ public final class TunerServer: Sendable {
         UploadsController(store: engine.uploads, fallbackBaseURL: { [self] in baseURL }, logger: engine.logger)
             .addRoutes(to: router)
         TransfersController(downloads: engine.downloads).addRoutes(to: router)
+        OutputController(engine: engine, token: token, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         // Request heads are bounded (NIO's decoder: 80 KiB per field and in all, here at most 200
         // fields) and a connection that sends no complete request within the idle timeout is
         // closed, so slow or endless headers cannot hold connections or memory.
@@ -78,6 +79,13 @@ public final class TunerServer: Sendable {
             idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1_000_000_000)),
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: 80 * 1024, maxHeaderListSize: 80 * 1024, maxHeaderFieldCount: 200))
+        var discovery: [any Service] = []
+        if configuration.hdhomerunDiscoveryPort > 0 {
+            discovery.append(
+                HDHomeRunDiscoveryService(
+                    engine: engine, port: configuration.hdhomerunDiscoveryPort, token: token,
+                    httpPort: { [state] in state.withLockedValue { $0.port } }))
+        }
         return Application(
             router: router,
             server: .http1(configuration: http1),
@@ -86,8 +94,8 @@ public final class TunerServer: Sendable {
             services: [
                 CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine),
                 TransferService(engine: engine),
-                UploadExpiryService(store: engine.uploads),
-            ],
+                UploadExpiryService(store: engine.uploads), OutputNumberingService(engine: engine),
+            ] + discovery,
             onServerRunning: { [state] channel in
                 let port = channel.localAddress?.port ?? 0
                 state.withLockedValue { $0.port = port }

@@ -34,6 +34,14 @@ struct Serve: AsyncParsableCommand {
         help: "HLS segments fetched ahead of the player; 0 turns it off (env TUNER_PREFETCH_SEGMENTS, default 3).")
     var prefetchSegments: Int?
     @Option(
+        name: .customLong("hdhomerun-discovery-port"),
+        help:
+            """
+            UDP port answering HDHomeRun discovery, as Plex, Jellyfin and hdhomerun_config ask it; 0 turns it \
+            off (env TUNER_HDHOMERUN_DISCOVERY_PORT, default 65001).
+            """)
+    var hdhomerunDiscoveryPort: Int?
+    @Option(
         name: .customLong("upload-expiry"),
         help:
             """
@@ -129,6 +137,7 @@ struct Serve: AsyncParsableCommand {
         flags[.cacheMinFree] = cacheMinFree
         flags[.upstreamTimeout] = upstreamTimeout.map(String.init)
         flags[.prefetchSegments] = prefetchSegments.map(String.init)
+        flags[.hdhomerunDiscoveryPort] = hdhomerunDiscoveryPort.map(String.init)
         flags[.uploadExpiry] = uploadExpiry
         flags[.allowFetch] = allowFetch
         flags[.idleTimeout] = idleTimeout

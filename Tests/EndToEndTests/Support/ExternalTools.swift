@@ -8,6 +8,10 @@ enum ExternalTool: String, Sendable, CaseIterable {
     case script
     /// The OpenAPI fuzzer (PyPI), run against the served document.
     case schemathesis
+    /// SiliconDust's own client: finds HDHomeRun tuners by UDP discovery.
+    case hdhomerunConfig = "hdhomerun_config"
+    /// The XMLTV project's validator (with the DTD installed locally).
+    case tvValidateFile = "tv_validate_file"
 
     /// How to get it on the Debian/Ubuntu images CI uses.
     var installHint: String {
@@ -16,6 +20,8 @@ enum ExternalTool: String, Sendable, CaseIterable {
         case .ffmpeg, .ffprobe: "apt-get install ffmpeg"
         case .script: "apt-get install bsdutils"
         case .schemathesis: "pip install schemathesis"
+        case .hdhomerunConfig: "apt-get install hdhomerun-config"
+        case .tvValidateFile: "apt-get install xmltv-util"
         }
     }
 

@@ -1,0 +1,101 @@
+import Foundation
+
+/// A profile as an HDHomeRun network tuner (model HDTC-2US), in the shapes Plex, Jellyfin and
+/// Emby read: `discover.json`, `lineup.json`, `lineup_status.json` and UPnP's `device.xml`.
+public struct HDHomeRunDevice: Sendable {
+    public var profile: OutputProfile
+    public var links: OutputLinks
+
+    public init(profile: OutputProfile, links: OutputLinks) {
+        self.profile = profile
+        self.links = links
+    }
+
+    public var deviceID: String { HDHomeRunDeviceID.text(profile.deviceID) }
+
+    /// `discover.json`.
+    public struct Discover: Codable, Sendable, Equatable {
+        public var FriendlyName: String
+        public var ModelNumber: String
+        public var FirmwareName: String
+        public var FirmwareVersion: String
+        public var DeviceID: String
+        public var DeviceAuth: String
+        public var BaseURL: String
+        public var LineupURL: String
+        public var TunerCount: Int
+    }
+
+    public var discover: Discover {
+        Discover(
+            FriendlyName: profile.name, ModelNumber: "HDTC-2US", FirmwareName: "hdhomeruntc_atsc",
+            FirmwareVersion: "20200101", DeviceID: deviceID, DeviceAuth: deviceAuth, BaseURL: links.deviceBase,
+            LineupURL: links.deviceBase + "/lineup.json", TunerCount: profile.streamLimit)
+    }
+
+    /// A value real tuners send for their cloud guide; players only pass it on. Derived from
+    /// the id so it is stable and says nothing of the access key.
+    public var deviceAuth: String { "tuner" + deviceID.lowercased() }
+
+    /// One entry of `lineup.json`.
+    public struct LineupEntry: Codable, Sendable, Equatable {
+        public var GuideNumber: String
+        public var GuideName: String
+        public var URL: String
+        public var HD: Int
+        public var Favorite: Int
+    }
+
+    public func lineup(_ channels: [OutputChannel]) -> [LineupEntry] {
+        channels.map { channel in
+            LineupEntry(
+                GuideNumber: String(channel.number), GuideName: channel.name, URL: links.play(channel.number),
+                HD: Self.looksHD(channel.name) ? 1 : 0, Favorite: channel.item.isFavourite ? 1 : 0)
+        }
+    }
+
+    /// `lineup_status.json`: never scanning (the lineup comes from the playlists).
+    public struct LineupStatus: Codable, Sendable, Equatable {
+        public var ScanInProgress: Int
+        public var ScanPossible: Int
+        public var Source: String
+        public var SourceList: [String]
+    }
+
+    public static let lineupStatus = LineupStatus(
+        ScanInProgress: 0, ScanPossible: 1, Source: "Cable", SourceList: ["Cable"])
+
+    /// UPnP's device description, for players that find tuners by SSDP.
+    public var deviceXML: String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <root xmlns="urn:schemas-upnp-org:device-1-0">
+          <specVersion><major>1</major><minor>0</minor></specVersion>
+          <URLBase>\(XMLTVOutput.escaped(links.deviceBase))</URLBase>
+          <device>
+            <deviceType>urn:schemas-upnp-org:device:MediaServer:1</deviceType>
+            <friendlyName>\(XMLTVOutput.escaped(profile.name))</friendlyName>
+            <manufacturer>Silicondust</manufacturer>
+            <modelName>HDTC-2US</modelName>
+            <modelNumber>HDTC-2US</modelNumber>
+            <serialNumber>\(deviceID)</serialNumber>
+            <UDN>uuid:\(uuid)</UDN>
+          </device>
+        </root>
+
+        """
+    }
+
+    /// A UUID derived from the device id, stable across restarts.
+    var uuid: String {
+        let id = deviceID.lowercased()
+        return "\(id)-0000-4000-8000-\(id)0000"
+    }
+
+    static func looksHD(_ name: String) -> Bool {
+        let upper = name.uppercased()
+        return ["HD", "FHD", "UHD", "4K", "1080", "720"].contains { token in
+            upper.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).contains { $0 == token }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Catalog
+import MediaFormats
+
+/// A profile's channels as an M3U Plus playlist, for TiviMate, VLC and the like: `tvg-id` and
+/// `tvg-chno` are the channel's number (the XMLTV output's channel id), every URL is Tuner's.
+public struct M3UOutput: Sendable {
+    public var links: OutputLinks
+    /// The URL players fetch a channel's logo from (through Tuner), or nil to leave it out.
+    public var logo: @Sendable (CatalogItem) -> String?
+
+    public init(links: OutputLinks, logo: @escaping @Sendable (CatalogItem) -> String?) {
+        self.links = links
+        self.logo = logo
+    }
+
+    public func header() -> String {
+        M3UWriter().headerLine(
+            M3UPlaylistHeader(
+                tvgURLs: [links.guide], extraAttributes: [M3UAttribute(name: "url-tvg", value: links.guide)]))
+    }
+
+    public func lines(for channel: OutputChannel) -> String {
+        var entry = M3UEntry(url: links.play(channel.number), title: channel.name)
+        entry.tvgID = channel.guideID
+        entry.tvgName = channel.name
+        entry.tvgLogo = logo(channel.item)
+        entry.channelNumber = String(channel.number)
+        entry.groupTitle = channel.item.group
+        if channel.item.isRadio { entry.radio = "true" }
+        return M3UWriter().lines(for: entry)
+    }
+
+    /// The whole playlist.
+    public func string(for channels: [OutputChannel]) -> String {
+        var text = header()
+        for channel in channels { text += lines(for: channel) }
+        return text
+    }
+}

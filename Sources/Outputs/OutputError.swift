@@ -1,0 +1,22 @@
+/// Why an output operation failed, with a kind each front end maps to its answer.
+public struct OutputError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// No such profile or channel.
+        case notFound
+        /// The request is wrong (a bad profile id, a number out of range).
+        case invalid
+        /// The profile exists already.
+        case conflict
+    }
+
+    public var kind: Kind
+    /// What failed and what to do, for people.
+    public var reason: String
+
+    public init(_ kind: Kind, _ reason: String) {
+        self.kind = kind
+        self.reason = reason
+    }
+
+    public var description: String { reason }
+}

@@ -1,0 +1,40 @@
+import GRDB
+import TunerStorage
+
+/// The output profiles' tables in ``TunerDatabase``.
+public enum OutputSchema: DatabaseSchema {
+    public static func registerMigrations(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("outputs-v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE outputProfile (
+                        -- A short name used in URLs (/output/<id>.m3u); never reused for another profile.
+                        id TEXT PRIMARY KEY CHECK (id GLOB '[a-z0-9]*' AND id NOT GLOB '*[^a-z0-9-]*'
+                            AND length(id) BETWEEN 1 AND 32),
+                        name TEXT NOT NULL,
+                        -- OutputSelection and OutputNumbering as JSON: read whole, never queried by field.
+                        selection TEXT NOT NULL CHECK (json_valid(selection)),
+                        numbering TEXT NOT NULL CHECK (json_valid(numbering)),
+                        renames TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(renames)),
+                        -- HDHomeRun's DeviceID: fixed when the profile is made, so players keep it.
+                        deviceID INTEGER NOT NULL UNIQUE,
+                        -- The secret that opens this profile's outputs to other machines.
+                        accessKey TEXT NOT NULL,
+                        -- How many streams players may open at once (HDHomeRun TunerCount).
+                        streamLimit INTEGER NOT NULL DEFAULT 2 CHECK (streamLimit BETWEEN 1 AND 64),
+                        createdAt REAL NOT NULL
+                    ) WITHOUT ROWID;
+                    -- Numbers given to channels, by identity so they stay put across refreshes and
+                    -- while a channel is away from the playlist for a while.
+                    CREATE TABLE outputNumber (
+                        profileID TEXT NOT NULL REFERENCES outputProfile(id) ON DELETE CASCADE,
+                        kind TEXT NOT NULL,
+                        identity TEXT NOT NULL,
+                        number INTEGER NOT NULL CHECK (number BETWEEN 1 AND 999999),
+                        PRIMARY KEY (profileID, kind, identity),
+                        UNIQUE (profileID, number)
+                    ) WITHOUT ROWID;
+                    """)
+        }
+    }
+}

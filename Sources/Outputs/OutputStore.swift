@@ -1,0 +1,256 @@
+import Catalog
+import Foundation
+import GRDB
+import Logging
+import TunerStorage
+
+/// Output profiles and their lineups, in ``TunerDatabase``.
+///
+/// Reading a lineup never writes: numbers not yet recorded are worked out in memory by the same
+/// rule ``recordNumbers(profileID:)`` later stores (after each import and profile change), so a
+/// GET always shows the numbers the channel will keep.
+public final class OutputStore: Sendable {
+    let database: DatabasePool
+    let catalog: SQLiteCatalogStore
+    let logger: Logger
+
+    public init(database: TunerDatabase, catalog: SQLiteCatalogStore, logger: Logger) {
+        self.database = database.pool
+        self.catalog = catalog
+        self.logger = logger
+    }
+
+    // MARK: Profiles
+
+    public func profiles() async throws -> [OutputProfile] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM outputProfile ORDER BY createdAt, id").map(Self.profile(from:))
+        }
+    }
+
+    public func profile(id: String) async throws -> OutputProfile? {
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM outputProfile WHERE id = ?", arguments: [id])
+                .map(Self.profile(from:))
+        }
+    }
+
+    /// Stores a new profile; a profile with its id or device id must not exist.
+    public func insert(_ profile: OutputProfile) async throws {
+        guard OutputProfile.isValidID(profile.id) else {
+            throw OutputError(.invalid, "'\(profile.id)' is not a profile id: use 1 to 32 of a-z, 0-9 and '-'")
+        }
+        try await database.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM outputProfile WHERE id = ?", arguments: [profile.id]) == true {
+                throw OutputError(.conflict, "a profile '\(profile.id)' exists already; change it or pick another id")
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO outputProfile (id, name, selection, numbering, renames, deviceID, accessKey,
+                        streamLimit, createdAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: try Self.arguments(profile))
+        }
+    }
+
+    /// Replaces a profile's settings (its id, device id and key stay). Numbers already given stay.
+    public func update(_ profile: OutputProfile) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE outputProfile SET name = ?, selection = ?, numbering = ?, renames = ?, streamLimit = ?
+                    WHERE id = ?
+                    """,
+                arguments: StatementArguments(try Self.settingsArguments(profile) + [profile.id]))
+            guard db.changesCount > 0 else {
+                throw OutputError(
+                    .notFound, "no output profile is called '\(profile.id)'; list them with `tuner outputs`")
+            }
+        }
+    }
+
+    public func removeProfile(id: String) async throws {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM outputProfile WHERE id = ?", arguments: [id])
+            guard db.changesCount > 0 else {
+                throw OutputError(.notFound, "no output profile is called '\(id)'; list them with `tuner outputs`")
+            }
+        }
+    }
+
+    /// Makes the `default` profile (every live channel) when the data folder has no profile.
+    @discardableResult
+    public func ensureDefaultProfile() async throws -> OutputProfile {
+        if let existing = try await profile(id: OutputProfile.defaultID) { return existing }
+        let profile = OutputProfile(
+            id: OutputProfile.defaultID, name: "Tuner", deviceID: HDHomeRunDeviceID.random(),
+            accessKey: Self.randomKey())
+        do {
+            try await insert(profile)
+        } catch let error as OutputError where error.kind == .conflict {
+            // Another process (the CLI beside the server) made it first.
+        }
+        return try await self.profile(id: OutputProfile.defaultID) ?? profile
+    }
+
+    /// A new secret for a profile: 24 hex digits (96 bits).
+    public static func randomKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<3).map { _ in String(format: "%016llx", generator.next() as UInt64) }.joined().prefix(24)
+            .description
+    }
+
+    // MARK: Lineups
+
+    /// The channels of a profile, in output order, each with its number.
+    public func lineup(profileID: String) async throws -> [OutputChannel] {
+        guard let profile = try await profile(id: profileID) else {
+            throw OutputError(.notFound, "no output profile is called '\(profileID)'; list them with `tuner outputs`")
+        }
+        return try await lineup(profile).channels
+    }
+
+    /// Stores the numbers a profile's new channels got, so they keep them from now on.
+    public func recordNumbers(profileID: String) async throws {
+        guard let profile = try await profile(id: profileID) else { return }
+        let added = try await lineup(profile).added
+        guard !added.isEmpty else { return }
+        try await database.write { db in
+            let statement = try db.makeStatement(
+                sql: "INSERT OR IGNORE INTO outputNumber (profileID, kind, identity, number) VALUES (?, ?, ?, ?)")
+            for (key, number) in added {
+                try statement.execute(arguments: [profile.id, key.kind, key.identity, number])
+            }
+        }
+        logger.debug("numbered \(added.count) new channels", metadata: ["profile": "\(profile.id)"])
+    }
+
+    /// Records the numbers of every profile (after an import).
+    public func recordNumbersOfEveryProfile() async throws {
+        for profile in try await profiles() { try await recordNumbers(profileID: profile.id) }
+    }
+
+    func lineup(_ profile: OutputProfile) async throws -> (channels: [OutputChannel], added: [OutputChannelKey: Int]) {
+        let selected = try await select(profile.selection, order: profile.numbering.order)
+        let existing = try await numbers(profileID: profile.id)
+        let keyed = selected.map { (key: OutputChannelKey(kind: $0.kind.rawValue, identity: $0.identity), item: $0) }
+        let (numbers, added) = profile.numbering.assign(
+            keyed.map { (key: $0.key, playlistNumber: $0.item.number) }, existing: existing)
+        var channels: [OutputChannel] = []
+        channels.reserveCapacity(keyed.count)
+        for (key, item) in keyed {
+            guard let number = numbers[key] else { continue }
+            channels.append(
+                OutputChannel(number: number, name: profile.renames[item.identity] ?? item.name, item: item))
+        }
+        // Players list by number; the order rule decided who got which number first.
+        channels.sort { $0.number < $1.number }
+        return (channels, added)
+    }
+
+    func numbers(profileID: String) async throws -> [OutputChannelKey: Int] {
+        try await database.read { db in
+            var numbers: [OutputChannelKey: Int] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT kind, identity, number FROM outputNumber WHERE profileID = ?", arguments: [profileID])
+            while let row = try rows.next() {
+                numbers[OutputChannelKey(kind: row["kind"], identity: row["identity"])] = row["number"]
+            }
+            return numbers
+        }
+    }
+
+    /// The items a selection shows, once each (the first source's entry for an identity several
+    /// sources carry), in the order new numbers are given.
+    func select(_ selection: OutputSelection, order: OutputNumbering.Order) async throws -> [CatalogItem] {
+        let kinds = selection.kinds.map(CatalogItemKind.init(rawValue:))
+        var entries = try await catalog.lineupItems(kinds: kinds)
+        var searchHits: Set<Int64>?
+        if let search = selection.search, !search.trimmingCharacters(in: .whitespaces).isEmpty {
+            var hits = Set<Int64>()
+            for kind in kinds {
+                let page = try await catalog.items(CatalogItemQuery(kind: kind, search: search, limit: 1_000_000))
+                hits.formUnion(page.items.map(\.id))
+            }
+            searchHits = hits
+        }
+        let sources = Set(selection.sourceIDs)
+        let groups = Set(selection.groups)
+        let included = Set(selection.include)
+        let excluded = Set(selection.exclude)
+        entries = entries.filter { entry in
+            let item = entry.item
+            if excluded.contains(item.identity) { return false }
+            if included.contains(item.identity) { return true }
+            if !sources.isEmpty && !sources.contains(item.sourceID) { return false }
+            if !groups.isEmpty && !groups.contains(item.group ?? "") { return false }
+            if selection.favouritesOnly && entry.favouritePosition == nil { return false }
+            if let searchHits, !searchHits.contains(item.id) { return false }
+            return true
+        }
+        switch order {
+        case .playlist: break
+        case .favourites:
+            // A stable sort keeps catalogue order among non-favourites.
+            entries = entries.enumerated().sorted { a, b in
+                switch (a.element.favouritePosition, b.element.favouritePosition) {
+                case (let x?, let y?): return x != y ? x < y : a.offset < b.offset
+                case (.some, nil): return true
+                case (nil, .some): return false
+                case (nil, nil): return a.offset < b.offset
+                }
+            }.map(\.element)
+        case .name:
+            entries = entries.enumerated().sorted { a, b in
+                let order = a.element.item.name.localizedStandardCompare(b.element.item.name)
+                return order == .orderedSame ? a.offset < b.offset : order == .orderedAscending
+            }.map(\.element)
+        }
+        var seen = Set<OutputChannelKey>()
+        return entries.compactMap { entry in
+            seen.insert(OutputChannelKey(kind: entry.item.kind.rawValue, identity: entry.item.identity)).inserted
+                ? entry.item : nil
+        }
+    }
+
+    // MARK: Rows
+
+    static func profile(from row: Row) throws -> OutputProfile {
+        let decoder = JSONDecoder()
+        let selection: String = row["selection"]
+        let numbering: String = row["numbering"]
+        let renames: String = row["renames"]
+        let deviceID: Int64 = row["deviceID"]
+        return OutputProfile(
+            id: row["id"], name: row["name"],
+            selection: try decoder.decode(OutputSelection.self, from: Data(selection.utf8)),
+            numbering: try decoder.decode(OutputNumbering.self, from: Data(numbering.utf8)),
+            renames: try decoder.decode([String: String].self, from: Data(renames.utf8)),
+            deviceID: UInt32(truncatingIfNeeded: deviceID), accessKey: row["accessKey"],
+            streamLimit: row["streamLimit"],
+            createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+    }
+
+    /// id, name, selection, numbering, renames, deviceID, accessKey, streamLimit, createdAt.
+    static func arguments(_ profile: OutputProfile) throws -> StatementArguments {
+        let settings = try settingsArguments(profile)
+        var values: [any DatabaseValueConvertible] = [profile.id]
+        values += settings.prefix(4)
+        values += [Int64(profile.deviceID), profile.accessKey, settings[4], profile.createdAt.timeIntervalSince1970]
+        return StatementArguments(values)
+    }
+
+    /// What a user may change: name, selection, numbering, renames, streamLimit.
+    static func settingsArguments(_ profile: OutputProfile) throws -> [any DatabaseValueConvertible] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        func json(_ value: some Encodable) throws -> String {
+            String(decoding: try encoder.encode(value), as: UTF8.self)
+        }
+        return [
+            profile.name, try json(profile.selection), try json(profile.numbering), try json(profile.renames),
+            min(max(profile.streamLimit, 1), 64),
+        ]
+    }
+}

@@ -1,0 +1,112 @@
+import Catalog
+import Foundation
+
+/// A profile's guide as XMLTV: one `<channel>` per channel, its id the channel's number (as
+/// the M3U's `tvg-id` and HDHomeRun's `GuideNumber`), then the programmes of each.
+///
+/// Written piece by piece (``header()``, ``channels(_:)``, ``programmes(_:of:)``, ``footer()``), so a
+/// server streams it without building the document. Channels without programmes get placeholder
+/// blocks (their name, an hour each) when `placeholders` is set: Plex hides channels with no guide.
+public struct XMLTVOutput: Sendable {
+    public var logo: @Sendable (CatalogItem) -> String?
+    public var placeholders: Bool
+
+    public init(placeholders: Bool = true, logo: @escaping @Sendable (CatalogItem) -> String?) {
+        self.placeholders = placeholders
+        self.logo = logo
+    }
+
+    public func header() -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE tv SYSTEM "xmltv.dtd">
+        <tv generator-info-name="Tuner">
+
+        """
+    }
+
+    public func footer() -> String { "</tv>\n" }
+
+    public func channels(_ channels: [OutputChannel]) -> String {
+        var text = ""
+        for channel in channels {
+            text += "  <channel id=\"\(channel.guideID)\">\n"
+            text += "    <display-name>\(channel.number)</display-name>\n"
+            text += "    <display-name>\(Self.escaped(channel.name))</display-name>\n"
+            if let logo = logo(channel.item) { text += "    <icon src=\"\(Self.escaped(logo))\"/>\n" }
+            text += "  </channel>\n"
+        }
+        return text
+    }
+
+    /// The programmes of `channel`; placeholders over `window` when it has none (and they are on).
+    public func programmes(_ programmes: [GuideProgramme], of channel: OutputChannel, window: Range<Int64>) -> String {
+        var text = ""
+        if programmes.isEmpty {
+            guard placeholders else { return "" }
+            var start = window.lowerBound - window.lowerBound % 3600
+            while start < window.upperBound {
+                text += "  <programme start=\"\(Self.time(start))\" stop=\"\(Self.time(start + 3600))\" "
+                text += "channel=\"\(channel.guideID)\">\n"
+                text += "    <title>\(Self.escaped(channel.name))</title>\n  </programme>\n"
+                start += 3600
+            }
+            return text
+        }
+        for programme in programmes {
+            text += "  <programme start=\"\(Self.time(programme.start))\" stop=\"\(Self.time(programme.stop))\" "
+            text += "channel=\"\(channel.guideID)\">\n"
+            text += "    <title>\(Self.escaped(programme.title))</title>\n"
+            if let subtitle = programme.subtitle { text += "    <sub-title>\(Self.escaped(subtitle))</sub-title>\n" }
+            if let description = programme.description { text += "    <desc>\(Self.escaped(description))</desc>\n" }
+            if let category = programme.category { text += "    <category>\(Self.escaped(category))</category>\n" }
+            if let icon = programme.icon { text += "    <icon src=\"\(Self.escaped(icon))\"/>\n" }
+            if programme.season != nil || programme.episode != nil {
+                // xmltv_ns counts from zero: "season . episode . part".
+                let season = programme.season.map { String(max($0, 1) - 1) } ?? ""
+                let episode = programme.episode.map { String(max($0, 1) - 1) } ?? ""
+                text += "    <episode-num system=\"xmltv_ns\">\(season).\(episode).</episode-num>\n"
+            }
+            text += "  </programme>\n"
+        }
+        return text
+    }
+
+    /// XMLTV's time: `YYYYMMDDhhmmss +0000`.
+    static func time(_ seconds: Int64) -> String {
+        let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+        let parts = Calendar.utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
+        return "\(parts.year ?? 1970)\(two(parts.month))\(two(parts.day))\(two(parts.hour))\(two(parts.minute))"
+            + "\(two(parts.second)) +0000"
+    }
+
+    /// Text and attribute values with XML's five specials escaped and the characters XML 1.0
+    /// forbids (controls other than tab and line breaks) dropped.
+    public static func escaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
+            default:
+                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF { continue }
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}
+
+extension Calendar {
+    static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
+        return calendar
+    }()
+}

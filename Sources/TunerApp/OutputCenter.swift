@@ -1,0 +1,227 @@
+import Catalog
+import Foundation
+import Outputs
+
+/// What Tuner hands to other players: output profiles and their M3U, XMLTV and HDHomeRun views.
+///
+/// A feature object shared by the HTTP layer and the CLI. Reading an output never writes; the
+/// numbers of new channels are recorded by ``recordNumbers()`` (after imports, on profile
+/// changes, and by the server's numbering service), by the same rule reads use.
+public final class OutputCenter: Sendable {
+    public let store: OutputStore
+    let player: Player
+    let catalog: SQLiteCatalogStore
+    /// Placeholder programmes for channels without a guide (Plex hides those otherwise).
+    let placeholders: Bool
+    let now: @Sendable () -> Int64
+
+    public init(
+        store: OutputStore, player: Player, catalog: SQLiteCatalogStore, placeholders: Bool = true,
+        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) {
+        self.store = store
+        self.player = player
+        self.catalog = catalog
+        self.placeholders = placeholders
+        self.now = now
+    }
+
+    // MARK: Profiles
+
+    public func profiles() async throws(FeatureError) -> [OutputProfile] {
+        try await mapped { try await store.profiles() }
+    }
+
+    public func profile(id: String) async throws(FeatureError) -> OutputProfile {
+        guard let profile = try await mapped({ try await store.profile(id: id) }) else {
+            throw FeatureError(.notFound, "no output profile is called '\(id)'; list them with `tuner outputs`")
+        }
+        return profile
+    }
+
+    /// A profile as a user describes it: everything but the id is optional.
+    public struct ProfileSettings: Sendable, Codable, Equatable {
+        public var name: String?
+        public var selection: OutputSelection?
+        public var numbering: OutputNumbering?
+        public var renames: [String: String]?
+        public var streamLimit: Int?
+
+        public init(
+            name: String? = nil, selection: OutputSelection? = nil, numbering: OutputNumbering? = nil,
+            renames: [String: String]? = nil, streamLimit: Int? = nil
+        ) {
+            self.name = name
+            self.selection = selection
+            self.numbering = numbering
+            self.renames = renames
+            self.streamLimit = streamLimit
+        }
+    }
+
+    /// Makes a profile with a new device id and key, and numbers its channels.
+    public func create(id: String, settings: ProfileSettings) async throws(FeatureError) -> OutputProfile {
+        var profile = OutputProfile(
+            id: id, name: settings.name ?? id, deviceID: HDHomeRunDeviceID.random(), accessKey: OutputStore.randomKey())
+        try apply(settings, to: &profile)
+        let created = profile
+        try await mapped {
+            try await store.insert(created)
+            try await store.recordNumbers(profileID: created.id)
+        }
+        return created
+    }
+
+    /// Changes a profile's settings; the id, device id and key stay, and so do given numbers.
+    public func update(id: String, settings: ProfileSettings) async throws(FeatureError) -> OutputProfile {
+        var profile = try await profile(id: id)
+        try apply(settings, to: &profile)
+        let changed = profile
+        try await mapped {
+            try await store.update(changed)
+            try await store.recordNumbers(profileID: changed.id)
+        }
+        return changed
+    }
+
+    public func remove(id: String) async throws(FeatureError) {
+        try await mapped { try await store.removeProfile(id: id) }
+    }
+
+    /// Makes the default profile when there is none (at start).
+    public func ensureDefaultProfile() async throws(FeatureError) {
+        try await mapped {
+            let profile = try await store.ensureDefaultProfile()
+            try await store.recordNumbers(profileID: profile.id)
+        }
+    }
+
+    /// Records the numbers new channels of every profile got.
+    public func recordNumbers() async throws(FeatureError) {
+        try await mapped { try await store.recordNumbersOfEveryProfile() }
+    }
+
+    private func apply(_ settings: ProfileSettings, to profile: inout OutputProfile) throws(FeatureError) {
+        if let name = settings.name {
+            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty, trimmed.count <= 100 else {
+                throw FeatureError(.invalid, "a profile's name must have 1 to 100 characters")
+            }
+            profile.name = trimmed
+        }
+        if let selection = settings.selection {
+            let kinds = Set(["live", "movie", "series"])
+            guard !selection.kinds.isEmpty, selection.kinds.allSatisfy(kinds.contains) else {
+                throw FeatureError(.invalid, "selection.kinds must list live, movie or series")
+            }
+            profile.selection = selection
+        }
+        if let numbering = settings.numbering {
+            guard (1...OutputNumbering.highest).contains(numbering.start) else {
+                throw FeatureError(.invalid, "numbering.start must be from 1 to \(OutputNumbering.highest)")
+            }
+            profile.numbering = numbering
+        }
+        if let renames = settings.renames { profile.renames = renames }
+        if let limit = settings.streamLimit {
+            guard (1...64).contains(limit) else { throw FeatureError(.invalid, "streamLimit must be from 1 to 64") }
+            profile.streamLimit = limit
+        }
+    }
+
+    // MARK: Access
+
+    /// Whether `key` opens `profile` (compared in constant time).
+    public static func opens(_ profile: OutputProfile, key: String?) -> Bool {
+        guard var key else { return false }
+        // Players append their own query to a URL that has one already (`?key=K?transcode=x`).
+        if let cut = key.firstIndex(of: "?") { key = String(key[..<cut]) }
+        let a = Array(key.utf8)
+        let b = Array(profile.accessKey.utf8)
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    // MARK: Outputs
+
+    public func lineup(profileID: String) async throws(FeatureError) -> [OutputChannel] {
+        try await mapped { try await store.lineup(profileID: profileID) }
+    }
+
+    /// The M3U Plus playlist of a profile.
+    public func playlist(profile: OutputProfile, links: OutputLinks) async throws(FeatureError) -> String {
+        let channels = try await lineup(profileID: profile.id)
+        return M3UOutput(links: links, logo: logoLink(base: links.base)).string(for: channels)
+    }
+
+    /// The XMLTV guide of a profile, handed to `write` a piece at a time (a few hundred channels'
+    /// programmes each), so the document is never whole in memory.
+    public func guide(
+        profile: OutputProfile, links: OutputLinks, write: (String) async throws -> Void
+    ) async throws {
+        let channels = try await lineup(profileID: profile.id)
+        let output = XMLTVOutput(placeholders: placeholders, logo: logoLink(base: links.base))
+        try await write(output.header())
+        for batch in stride(from: 0, to: channels.count, by: 500) {
+            try await write(output.channels(Array(channels[batch..<min(batch + 500, channels.count)])))
+        }
+        let now = now()
+        // From six hours back (what players show as "earlier"), to the end of what the guide holds.
+        let window = (now - 6 * 3600)..<(now + 14 * 86_400)
+        let placeholderWindow = (now - 3600)..<(now + 2 * 86_400)
+        for batch in stride(from: 0, to: channels.count, by: 250) {
+            let slice = channels[batch..<min(batch + 250, channels.count)]
+            let programmes = try await catalog.guide(
+                itemIDs: slice.map(\.item.id), from: window.lowerBound, to: window.upperBound)
+            var text = ""
+            for channel in slice {
+                text += output.programmes(programmes[channel.item.id] ?? [], of: channel, window: placeholderWindow)
+            }
+            try await write(text)
+        }
+        try await write(output.footer())
+    }
+
+    /// The HDHomeRun view of a profile.
+    public func device(profile: OutputProfile, links: OutputLinks) -> HDHomeRunDevice {
+        HDHomeRunDevice(profile: profile, links: links)
+    }
+
+    /// The upstream of the channel with `number` in a profile, with the headers its provider needs.
+    public func stream(profileID: String, number: Int) async throws(FeatureError) -> (StreamLink, OutputChannel) {
+        let channels = try await lineup(profileID: profileID)
+        guard let channel = channels.first(where: { $0.number == number }) else {
+            throw FeatureError(.notFound, "profile '\(profileID)' has no channel \(number)")
+        }
+        guard let text = channel.item.url, let url = URL(string: text) else {
+            throw FeatureError(.notPlayable, "channel \(number) has no stream")
+        }
+        let headers = channel.item.headers.map { StreamHeader(name: $0.name, value: $0.value) }
+        return (StreamLink(url: url, headers: headers), channel)
+    }
+
+    /// Logos through Tuner: a signed proxy URL, so a player never sees the provider's address.
+    func logoLink(base: String) -> @Sendable (CatalogItem) -> String? {
+        let player = player
+        return { item in
+            guard let logo = item.logo, logo.hasPrefix("http://") || logo.hasPrefix("https://") else { return nil }
+            return try? player.proxyURL(for: logo, headers: nil, baseURL: base)
+        }
+    }
+
+    private func mapped<T>(_ body: () async throws -> T) async throws(FeatureError) -> T {
+        do {
+            return try await body()
+        } catch let error as FeatureError {
+            throw error
+        } catch let error as OutputError {
+            switch error.kind {
+            case .notFound: throw FeatureError(.notFound, error.description)
+            case .invalid: throw FeatureError(.invalid, error.description)
+            case .conflict: throw FeatureError(.conflict, error.description)
+            }
+        } catch {
+            throw FeatureError(.failed, "the output profiles could not be read or changed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Outputs
+import TunerApp
+
+/// What players read: `/output/<profile>.m3u`, `/output/<profile>.xml`, the HDHomeRun files
+/// of each profile (under `/output/<profile>/`, and at the root for the default profile, where
+/// Plex and Jellyfin look for a tuner), and `/play/<profile>/<number>`, the channel itself.
+///
+/// Read-only. When Tuner listens beyond loopback, a request needs the profile's key (`?key=`, or
+/// `/output/<profile>/key/<key>/…` for the HDHomeRun files, whose URLs players extend) or the
+/// API token; the request guard lets these paths through to this check.
+struct OutputController {
+    let engine: TunerEngine
+    /// The API token, or nil when Tuner listens on loopback only (then no key is needed).
+    let token: String?
+    let fallbackBaseURL: @Sendable () -> String
+
+    static let hdhomerunFiles = ["discover.json", "lineup.json", "lineup_status.json", "device.xml"]
+
+    func addRoutes(to router: Router<TunerRequestContext>) {
+        router.get("/output/:profile", use: playlistOrGuide)
+        router.head("/output/:profile", use: playlistOrGuide)
+        for file in Self.hdhomerunFiles {
+            router.get("/\(file)") { request, context in
+                try await hdhomerun(file, profileID: OutputProfile.defaultID, key: nil, request, context)
+            }
+            router.get("/output/:profile/\(file)") { request, context in
+                try await hdhomerun(
+                    file, profileID: try context.parameters.require("profile"), key: nil, request, context)
+            }
+            router.get("/output/:profile/key/:key/\(file)") { request, context in
+                try await hdhomerun(
+                    file, profileID: try context.parameters.require("profile"),
+                    key: try context.parameters.require("key"), request, context)
+            }
+        }
+        // A real tuner starts a channel scan; Tuner's lineup comes from the playlists, so there
+        // is nothing to do but answer as a tuner does.
+        router.post("/lineup.post") { _, _ in Response(status: .ok) }
+        router.post("/output/:profile/lineup.post") { _, _ in Response(status: .ok) }
+        router.post("/output/:profile/key/:key/lineup.post") { _, _ in Response(status: .ok) }
+        router.get("/api/v1/outputs", use: list)
+        router.get("/play/:profile/:number", use: play)
+        router.head("/play/:profile/:number", use: play)
+    }
+
+    struct ProfileList: ResponseEncodable {
+        struct Entry: Codable {
+            var id: String
+            var name: String
+            var deviceID: String
+            var accessKey: String
+            var streamLimit: Int
+            var channelCount: Int
+            var playlistURL: String
+            var guideURL: String
+            var hdhomerunURL: String
+        }
+        var profiles: [Entry]
+    }
+
+    /// `GET /api/v1/outputs`: each profile with its key and the URLs to give players (keyed, so
+    /// they work from other machines). Behind the API token beyond loopback, like the rest of the API.
+    @Sendable func list(request: Request, context: TunerRequestContext) async throws -> ProfileList {
+        let profiles = try await CatalogController.answering { try await engine.outputs.profiles() }
+        var entries: [ProfileList.Entry] = []
+        for profile in profiles {
+            let links = links(request, profile: profile, key: profile.accessKey)
+            let count = try await CatalogController.answering {
+                try await engine.outputs.lineup(profileID: profile.id).count
+            }
+            entries.append(
+                .init(
+                    id: profile.id, name: profile.name, deviceID: HDHomeRunDeviceID.text(profile.deviceID),
+                    accessKey: profile.accessKey, streamLimit: profile.streamLimit, channelCount: count,
+                    playlistURL: links.playlist, guideURL: links.guide, hdhomerunURL: links.deviceBase))
+        }
+        return ProfileList(profiles: entries)
+    }
+
+    /// The profile, once the request may read it.
+    func authorised(
+        profileID: String, key pathKey: String?, _ request: Request
+    ) async throws -> (OutputProfile, key: String?) {
+        let profile: OutputProfile
+        do {
+            profile = try await engine.outputs.profile(id: profileID)
+        } catch {
+            throw HTTPError(.notFound, message: error.description)
+        }
+        let key = pathKey ?? request.uri.queryParameters["key"].map(String.init)
+        if let token {
+            let tokenOK = RequestGuardMiddleware.carriesToken(request, token: token)
+            guard tokenOK || OutputCenter.opens(profile, key: key) else {
+                throw HTTPError(
+                    .unauthorized,
+                    message: """
+                        this Tuner listens beyond localhost: add the profile's key (?key=…, shown by \
+                        `tuner outputs`) to the URL
+                        """)
+            }
+        }
+        // URLs in the answer carry the key only when the request did, so they work from where they are read.
+        return (profile, OutputCenter.opens(profile, key: key) ? profile.accessKey : nil)
+    }
+
+    func links(_ request: Request, profile: OutputProfile, key: String?) -> OutputLinks {
+        OutputLinks(
+            base: request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL(), profileID: profile.id, key: key)
+    }
+
+    @Sendable func playlistOrGuide(request: Request, context: TunerRequestContext) async throws -> Response {
+        // The one segment is `<profile>.m3u` or `<profile>.xml` (Hummingbird names it once for all /output routes).
+        let file = try context.parameters.require("profile")
+        let isPlaylist = file.hasSuffix(".m3u") || file.hasSuffix(".m3u8")
+        guard isPlaylist || file.hasSuffix(".xml") else {
+            throw HTTPError(.notFound, message: "outputs are /output/<profile>.m3u and /output/<profile>.xml")
+        }
+        let profileID = String(file[..<(file.lastIndex(of: ".") ?? file.endIndex)])
+        let (profile, key) = try await authorised(profileID: profileID, key: nil, request)
+        let links = links(request, profile: profile, key: key)
+        if isPlaylist {
+            let text = try await CatalogController.answering {
+                try await engine.outputs.playlist(profile: profile, links: links)
+            }
+            return Self.text(text, type: "audio/x-mpegurl; charset=utf-8", head: request.method == .head)
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/xml; charset=utf-8"
+        if request.method == .head { return Response(status: .ok, headers: headers) }
+        let outputs = engine.outputs
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                var pending = ByteBuffer()
+                try await outputs.guide(profile: profile, links: links) { text in
+                    pending.writeString(text)
+                    if pending.readableBytes >= 64 << 10 {
+                        try await writer.write(pending)
+                        pending = ByteBuffer()
+                    }
+                }
+                if pending.readableBytes > 0 { try await writer.write(pending) }
+                try await writer.finish(nil)
+            })
+    }
+
+    func hdhomerun(
+        _ file: String, profileID: String, key: String?, _ request: Request, _ context: TunerRequestContext
+    ) async throws -> Response {
+        let (profile, key) = try await authorised(profileID: profileID, key: key, request)
+        let device = engine.outputs.device(profile: profile, links: links(request, profile: profile, key: key))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        switch file {
+        case "discover.json":
+            return Self.text(
+                String(decoding: try encoder.encode(device.discover), as: UTF8.self), type: "application/json")
+        case "lineup.json":
+            let channels = try await CatalogController.answering {
+                try await engine.outputs.lineup(profileID: profile.id)
+            }
+            return Self.text(
+                String(decoding: try encoder.encode(device.lineup(channels)), as: UTF8.self), type: "application/json")
+        case "lineup_status.json":
+            return Self.text(
+                String(decoding: try encoder.encode(HDHomeRunDevice.lineupStatus), as: UTF8.self),
+                type: "application/json")
+        default:
+            return Self.text(device.deviceXML, type: "application/xml; charset=utf-8")
+        }
+    }
+
+    /// The channel itself, as the player asked for it: the media, streamed, never a redirect
+    /// (Plex and Jellyfin expect a tuner's bytes). Extra query parameters (`?transcode=…`) are ignored.
+    @Sendable func play(request: Request, context: TunerRequestContext) async throws -> Response {
+        let (profile, _) = try await authorised(
+            profileID: try context.parameters.require("profile"), key: nil, request)
+        let text = try context.parameters.require("number")
+        // Players write "12", some "12.0"; anything else is no channel.
+        guard let number = Int(text.hasSuffix(".0") ? String(text.dropLast(2)) : text) else {
+            throw HTTPError(.notFound, message: "'\(text)' is not a channel number")
+        }
+        let (link, _) = try await CatalogController.answering {
+            try await engine.outputs.stream(profileID: profile.id, number: number)
+        }
+        let proxyBase = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
+        let media = await engine.streams.serve(
+            link: link, method: request.method == .head ? .head : .get, range: nil, ifRange: nil,
+            requestID: context.id, proxyBase: proxyBase)
+        return Response(media, channel: context.channel)
+    }
+
+    static func text(_ text: String, type: String, head: Bool = false) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.contentLength] = String(text.utf8.count)
+        headers[.cacheControl] = "no-cache"
+        return Response(
+            status: .ok, headers: headers,
+            body: head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import Testing
+import TunerTesting
+
+/// Tuner as other players see it: SiliconDust's `hdhomerun_config` finds it by UDP, the lineup
+/// streams MPEG-TS that ffprobe reads (extra query parameters and all), the M3U and XMLTV outputs
+/// agree on one number per channel, and no provider secret reaches a player.
+@Suite(.serialized) struct OutputsEndToEndTests {
+    struct Fixture {
+        let workspace: Workspace
+        let origin: TestOrigin
+        let playlistURL: String
+    }
+
+    /// A TS channel, a channel whose URL carries credentials, and a guide for the first.
+    static func fixture(ffmpeg: String) async throws -> Fixture {
+        let workspace = try Workspace()
+        let served = workspace.file("served")
+        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+        let made = try await Subprocess.run(
+            ffmpeg,
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=duration=3:size=320x240:rate=25", "-c:v",
+                "libx264", "-preset", "ultrafast", "-f", "mpegts", served + "/news.ts",
+            ])
+        #expect(made.succeeded, "\(made.transcript)")
+        let origin = try await TestOrigin.start()
+        origin.serveDirectory(served)
+        let now = Date()
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "UTC")
+        format.dateFormat = "yyyyMMddHHmmss"
+        let guide = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <tv><channel id="news.uk"><display-name>News</display-name></channel>
+            <programme start="\(format.string(from: now.addingTimeInterval(-1800))) +0000" \
+            stop="\(format.string(from: now.addingTimeInterval(1800))) +0000" channel="news.uk">\
+            <title>Evening &amp; News</title><desc>Headlines</desc></programme></tv>
+            """
+        try Data(guide.utf8).write(to: URL(fileURLWithPath: served + "/guide.xml"))
+        let playlist = """
+            #EXTM3U
+            #EXTINF:-1 tvg-id="news.uk" tvg-logo="\(origin.baseURL)/static/logo.png" group-title="News",News HD
+            \(origin.baseURL)/static/news.ts
+            #EXTINF:-1 group-title="Sport",Sport
+            http://viewer:hunter2@127.0.0.1:9/live/viewer/hunter2/7.ts
+            """
+        try Data(playlist.utf8).write(to: URL(fileURLWithPath: served + "/list.m3u"))
+        return Fixture(workspace: workspace, origin: origin, playlistURL: origin.baseURL + "/static/list.m3u")
+    }
+
+    static func addSource(_ fixture: Fixture, server: TunerProcess, curl: String, token: String? = nil) async throws {
+        let body = #"{"location":"\#(fixture.playlistURL)","epgURLs":["\#(fixture.origin.baseURL)/static/guide.xml"]}"#
+        var options = ["-X", "POST", "-H", "Content-Type: application/json", "--data", body]
+        if let token { options += ["-H", "Authorization: Bearer \(token)"] }
+        let added = try await Curl.fetch(curl, server.baseURL + "/api/v1/sources", options: options)
+        #expect(added.status == 201, "\(String(decoding: added.body, as: UTF8.self))")
+        let source = try JSONDecoder().decode([String: JSONValue].self, from: Data(added.body))
+        let id = Int(try #require(source["id"]?.number))
+        var refresh = ["-X", "POST"]
+        if let token { refresh += ["-H", "Authorization: Bearer \(token)"] }
+        let refreshed = try await Curl.fetch(curl, server.baseURL + "/api/v1/sources/\(id)/refresh", options: refresh)
+        #expect(refreshed.status == 200, "\(String(decoding: refreshed.body, as: UTF8.self))")
+    }
+
+    @Test("hdhomerun_config discovers Tuner; the lineup, M3U and XMLTV agree and play")
+    func playersSeeOneLineup() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg, .ffprobe, .hdhomerunConfig, .tvValidateFile) else { return }
+        let fixture = try await Self.fixture(ffmpeg: tools[.ffmpeg])
+        defer { fixture.workspace.remove() }
+        let server = try await TunerProcess.serve(
+            data: fixture.workspace.file("data"), arguments: ["--hdhomerun-discovery-port", "65001"])
+        try await Self.addSource(fixture, server: server, curl: tools[.curl])
+
+        // HDHomeRun, as Plex and Jellyfin read it.
+        let discover = try await Curl.fetch(tools[.curl], server.baseURL + "/discover.json")
+        let device = try JSONDecoder().decode([String: JSONValue].self, from: Data(discover.body))
+        let deviceID = try #require(device["DeviceID"]?.string)
+        #expect(deviceID.count == 8 && UInt32(deviceID, radix: 16) != nil)
+        #expect(device["ModelNumber"]?.string == "HDTC-2US")
+        #expect(device["LineupURL"]?.string == server.baseURL + "/output/default/lineup.json")
+
+        // SiliconDust's own client finds it by UDP.
+        let found = try await Subprocess.run(tools[.hdhomerunConfig], ["discover", "127.0.0.1"], timeout: .seconds(20))
+        #expect(
+            found.output.contains("hdhomerun device \(deviceID) found at 127.0.0.1"),
+            "discovery: \(found.transcript)")
+
+        let lineupResponse = try await Curl.fetch(tools[.curl], server.baseURL + "/lineup.json")
+        let lineup = try JSONDecoder().decode([[String: JSONValue]].self, from: Data(lineupResponse.body))
+        #expect(lineup.map { $0["GuideNumber"]?.string } == ["1", "2"])
+        #expect(lineup.first?["GuideName"]?.string == "News HD" && lineup.first?["HD"]?.number == 1)
+        let newsURL = try #require(lineup.first?["URL"]?.string)
+        #expect(newsURL == server.baseURL + "/play/default/1")
+
+        // The stream is the media itself; a player's extra query changes nothing.
+        let probe = try await Subprocess.run(
+            tools[.ffprobe],
+            ["-v", "error", "-show_entries", "format=format_name", "-of", "csv=p=0", newsURL + "?transcode=heavy"],
+            timeout: .seconds(60))
+        #expect(probe.output.trimmingCharacters(in: .whitespacesAndNewlines) == "mpegts", "\(probe.transcript)")
+
+        // The M3U: tvg-chno = GuideNumber, tvg-id = the XMLTV id, Tuner's URLs only.
+        let m3u = String(
+            decoding: try await Curl.fetch(tools[.curl], server.baseURL + "/output/default.m3u").body, as: UTF8.self)
+        #expect(m3u.hasPrefix("#EXTM3U"))
+        #expect(
+            m3u.contains(#"tvg-id="1.tuner""#) && m3u.contains(#"tvg-chno="1""#) && m3u.contains(#"group-title="News""#)
+        )
+        #expect(m3u.contains("\n" + server.baseURL + "/play/default/2\n"))
+        #expect(m3u.contains(#"url-tvg="\#(server.baseURL)/output/default.xml""#))
+
+        // The XMLTV: valid by the XMLTV project's own validator; channel ids are made of the numbers.
+        let guide = try await Curl.fetch(tools[.curl], server.baseURL + "/output/default.xml")
+        let guidePath = fixture.workspace.file("out.xml")
+        try Data(guide.body).write(to: URL(fileURLWithPath: guidePath))
+        let text = String(decoding: guide.body, as: UTF8.self)
+        #expect(text.contains(#"<channel id="1.tuner">"#) && text.contains("<title>Evening &amp; News</title>"))
+        #expect(text.contains(#"channel="2.tuner""#), "a channel without a guide gets placeholder programmes")
+        let validated = try await Subprocess.run(
+            tools[.tvValidateFile], [guidePath],
+            environment: Subprocess.childEnvironment().merging(["XMLTV_SUPPLEMENT": "/usr/share/xmltv"]) { $1 })
+        #expect(validated.succeeded, "tv_validate_file: \(validated.transcript)")
+
+        // No provider secret reaches a player.
+        for (name, body) in [
+            ("m3u", m3u), ("xml", text), ("lineup", String(decoding: lineupResponse.body, as: UTF8.self)),
+        ] {
+            #expect(!body.contains("hunter2") && !body.contains(fixture.origin.baseURL), "\(name) leaks the provider")
+        }
+
+        // Unknown profiles and channels are 404.
+        #expect(try await Curl.fetch(tools[.curl], server.baseURL + "/output/nope.m3u").status == 404)
+        #expect(try await Curl.fetch(tools[.curl], server.baseURL + "/play/default/99").status == 404)
+        #expect(try await Curl.fetch(tools[.curl], server.baseURL + "/play/default/x").status == 404)
+        _ = await server.stop()
+    }
+
+    @Test("Beyond loopback an output needs the profile's key, and its URLs carry it")
+    func outputsNeedTheKeyBeyondLoopback() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg) else { return }
+        let fixture = try await Self.fixture(ffmpeg: tools[.ffmpeg])
+        defer { fixture.workspace.remove() }
+        let data = fixture.workspace.file("data")
+        let token = "outputs-test-token-0123456789"
+        let server = try await TunerProcess.serve(
+            data: data, arguments: ["--host", "0.0.0.0"], environment: ["TUNER_TOKEN": token])
+        try await Self.addSource(fixture, server: server, curl: tools[.curl], token: token)
+
+        #expect(try await Curl.fetch(tools[.curl], server.baseURL + "/output/default.m3u").status == 401)
+        #expect(try await Curl.fetch(tools[.curl], server.baseURL + "/discover.json").status == 401)
+        #expect(try await Curl.fetch(tools[.curl], server.baseURL + "/play/default/1").status == 401)
+        #expect(try await Curl.fetch(tools[.curl], server.baseURL + "/output/default.m3u?key=wrong").status == 401)
+
+        let listed = try await Curl.fetch(
+            tools[.curl], server.baseURL + "/api/v1/outputs", options: ["-H", "Authorization: Bearer \(token)"])
+        let profiles = try JSONDecoder().decode([String: [[String: JSONValue]]].self, from: Data(listed.body))
+        let profile = try #require(profiles["profiles"]?.first)
+        let key = try #require(profile["accessKey"]?.string)
+        let playlistURL = try #require(profile["playlistURL"]?.string)
+        #expect(playlistURL.hasSuffix("/output/default.m3u?key=\(key)"))
+
+        let m3u = try await Curl.fetch(tools[.curl], playlistURL)
+        #expect(m3u.status == 200)
+        #expect(String(decoding: m3u.body, as: UTF8.self).contains("/play/default/1?key=\(key)\n"))
+        let hdhomerun = try #require(profile["hdhomerunURL"]?.string)
+        let discover = try await Curl.fetch(tools[.curl], hdhomerun + "/discover.json")
+        #expect(discover.status == 200)
+        #expect(String(decoding: discover.body, as: UTF8.self).contains("/output/default/key/\(key)/lineup.json"))
+        // A key that players extended with their own query still opens the stream.
+        let stream = try await Curl.fetch(
+            tools[.curl], server.baseURL + "/play/default/1?key=\(key)?transcode=internet540", options: ["-r", "0-187"])
+        #expect([200, 206].contains(stream.status))
+        _ = await server.stop()
+    }
+}
+
+/// Just enough JSON to read answers without `[String: Any]`.
+enum JSONValue: Decodable, Equatable {
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    var string: String? { if case .string(let value) = self { value } else { nil } }
+    var number: Double? { if case .number(let value) = self { value } else { nil } }
+}
