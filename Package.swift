@@ -119,6 +119,9 @@ let package = Package(
                 "TunerStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                // PBKDF2 for the Xtream logins' passwords.
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .target(

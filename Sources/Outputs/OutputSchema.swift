@@ -36,5 +36,23 @@ public enum OutputSchema: DatabaseSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("outputs-v2-users") { db in
+            try db.execute(
+                sql: """
+                    -- Logins for players that take only an Xtream Codes account. Separate from the
+                    -- providers' accounts, whose credentials never leave Tuner.
+                    CREATE TABLE outputUser (
+                        username TEXT PRIMARY KEY CHECK (length(username) BETWEEN 1 AND 64),
+                        -- PBKDF2-SHA256 of the password with this salt and round count.
+                        passwordHash BLOB NOT NULL,
+                        salt BLOB NOT NULL,
+                        rounds INTEGER NOT NULL,
+                        -- The profiles whose channels the login sees, in order (JSON array of ids).
+                        profileIDs TEXT NOT NULL CHECK (json_valid(profileIDs)),
+                        maxConnections INTEGER NOT NULL DEFAULT 1 CHECK (maxConnections BETWEEN 1 AND 64),
+                        createdAt REAL NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
     }
 }

@@ -13,6 +13,7 @@ public final class OutputStore: Sendable {
     let database: DatabasePool
     let catalog: SQLiteCatalogStore
     let logger: Logger
+    let logins = VerifiedLogins()
 
     public init(database: TunerDatabase, catalog: SQLiteCatalogStore, logger: Logger) {
         self.database = database.pool

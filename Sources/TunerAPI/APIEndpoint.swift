@@ -43,6 +43,14 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     case favourites
     // Outputs for other players.
     case outputs
+    case addOutput
+    case changeOutput(id: String)
+    case removeOutput(id: String)
+    case outputChannels(id: String)
+    case users
+    case addUser
+    case changeUser(name: String)
+    case removeUser(name: String)
 
     /// One value of each case (ids are placeholders), for tests and documents that list the API.
     public static let allCases: [APIEndpoint] = [
@@ -54,7 +62,9 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         .changeSource(id: 0),
         .refreshSource(id: 0), .removeSource(id: 0), .channels, .channel(id: 0), .playChannel(id: 0),
         .catchup(channel: 0),
-        .checkChannels, .groups, .guide, .guideNow, .favourites, .outputs,
+        .checkChannels, .groups, .guide, .guideNow, .favourites, .outputs, .addOutput, .changeOutput(id: "0"),
+        .removeOutput(id: "0"), .outputChannels(id: "0"), .users, .addUser, .changeUser(name: "0"),
+        .removeUser(name: "0"),
     ]
 
     /// Where every endpoint lives.
@@ -64,15 +74,15 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     public var method: String {
         switch self {
         case .health, .openAPI, .cacheStats, .preloads, .preload, .transfers, .transfer, .sources, .channels, .channel,
-            .playChannel, .catchup, .groups, .guide, .guideNow, .favourites, .outputs:
+            .playChannel, .catchup, .groups, .guide, .guideNow, .favourites, .outputs, .outputChannels, .users:
             return "GET"
         case .proxyURLs, .cacheClear, .cacheTrim, .startPreload, .cacheExport, .cachePin, .addTransfers,
             .pauseAllTransfers,
-            .resumeAllTransfers, .purgeTransfers, .addSource, .refreshSource, .checkChannels:
+            .resumeAllTransfers, .purgeTransfers, .addSource, .refreshSource, .checkChannels, .addOutput, .addUser:
             return "POST"
-        case .changeTransfer, .changeSource:
+        case .changeTransfer, .changeSource, .changeOutput, .changeUser:
             return "PATCH"
-        case .cancelPreload, .removeTransfer, .removeSource:
+        case .cancelPreload, .removeTransfer, .removeSource, .removeOutput, .removeUser:
             return "DELETE"
         }
     }
@@ -112,7 +122,11 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         case .guide: ["guide"]
         case .guideNow: ["guide", "now"]
         case .favourites: ["favourites"]
-        case .outputs: ["outputs"]
+        case .outputs, .addOutput: ["outputs"]
+        case .changeOutput(let id), .removeOutput(let id): ["outputs", Self.escaped(id)]
+        case .outputChannels(let id): ["outputs", Self.escaped(id), "channels"]
+        case .users, .addUser: ["users"]
+        case .changeUser(let name), .removeUser(let name): ["users", Self.escaped(name)]
         }
     }
 

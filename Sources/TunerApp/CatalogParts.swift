@@ -8,6 +8,8 @@ public struct CatalogParts: Sendable {
     public let importer: CatalogImporter
     /// Sources as the API handles them.
     public let library: Library
+    /// Output profiles over the same catalog.
+    public let outputs: OutputCenter
     let httpClient: HTTPClient
 
     /// Closes the importer's connections.

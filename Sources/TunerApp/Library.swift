@@ -17,17 +17,20 @@ public final class Library: Sendable {
     let defaultRefreshInterval: TimeInterval
     /// Where sources may be fetched from.
     let fetchPolicy: FetchPolicy
+    /// Runs after each import of a source's channels (output profiles record new numbers).
+    let afterImport: @Sendable () async -> Void
 
     public init(
         catalog: SQLiteCatalogStore, importer: CatalogImporter, localFiles: LocalFileAccess?,
         defaultRefreshInterval: TimeInterval,
-        fetchPolicy: FetchPolicy = .any
+        fetchPolicy: FetchPolicy = .any, afterImport: @escaping @Sendable () async -> Void = {}
     ) {
         self.catalog = catalog
         self.importer = importer
         self.localFiles = localFiles
         self.defaultRefreshInterval = defaultRefreshInterval
         self.fetchPolicy = fetchPolicy
+        self.afterImport = afterImport
     }
 
     /// A source to add, as a user describes it.
@@ -136,6 +139,7 @@ public final class Library: Sendable {
                 guide: guide)
         }
         let counts = try await importer.refresh(sourceID: id)
+        await afterImport()
         var refreshed = Refreshed(source: try await catalog.source(id: id)?.forClients, counts: counts)
         if let urls = refreshed.source?.epgURLs, !urls.isEmpty {
             do {

@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import Outputs
+import TunerAPI
 
 /// What Tuner hands to other players: output profiles and their M3U, XMLTV and HDHomeRun views.
 ///
@@ -39,28 +40,12 @@ public final class OutputCenter: Sendable {
         return profile
     }
 
-    /// A profile as a user describes it: everything but the id is optional.
-    public struct ProfileSettings: Sendable, Codable, Equatable {
-        public var name: String?
-        public var selection: OutputSelection?
-        public var numbering: OutputNumbering?
-        public var renames: [String: String]?
-        public var streamLimit: Int?
-
-        public init(
-            name: String? = nil, selection: OutputSelection? = nil, numbering: OutputNumbering? = nil,
-            renames: [String: String]? = nil, streamLimit: Int? = nil
-        ) {
-            self.name = name
-            self.selection = selection
-            self.numbering = numbering
-            self.renames = renames
-            self.streamLimit = streamLimit
-        }
-    }
-
     /// Makes a profile with a new device id and key, and numbers its channels.
-    public func create(id: String, settings: ProfileSettings) async throws(FeatureError) -> OutputProfile {
+    public func create(_ settings: OutputProfileSettings) async throws(FeatureError) -> OutputProfile {
+        guard let id = settings.id else { throw FeatureError(.invalid, "a new profile needs an \"id\"") }
+        guard OutputProfile.isValidID(id) else {
+            throw FeatureError(.invalid, "'\(id)' is not a profile id: use 1 to 32 of a-z, 0-9 and '-'")
+        }
         var profile = OutputProfile(
             id: id, name: settings.name ?? id, deviceID: HDHomeRunDeviceID.random(), accessKey: OutputStore.randomKey())
         try apply(settings, to: &profile)
@@ -73,7 +58,7 @@ public final class OutputCenter: Sendable {
     }
 
     /// Changes a profile's settings; the id, device id and key stay, and so do given numbers.
-    public func update(id: String, settings: ProfileSettings) async throws(FeatureError) -> OutputProfile {
+    public func update(id: String, settings: OutputProfileSettings) async throws(FeatureError) -> OutputProfile {
         var profile = try await profile(id: id)
         try apply(settings, to: &profile)
         let changed = profile
@@ -85,6 +70,11 @@ public final class OutputCenter: Sendable {
     }
 
     public func remove(id: String) async throws(FeatureError) {
+        guard id != OutputProfile.defaultID else {
+            throw FeatureError(
+                .conflict,
+                "the default profile answers at the root for Plex and Jellyfin; change it instead of removing it")
+        }
         try await mapped { try await store.removeProfile(id: id) }
     }
 
@@ -101,7 +91,7 @@ public final class OutputCenter: Sendable {
         try await mapped { try await store.recordNumbersOfEveryProfile() }
     }
 
-    private func apply(_ settings: ProfileSettings, to profile: inout OutputProfile) throws(FeatureError) {
+    private func apply(_ settings: OutputProfileSettings, to profile: inout OutputProfile) throws(FeatureError) {
         if let name = settings.name {
             let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.isEmpty, trimmed.count <= 100 else {
@@ -109,24 +99,55 @@ public final class OutputCenter: Sendable {
             }
             profile.name = trimmed
         }
-        if let selection = settings.selection {
-            let kinds = Set(["live", "movie", "series"])
-            guard !selection.kinds.isEmpty, selection.kinds.allSatisfy(kinds.contains) else {
-                throw FeatureError(.invalid, "selection.kinds must list live, movie or series")
+        if let kinds = settings.kinds {
+            guard !kinds.isEmpty, kinds.allSatisfy(["live", "movie", "series"].contains) else {
+                throw FeatureError(.invalid, "kinds must list live, movie or series")
             }
-            profile.selection = selection
+            profile.selection.kinds = kinds
         }
-        if let numbering = settings.numbering {
-            guard (1...OutputNumbering.highest).contains(numbering.start) else {
-                throw FeatureError(.invalid, "numbering.start must be from 1 to \(OutputNumbering.highest)")
+        if let sourceIDs = settings.sourceIDs { profile.selection.sourceIDs = sourceIDs }
+        if let groups = settings.groups { profile.selection.groups = groups }
+        if let favouritesOnly = settings.favouritesOnly { profile.selection.favouritesOnly = favouritesOnly }
+        if let search = settings.search { profile.selection.search = search.isEmpty ? nil : search }
+        if let include = settings.include { profile.selection.include = include }
+        if let exclude = settings.exclude { profile.selection.exclude = exclude }
+        if let start = settings.start {
+            guard (1...OutputNumbering.highest).contains(start) else {
+                throw FeatureError(.invalid, "start must be from 1 to \(OutputNumbering.highest)")
             }
-            profile.numbering = numbering
+            profile.numbering.start = start
         }
-        if let renames = settings.renames { profile.renames = renames }
+        if let order = settings.order {
+            guard let value = OutputNumbering.Order(rawValue: order) else {
+                throw FeatureError(.invalid, "order must be playlist, favourites or name")
+            }
+            profile.numbering.order = value
+        }
+        if let keep = settings.keepPlaylistNumbers { profile.numbering.keepPlaylistNumbers = keep }
+        if let renames = settings.renames {
+            guard renames.count <= 100_000, renames.values.allSatisfy({ !$0.isEmpty && $0.count <= 200 }) else {
+                throw FeatureError(.invalid, "renames must be names of 1 to 200 characters")
+            }
+            profile.renames = renames
+        }
         if let limit = settings.streamLimit {
             guard (1...64).contains(limit) else { throw FeatureError(.invalid, "streamLimit must be from 1 to 64") }
             profile.streamLimit = limit
         }
+    }
+
+    /// A profile as the API shows it, with the URLs (keyed) players are given on `base`.
+    public func answer(for profile: OutputProfile, base: String) async throws(FeatureError) -> OutputProfileAnswer {
+        let links = OutputLinks(base: base, profileID: profile.id, key: profile.accessKey)
+        let count = try await lineup(profileID: profile.id).count
+        return OutputProfileAnswer(
+            id: profile.id, name: profile.name, deviceID: HDHomeRunDeviceID.text(profile.deviceID),
+            accessKey: profile.accessKey, streamLimit: profile.streamLimit, channelCount: count,
+            kinds: profile.selection.kinds, sourceIDs: profile.selection.sourceIDs, groups: profile.selection.groups,
+            favouritesOnly: profile.selection.favouritesOnly, search: profile.selection.search,
+            include: profile.selection.include, exclude: profile.selection.exclude, start: profile.numbering.start,
+            order: profile.numbering.order.rawValue, keepPlaylistNumbers: profile.numbering.keepPlaylistNumbers,
+            playlistURL: links.playlist, guideURL: links.guide, hdhomerunURL: links.deviceBase)
     }
 
     // MARK: Access
@@ -159,8 +180,11 @@ public final class OutputCenter: Sendable {
     public func guide(
         profile: OutputProfile, links: OutputLinks, write: (String) async throws -> Void
     ) async throws {
-        let channels = try await lineup(profileID: profile.id)
-        let output = XMLTVOutput(placeholders: placeholders, logo: logoLink(base: links.base))
+        try await guide(channels: try await lineup(profileID: profile.id), base: links.base, write: write)
+    }
+
+    func guide(channels: [OutputChannel], base: String, write: (String) async throws -> Void) async throws {
+        let output = XMLTVOutput(placeholders: placeholders, logo: logoLink(base: base))
         try await write(output.header())
         for batch in stride(from: 0, to: channels.count, by: 500) {
             try await write(output.channels(Array(channels[batch..<min(batch + 500, channels.count)])))
@@ -209,7 +233,7 @@ public final class OutputCenter: Sendable {
         }
     }
 
-    private func mapped<T>(_ body: () async throws -> T) async throws(FeatureError) -> T {
+    func mapped<T>(_ body: () async throws -> T) async throws(FeatureError) -> T {
         do {
             return try await body()
         } catch let error as FeatureError {

@@ -96,14 +96,13 @@ public final class TunerEngine: Sendable {
             throw error
         }
         let catalogParts = Self.makeCatalogParts(
-            database: database, httpClient: transfersHTTPClient, localFiles: localFiles,
+            database: database, httpClient: transfersHTTPClient, localFiles: localFiles, signer: signer,
             configuration: configuration, logger: logger)
         catalog = catalogParts.catalog
         catalogImporter = catalogParts.importer
         library = catalogParts.library
-        player = Player(catalog: catalog, signer: signer, fetchPolicy: configuration.allowFetch)
-        outputs = OutputCenter(
-            store: OutputStore(database: database, catalog: catalog, logger: logger), player: player, catalog: catalog)
+        player = catalogParts.outputs.player
+        outputs = catalogParts.outputs
         catalogScheduler = CatalogRefreshScheduler(importer: catalogImporter, logger: logger)
         streamChecker = StreamChecker(store: catalog, logger: logger)
         background = BackgroundWork()
@@ -133,7 +132,8 @@ public final class TunerEngine: Sendable {
             // The user at the keyboard owns the local files a source names: no files root applies.
             return makeCatalogParts(
                 database: try folder.openDatabase(), httpClient: httpClient, localFiles: nil,
-                configuration: configuration, logger: logger)
+                signer: StreamLinkSigner(key: try folder.loadOrCreateSecret()), configuration: configuration,
+                logger: logger)
         } catch {
             try? httpClient.syncShutdown()
             throw error
@@ -155,15 +155,20 @@ public final class TunerEngine: Sendable {
     }
 
     private static func makeCatalogParts(
-        database: TunerDatabase, httpClient: HTTPClient, localFiles: LocalFileAccess?,
+        database: TunerDatabase, httpClient: HTTPClient, localFiles: LocalFileAccess?, signer: StreamLinkSigner,
         configuration: TunerConfiguration, logger: Logger
     ) -> CatalogParts {
         let catalog = SQLiteCatalogStore(database: database, logger: logger)
         let importer = CatalogImporter(store: catalog, httpClient: httpClient, logger: logger)
+        let player = Player(catalog: catalog, signer: signer, fetchPolicy: configuration.allowFetch)
+        let outputs = OutputCenter(
+            store: OutputStore(database: database, catalog: catalog, logger: logger), player: player, catalog: catalog)
         let library = Library(
             catalog: catalog, importer: importer, localFiles: localFiles,
-            defaultRefreshInterval: configuration.catalogDefaultRefreshSeconds, fetchPolicy: configuration.allowFetch)
-        return CatalogParts(catalog: catalog, importer: importer, library: library, httpClient: httpClient)
+            defaultRefreshInterval: configuration.catalogDefaultRefreshSeconds, fetchPolicy: configuration.allowFetch,
+            afterImport: { try? await outputs.recordNumbers() })
+        return CatalogParts(
+            catalog: catalog, importer: importer, library: library, outputs: outputs, httpClient: httpClient)
     }
 
     private static func makeTransferManager(

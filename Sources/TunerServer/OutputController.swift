@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Outputs
+import TunerAPI
 import TunerApp
 
 /// What players read: `/output/<profile>.m3u`, `/output/<profile>.xml`, the HDHomeRun files
@@ -43,42 +44,83 @@ struct OutputController {
         router.post("/output/:profile/lineup.post") { _, _ in Response(status: .ok) }
         router.post("/output/:profile/key/:key/lineup.post") { _, _ in Response(status: .ok) }
         router.get("/api/v1/outputs", use: list)
+        router.post("/api/v1/outputs", use: add)
+        router.patch("/api/v1/outputs/:id", use: change)
+        router.delete("/api/v1/outputs/:id", use: remove)
+        router.get("/api/v1/outputs/:id/channels", use: channels)
         router.get("/play/:profile/:number", use: play)
         router.head("/play/:profile/:number", use: play)
     }
 
-    struct ProfileList: ResponseEncodable {
-        struct Entry: Codable {
-            var id: String
-            var name: String
-            var deviceID: String
-            var accessKey: String
-            var streamLimit: Int
-            var channelCount: Int
-            var playlistURL: String
-            var guideURL: String
-            var hdhomerunURL: String
-        }
-        var profiles: [Entry]
+    struct Answer<Value: Encodable & Sendable>: ResponseEncodable {
+        var value: Value
+        func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
+    }
+
+    func base(_ request: Request) -> String {
+        request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
     }
 
     /// `GET /api/v1/outputs`: each profile with its key and the URLs to give players (keyed, so
     /// they work from other machines). Behind the API token beyond loopback, like the rest of the API.
-    @Sendable func list(request: Request, context: TunerRequestContext) async throws -> ProfileList {
-        let profiles = try await CatalogController.answering { try await engine.outputs.profiles() }
-        var entries: [ProfileList.Entry] = []
-        for profile in profiles {
-            let links = links(request, profile: profile, key: profile.accessKey)
-            let count = try await CatalogController.answering {
-                try await engine.outputs.lineup(profileID: profile.id).count
+    @Sendable func list(request: Request, context: TunerRequestContext) async throws -> Answer<OutputProfileList> {
+        try await CatalogController.answering {
+            var answers: [OutputProfileAnswer] = []
+            for profile in try await engine.outputs.profiles() {
+                answers.append(try await engine.outputs.answer(for: profile, base: base(request)))
             }
-            entries.append(
-                .init(
-                    id: profile.id, name: profile.name, deviceID: HDHomeRunDeviceID.text(profile.deviceID),
-                    accessKey: profile.accessKey, streamLimit: profile.streamLimit, channelCount: count,
-                    playlistURL: links.playlist, guideURL: links.guide, hdhomerunURL: links.deviceBase))
+            return Answer(value: OutputProfileList(profiles: answers))
         }
-        return ProfileList(profiles: entries)
+    }
+
+    @Sendable func add(request: Request, context: TunerRequestContext) async throws -> EditedResponse<
+        Answer<OutputProfileAnswer>
+    > {
+        let settings = try await Self.decode(request, context)
+        let answer = try await CatalogController.answering {
+            let profile = try await engine.outputs.create(settings)
+            return try await engine.outputs.answer(for: profile, base: base(request))
+        }
+        return EditedResponse(status: .created, response: Answer(value: answer))
+    }
+
+    @Sendable func change(request: Request, context: TunerRequestContext) async throws -> Answer<OutputProfileAnswer> {
+        let id = try context.parameters.require("id")
+        var settings = try await Self.decode(request, context)
+        guard settings.id == nil || settings.id == id else {
+            throw HTTPError(.badRequest, message: "a profile's id cannot change; add a new profile instead")
+        }
+        settings.id = nil
+        return try await CatalogController.answering {
+            let profile = try await engine.outputs.update(id: id, settings: settings)
+            return Answer(value: try await engine.outputs.answer(for: profile, base: base(request)))
+        }
+    }
+
+    @Sendable func remove(request: Request, context: TunerRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        try await CatalogController.answering { try await engine.outputs.remove(id: id) }
+        return Response(status: .noContent)
+    }
+
+    @Sendable func channels(request: Request, context: TunerRequestContext) async throws -> Answer<OutputChannelList> {
+        let id = try context.parameters.require("id")
+        let channels = try await CatalogController.answering { try await engine.outputs.lineup(profileID: id) }
+        return Answer(
+            value: OutputChannelList(
+                channels: channels.map {
+                    OutputChannelAnswer(
+                        number: $0.number, name: $0.name, itemID: $0.item.id, identity: $0.item.identity,
+                        group: $0.item.group)
+                }))
+    }
+
+    static func decode(_ request: Request, _ context: TunerRequestContext) async throws -> OutputProfileSettings {
+        do {
+            return try await request.decode(as: OutputProfileSettings.self, context: context)
+        } catch {
+            throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
+        }
     }
 
     /// The profile, once the request may read it.

@@ -32,10 +32,12 @@ struct RequestGuardMiddleware: RouterMiddleware {
     let uploadOrigins: Set<String>
 
     /// Paths that need no token: the stream URLs carry their own authentication.
-    /// Outputs check their profile's key themselves (OutputController): players cannot send a token.
+    /// Outputs check their profile's key (OutputController) or the Xtream login (XtreamController)
+    /// themselves: players cannot send a token.
     static let openPrefixes: [[String]] = [
         ["stream"], ["output"], ["play"], ["discover.json"], ["lineup.json"], ["lineup_status.json"],
-        ["lineup.post"], ["device.xml"],
+        ["lineup.post"], ["device.xml"], ["player_api.php"], ["get.php"], ["xmltv.php"], ["live"], ["movie"],
+        ["series"],
     ]
     static let openPaths: Set<String> = ["/api/v1/health"]
     static let uploadPrefix = ["api", "v1", "uploads"]

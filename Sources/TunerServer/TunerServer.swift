@@ -72,6 +72,7 @@ public final class TunerServer: Sendable {
             .addRoutes(to: router)
         TransfersController(downloads: engine.downloads).addRoutes(to: router)
         OutputController(engine: engine, token: token, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
+        XtreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         // Request heads are bounded (NIO's decoder: 80 KiB per field and in all, here at most 200
         // fields) and a connection that sends no complete request within the idle timeout is
         // closed, so slow or endless headers cannot hold connections or memory.

@@ -11,7 +11,8 @@ struct TunerCommand: AsyncParsableCommand {
         abstract: "A caching stream proxy and IPTV gateway.",
         subcommands: [
             Serve.self, Open.self, ProxyURL.self, Cache.self, Playlist.self, Sources.self, Channels.self, Guide.self,
-            M3U.self, XMLTV.self, Download.self, Upload.self, TransfersCommand.self,
+            M3U.self, XMLTV.self, Download.self, Upload.self, TransfersCommand.self, OutputsCommand.self,
+            UsersCommand.self,
         ]
     )
 

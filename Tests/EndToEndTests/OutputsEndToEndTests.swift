@@ -176,6 +176,69 @@ import TunerTesting
     }
 }
 
+extension OutputsEndToEndTests {
+    @Test("Profiles are added, changed and removed through the API and the CLI, with their own numbers")
+    func profilesThroughTheAPIAndTheCLI() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg) else { return }
+        let fixture = try await Self.fixture(ffmpeg: tools[.ffmpeg])
+        defer { fixture.workspace.remove() }
+        let data = fixture.workspace.file("data")
+        let server = try await TunerProcess.serve(data: data)
+        try await Self.addSource(fixture, server: server, curl: tools[.curl])
+        let json = ["-H", "Content-Type: application/json"]
+
+        let added = try await Curl.fetch(
+            tools[.curl], server.baseURL + "/api/v1/outputs",
+            options: json + ["-X", "POST", "--data", #"{"id":"sport","groups":["Sport"],"start":100,"name":"Sports"}"#])
+        #expect(added.status == 201, "\(String(decoding: added.body, as: UTF8.self))")
+        let profile = try JSONDecoder().decode([String: JSONValue].self, from: Data(added.body))
+        #expect(profile["channelCount"]?.number == 1 && profile["name"]?.string == "Sports")
+        let m3u = String(
+            decoding: try await Curl.fetch(tools[.curl], server.baseURL + "/output/sport.m3u").body, as: UTF8.self)
+        #expect(m3u.contains(#"tvg-chno="100""#) && m3u.contains(",Sport\n") && !m3u.contains("News HD"))
+
+        let renamed = try await Curl.fetch(
+            tools[.curl], server.baseURL + "/api/v1/outputs/sport",
+            options: json + ["-X", "PATCH", "--data", #"{"name":"Sport only","start":500}"#])
+        #expect(renamed.status == 200)
+        let lineup = try await Curl.fetch(tools[.curl], server.baseURL + "/api/v1/outputs/sport/channels")
+        #expect(
+            String(decoding: lineup.body, as: UTF8.self).contains(#""number":100"#),
+            "a new start leaves given numbers where they are")
+
+        for (body, status) in [
+            (#"{"id":"Bad/Id"}"#, 400), (#"{"id":"sport"}"#, 409), (#"{"id":"x","start":0}"#, 400),
+            (#"{"id":"y","order":"random"}"#, 400), (#"{"id":"z","kinds":["radio"]}"#, 400), ("not json", 400),
+        ] {
+            let refused = try await Curl.fetch(
+                tools[.curl], server.baseURL + "/api/v1/outputs", options: json + ["-X", "POST", "--data", body])
+            #expect(refused.status == status, "\(body): \(String(decoding: refused.body, as: UTF8.self))")
+        }
+        let removeDefault = try await Curl.fetch(
+            tools[.curl], server.baseURL + "/api/v1/outputs/default", options: ["-X", "DELETE"])
+        #expect(removeDefault.status == 409)
+
+        // The CLI works on the same data folder beside the server.
+        let cliAdd = try await TunerProcess.run(["outputs", "add", "news", "--group", "News", "--data", data])
+        #expect(cliAdd.succeeded, "\(cliAdd.transcript)")
+        #expect(cliAdd.output.contains("/output/news.m3u?key="))
+        let shown = try await TunerProcess.run(["outputs", "show", "news", "--data", data])
+        #expect(shown.output == "1\tNews HD\tNews\n", "\(shown.transcript)")
+        let listed = try await TunerProcess.run(["outputs", "--data", data])
+        #expect(
+            listed.output.contains("default\t") && listed.output.contains("sport\t") && listed.output.contains("news\t")
+        )
+        let cliRemove = try await TunerProcess.run(["outputs", "remove", "news", "--data", data])
+        #expect(cliRemove.succeeded)
+        let removed = try await Curl.fetch(
+            tools[.curl], server.baseURL + "/api/v1/outputs/sport", options: ["-X", "DELETE"])
+        #expect(removed.status == 204)
+        #expect(try await Curl.fetch(tools[.curl], server.baseURL + "/output/sport.m3u").status == 404)
+        #expect(try await Curl.fetch(tools[.curl], server.baseURL + "/output/news.xml").status == 404)
+        _ = await server.stop()
+    }
+}
+
 /// Just enough JSON to read answers without `[String: Any]`.
 enum JSONValue: Decodable, Equatable {
     case string(String)

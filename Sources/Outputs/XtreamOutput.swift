@@ -1,0 +1,325 @@
+import Catalog
+import Foundation
+
+/// A lineup in the shapes of the Xtream Codes panel API (`player_api.php`), for players that take
+/// only an Xtream login: account info, categories and streams of each kind, series and film
+/// details, and short guides. Stream ids are the catalog's item ids, which stay while a channel's
+/// identity does; category ids are derived from the group names, so they stay too.
+public struct XtreamOutput: Sendable {
+    /// `scheme://host:port` as the player reached Tuner.
+    public var base: String
+    public var username: String
+    public var password: String
+    public var logo: @Sendable (CatalogItem) -> String?
+
+    public init(base: String, username: String, password: String, logo: @escaping @Sendable (CatalogItem) -> String?) {
+        self.base = base.hasSuffix("/") ? String(base.dropLast()) : base
+        self.username = username
+        self.password = password
+        self.logo = logo
+    }
+
+    // MARK: Account
+
+    public struct Account: Encodable, Sendable {
+        public struct UserInfo: Encodable, Sendable {
+            var username: String
+            var password: String
+            var message = ""
+            var auth = 1
+            var status = "Active"
+            var exp_date: String? = nil
+            var is_trial = "0"
+            var active_cons: String
+            var created_at: String
+            var max_connections: String
+            var allowed_output_formats = ["ts", "m3u8"]
+        }
+        public struct ServerInfo: Encodable, Sendable {
+            var url: String
+            var port: String
+            var https_port = ""
+            var server_protocol = "http"
+            var rtmp_port = ""
+            var timezone = "UTC"
+            var timestamp_now: Int64
+            var time_now: String
+        }
+        var user_info: UserInfo
+        var server_info: ServerInfo
+    }
+
+    /// What a panel answers a login with. `activeConnections` is how many streams the login has open.
+    public func account(_ user: OutputUser, activeConnections: Int, now: Date) -> Account {
+        let host = URL(string: base)?.host ?? "127.0.0.1"
+        let port = URL(string: base)?.port ?? 80
+        return Account(
+            user_info: .init(
+                username: user.username, password: password, active_cons: String(activeConnections),
+                created_at: String(Int64(user.createdAt.timeIntervalSince1970)),
+                max_connections: String(user.maxConnections)),
+            server_info: .init(
+                url: host, port: String(port), timestamp_now: Int64(now.timeIntervalSince1970),
+                time_now: Self.dateTime(Int64(now.timeIntervalSince1970))))
+    }
+
+    /// A failed login, as panels answer it.
+    public static let refused = #"{"user_info":{"auth":0}}"#
+
+    // MARK: Lists
+
+    public struct Category: Encodable, Sendable, Equatable {
+        var category_id: String
+        var category_name: String
+        var parent_id = 0
+    }
+
+    /// The groups of `channels`, once each, in order of first appearance.
+    public func categories(_ channels: [OutputChannel]) -> [Category] {
+        var seen = Set<String>()
+        return channels.compactMap { channel in
+            guard let group = channel.item.group, seen.insert(group).inserted else { return nil }
+            return Category(category_id: Self.categoryID(group), category_name: group)
+        }
+    }
+
+    public struct LiveStream: Encodable, Sendable {
+        var num: Int
+        var name: String
+        var stream_type = "live"
+        var stream_id: Int64
+        var stream_icon: String
+        var epg_channel_id: String
+        var added = "0"
+        var category_id: String
+        var custom_sid = ""
+        var tv_archive: Int
+        var direct_source = ""
+        var tv_archive_duration: Int
+    }
+
+    public func liveStreams(_ channels: [OutputChannel], category: String?) -> [LiveStream] {
+        filtered(channels, category).map { channel in
+            LiveStream(
+                num: channel.number, name: channel.name, stream_id: channel.item.id,
+                stream_icon: logo(channel.item) ?? "", epg_channel_id: channel.guideID,
+                category_id: channel.item.group.map(Self.categoryID) ?? "", tv_archive: 0, tv_archive_duration: 0)
+        }
+    }
+
+    public struct VODStream: Encodable, Sendable {
+        var num: Int
+        var name: String
+        var stream_type = "movie"
+        var stream_id: Int64
+        var stream_icon: String
+        var rating = ""
+        var added = "0"
+        var category_id: String
+        var container_extension: String
+        var custom_sid = ""
+        var direct_source = ""
+    }
+
+    public func vodStreams(_ channels: [OutputChannel], category: String?) -> [VODStream] {
+        filtered(channels, category).map { channel in
+            VODStream(
+                num: channel.number, name: channel.name, stream_id: channel.item.id,
+                stream_icon: logo(channel.item) ?? "", category_id: channel.item.group.map(Self.categoryID) ?? "",
+                container_extension: Self.container(of: channel.item.url))
+        }
+    }
+
+    public struct Series: Encodable, Sendable {
+        var num: Int
+        var name: String
+        var series_id: Int64
+        var cover: String
+        var plot = ""
+        var cast = ""
+        var director = ""
+        var genre = ""
+        var releaseDate = ""
+        var last_modified = "0"
+        var rating = ""
+        var category_id: String
+    }
+
+    public func series(_ channels: [OutputChannel], category: String?) -> [Series] {
+        filtered(channels, category).map { channel in
+            Series(
+                num: channel.number, name: channel.name, series_id: channel.item.id,
+                cover: logo(channel.item) ?? "", category_id: channel.item.group.map(Self.categoryID) ?? "")
+        }
+    }
+
+    // MARK: Details
+
+    public struct SeriesInfo: Encodable, Sendable {
+        public struct Info: Encodable, Sendable {
+            var name: String
+            var cover: String
+            var category_id: String
+        }
+        public struct Episode: Encodable, Sendable {
+            public struct Details: Encodable, Sendable { var duration_secs: Int }
+            var id: String
+            var episode_num: Int
+            var title: String
+            var container_extension: String
+            var season: Int
+            var info: Details
+        }
+        var seasons: [Int] = []
+        var info: Info
+        var episodes: [String: [Episode]]
+    }
+
+    public func seriesInfo(_ channel: OutputChannel, episodes: [CatalogEpisode]) -> SeriesInfo {
+        var bySeason: [String: [SeriesInfo.Episode]] = [:]
+        for (index, episode) in episodes.enumerated() {
+            let season = episode.season ?? 1
+            bySeason[String(season), default: []].append(
+                .init(
+                    id: String(episode.id), episode_num: episode.episode ?? index + 1, title: episode.title,
+                    container_extension: Self.container(of: episode.url), season: season,
+                    info: .init(duration_secs: episode.duration.map { Int($0) } ?? 0)))
+        }
+        return SeriesInfo(
+            info: .init(
+                name: channel.name, cover: logo(channel.item) ?? "",
+                category_id: channel.item.group.map(Self.categoryID) ?? ""),
+            episodes: bySeason)
+    }
+
+    public struct VODInfo: Encodable, Sendable {
+        public struct Info: Encodable, Sendable {
+            var name: String
+            var plot: String
+            var genre: String
+            var director: String
+            var cast: String
+            var releasedate: String
+            var duration_secs: Int
+            var rating: String
+            var movie_image: String
+        }
+        public struct MovieData: Encodable, Sendable {
+            var stream_id: Int64
+            var name: String
+            var container_extension: String
+        }
+        var info: Info
+        var movie_data: MovieData
+    }
+
+    public func vodInfo(_ channel: OutputChannel, details: CatalogMovieDetails?) -> VODInfo {
+        VODInfo(
+            info: .init(
+                name: channel.name, plot: details?.plot ?? "", genre: details?.genre ?? "",
+                director: details?.director ?? "", cast: details?.cast ?? "", releasedate: details?.releaseDate ?? "",
+                duration_secs: details?.durationSeconds ?? 0, rating: details?.rating.map { String($0) } ?? "",
+                movie_image: logo(channel.item) ?? ""),
+            movie_data: .init(
+                stream_id: channel.item.id, name: channel.name,
+                container_extension: Self.container(of: channel.item.url)
+            ))
+    }
+
+    public struct Listings: Encodable, Sendable {
+        public struct Listing: Encodable, Sendable {
+            var id: String
+            var epg_id: String
+            var title: String
+            var lang = ""
+            var start: String
+            var end: String
+            var description: String
+            var channel_id: String
+            var start_timestamp: String
+            var stop_timestamp: String
+            var now_playing: Int?
+            var has_archive: Int?
+        }
+        var epg_listings: [Listing]
+    }
+
+    /// `get_short_epg` (the next `limit` programmes) and `get_simple_data_table` (all, marked
+    /// `now_playing`). Titles and descriptions are base64, as panels send them.
+    public func listings(
+        _ programmes: [GuideProgramme], of channel: OutputChannel, now: Int64, limit: Int?, table: Bool
+    ) -> Listings {
+        var chosen = programmes.filter { table || $0.stop > now }
+        if let limit { chosen = Array(chosen.prefix(max(0, limit))) }
+        return Listings(
+            epg_listings: chosen.map { programme in
+                Listings.Listing(
+                    id: String(programme.id), epg_id: String(programme.id),
+                    title: Data(programme.title.utf8).base64EncodedString(), start: Self.dateTime(programme.start),
+                    end: Self.dateTime(programme.stop),
+                    description: Data((programme.description ?? "").utf8).base64EncodedString(),
+                    channel_id: channel.guideID, start_timestamp: String(programme.start),
+                    stop_timestamp: String(programme.stop),
+                    now_playing: table ? (programme.start <= now && now < programme.stop ? 1 : 0) : nil,
+                    has_archive: table ? 0 : nil)
+            })
+    }
+
+    // MARK: URLs
+
+    /// A channel's stream as `get.php` lists it.
+    public func streamURL(_ channel: OutputChannel) -> String {
+        let kind = channel.item.kind == .movie ? "movie" : "live"
+        let container = channel.item.kind == .movie ? Self.container(of: channel.item.url) : "ts"
+        return "\(base)/\(kind)/\(username)/\(password)/\(channel.item.id).\(container)"
+    }
+
+    /// `get.php?type=m3u_plus`: the live channels and films with Tuner's Xtream stream URLs.
+    public func playlist(_ channels: [OutputChannel], guideURL: String) -> String {
+        var text = "#EXTM3U url-tvg=\"\(guideURL)\" x-tvg-url=\"\(guideURL)\"\n"
+        for channel in channels where channel.item.kind != .series {
+            let name = channel.name.replacingOccurrences(of: "\n", with: " ")
+            func attribute(_ value: String) -> String { value.replacingOccurrences(of: "\"", with: "'") }
+            text += "#EXTINF:-1 tvg-id=\"\(channel.guideID)\" tvg-name=\"\(attribute(name))\""
+            if let logo = logo(channel.item) { text += " tvg-logo=\"\(attribute(logo))\"" }
+            text += " tvg-chno=\"\(channel.number)\""
+            if let group = channel.item.group { text += " group-title=\"\(attribute(group))\"" }
+            text += ",\(name)\n\(streamURL(channel))\n"
+        }
+        return text
+    }
+
+    // MARK: Helpers
+
+    func filtered(_ channels: [OutputChannel], _ category: String?) -> [OutputChannel] {
+        guard let category, !category.isEmpty else { return channels }
+        return channels.filter { $0.item.group.map(Self.categoryID) == category }
+    }
+
+    /// A stable id for a group name: FNV-1a, 31 bits, never 0.
+    public static func categoryID(_ name: String) -> String {
+        var hash: UInt32 = 2_166_136_261
+        for byte in name.utf8 {
+            hash ^= UInt32(byte)
+            hash = hash &* 16_777_619
+        }
+        return String(max(1, hash & 0x7FFF_FFFF))
+    }
+
+    /// The file extension of a stream URL (`mp4`, `mkv`), `mp4` when it has none.
+    static func container(of url: String?) -> String {
+        guard let url, let path = URL(string: url)?.path, let dot = path.lastIndex(of: ".") else { return "mp4" }
+        let ext = path[path.index(after: dot)...]
+        guard (1...5).contains(ext.count), ext.allSatisfy({ $0.isLetter || $0.isNumber }) else { return "mp4" }
+        return String(ext).lowercased()
+    }
+
+    /// `YYYY-MM-DD hh:mm:ss` in UTC, as panels write times.
+    static func dateTime(_ seconds: Int64) -> String {
+        let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+        let parts = Calendar.utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
+        return "\(parts.year ?? 1970)-\(two(parts.month))-\(two(parts.day)) \(two(parts.hour)):\(two(parts.minute)):"
+            + two(parts.second)
+    }
+}

@@ -1,0 +1,119 @@
+import Catalog
+import Foundation
+import Outputs
+import TunerAPI
+
+/// The Xtream Codes view of the outputs: logins (output users) and the channels, films and series
+/// of their profiles.
+extension OutputCenter {
+    /// The login, or nil when the name or password is wrong.
+    public func login(_ username: String, password: String) async throws(FeatureError) -> OutputUser? {
+        try await mapped { try await store.authenticate(username, password: password) }
+    }
+
+    /// What a login sees: its profiles' entries, once each, numbered by the first profile that has them.
+    public func lineup(of user: OutputUser) async throws(FeatureError) -> [OutputChannel] {
+        var seen = Set<Int64>()
+        var channels: [OutputChannel] = []
+        for id in user.profileIDs {
+            // A profile removed since the user was made shows nothing rather than failing the login.
+            guard let lineup = try? await lineup(profileID: id) else { continue }
+            for channel in lineup where seen.insert(channel.item.id).inserted { channels.append(channel) }
+        }
+        return channels
+    }
+
+    /// The entry with catalog id `itemID` when the login sees it.
+    public func entry(_ itemID: Int64, of user: OutputUser) async throws(FeatureError) -> OutputChannel {
+        guard let channel = try await lineup(of: user).first(where: { $0.item.id == itemID }) else {
+            throw FeatureError(.notFound, "no stream \(itemID) for this login")
+        }
+        return channel
+    }
+
+    /// The upstream of a live channel or film (`episode` false) or of an episode of a series the
+    /// login sees (`episode` true, `id` the episode's id).
+    public func xtreamStream(_ id: Int64, episode: Bool, of user: OutputUser) async throws(FeatureError) -> StreamLink {
+        let url: String
+        let headers: [CatalogHeader]
+        if episode {
+            guard let found = try await mapped({ try await catalog.episode(id: id) }) else {
+                throw FeatureError(.notFound, "no episode \(id)")
+            }
+            _ = try await entry(found.seriesID, of: user)
+            (url, headers) = (found.url, found.headers)
+        } else {
+            let channel = try await entry(id, of: user)
+            guard let text = channel.item.url else { throw FeatureError(.notPlayable, "stream \(id) has no URL") }
+            (url, headers) = (text, channel.item.headers)
+        }
+        guard let parsed = URL(string: url) else { throw FeatureError(.notPlayable, "stream \(id) has no usable URL") }
+        return StreamLink(url: parsed, headers: headers.map { StreamHeader(name: $0.name, value: $0.value) })
+    }
+
+    /// The Xtream answers for `user`, with URLs on `base`.
+    public func xtream(for user: OutputUser, password: String, base: String) -> XtreamOutput {
+        XtreamOutput(base: base, username: user.username, password: password, logo: logoLink(base: base))
+    }
+
+    public func episodes(ofSeries id: Int64) async throws(FeatureError) -> [CatalogEpisode] {
+        try await mapped { try await catalog.episodes(ofSeries: id) }
+    }
+
+    public func movieDetails(_ id: Int64) async throws(FeatureError) -> CatalogMovieDetails? {
+        try await mapped { try await catalog.movieDetails(itemID: id) }
+    }
+
+    /// A channel's programmes from six hours back to two weeks ahead.
+    public func programmes(of channel: OutputChannel) async throws(FeatureError) -> [GuideProgramme] {
+        let now = now()
+        return try await mapped {
+            try await catalog.guide(itemIDs: [channel.item.id], from: now - 6 * 3600, to: now + 14 * 86_400)[
+                channel.item.id] ?? []
+        }
+    }
+
+    /// The XMLTV guide of a login's channels, a piece at a time.
+    public func guide(of user: OutputUser, base: String, write: (String) async throws -> Void) async throws {
+        try await guide(channels: try await lineup(of: user), base: base, write: write)
+    }
+
+    // MARK: Users
+
+    public func users() async throws(FeatureError) -> [OutputUser] {
+        try await mapped { try await store.users() }
+    }
+
+    /// Adds a login for the profiles named (the default profile when none is).
+    public func addUser(_ request: OutputUserSettings) async throws(FeatureError) -> OutputUser {
+        guard let name = request.username, let password = request.password else {
+            throw FeatureError(.invalid, "a new user needs \"username\" and \"password\"")
+        }
+        let user = OutputUser(
+            username: name, profileIDs: request.profiles ?? [OutputProfile.defaultID],
+            maxConnections: try Self.checkedLimit(request.maxConnections) ?? 1)
+        try await mapped { try await store.insertUser(user, password: password) }
+        return user
+    }
+
+    public func updateUser(_ name: String, _ request: OutputUserSettings) async throws(FeatureError) -> OutputUser {
+        guard var user = try await mapped({ try await store.user(named: name) }) else {
+            throw FeatureError(.notFound, "no user is called '\(name)'; list them with `tuner users`")
+        }
+        if let profiles = request.profiles { user.profileIDs = profiles }
+        if let limit = try Self.checkedLimit(request.maxConnections) { user.maxConnections = limit }
+        let changed = user
+        try await mapped { try await store.updateUser(changed, password: request.password) }
+        return changed
+    }
+
+    public func removeUser(_ name: String) async throws(FeatureError) {
+        try await mapped { try await store.removeUser(named: name) }
+    }
+
+    static func checkedLimit(_ limit: Int?) throws(FeatureError) -> Int? {
+        guard let limit else { return nil }
+        guard (1...64).contains(limit) else { throw FeatureError(.invalid, "maxConnections must be from 1 to 64") }
+        return limit
+    }
+}

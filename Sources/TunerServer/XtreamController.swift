@@ -1,0 +1,304 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import Outputs
+import Synchronization
+import TunerAPI
+import TunerApp
+
+/// The Xtream Codes output, for players that take only a login (TiviMate, IPTV Smarters):
+/// `player_api.php` (account, categories, streams, series and film details, short guides),
+/// `get.php` (M3U), `xmltv.php`, and the stream paths `/live|movie|series/USER/PASS/ID.ext`.
+///
+/// Logins are output users (`/api/v1/users`), never a provider's account. A wrong login gets the
+/// panel's own refusal (`{"user_info":{"auth":0}}`, or 401 on other paths); after five failures
+/// from one address within ten minutes every further try from it waits two seconds first.
+struct XtreamController {
+    let engine: TunerEngine
+    let fallbackBaseURL: @Sendable () -> String
+    let failures = LoginFailures()
+    let open = OpenStreams()
+
+    func addRoutes(to router: Router<TunerRequestContext>) {
+        router.get("/player_api.php", use: playerAPI)
+        router.post("/player_api.php", use: playerAPI)
+        router.get("/get.php", use: playlist)
+        router.get("/xmltv.php", use: guide)
+        for kind in ["live", "movie", "series"] {
+            router.get("/\(kind)/:user/:password/:file") { request, context in
+                try await stream(kind: kind, request: request, context: context)
+            }
+            router.head("/\(kind)/:user/:password/:file") { request, context in
+                try await stream(kind: kind, request: request, context: context)
+            }
+        }
+        router.get("/api/v1/users", use: listUsers)
+        router.post("/api/v1/users", use: addUser)
+        router.patch("/api/v1/users/:name", use: changeUser)
+        router.delete("/api/v1/users/:name", use: removeUser)
+    }
+
+    func base(_ request: Request) -> String {
+        request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
+    }
+
+    /// The login the request names, or nil after the failure was counted (and, when repeated,
+    /// waited for).
+    func login(_ username: String?, _ password: String?, _ context: TunerRequestContext) async throws -> OutputUser? {
+        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        if failures.isThrottled(address) { try await Task.sleep(for: .seconds(2)) }
+        if let username, let password,
+            let user = try await CatalogController.answering({
+                try await engine.outputs.login(username, password: password)
+            })
+        {
+            return user
+        }
+        let count = failures.record(address)
+        engine.logger.warning(
+            "Xtream login refused", metadata: ["address": "\(address)", "failures": "\(count)"])
+        return nil
+    }
+
+    @Sendable func playerAPI(request: Request, context: TunerRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let password = query["password"].map(String.init)
+        guard let user = try await login(query["username"].map(String.init), password, context), let password else {
+            return Self.json(XtreamOutput.refused)
+        }
+        let xtream = engine.outputs.xtream(for: user, password: password, base: base(request))
+        let outputs = engine.outputs
+        let category = query["category_id"].map(String.init)
+        func id(_ name: Substring) throws -> Int64 {
+            guard let text = query[name], let value = Int64(text) else {
+                throw HTTPError(.badRequest, message: "\(name) must be a number")
+            }
+            return value
+        }
+        return try await CatalogController.answering {
+            switch query["action"].map(String.init) {
+            case nil, "":
+                return try Self.json(xtream.account(user, activeConnections: open.count(user.username), now: Date()))
+            case "get_live_categories":
+                return try Self.json(
+                    xtream.categories(try await outputs.lineup(of: user).filter { $0.item.kind == .live }))
+            case "get_vod_categories":
+                return try Self.json(
+                    xtream.categories(try await outputs.lineup(of: user).filter { $0.item.kind == .movie }))
+            case "get_series_categories":
+                return try Self.json(
+                    xtream.categories(try await outputs.lineup(of: user).filter { $0.item.kind == .series }))
+            case "get_live_streams":
+                return try Self.json(
+                    xtream.liveStreams(
+                        try await outputs.lineup(of: user).filter { $0.item.kind == .live }, category: category))
+            case "get_vod_streams":
+                return try Self.json(
+                    xtream.vodStreams(
+                        try await outputs.lineup(of: user).filter { $0.item.kind == .movie }, category: category))
+            case "get_series":
+                return try Self.json(
+                    xtream.series(
+                        try await outputs.lineup(of: user).filter { $0.item.kind == .series }, category: category))
+            case "get_series_info":
+                let series = try await outputs.entry(try id("series_id"), of: user)
+                return try Self.json(
+                    xtream.seriesInfo(series, episodes: try await outputs.episodes(ofSeries: series.item.id)))
+            case "get_vod_info":
+                let movie = try await outputs.entry(try id("vod_id"), of: user)
+                return try Self.json(xtream.vodInfo(movie, details: try await outputs.movieDetails(movie.item.id)))
+            case "get_short_epg", "get_simple_data_table":
+                let table = query["action"] == "get_simple_data_table"
+                let channel = try await outputs.entry(try id("stream_id"), of: user)
+                let limit = query["limit"].flatMap { Int($0) }.map { min(max($0, 0), 1000) } ?? (table ? nil : 4)
+                return try Self.json(
+                    xtream.listings(
+                        try await outputs.programmes(of: channel), of: channel,
+                        now: Int64(Date().timeIntervalSince1970),
+                        limit: limit, table: table))
+            case let action?:
+                throw HTTPError(.badRequest, message: "unknown action '\(action.prefix(40))'")
+            }
+        }
+    }
+
+    @Sendable func playlist(request: Request, context: TunerRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let password = query["password"].map(String.init)
+        guard let user = try await login(query["username"].map(String.init), password, context), let password else {
+            throw HTTPError(.unauthorized, message: "wrong username or password")
+        }
+        let base = base(request)
+        let xtream = engine.outputs.xtream(for: user, password: password, base: base)
+        let guideURL = "\(base)/xmltv.php?username=\(user.username)&password=\(password)"
+        let channels = try await CatalogController.answering { try await engine.outputs.lineup(of: user) }
+        return OutputController.text(
+            xtream.playlist(channels, guideURL: guideURL), type: "audio/x-mpegurl; charset=utf-8")
+    }
+
+    @Sendable func guide(request: Request, context: TunerRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        guard
+            let user = try await login(query["username"].map(String.init), query["password"].map(String.init), context)
+        else {
+            throw HTTPError(.unauthorized, message: "wrong username or password")
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/xml; charset=utf-8"
+        let outputs = engine.outputs
+        let base = base(request)
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                var pending = ByteBuffer()
+                try await outputs.guide(of: user, base: base) { text in
+                    pending.writeString(text)
+                    if pending.readableBytes >= 64 << 10 {
+                        try await writer.write(pending)
+                        pending = ByteBuffer()
+                    }
+                }
+                if pending.readableBytes > 0 { try await writer.write(pending) }
+                try await writer.finish(nil)
+            })
+    }
+
+    func stream(kind: String, request: Request, context: TunerRequestContext) async throws -> Response {
+        let file = try context.parameters.require("file")
+        // Path segments arrive percent-encoded (clients encode more than they must: `%2D` for '-').
+        let name = try context.parameters.require("user")
+        let password = try context.parameters.require("password")
+        guard
+            let user = try await login(
+                name.removingPercentEncoding ?? name, password.removingPercentEncoding ?? password, context)
+        else {
+            throw HTTPError(.unauthorized, message: "wrong username or password")
+        }
+        guard let id = Int64(file.prefix { $0 != "." }) else {
+            throw HTTPError(.notFound, message: "'\(file.prefix(40))' is not a stream")
+        }
+        let link = try await CatalogController.answering {
+            try await engine.outputs.xtreamStream(id, episode: kind == "series", of: user)
+        }
+        let media = await engine.streams.serve(
+            link: link, method: request.method == .head ? .head : .get,
+            range: kind == "live" ? nil : request.headers[.range], ifRange: nil, requestID: context.id,
+            proxyBase: base(request))
+        var response = Response(media, channel: context.channel)
+        let body = response.body
+        let open = open
+        let username = user.username
+        response.body = ResponseBody(contentLength: body.contentLength) { writer in
+            open.opened(username)
+            defer { open.closed(username) }
+            try await body.write(writer)
+        }
+        return response
+    }
+
+    // MARK: Users API
+
+    func answer(_ user: OutputUser, _ request: Request) -> OutputUserAnswer {
+        OutputUserAnswer(
+            username: user.username, profiles: user.profileIDs, maxConnections: user.maxConnections,
+            serverURL: base(request))
+    }
+
+    @Sendable func listUsers(request: Request, context: TunerRequestContext) async throws
+        -> OutputController.Answer<
+            OutputUserList
+        >
+    {
+        let users = try await CatalogController.answering { try await engine.outputs.users() }
+        return .init(value: OutputUserList(users: users.map { answer($0, request) }))
+    }
+
+    @Sendable func addUser(request: Request, context: TunerRequestContext) async throws -> EditedResponse<
+        OutputController.Answer<OutputUserAnswer>
+    > {
+        let settings = try await Self.decode(request, context)
+        let user = try await CatalogController.answering { try await engine.outputs.addUser(settings) }
+        return EditedResponse(status: .created, response: .init(value: answer(user, request)))
+    }
+
+    @Sendable func changeUser(request: Request, context: TunerRequestContext) async throws
+        -> OutputController.Answer<
+            OutputUserAnswer
+        >
+    {
+        let name = try context.parameters.require("name")
+        let settings = try await Self.decode(request, context)
+        guard settings.username == nil || settings.username == name else {
+            throw HTTPError(.badRequest, message: "a username cannot change; add a new user instead")
+        }
+        let user = try await CatalogController.answering { try await engine.outputs.updateUser(name, settings) }
+        return .init(value: answer(user, request))
+    }
+
+    @Sendable func removeUser(request: Request, context: TunerRequestContext) async throws -> Response {
+        let name = try context.parameters.require("name")
+        try await CatalogController.answering { try await engine.outputs.removeUser(name) }
+        return Response(status: .noContent)
+    }
+
+    static func decode(_ request: Request, _ context: TunerRequestContext) async throws -> OutputUserSettings {
+        do {
+            return try await request.decode(as: OutputUserSettings.self, context: context)
+        } catch {
+            throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
+        }
+    }
+
+    static func json(_ text: String) -> Response {
+        OutputController.text(text, type: "application/json")
+    }
+
+    static func json(_ value: some Encodable) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return OutputController.text(
+            String(decoding: try encoder.encode(value), as: UTF8.self), type: "application/json")
+    }
+}
+
+/// Failed logins per address in the last ten minutes.
+final class LoginFailures: Sendable {
+    private let failures = Mutex<[String: [ContinuousClock.Instant]]>([:])
+    static let window = Duration.seconds(600)
+    static let allowed = 5
+
+    func isThrottled(_ address: String) -> Bool {
+        failures.withLock { all in
+            let recent = (all[address] ?? []).filter { ContinuousClock.now - $0 < Self.window }
+            all[address] = recent.isEmpty ? nil : recent
+            return recent.count >= Self.allowed
+        }
+    }
+
+    /// Counts a failure; returns how many the address has in the window.
+    func record(_ address: String) -> Int {
+        failures.withLock { all in
+            if all.count > 10_000 { all.removeAll() }
+            var recent = (all[address] ?? []).filter { ContinuousClock.now - $0 < Self.window }
+            recent.append(.now)
+            all[address] = Array(recent.suffix(100))
+            return recent.count
+        }
+    }
+}
+
+/// Streams open per login (the panel's `active_cons`).
+final class OpenStreams: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+
+    func opened(_ name: String) { counts.withLock { $0[name, default: 0] += 1 } }
+    func closed(_ name: String) {
+        counts.withLock { all in
+            let left = (all[name] ?? 1) - 1
+            all[name] = left > 0 ? left : nil
+        }
+    }
+    func count(_ name: String) -> Int { counts.withLock { $0[name] ?? 0 } }
+}
