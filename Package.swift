@@ -151,6 +151,8 @@ let package = Package(
             name: "TunerServer",
             dependencies: [
                 "Outputs",
+                // gzip for the streamed XMLTV guide.
+                "CZlib",
                 "TusServer",
                 "Tus",
                 "TunerApp",

@@ -70,7 +70,8 @@ extension SQLiteCatalogStore {
                 db,
                 sql:
                     """
-                    SELECT p.*, gc.epgID FROM guideProgramme p JOIN guideChannel gc ON gc.id = p.guideChannelID \
+                    SELECT \(Self.programmeColumns)
+                    FROM guideProgramme p JOIN guideChannel gc ON gc.id = p.guideChannelID
                     WHERE p.id = ?
                     """,
                 arguments: [id]

@@ -92,10 +92,27 @@ public struct HDHomeRunDevice: Sendable {
         return "\(id)-0000-4000-8000-\(id)0000"
     }
 
+    /// Whether a name says HD (a word `HD`, `FHD`, `UHD`, `4K`, `1080`, `720`, in any case).
+    /// Byte by byte: this runs for every channel of every lineup read.
     static func looksHD(_ name: String) -> Bool {
-        let upper = name.uppercased()
-        return ["HD", "FHD", "UHD", "4K", "1080", "720"].contains { token in
-            upper.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).contains { $0 == token }
+        var word: [UInt8] = []
+        func isHD() -> Bool {
+            switch word {
+            case Array("HD".utf8), Array("FHD".utf8), Array("UHD".utf8), Array("4K".utf8), Array("1080".utf8),
+                Array("720".utf8):
+                return true
+            default: return false
+            }
         }
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): word.append(byte - 32)
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): word.append(byte)
+            default:
+                if isHD() { return true }
+                word.removeAll(keepingCapacity: true)
+            }
+        }
+        return isHD()
     }
 }

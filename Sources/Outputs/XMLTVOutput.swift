@@ -72,20 +72,48 @@ public struct XMLTVOutput: Sendable {
         return text
     }
 
-    /// XMLTV's time: `YYYYMMDDhhmmss +0000`.
+    /// XMLTV's time: `YYYYMMDDhhmmss +0000`, in UTC. Integer arithmetic (Howard Hinnant's
+    /// days-to-civil), since a guide writes two per programme; times come from the catalog, which
+    /// keeps them within the years 1 to 9999.
     static func time(_ seconds: Int64) -> String {
-        let date = Date(timeIntervalSince1970: TimeInterval(seconds))
-        let parts = Calendar.utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
-        return "\(parts.year ?? 1970)\(two(parts.month))\(two(parts.day))\(two(parts.hour))\(two(parts.minute))"
-            + "\(two(parts.second)) +0000"
+        let (year, month, day, second) = civil(seconds)
+        return digits(year, 4) + digits(month, 2) + digits(day, 2) + digits(second / 3600, 2)
+            + digits(second / 60 % 60, 2) + digits(second % 60, 2) + " +0000"
+    }
+
+    /// Year, month, day and second of the day of `seconds` since 1970 (UTC).
+    static func civil(_ seconds: Int64) -> (Int64, Int64, Int64, Int64) {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let second = seconds - days * 86_400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day, second)
+    }
+
+    static func digits(_ value: Int64, _ width: Int) -> String {
+        let text = String(max(value, 0))
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }
 
     /// Text and attribute values with XML's five specials escaped and the characters XML 1.0
-    /// forbids (controls other than tab and line breaks) dropped.
+    /// forbids (controls other than tab and line breaks) dropped. Text without any of those (most
+    /// titles) is returned as it is.
     public static func escaped(_ text: String) -> String {
+        let needsWork = text.utf8.contains { byte in
+            switch byte {
+            case 0..<0x20, 0x22, 0x26, 0x27, 0x3C, 0x3E, 0xEF: true  // controls " & ' < > and U+FFFx's lead
+            default: false
+            }
+        }
+        guard needsWork else { return text }
         var out = ""
-        out.reserveCapacity(text.utf8.count)
+        out.reserveCapacity(text.utf8.count + 16)
         for scalar in text.unicodeScalars {
             switch scalar {
             case "&": out += "&amp;"
@@ -101,12 +129,4 @@ public struct XMLTVOutput: Sendable {
         }
         return out
     }
-}
-
-extension Calendar {
-    static let utc: Calendar = {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? TimeZone(secondsFromGMT: 0) ?? calendar.timeZone
-        return calendar
-    }()
 }

@@ -316,10 +316,9 @@ public struct XtreamOutput: Sendable {
 
     /// `YYYY-MM-DD hh:mm:ss` in UTC, as panels write times.
     static func dateTime(_ seconds: Int64) -> String {
-        let date = Date(timeIntervalSince1970: TimeInterval(seconds))
-        let parts = Calendar.utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
-        return "\(parts.year ?? 1970)-\(two(parts.month))-\(two(parts.day)) \(two(parts.hour)):\(two(parts.minute)):"
-            + two(parts.second)
+        let (year, month, day, second) = XMLTVOutput.civil(seconds)
+        let d = XMLTVOutput.digits
+        return "\(d(year, 4))-\(d(month, 2))-\(d(day, 2)) \(d(second / 3600, 2)):\(d(second / 60 % 60, 2)):"
+            + d(second % 60, 2)
     }
 }

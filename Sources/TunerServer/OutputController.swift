@@ -170,24 +170,58 @@ struct OutputController {
             }
             return Self.text(text, type: "audio/x-mpegurl; charset=utf-8", head: request.method == .head)
         }
+        let outputs = engine.outputs
+        return Self.guideResponse(request) { write in
+            try await outputs.guide(profile: profile, links: links, write: write)
+        }
+    }
+
+    /// A streamed XMLTV answer, gzipped when the player accepts it (guides compress about tenfold).
+    static func guideResponse(
+        _ request: Request, produce: @escaping @Sendable ((String) async throws -> Void) async throws -> Void
+    ) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/xml; charset=utf-8"
+        let gzip = acceptsGzip(request.headers[.acceptEncoding])
+        if gzip { headers[.contentEncoding] = "gzip" }
+        headers[.vary] = "Accept-Encoding"
         if request.method == .head { return Response(status: .ok, headers: headers) }
-        let outputs = engine.outputs
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
+                let compressor = gzip ? GzipCompressor() : nil
                 var pending = ByteBuffer()
-                try await outputs.guide(profile: profile, links: links) { text in
-                    pending.writeString(text)
+                try await produce { text in
+                    if let compressor {
+                        var compressed = compressor.compress(text)
+                        pending.writeBuffer(&compressed)
+                    } else {
+                        pending.writeString(text)
+                    }
                     if pending.readableBytes >= 64 << 10 {
                         try await writer.write(pending)
                         pending = ByteBuffer()
                     }
                 }
+                if let compressor {
+                    var rest = compressor.finish()
+                    pending.writeBuffer(&rest)
+                }
                 if pending.readableBytes > 0 { try await writer.write(pending) }
                 try await writer.finish(nil)
             })
+    }
+
+    /// Whether `Accept-Encoding` allows gzip (and does not refuse it with `q=0`).
+    static func acceptsGzip(_ header: String?) -> Bool {
+        guard let header else { return false }
+        for part in header.lowercased().split(separator: ",") {
+            let fields = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard fields.first == "gzip" || fields.first == "x-gzip" else { continue }
+            let q = fields.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return q > 0
+        }
+        return false
     }
 
     func hdhomerun(

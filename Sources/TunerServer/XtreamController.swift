@@ -145,24 +145,11 @@ struct XtreamController {
         else {
             throw HTTPError(.unauthorized, message: "wrong username or password")
         }
-        var headers = HTTPFields()
-        headers[.contentType] = "application/xml; charset=utf-8"
         let outputs = engine.outputs
         let base = base(request)
-        return Response(
-            status: .ok, headers: headers,
-            body: ResponseBody { writer in
-                var pending = ByteBuffer()
-                try await outputs.guide(of: user, base: base) { text in
-                    pending.writeString(text)
-                    if pending.readableBytes >= 64 << 10 {
-                        try await writer.write(pending)
-                        pending = ByteBuffer()
-                    }
-                }
-                if pending.readableBytes > 0 { try await writer.write(pending) }
-                try await writer.finish(nil)
-            })
+        return OutputController.guideResponse(request) { write in
+            try await outputs.guide(of: user, base: base, write: write)
+        }
     }
 
     func stream(kind: String, request: Request, context: TunerRequestContext) async throws -> Response {

@@ -122,6 +122,13 @@ import TunerTesting
             tools[.tvValidateFile], [guidePath],
             environment: Subprocess.childEnvironment().merging(["XMLTV_SUPPLEMENT": "/usr/share/xmltv"]) { $1 })
         #expect(validated.succeeded, "tv_validate_file: \(validated.transcript)")
+        let ownCheck = try await TunerProcess.run(["xmltv", "check", guidePath])
+        #expect(ownCheck.succeeded, "tuner xmltv check: \(ownCheck.transcript)")
+        // Gzipped when the player asks; the same document once inflated.
+        let gzipped = try await Curl.fetch(
+            tools[.curl], server.baseURL + "/output/default.xml", options: ["--compressed"])
+        #expect(gzipped.header("Content-Encoding") == "gzip")
+        #expect(gzipped.body == guide.body)
 
         // No provider secret reaches a player.
         for (name, body) in [

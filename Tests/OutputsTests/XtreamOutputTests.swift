@@ -69,3 +69,28 @@ import Testing
         }
     }
 }
+
+/// XMLTV and panel times by integer arithmetic (the proleptic Gregorian calendar, as ISO 8601 and
+/// Python have it), checked against Foundation's calendar from 1583 on: before October 1582
+/// Foundation's Gregorian calendar counts Julian dates.
+@Suite struct OutputTimeTests {
+    @Test func timesMatchFoundationAcrossTheSupportedYears() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var generator = SystemRandomNumberGenerator()
+        let samples: [Int64] =
+            [0, -1, 86_399, 86_400, 951_782_400, 4_102_444_800, -12_212_553_600, 253_402_300_799]
+            + (0..<2000).map { _ in Int64.random(in: -12_212_553_600...253_402_300_799, using: &generator) }
+        for seconds in samples {
+            let parts = calendar.dateComponents(
+                [.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: TimeInterval(seconds))
+            )
+            let expected = String(
+                format: "%04d%02d%02d%02d%02d%02d +0000", parts.year!, parts.month!, parts.day!, parts.hour!,
+                parts.minute!, parts.second!)
+            #expect(XMLTVOutput.time(seconds) == expected, "\(seconds)")
+        }
+        #expect(XtreamOutput.dateTime(951_782_400) == "2000-02-29 00:00:00")
+        #expect(XMLTVOutput.time(-62_135_596_800) == "00010101000000 +0000", "year 1, proleptic")
+    }
+}
