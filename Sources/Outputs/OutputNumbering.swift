@@ -30,33 +30,31 @@ public struct OutputNumbering: Sendable, Codable, Hashable {
     /// The highest number a channel can get (HDHomeRun players and the schema agree on six digits).
     public static let highest = 999_999
 
-    /// Numbers for `channels` (in output order): existing ones kept, new ones given. Returns the
-    /// number of every channel that has one, and the new assignments to record. Channels beyond
-    /// the last free number get none (and are left out of the outputs).
+    /// Numbers for `channels` (in output order): existing ones kept, new ones given. Returns each
+    /// channel's number (nil for channels beyond the last free number, left out of the outputs),
+    /// in the order given, and the new assignments to record.
     public func assign(
         _ channels: [(key: OutputChannelKey, playlistNumber: String?)], existing: [OutputChannelKey: Int]
-    ) -> (numbers: [OutputChannelKey: Int], added: [OutputChannelKey: Int]) {
+    ) -> (numbers: [Int?], added: [OutputChannelKey: Int]) {
+        var numbers = channels.map { existing[$0.key] }
+        // Usually every channel has its number: then no set of taken numbers is needed at all.
+        guard numbers.contains(nil) else { return (numbers, [:]) }
         var taken = Set(existing.values)
-        var numbers: [OutputChannelKey: Int] = [:]
         var added: [OutputChannelKey: Int] = [:]
         var next = max(1, min(start, Self.highest))
-        for channel in channels {
-            if let number = existing[channel.key] {
-                numbers[channel.key] = number
-                continue
-            }
+        for (index, channel) in channels.enumerated() where numbers[index] == nil {
             if keepPlaylistNumbers, let text = channel.playlistNumber, let wanted = Int(text),
                 (1...Self.highest).contains(wanted), !taken.contains(wanted)
             {
                 taken.insert(wanted)
-                numbers[channel.key] = wanted
+                numbers[index] = wanted
                 added[channel.key] = wanted
                 continue
             }
             while next <= Self.highest && taken.contains(next) { next += 1 }
             guard next <= Self.highest else { continue }
             taken.insert(next)
-            numbers[channel.key] = next
+            numbers[index] = next
             added[channel.key] = next
         }
         return (numbers, added)

@@ -135,15 +135,18 @@ public final class OutputStore: Sendable {
     func lineup(_ profile: OutputProfile) async throws -> (channels: [OutputChannel], added: [OutputChannelKey: Int]) {
         let selected = try await select(profile.selection, order: profile.numbering.order)
         let existing = try await numbers(profileID: profile.id)
-        let keyed = selected.map { (key: OutputChannelKey(kind: $0.kind.rawValue, identity: $0.identity), item: $0) }
         let (numbers, added) = profile.numbering.assign(
-            keyed.map { (key: $0.key, playlistNumber: $0.item.number) }, existing: existing)
+            selected.map {
+                (key: OutputChannelKey(kind: $0.kind.rawValue, identity: $0.identity), playlistNumber: $0.number)
+            },
+            existing: existing)
         var channels: [OutputChannel] = []
-        channels.reserveCapacity(keyed.count)
-        for (key, item) in keyed {
-            guard let number = numbers[key] else { continue }
-            channels.append(
-                OutputChannel(number: number, name: profile.renames[item.identity] ?? item.name, item: item))
+        channels.reserveCapacity(selected.count)
+        let renames = profile.renames
+        for (index, item) in selected.enumerated() {
+            guard let number = numbers[index] else { continue }
+            let name = renames.isEmpty ? item.name : renames[item.identity] ?? item.name
+            channels.append(OutputChannel(number: number, name: name, item: item))
         }
         // Players list by number; the order rule decided who got which number first.
         channels.sort { $0.number < $1.number }
@@ -153,10 +156,14 @@ public final class OutputStore: Sendable {
     func numbers(profileID: String) async throws -> [OutputChannelKey: Int] {
         try await database.read { db in
             var numbers: [OutputChannelKey: Int] = [:]
+            let count =
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM outputNumber WHERE profileID = ?", arguments: [profileID]) ?? 0
+            numbers.reserveCapacity(count)
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT kind, identity, number FROM outputNumber WHERE profileID = ?", arguments: [profileID])
             while let row = try rows.next() {
-                numbers[OutputChannelKey(kind: row["kind"], identity: row["identity"])] = row["number"]
+                numbers[OutputChannelKey(kind: row[0], identity: row[1])] = row[2]
             }
             return numbers
         }

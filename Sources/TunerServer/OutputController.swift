@@ -239,8 +239,7 @@ struct OutputController {
             let channels = try await CatalogController.answering {
                 try await engine.outputs.lineup(profileID: profile.id)
             }
-            return Self.text(
-                String(decoding: try encoder.encode(device.lineup(channels)), as: UTF8.self), type: "application/json")
+            return Self.text(device.lineupJSON(channels), type: "application/json")
         case "lineup_status.json":
             return Self.text(
                 String(decoding: try encoder.encode(HDHomeRunDevice.lineupStatus), as: UTF8.self),

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Outputs
@@ -82,5 +83,28 @@ import Testing
             #expect(HDHomeRunDeviceID.isValid(id) && id >> 28 == 1, "\(HDHomeRunDeviceID.text(id))")
         }
         #expect(HDHomeRunDeviceID.text(0x0000_00AB) == "000000AB")
+    }
+}
+
+/// The hand-written lineup.json is the same document Foundation's encoder writes.
+@Suite struct HDHomeRunLineupTests {
+    @Test func theHandWrittenLineupDecodesToTheEncodedOne() throws {
+        let names = ["BBC One HD", "Quote \" and \\ slash / tab\tend", "Ctrl \u{1}\u{1F} é 中文 🎉", "fhd", "News"]
+        let channels = names.enumerated().map { index, name in
+            OutputChannel(
+                number: index + 1, name: name,
+                item: .init(
+                    id: Int64(index), sourceID: 1, kind: .live, identity: name, name: name, url: "http://h/x",
+                    isFavourite: index == 0))
+        }
+        let device = HDHomeRunDevice(
+            profile: OutputProfile(id: "default", name: "Tuner", deviceID: 0x1054_A1B9, accessKey: "k"),
+            links: OutputLinks(base: "http://10.0.0.2:8080", profileID: "default", key: nil))
+        let decoded = try JSONDecoder().decode(
+            [HDHomeRunDevice.LineupEntry].self, from: Data(device.lineupJSON(channels).utf8))
+        #expect(decoded == device.lineup(channels))
+        #expect(decoded.map(\.HD) == [1, 0, 0, 1, 0] && decoded.first?.Favorite == 1)
+        #expect(
+            HDHomeRunDevice.looksHD("UHD-4K") && HDHomeRunDevice.looksHD("x 720") && !HDHomeRunDevice.looksHD("HDX"))
     }
 }

@@ -13,15 +13,13 @@ import Testing
         let numbering = OutputNumbering(start: 100)
         let first = numbering.assign(keys(["a", "b", "c"]), existing: [:])
         #expect(first.added.count == 3)
-        #expect(first.numbers[OutputChannelKey(kind: "live", identity: "a")] == 100)
-        #expect(first.numbers[OutputChannelKey(kind: "live", identity: "c")] == 102)
-        // The provider reorders, drops b and adds d and e in front.
-        let second = numbering.assign(keys(["e", "d", "c", "a"]), existing: first.numbers)
-        #expect(second.numbers[OutputChannelKey(kind: "live", identity: "a")] == 100)
-        #expect(second.numbers[OutputChannelKey(kind: "live", identity: "c")] == 102)
-        #expect(second.numbers[OutputChannelKey(kind: "live", identity: "e")] == 103, "101 stays b's")
-        #expect(second.numbers[OutputChannelKey(kind: "live", identity: "d")] == 104)
+        #expect(first.numbers == [100, 101, 102])
+        // The provider reorders, drops b and adds e and d in front.
+        let second = numbering.assign(keys(["e", "d", "c", "a"]), existing: first.added)
+        #expect(second.numbers == [103, 104, 102, 100], "101 stays b's")
         #expect(Set(second.added.keys.map(\.identity)) == ["d", "e"])
+        // Nothing new: nothing added.
+        #expect(numbering.assign(keys(["a", "c"]), existing: first.added).added.isEmpty)
     }
 
     @Test func playlistNumbersAreKeptWhenFreeAndWholeAndInRange() {
@@ -33,19 +31,14 @@ import Testing
             (OutputChannelKey(kind: "live", identity: "d"), "99999999999999999999"),
             (OutputChannelKey(kind: "live", identity: "e"), "-3"),
         ]
-        let numbers = numbering.assign(channels, existing: [:]).numbers
-        #expect(numbers[OutputChannelKey(kind: "live", identity: "a")] == 7)
-        #expect(numbers[OutputChannelKey(kind: "live", identity: "b")] == 1)
-        #expect(numbers[OutputChannelKey(kind: "live", identity: "c")] == 2)
-        #expect(numbers[OutputChannelKey(kind: "live", identity: "d")] == 3)
-        #expect(numbers[OutputChannelKey(kind: "live", identity: "e")] == 4)
+        #expect(numbering.assign(channels, existing: [:]).numbers == [7, 1, 2, 3, 4])
     }
 
     @Test func numbersStopAtTheHighestAndAHostileStartIsClamped() {
         let top = OutputNumbering(start: OutputNumbering.highest).assign(keys(["a", "b"]), existing: [:])
-        #expect(top.numbers.count == 1, "one channel fits above the start, the other gets none")
+        #expect(top.numbers == [OutputNumbering.highest, nil], "one channel fits above the start, the other gets none")
         let negative = OutputNumbering(start: Int.min).assign(keys(["a"]), existing: [:])
-        #expect(negative.numbers.values.first == 1)
+        #expect(negative.numbers == [1])
     }
 
     @Test func profileIDsAreShortSlugs() {
