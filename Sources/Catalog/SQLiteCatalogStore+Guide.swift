@@ -62,7 +62,7 @@ extension SQLiteCatalogStore {
             let byItem = Dictionary(channels.map { ($0.itemID, $0.channelID) }, uniquingKeysWith: { first, _ in first })
             return try itemIDs.compactMap { itemID in
                 guard let channelID = byItem[itemID] else { return nil }
-                let programmes = try Row.fetchAll(statement, arguments: [channelID, time]).map(Self.programme(from:))
+                let programmes = try Self.programmes(statement, arguments: [channelID, time])
                 if let first = programmes.first, first.start <= time {
                     // The last programme to start may have ended already (a gap in the guide).
                     let now = first.stop > time ? first : nil
@@ -89,9 +89,8 @@ extension SQLiteCatalogStore {
                     """)
             var result: [Int64: [GuideProgramme]] = [:]
             for (itemID, channelID) in channels {
-                result[itemID] = try Row.fetchAll(
-                    statement, arguments: [channelID, from - Self.longestProgramme, to, from]
-                ).map(Self.programme(from:))
+                result[itemID] = try Self.programmes(
+                    statement, arguments: [channelID, from - Self.longestProgramme, to, from])
             }
             return result
         }
@@ -139,6 +138,15 @@ extension SQLiteCatalogStore {
         p.id, gc.epgID, p.start, p.stop, p.title, p.subtitle, p.description, p.category, p.icon, p.season, \
         p.episode, p.catchupID
         """
+
+    /// The programmes `statement` (over ``programmeColumns``) finds. Read from a cursor, whose rows
+    /// GRDB decodes straight from SQLite's columns (copied rows take a slower, generic path).
+    static func programmes(_ statement: Statement, arguments: StatementArguments) throws -> [GuideProgramme] {
+        var programmes: [GuideProgramme] = []
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try rows.next() { programmes.append(programme(from: row)) }
+        return programmes
+    }
 
     /// A programme from a row of ``programmeColumns``. By position: a guide read decodes hundreds
     /// of thousands of these, and GRDB's lookup by name folds the column name's case every time.
