@@ -135,26 +135,32 @@ public struct HDHomeRunDevice: Sendable {
         return "\(id)-0000-4000-8000-\(id)0000"
     }
 
+    /// The words of ``looksHD(_:)``, each packed big-endian into an integer.
+    static let hdWords: [UInt32] = ["HD", "FHD", "UHD", "4K", "1080", "720"].map { word in
+        word.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    }
+
     /// Whether a name says HD (a word `HD`, `FHD`, `UHD`, `4K`, `1080`, `720`, in any case).
-    /// Byte by byte: this runs for every channel of every lineup read.
+    /// Byte by byte, each word packed into an integer: this runs for every channel of every
+    /// lineup read.
     static func looksHD(_ name: String) -> Bool {
-        var word: [UInt8] = []
-        func isHD() -> Bool {
-            switch word {
-            case Array("HD".utf8), Array("FHD".utf8), Array("UHD".utf8), Array("4K".utf8), Array("1080".utf8),
-                Array("720".utf8):
-                return true
-            default: return false
-            }
-        }
+        let words = hdWords
+        var word: UInt32 = 0
+        var length = 0
+        func isHD() -> Bool { length > 0 && length <= 4 && words.contains(word) }
         for byte in name.utf8 {
+            let upper: UInt8
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): word.append(byte - 32)
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): word.append(byte)
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): upper = byte - 32
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): upper = byte
             default:
                 if isHD() { return true }
-                word.removeAll(keepingCapacity: true)
+                word = 0
+                length = 0
+                continue
             }
+            if length < 4 { word = word << 8 | UInt32(upper) }
+            length += 1
         }
         return isHD()
     }

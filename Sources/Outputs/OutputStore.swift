@@ -215,7 +215,7 @@ public final class OutputStore: Sendable {
                 return order == .orderedSame ? a.offset < b.offset : order == .orderedAscending
             }.map(\.element)
         }
-        var seen = Set<OutputChannelKey>()
+        var seen = Set<OutputChannelKey>(minimumCapacity: entries.count)
         return entries.compactMap { entry in
             seen.insert(OutputChannelKey(kind: entry.item.kind.rawValue, identity: entry.item.identity)).inserted
                 ? entry.item : nil
