@@ -130,7 +130,7 @@ public struct HDHomeRunDevice: Sendable {
     }
 
     /// A UUID derived from the device id, stable across restarts.
-    var uuid: String {
+    public var uuid: String {
         let id = deviceID.lowercased()
         return "\(id)-0000-4000-8000-\(id)0000"
     }

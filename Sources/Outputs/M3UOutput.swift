@@ -27,6 +27,12 @@ public struct M3UOutput: Sendable {
         entry.channelNumber = String(channel.number)
         entry.groupTitle = channel.item.group
         if channel.item.isRadio { entry.radio = "true" }
+        if let catchup = channel.item.catchup {
+            // Tuner's own catch-up URL, whatever the provider's scheme: players fill in the times.
+            entry.catchup = "default"
+            entry.catchupDays = catchup.days.map(String.init)
+            entry.catchupSource = links.catchup(channel.number)
+        }
         return M3UWriter().lines(for: entry)
     }
 

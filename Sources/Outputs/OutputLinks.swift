@@ -18,6 +18,11 @@ public struct OutputLinks: Sendable, Hashable {
 
     /// The stream of the channel with `number`: the media itself, MPEG-TS.
     public func play(_ number: Int) -> String { "\(base)/play/\(profileID)/\(number)\(query)" }
+    /// A past programme of the channel, as players' catch-up templates fill it in (`{utc}` the
+    /// start, `{duration}` its length in seconds; TiviMate and Kodi know both).
+    public func catchup(_ number: Int) -> String {
+        "\(base)/play/\(profileID)/\(number)?" + (key.map { "key=\($0)&" } ?? "") + "utc={utc}&duration={duration}"
+    }
     public var playlist: String { "\(base)/output/\(profileID).m3u\(query)" }
     public var guide: String { "\(base)/output/\(profileID).xml\(query)" }
     /// The HDHomeRun device's base: its files are under it. The key is a path segment here,

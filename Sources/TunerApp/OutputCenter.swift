@@ -224,6 +224,29 @@ public final class OutputCenter: Sendable {
         return (StreamLink(url: url, headers: headers), channel)
     }
 
+    /// A past programme of the channel with `number`: `start` (seconds since 1970) for `duration`
+    /// seconds (an hour when not given), through the channel's catch-up settings.
+    public func catchupStream(profileID: String, number: Int, start: Int64, duration: Int64?)
+        async throws(FeatureError) -> StreamLink
+    {
+        let channels = try await lineup(profileID: profileID)
+        guard let channel = channels.first(where: { $0.number == number }) else {
+            throw FeatureError(.notFound, "profile '\(profileID)' has no channel \(number)")
+        }
+        let length = min(max(duration ?? 3600, 1), 86_400)
+        guard GuideTime.supported.contains(start), GuideTime.supported.contains(start + length) else {
+            throw FeatureError(.invalid, "utc must be a time between the years 1 and 9999")
+        }
+        do {
+            return try await player.catchupStream(
+                itemID: channel.item.id, target: .span(start: start, end: start + length))
+        } catch let error as FeatureError {
+            throw error
+        } catch {
+            throw FeatureError(.failed, "the catch-up link could not be made: \(error)")
+        }
+    }
+
     /// Logos through Tuner: a signed proxy URL, so a player never sees the provider's address.
     func logoLink(base: String) -> @Sendable (CatalogItem) -> String? {
         let player = player

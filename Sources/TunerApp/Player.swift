@@ -53,6 +53,21 @@ public final class Player: Sendable {
     /// A signed proxy URL that plays a past programme of channel `id`, from the channel's
     /// catch-up settings (templates or Xtream timeshift).
     public func catchup(itemID id: Int64, target: CatchupTarget, baseURL: String) async throws -> CatchupLink {
+        let (url, item, start, end, programme) = try await catchupSource(itemID: id, target: target)
+        return CatchupLink(
+            proxyURL: try proxyURL(url, item: item, baseURL: baseURL), start: start, end: end, programme: programme)
+    }
+
+    /// The upstream of a past programme of channel `id`, with the headers its provider needs:
+    /// what the outputs' `/play` answers for a catch-up request.
+    public func catchupStream(itemID id: Int64, target: CatchupTarget) async throws -> StreamLink {
+        let (url, item, _, _, _) = try await catchupSource(itemID: id, target: target)
+        return StreamLink(url: url, headers: item.headers.map { StreamHeader(name: $0.name, value: $0.value) })
+    }
+
+    private func catchupSource(itemID id: Int64, target: CatchupTarget) async throws
+        -> (URL, CatalogItem, Int64, Int64, GuideProgramme?)
+    {
         let item = try await item(id)
         guard let catchup = item.catchup, let streamURL = item.url else {
             throw FeatureError(.notPlayable, "channel \(id) has no catch-up (its playlist sets no catchup attributes)")
@@ -97,8 +112,7 @@ public final class Player: Sendable {
         guard let text = CatchupURLBuilder.url(for: request), let url = URL(string: text) else {
             throw FeatureError(.notPlayable, "channel \(id)'s catch-up settings (type \(catchup.type)) give no URL")
         }
-        return CatchupLink(
-            proxyURL: try proxyURL(url, item: item, baseURL: baseURL), start: start, end: end, programme: programme)
+        return (url, item, start, end, programme)
     }
 
     private func item(_ id: Int64) async throws -> CatalogItem {

@@ -64,7 +64,7 @@ extension TunerConfiguration {
         case publicHosts, allowFetch, allowedOrigins, filesRoots, idleTimeout
         case transfersMaxActive, transfersPerHost, transfersStallTimeout, transfersSyncMs
         case catalogCheckInterval, catalogRefreshInterval
-        case hdhomerunDiscoveryPort
+        case hdhomerunDiscoveryPort, hdhomerunHttpPort, baseUrl, ssdpPort
 
         /// `cacheSize` → `TUNER_CACHE_SIZE`.
         public var environmentName: String {
@@ -174,6 +174,22 @@ struct SettingsReader {
         configuration.hdhomerunDiscoveryPort =
             try integer(.hdhomerunDiscoveryPort, in: 0...65535, Int.self, "a port from 0 to 65535")
             ?? TunerConfiguration.defaultHDHomeRunDiscoveryPort
+        configuration.ssdpPort = try integer(.ssdpPort, in: 0...65535, Int.self, "a port from 0 to 65535") ?? 1900
+        if let port = try integer(.hdhomerunHttpPort, in: 0...65535, Int.self, "a port from 0 to 65535") {
+            configuration.hdhomerunHTTPPort = port
+        }
+        if let text = try text(.baseUrl), !text.isEmpty {
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                ["http", "https"].contains(scheme),
+                url.host != nil, url.query == nil, url.fragment == nil, url.user == nil
+            else {
+                throw FeatureError.invalid(
+                    "\(TunerConfiguration.Setting.baseUrl.names) must be an http(s) URL like https://tv.example, "
+                        + "got '\(text)'"
+                )
+            }
+            configuration.baseURL = text.hasSuffix("/") ? String(text.dropLast()) : text
+        }
         if let count = try integer(.prefetchSegments, in: 0...100, Int.self, "a whole number from 0 to 100") {
             configuration.prefetchSegments = count
         }

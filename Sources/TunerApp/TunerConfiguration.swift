@@ -38,6 +38,15 @@ public struct TunerConfiguration: Sendable {
     public var hdhomerunDiscoveryPort: Int = 0
     /// The port `tuner serve` answers discovery on by default: the one SiliconDust's clients ask.
     public static let defaultHDHomeRunDiscoveryPort = 65001
+    /// The UDP port answering UPnP searches (SSDP) with each profile's `device.xml`; 0 turns it
+    /// off. Off for embedders; `tuner serve` uses 1900 unless told otherwise.
+    public var ssdpPort: Int = 0
+    /// A second HTTP port serving only the default profile's HDHomeRun files (Jellyfin and Plex
+    /// read `http://<address>/discover.json` on port 80 after discovery); 0 for none.
+    public var hdhomerunHTTPPort: Int = 0
+    /// How players reach Tuner when that is not how requests arrive (behind a reverse proxy):
+    /// `scheme://host[:port][/path]`, used for every URL in an output. Nil: the request's Host.
+    public var baseURL: String?
     /// The largest tus upload `/api/v1/uploads` accepts.
     public var uploadMaxSize: Int64 = 64 << 30
     /// Seconds an unfinished tus upload is kept after its creation or its last received bytes,

@@ -116,6 +116,26 @@ struct CatalogController {
     }
 
     /// A feature object's error as HTTP: what is missing is 404, what does not apply 409, bad input 400.
+    /// ``answering(_:)`` for work that does not wait.
+    static func answeringSync<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as FeatureError {
+            throw HTTPError(status(of: error.kind), message: error.description)
+        }
+    }
+
+    static func status(of kind: FeatureError.Kind) -> HTTPResponse.Status {
+        switch kind {
+        case .notFound: .notFound
+        case .notPlayable, .conflict: .conflict
+        case .invalid: .badRequest
+        case .forbidden: .forbidden
+        case .upstream: .badGateway
+        case .failed: .internalServerError
+        }
+    }
+
     static func answering<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()

@@ -55,7 +55,7 @@ struct HDHomeRunDiscoveryService: Service {
             let httpPort = httpPort(), let profiles = try? await engine.outputs.profiles()
         else { return [] }
         let address = Self.localAddress(answering: envelope.remoteAddress, configured: engine.configuration.host)
-        let base = "http://\(address):\(httpPort)"
+        let base = engine.configuration.baseURL ?? "http://\(address):\(httpPort)"
         return profiles.filter { request.matches(deviceID: $0.deviceID) }.map { profile in
             let links = OutputLinks(base: base, profileID: profile.id, key: token == nil ? nil : profile.accessKey)
             let device = HDHomeRunDevice(profile: profile, links: links)

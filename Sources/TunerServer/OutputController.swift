@@ -18,16 +18,29 @@ struct OutputController {
     /// The API token, or nil when Tuner listens on loopback only (then no key is needed).
     let token: String?
     let fallbackBaseURL: @Sendable () -> String
+    /// On the HDHomeRun-only listener (`--hdhomerun-http-port`): the main port, which the URLs in
+    /// its answers point at. Nil on the main listener.
+    var mainPort: (@Sendable () -> Int?)? = nil
 
     static let hdhomerunFiles = ["discover.json", "lineup.json", "lineup_status.json", "device.xml"]
 
-    func addRoutes(to router: Router<TunerRequestContext>) {
-        router.get("/output/:profile", use: playlistOrGuide)
-        router.head("/output/:profile", use: playlistOrGuide)
+    /// The default profile's HDHomeRun files at the root: all the second listener serves.
+    func addRootRoutes(to router: Router<TunerRequestContext>) {
         for file in Self.hdhomerunFiles {
             router.get("/\(file)") { request, context in
                 try await hdhomerun(file, profileID: OutputProfile.defaultID, key: nil, request, context)
             }
+        }
+        // A real tuner starts a channel scan; Tuner's lineup comes from the playlists, so there
+        // is nothing to do but answer as a tuner does.
+        router.post("/lineup.post") { _, _ in Response(status: .ok) }
+    }
+
+    func addRoutes(to router: Router<TunerRequestContext>) {
+        addRootRoutes(to: router)
+        router.get("/output/:profile", use: playlistOrGuide)
+        router.head("/output/:profile", use: playlistOrGuide)
+        for file in Self.hdhomerunFiles {
             router.get("/output/:profile/\(file)") { request, context in
                 try await hdhomerun(
                     file, profileID: try context.parameters.require("profile"), key: nil, request, context)
@@ -38,9 +51,6 @@ struct OutputController {
                     key: try context.parameters.require("key"), request, context)
             }
         }
-        // A real tuner starts a channel scan; Tuner's lineup comes from the playlists, so there
-        // is nothing to do but answer as a tuner does.
-        router.post("/lineup.post") { _, _ in Response(status: .ok) }
         router.post("/output/:profile/lineup.post") { _, _ in Response(status: .ok) }
         router.post("/output/:profile/key/:key/lineup.post") { _, _ in Response(status: .ok) }
         router.get("/api/v1/outputs", use: list)
@@ -57,8 +67,25 @@ struct OutputController {
         func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
     }
 
+    /// Where players reach Tuner: the configured base URL (behind a reverse proxy), else the Host
+    /// the request came to (with the main port, on the HDHomeRun-only listener).
     func base(_ request: Request) -> String {
-        request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
+        Self.base(request, configured: engine.configuration.baseURL, mainPort: mainPort?(), fallback: fallbackBaseURL)
+    }
+
+    static func base(
+        _ request: Request, configured: String?, mainPort: Int? = nil, fallback: () -> String
+    ) -> String {
+        if let configured { return configured }
+        guard var authority = request.head.authority else { return fallback() }
+        if let mainPort {
+            // `host:port`, `[v6]:port` or a bare host: keep the host, use the main port.
+            if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
+                authority = String(authority[..<colon])
+            }
+            authority += ":\(mainPort)"
+        }
+        return "http://\(authority)"
     }
 
     /// `GET /api/v1/outputs`: each profile with its key and the URLs to give players (keyed, so
@@ -150,8 +177,7 @@ struct OutputController {
     }
 
     func links(_ request: Request, profile: OutputProfile, key: String?) -> OutputLinks {
-        OutputLinks(
-            base: request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL(), profileID: profile.id, key: key)
+        OutputLinks(base: base(request), profileID: profile.id, key: key)
     }
 
     @Sendable func playlistOrGuide(request: Request, context: TunerRequestContext) async throws -> Response {
@@ -259,14 +285,54 @@ struct OutputController {
         guard let number = Int(text.hasSuffix(".0") ? String(text.dropLast(2)) : text) else {
             throw HTTPError(.notFound, message: "'\(text)' is not a channel number")
         }
-        let (link, _) = try await CatalogController.answering {
-            try await engine.outputs.stream(profileID: profile.id, number: number)
+        let query = request.uri.queryParameters
+        let link: StreamLink
+        if let utc = query["utc"] {
+            // A catch-up request from the M3U's catchup-source: digits only, checked times.
+            guard let start = Int64(utc), query["duration"].map({ Int64($0) != nil }) ?? true else {
+                throw HTTPError(.badRequest, message: "utc and duration must be whole seconds")
+            }
+            let duration = query["duration"].flatMap { Int64($0) }
+            link = try await CatalogController.answering {
+                try await engine.outputs.catchupStream(
+                    profileID: profile.id, number: number, start: start, duration: duration)
+            }
+        } else {
+            link = try await CatalogController.answering {
+                try await engine.outputs.stream(profileID: profile.id, number: number)
+            }.0
         }
-        let proxyBase = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
+        if TSRemux.isHLS(link.url) {
+            return try remuxed(link, request: request)
+        }
+        let proxyBase = base(request)
         let media = await engine.streams.serve(
             link: link, method: request.method == .head ? .head : .get, range: nil, ifRange: nil,
             requestID: context.id, proxyBase: proxyBase)
         return Response(media, channel: context.channel)
+    }
+
+    /// An HLS channel as MPEG-TS: ffmpeg copies it from Tuner's own proxy URL (see ``TSRemux``).
+    func remuxed(_ link: StreamLink, request: Request) throws -> Response {
+        guard TSRemux.ffmpegPath != nil else {
+            throw HTTPError(
+                .badGateway, message: "this channel is HLS and playing it as MPEG-TS needs ffmpeg; install ffmpeg")
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "video/mp2t"
+        headers[.cacheControl] = "no-cache"
+        if request.method == .head { return Response(status: .ok, headers: headers) }
+        // The server's own address (never the player's view of it): ffmpeg runs beside Tuner.
+        let input = try CatalogController.answeringSync {
+            try engine.signer.proxyURL(for: link, baseURL: fallbackBaseURL())
+        }
+        let logger = engine.logger
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                try await TSRemux.stream(input, logger: logger) { chunk in try await writer.write(chunk) }
+                try await writer.finish(nil)
+            })
     }
 
     static func text(_ text: String, type: String, head: Bool = false) -> Response {

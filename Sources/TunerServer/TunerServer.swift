@@ -81,6 +81,35 @@ public final class TunerServer: Sendable {
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: 80 * 1024, maxHeaderListSize: 80 * 1024, maxHeaderFieldCount: 200))
         var discovery: [any Service] = []
+        if configuration.hdhomerunHTTPPort > 0 {
+            // Only the default profile's HDHomeRun files, behind the same guard; their stream URLs
+            // point at the main port.
+            let small = Router(context: TunerRequestContext.self)
+            small.add(
+                middleware: RequestGuardMiddleware(
+                    token: token, publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
+                    allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
+                    uploadOrigins: []))
+            small.add(middleware: RedactingErrorMiddleware())
+            var outputs = OutputController(engine: engine, token: token, fallbackBaseURL: { [self] in baseURL })
+            outputs.mainPort = { [state] in state.withLockedValue { $0.port } }
+            outputs.addRootRoutes(to: small)
+            discovery.append(
+                OptionalService(
+                    name: "HDHomeRun HTTP on port \(configuration.hdhomerunHTTPPort)", logger: engine.logger,
+                    service: Application(
+                        router: small, server: .http1(configuration: http1),
+                        configuration: .init(
+                            address: .hostname(configuration.host, port: configuration.hdhomerunHTTPPort),
+                            serverName: "Tuner"),
+                        logger: engine.logger)))
+        }
+        if configuration.ssdpPort > 0 {
+            discovery.append(
+                SSDPService(
+                    engine: engine, port: configuration.ssdpPort, token: token,
+                    httpPort: { [state] in state.withLockedValue { $0.port } }))
+        }
         if configuration.hdhomerunDiscoveryPort > 0 {
             discovery.append(
                 HDHomeRunDiscoveryService(

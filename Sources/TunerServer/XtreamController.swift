@@ -41,7 +41,7 @@ struct XtreamController {
     }
 
     func base(_ request: Request) -> String {
-        request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
+        OutputController.base(request, configured: engine.configuration.baseURL, fallback: fallbackBaseURL)
     }
 
     /// The login the request names, or nil after the failure was counted (and, when repeated,

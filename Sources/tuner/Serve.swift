@@ -42,6 +42,26 @@ struct Serve: AsyncParsableCommand {
             """)
     var hdhomerunDiscoveryPort: Int?
     @Option(
+        name: .customLong("hdhomerun-http-port"),
+        help:
+            """
+            A second port serving the default profile's HDHomeRun files, e.g. 80, where Jellyfin and Plex look \
+            after discovery (env TUNER_HDHOMERUN_HTTP_PORT; port 80 needs root or CAP_NET_BIND_SERVICE).
+            """)
+    var hdhomerunHttpPort: Int?
+    @Option(
+        name: .customLong("ssdp-port"),
+        help:
+            """
+            UDP port answering UPnP (SSDP) searches for media servers; 0 turns it off (env TUNER_SSDP_PORT, \
+            default 1900).
+            """)
+    var ssdpPort: Int?
+    @Option(
+        name: .customLong("base-url"),
+        help: "How players reach Tuner behind a reverse proxy, e.g. https://tv.example (env TUNER_BASE_URL).")
+    var baseUrl: String?
+    @Option(
         name: .customLong("upload-expiry"),
         help:
             """
@@ -138,6 +158,9 @@ struct Serve: AsyncParsableCommand {
         flags[.upstreamTimeout] = upstreamTimeout.map(String.init)
         flags[.prefetchSegments] = prefetchSegments.map(String.init)
         flags[.hdhomerunDiscoveryPort] = hdhomerunDiscoveryPort.map(String.init)
+        flags[.hdhomerunHttpPort] = hdhomerunHttpPort.map(String.init)
+        flags[.baseUrl] = baseUrl
+        flags[.ssdpPort] = ssdpPort.map(String.init)
         flags[.uploadExpiry] = uploadExpiry
         flags[.allowFetch] = allowFetch
         flags[.idleTimeout] = idleTimeout

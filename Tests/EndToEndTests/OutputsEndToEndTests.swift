@@ -2,6 +2,12 @@ import Foundation
 import Testing
 import TunerTesting
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Tuner as other players see it: SiliconDust's `hdhomerun_config` finds it by UDP, the lineup
 /// streams MPEG-TS that ffprobe reads (extra query parameters and all), the M3U and XMLTV outputs
 /// agree on one number per channel, and no provider secret reaches a player.
@@ -41,7 +47,8 @@ import TunerTesting
         try Data(guide.utf8).write(to: URL(fileURLWithPath: served + "/guide.xml"))
         let playlist = """
             #EXTM3U
-            #EXTINF:-1 tvg-id="news.uk" tvg-logo="\(origin.baseURL)/static/logo.png" group-title="News",News HD
+            #EXTINF:-1 tvg-id="news.uk" tvg-logo="\(origin.baseURL)/static/logo.png" group-title="News" \
+            catchup="default" catchup-days="3" catchup-source="\(origin.baseURL)/static/news.ts?start={utc}",News HD
             \(origin.baseURL)/static/news.ts
             #EXTINF:-1 group-title="Sport",Sport
             http://viewer:hunter2@127.0.0.1:9/live/viewer/hunter2/7.ts
@@ -110,6 +117,20 @@ import TunerTesting
         )
         #expect(m3u.contains("\n" + server.baseURL + "/play/default/2\n"))
         #expect(m3u.contains(#"url-tvg="\#(server.baseURL)/output/default.xml""#))
+        // Catch-up through Tuner: the player fills in the template; Tuner asks the provider its way.
+        let template = #"catchup-source="\#(server.baseURL)/play/default/1?utc={utc}&duration={duration}""#
+        #expect(m3u.contains(#"catchup="default""#) && m3u.contains(template), "\(m3u)")
+        let start = Int(Date().timeIntervalSince1970) - 1800
+        let past = try await Subprocess.run(
+            tools[.ffprobe],
+            [
+                "-v", "error", "-show_entries", "format=format_name", "-of", "csv=p=0",
+                server.baseURL + "/play/default/1?utc=\(start)&duration=1800",
+            ], timeout: .seconds(60))
+        #expect(past.output.trimmingCharacters(in: .whitespacesAndNewlines) == "mpegts", "\(past.transcript)")
+        #expect(fixture.origin.lastRequestURI(path: "/static/news.ts")?.contains("start=\(start)") == true)
+        #expect(try await Curl.fetch(tools[.curl], server.baseURL + "/play/default/1?utc=soon").status == 400)
+        #expect(try await Curl.fetch(tools[.curl], server.baseURL + "/play/default/2?utc=\(start)").status == 409)
 
         // The XMLTV: valid by the XMLTV project's own validator; channel ids are made of the numbers.
         let guide = try await Curl.fetch(tools[.curl], server.baseURL + "/output/default.xml")
@@ -242,6 +263,114 @@ extension OutputsEndToEndTests {
         #expect(removed.status == 204)
         #expect(try await Curl.fetch(tools[.curl], server.baseURL + "/output/sport.m3u").status == 404)
         #expect(try await Curl.fetch(tools[.curl], server.baseURL + "/output/news.xml").status == 404)
+        _ = await server.stop()
+    }
+}
+
+extension OutputsEndToEndTests {
+    @Test("A second port serves the HDHomeRun files; a base URL puts every output URL behind a proxy")
+    func hdhomerunPortAndBaseURL() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg) else { return }
+        let fixture = try await Self.fixture(ffmpeg: tools[.ffmpeg])
+        defer { fixture.workspace.remove() }
+        let extraPort = try Self.freePort()
+        let server = try await TunerProcess.serve(
+            data: fixture.workspace.file("data"), arguments: ["--hdhomerun-http-port", String(extraPort)])
+        try await Self.addSource(fixture, server: server, curl: tools[.curl])
+        let second = "http://127.0.0.1:\(extraPort)"
+        let discover = try await Curl.fetch(tools[.curl], second + "/discover.json")
+        #expect(discover.status == 200)
+        #expect(
+            String(decoding: discover.body, as: UTF8.self).contains(
+                #""LineupURL":"\#(server.baseURL)/output/default/lineup.json""#),
+            "the second port's answers point at the main port")
+        let lineup = String(decoding: try await Curl.fetch(tools[.curl], second + "/lineup.json").body, as: UTF8.self)
+        #expect(lineup.contains(#""URL":"\#(server.baseURL)/play/default/1""#), "\(lineup)")
+        #expect(try await Curl.fetch(tools[.curl], second + "/output/default.m3u").status == 404)
+        #expect(try await Curl.fetch(tools[.curl], second + "/api/v1/sources").status == 404)
+        _ = await server.stop()
+
+        let proxied = try await TunerProcess.serve(
+            data: fixture.workspace.file("data"), arguments: ["--base-url", "https://tv.example/tuner/"])
+        let m3u = String(
+            decoding: try await Curl.fetch(tools[.curl], proxied.baseURL + "/output/default.m3u").body, as: UTF8.self)
+        #expect(m3u.contains("\nhttps://tv.example/tuner/play/default/1\n"), "\(m3u)")
+        #expect(m3u.contains(#"url-tvg="https://tv.example/tuner/output/default.xml""#))
+        _ = await proxied.stop()
+
+        // SSDP: a unicast search gets the default profile's device description.
+        let ssdpPort = try Self.freePort()
+        let upnp = try await TunerProcess.serve(
+            data: fixture.workspace.file("data"), arguments: ["--ssdp-port", String(ssdpPort)])
+        let search = try await Subprocess.run(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                """
+                import socket, sys
+                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(10)
+                s.sendto(b'M-SEARCH * HTTP/1.1\\r\\nHOST: 239.255.255.250:1900\\r\\nMAN: "ssdp:discover"\\r\\nMX: 1\\r\\n'
+                         b'ST: urn:schemas-upnp-org:device:MediaServer:1\\r\\n\\r\\n', ('127.0.0.1', int(sys.argv[1])))
+                print(s.recvfrom(4096)[0].decode())
+                """, String(ssdpPort),
+            ])
+        #expect(search.output.contains("LOCATION: \(upnp.baseURL)/output/default/device.xml"), "\(search.transcript)")
+        let description = try await Curl.fetch(tools[.curl], upnp.baseURL + "/output/default/device.xml")
+        #expect(String(decoding: description.body, as: UTF8.self).contains("<modelNumber>HDTC-2US</modelNumber>"))
+        _ = await upnp.stop()
+
+        let refused = try await TunerProcess.run(
+            ["serve", "--port", "0", "--data", fixture.workspace.file("data"), "--base-url", "ftp://x"])
+        #expect(!refused.succeeded && refused.errorOutput.contains("--base-url"), "\(refused.transcript)")
+    }
+
+    static func freePort() throws -> Int {
+        #if canImport(Glibc)
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+            }
+        }
+        guard bound else { throw EndToEndError("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+extension OutputsEndToEndTests {
+    @Test("An HLS channel plays from the lineup as MPEG-TS, remuxed by ffmpeg")
+    func hlsChannelsAreRemuxedToTS() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg, .ffprobe) else { return }
+        let fixtures = try await HLSFixtures.shared()
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let origin = try await TestOrigin.start()
+        origin.serveDirectory(fixtures.directory)
+        let playlist = workspace.file("list.m3u")
+        try Data("#EXTM3U\n#EXTINF:-1,Movie channel\n\(origin.baseURL)/static/vod/master.m3u8\n".utf8)
+            .write(to: URL(fileURLWithPath: playlist))
+        let data = workspace.file("data")
+        let added = try await TunerProcess.run(["sources", "add", playlist, "--data", data])
+        #expect(added.succeeded, "\(added.transcript)")
+        let server = try await TunerProcess.serve(data: data)
+        let head = try await Curl.fetch(tools[.curl], server.baseURL + "/play/default/1", options: ["-I"])
+        #expect(head.status == 200 && head.header("Content-Type") == "video/mp2t")
+        let probe = try await Subprocess.run(
+            tools[.ffprobe],
+            [
+                "-v", "error", "-show_entries", "format=format_name:stream=codec_type", "-of", "csv=p=0",
+                server.baseURL + "/play/default/1?transcode=internet540",
+            ], timeout: .seconds(60))
+        let lines = probe.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains("mpegts") && lines.contains("video"), "\(probe.transcript)")
         _ = await server.stop()
     }
 }

@@ -19,11 +19,11 @@ enum Subprocess {
 
     /// This process's environment without the `TUNER_*` settings of whoever runs the tests, so a
     /// developer's own server or data folder never leaks into a test.
-    /// Only one process can own UDP 65001: servers started by tests answer no HDHomeRun discovery
-    /// unless a test asks for it (by passing the variable or the flag itself).
+    /// Only one process can own UDP 65001 (and SSDP's 1900 is the machine's): servers started by
+    /// tests answer no HDHomeRun discovery or SSDP unless a test asks for it.
     static func childEnvironment() -> [String: String] {
         ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("TUNER_") && $0.key != "LOG_LEVEL" }
-            .merging(["TUNER_HDHOMERUN_DISCOVERY_PORT": "0"]) { $1 }
+            .merging(["TUNER_HDHOMERUN_DISCOVERY_PORT": "0", "TUNER_SSDP_PORT": "0"]) { $1 }
     }
 }
 
