@@ -8,8 +8,9 @@ public struct LineupItem: Sendable, Hashable {
 }
 
 extension SQLiteCatalogStore {
-    /// Every playable item of `kinds`, in catalogue order (source, then the provider's order),
-    /// in one read: what output profiles select from. Stream checks are not read.
+    /// Every playable item of `kinds` (and every series: its episodes play), in catalogue order
+    /// (source, then the provider's order), in one read: what output profiles select from. Stream
+    /// checks are not read.
     public func lineupItems(kinds: [CatalogItemKind]) async throws -> [LineupItem] {
         guard !kinds.isEmpty else { return [] }
         return try await database.read { db in
@@ -23,7 +24,8 @@ extension SQLiteCatalogStore {
                         i.isRadio, i.position, f.position
                     FROM catalogItem i
                     LEFT JOIN catalogFavourite f ON f.kind = i.kind AND f.identity = i.identity
-                    WHERE i.url IS NOT NULL AND i.kind IN (\(databaseQuestionMarks(count: kinds.count)))
+                    WHERE (i.url IS NOT NULL OR i.kind = 'series')
+                        AND i.kind IN (\(databaseQuestionMarks(count: kinds.count)))
                     ORDER BY i.sourceID, i.position
                     """,
                 arguments: StatementArguments(kinds.map(\.rawValue)))

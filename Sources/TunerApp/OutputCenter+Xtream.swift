@@ -56,12 +56,18 @@ extension OutputCenter {
         XtreamOutput(base: base, username: user.username, password: password, logo: logoLink(base: base))
     }
 
+    /// A series' episodes, loaded from its Xtream panel the first time (as the web app does).
     public func episodes(ofSeries id: Int64) async throws(FeatureError) -> [CatalogEpisode] {
-        try await mapped { try await catalog.episodes(ofSeries: id) }
+        try await mapped {
+            if let importer { return try await importer.episodes(seriesItemID: id) }
+            return try await catalog.episodes(ofSeries: id)
+        }
     }
 
+    /// A film's details, from its Xtream panel the first time; nil when it has none (a playlist's film).
     public func movieDetails(_ id: Int64) async throws(FeatureError) -> CatalogMovieDetails? {
-        try await mapped { try await catalog.movieDetails(itemID: id) }
+        if let stored = try await mapped({ try await catalog.movieDetails(itemID: id) }) { return stored }
+        return try? await importer?.movieDetails(itemID: id)
     }
 
     /// A channel's programmes from six hours back to two weeks ahead.

@@ -12,17 +12,20 @@ public final class OutputCenter: Sendable {
     public let store: OutputStore
     let player: Player
     let catalog: SQLiteCatalogStore
+    /// Loads an Xtream series' episodes and a film's details from its panel the first time.
+    let importer: CatalogImporter?
     /// Placeholder programmes for channels without a guide (Plex hides those otherwise).
     let placeholders: Bool
     let now: @Sendable () -> Int64
 
     public init(
-        store: OutputStore, player: Player, catalog: SQLiteCatalogStore, placeholders: Bool = true,
-        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        store: OutputStore, player: Player, catalog: SQLiteCatalogStore, importer: CatalogImporter? = nil,
+        placeholders: Bool = true, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
         self.store = store
         self.player = player
         self.catalog = catalog
+        self.importer = importer
         self.placeholders = placeholders
         self.now = now
     }
@@ -169,9 +172,15 @@ public final class OutputCenter: Sendable {
         try await mapped { try await store.lineup(profileID: profileID) }
     }
 
+    /// The entries of a profile that play by themselves (series play by episode, through Xtream):
+    /// what the M3U, XMLTV and HDHomeRun views list.
+    public func streams(profileID: String) async throws(FeatureError) -> [OutputChannel] {
+        try await lineup(profileID: profileID).filter { $0.item.kind != .series }
+    }
+
     /// The M3U Plus playlist of a profile.
     public func playlist(profile: OutputProfile, links: OutputLinks) async throws(FeatureError) -> String {
-        let channels = try await lineup(profileID: profile.id)
+        let channels = try await streams(profileID: profile.id)
         return M3UOutput(links: links, logo: logoLink(base: links.base)).string(for: channels)
     }
 
@@ -180,7 +189,7 @@ public final class OutputCenter: Sendable {
     public func guide(
         profile: OutputProfile, links: OutputLinks, write: (String) async throws -> Void
     ) async throws {
-        try await guide(channels: try await lineup(profileID: profile.id), base: links.base, write: write)
+        try await guide(channels: try await streams(profileID: profile.id), base: links.base, write: write)
     }
 
     func guide(channels: [OutputChannel], base: String, write: (String) async throws -> Void) async throws {

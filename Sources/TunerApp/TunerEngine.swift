@@ -162,7 +162,8 @@ public final class TunerEngine: Sendable {
         let importer = CatalogImporter(store: catalog, httpClient: httpClient, logger: logger)
         let player = Player(catalog: catalog, signer: signer, fetchPolicy: configuration.allowFetch)
         let outputs = OutputCenter(
-            store: OutputStore(database: database, catalog: catalog, logger: logger), player: player, catalog: catalog)
+            store: OutputStore(database: database, catalog: catalog, logger: logger), player: player, catalog: catalog,
+            importer: importer)
         let library = Library(
             catalog: catalog, importer: importer, localFiles: localFiles,
             defaultRefreshInterval: configuration.catalogDefaultRefreshSeconds, fetchPolicy: configuration.allowFetch,

@@ -263,7 +263,7 @@ struct OutputController {
                 String(decoding: try encoder.encode(device.discover), as: UTF8.self), type: "application/json")
         case "lineup.json":
             let channels = try await CatalogController.answering {
-                try await engine.outputs.lineup(profileID: profile.id)
+                try await engine.outputs.streams(profileID: profile.id)
             }
             return Self.text(device.lineupJSON(channels), type: "application/json")
         case "lineup_status.json":

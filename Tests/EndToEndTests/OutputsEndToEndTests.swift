@@ -88,6 +88,13 @@ import TunerTesting
         #expect(device["ModelNumber"]?.string == "HDTC-2US")
         #expect(device["LineupURL"]?.string == server.baseURL + "/output/default/lineup.json")
 
+        let status = try await Curl.fetch(tools[.curl], server.baseURL + "/lineup_status.json")
+        #expect(String(decoding: status.body, as: UTF8.self).contains(#""ScanInProgress":0"#))
+        #expect(
+            try await Curl.fetch(tools[.curl], server.baseURL + "/lineup.post", options: ["-X", "POST"]).status == 200)
+        let description = try await Curl.fetch(tools[.curl], server.baseURL + "/device.xml")
+        #expect(String(decoding: description.body, as: UTF8.self).contains("<serialNumber>\(deviceID)</serialNumber>"))
+
         // SiliconDust's own client finds it by UDP.
         let found = try await Subprocess.run(tools[.hdhomerunConfig], ["discover", "127.0.0.1"], timeout: .seconds(20))
         #expect(
@@ -403,4 +410,6 @@ enum JSONValue: Decodable, Equatable {
 
     var string: String? { if case .string(let value) = self { value } else { nil } }
     var number: Double? { if case .number(let value) = self { value } else { nil } }
+    var array: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
+    var object: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
 }

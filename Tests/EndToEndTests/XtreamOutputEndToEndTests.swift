@@ -114,3 +114,87 @@ import TunerTesting
         _ = await server.stop()
     }
 }
+
+extension XtreamOutputEndToEndTests {
+    static let provider: [String: String] = [
+        "get_live_categories": #"[{"category_id":"1","category_name":"News"}]"#,
+        "get_live_streams":
+            #"[{"num":1,"name":"BBC One","stream_id":101,"epg_channel_id":"bbc1.uk","category_id":"1"}]"#,
+        "get_vod_categories": #"[{"category_id":"30","category_name":"Films"}]"#,
+        "get_vod_streams":
+            #"[{"num":1,"name":"A Film","stream_id":301,"category_id":"30","container_extension":"mkv"}]"#,
+        "get_vod_info:301":
+            #"{"info":{"plot":"A plot.","genre":"Drama","duration_secs":"5400"},"movie_data":{"stream_id":301,"name":"A Film","container_extension":"mkv"}}"#,
+        "get_series_categories": #"[{"category_id":"20","category_name":"Drama"}]"#,
+        "get_series": #"[{"num":1,"name":"American Gods","series_id":77,"category_id":"20"}]"#,
+        "get_series_info": #"""
+        {"seasons":[],"info":{"name":"American Gods"},"episodes":{"1":[{"id":"5001","episode_num":"1","title":"The Bone Orchard","container_extension":"mkv","season":1},
+         {"id":"5002","episode_num":"2","title":"The Secret of Spoons","container_extension":"mkv","season":1}],
+         "2":[{"id":"5101","episode_num":"1","title":"House on the Rock","container_extension":"mkv","season":2}]}}
+        """#,
+    ]
+
+    @Test("Films and series go through the Xtream output too: listed, detailed and played as the provider has them")
+    func filmsAndSeriesThroughTheXtreamOutput() async throws {
+        guard let tools = Tools.require(.curl) else { return }
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let fake = try await XtreamFake.start(responses: Self.provider)
+        let server = try await TunerProcess.serve(data: workspace.file("data"))
+        let json = ["-H", "Content-Type: application/json", "-X", "POST"]
+        func post(_ path: String, _ body: String) async throws -> [String: JSONValue] {
+            let answer = try await Curl.fetch(tools[.curl], server.baseURL + path, options: json + ["--data", body])
+            #expect([200, 201].contains(answer.status), "\(path): \(String(decoding: answer.body, as: UTF8.self))")
+            return try JSONDecoder().decode([String: JSONValue].self, from: Data(answer.body))
+        }
+        func items(_ kind: String, source: Int) async throws -> [[String: JSONValue]] {
+            let page = try await Curl.fetch(
+                tools[.curl], server.baseURL + "/api/v1/channels?kind=\(kind)&source=\(source)")
+            return try JSONDecoder().decode([String: JSONValue].self, from: Data(page.body))["items"]?.array?
+                .compactMap(\.object) ?? []
+        }
+        let provider = Int(
+            try #require(
+                try await post(
+                    "/api/v1/sources",
+                    #"{"location":"\#(fake.baseURL)","kind":"xtream","username":"user","password":"pass"}"#
+                )["id"]?.number))
+        _ = try await post("/api/v1/sources/\(provider)/refresh", "{}")
+        _ = try await post("/api/v1/outputs", #"{"id":"all","kinds":["live","movie","series"]}"#)
+        _ = try await post("/api/v1/users", #"{"username":"viewer","password":"correct-horse","profiles":["all"]}"#)
+        let own = Int(
+            try #require(
+                try await post(
+                    "/api/v1/sources",
+                    #"{"location":"\#(server.baseURL)","kind":"xtream","username":"viewer","password":"correct-horse"}"#
+                )["id"]?.number))
+        _ = try await post("/api/v1/sources/\(own)/refresh", "{}")
+
+        for kind in ["live", "movie", "series"] {
+            let original = try await items(kind, source: provider).map { [$0["name"]?.string, $0["group"]?.string] }
+            let copy = try await items(kind, source: own).map { [$0["name"]?.string, $0["group"]?.string] }
+            #expect(!original.isEmpty && copy == original, "\(kind): \(copy) vs \(original)")
+        }
+        // The series' episodes come through get_series_info, and one plays as the provider's bytes.
+        let series = Int(try #require(try await items("series", source: own).first?["id"]?.number))
+        let listed = try await Curl.fetch(tools[.curl], server.baseURL + "/api/v1/channels/\(series)/episodes")
+        let text = String(decoding: listed.body, as: UTF8.self)
+        for title in ["The Bone Orchard", "The Secret of Spoons", "House on the Rock"] {
+            #expect(text.contains(title), "\(text)")
+        }
+        let seasons = try JSONDecoder().decode([String: JSONValue].self, from: Data(listed.body))["seasons"]?.array
+        let episode = seasons?.first?.object?["episodes"]?.array?.first?.object
+        let episodeID = Int(try #require(episode?["id"]?.number))
+        let play = try await Curl.fetch(tools[.curl], server.baseURL + "/api/v1/episodes/\(episodeID)/play")
+        let proxyURL = try #require(
+            try JSONDecoder().decode([String: JSONValue].self, from: Data(play.body))["proxyURL"]?.string)
+        let streamed = try await Curl.fetch(tools[.curl], proxyURL)
+        #expect(streamed.body.elementsEqual(XtreamFake.streamBody(kind: "series", file: "5001.mkv").utf8))
+        // A film's details come through get_vod_info.
+        let film = Int(try #require(try await items("movie", source: own).first?["id"]?.number))
+        let details = try await Curl.fetch(tools[.curl], server.baseURL + "/api/v1/channels/\(film)/details")
+        #expect(String(decoding: details.body, as: UTF8.self).contains("A plot."), "\(details.status)")
+        _ = await server.stop()
+        try await fake.shutdown()
+    }
+}
