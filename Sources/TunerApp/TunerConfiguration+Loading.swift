@@ -64,7 +64,7 @@ extension TunerConfiguration {
         case publicHosts, allowFetch, allowedOrigins, filesRoots, idleTimeout
         case transfersMaxActive, transfersPerHost, transfersStallTimeout, transfersSyncMs
         case catalogCheckInterval, catalogRefreshInterval
-        case hdhomerunDiscoveryPort, hdhomerunHttpPort, baseUrl, ssdpPort
+        case hdhomerunDiscoveryPort, hdhomerunHttpPort, baseUrl, ssdpPort, guidePlaceholders
 
         /// `cacheSize` → `TUNER_CACHE_SIZE`.
         public var environmentName: String {
@@ -174,6 +174,15 @@ struct SettingsReader {
         configuration.hdhomerunDiscoveryPort =
             try integer(.hdhomerunDiscoveryPort, in: 0...65535, Int.self, "a port from 0 to 65535")
             ?? TunerConfiguration.defaultHDHomeRunDiscoveryPort
+        if let text = try text(.guidePlaceholders) {
+            switch text.lowercased() {
+            case "on", "true", "yes", "1": configuration.guidePlaceholders = true
+            case "off", "false", "no", "0": configuration.guidePlaceholders = false
+            default:
+                throw FeatureError.invalid(
+                    "\(TunerConfiguration.Setting.guidePlaceholders.names) must be on or off, got '\(text)'")
+            }
+        }
         configuration.ssdpPort = try integer(.ssdpPort, in: 0...65535, Int.self, "a port from 0 to 65535") ?? 1900
         if let port = try integer(.hdhomerunHttpPort, in: 0...65535, Int.self, "a port from 0 to 65535") {
             configuration.hdhomerunHTTPPort = port

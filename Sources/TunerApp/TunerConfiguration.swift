@@ -38,6 +38,9 @@ public struct TunerConfiguration: Sendable {
     public var hdhomerunDiscoveryPort: Int = 0
     /// The port `tuner serve` answers discovery on by default: the one SiliconDust's clients ask.
     public static let defaultHDHomeRunDiscoveryPort = 65001
+    /// One-hour programmes named after the channel, in the XMLTV outputs, for channels without a
+    /// guide (Plex hides channels that have none).
+    public var guidePlaceholders = true
     /// The UDP port answering UPnP searches (SSDP) with each profile's `device.xml`; 0 turns it
     /// off. Off for embedders; `tuner serve` uses 1900 unless told otherwise.
     public var ssdpPort: Int = 0

@@ -163,7 +163,7 @@ public final class TunerEngine: Sendable {
         let player = Player(catalog: catalog, signer: signer, fetchPolicy: configuration.allowFetch)
         let outputs = OutputCenter(
             store: OutputStore(database: database, catalog: catalog, logger: logger), player: player, catalog: catalog,
-            importer: importer)
+            importer: importer, placeholders: configuration.guidePlaceholders)
         let library = Library(
             catalog: catalog, importer: importer, localFiles: localFiles,
             defaultRefreshInterval: configuration.catalogDefaultRefreshSeconds, fetchPolicy: configuration.allowFetch,

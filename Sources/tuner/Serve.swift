@@ -58,6 +58,10 @@ struct Serve: AsyncParsableCommand {
             """)
     var ssdpPort: Int?
     @Option(
+        name: .customLong("guide-placeholders"),
+        help: "on or off: hour-long programmes for channels without a guide in the XMLTV outputs (default on).")
+    var guidePlaceholders: String?
+    @Option(
         name: .customLong("base-url"),
         help: "How players reach Tuner behind a reverse proxy, e.g. https://tv.example (env TUNER_BASE_URL).")
     var baseUrl: String?
@@ -161,6 +165,7 @@ struct Serve: AsyncParsableCommand {
         flags[.hdhomerunHttpPort] = hdhomerunHttpPort.map(String.init)
         flags[.baseUrl] = baseUrl
         flags[.ssdpPort] = ssdpPort.map(String.init)
+        flags[.guidePlaceholders] = guidePlaceholders
         flags[.uploadExpiry] = uploadExpiry
         flags[.allowFetch] = allowFetch
         flags[.idleTimeout] = idleTimeout

@@ -298,7 +298,11 @@ extension OutputsEndToEndTests {
         _ = await server.stop()
 
         let proxied = try await TunerProcess.serve(
-            data: fixture.workspace.file("data"), arguments: ["--base-url", "https://tv.example/tuner/"])
+            data: fixture.workspace.file("data"),
+            arguments: ["--base-url", "https://tv.example/tuner/", "--guide-placeholders", "off"])
+        let bare = String(
+            decoding: try await Curl.fetch(tools[.curl], proxied.baseURL + "/output/default.xml").body, as: UTF8.self)
+        #expect(bare.contains(#"<channel id="2.tuner">"#) && !bare.contains(#"channel="2.tuner""#), "no placeholders")
         let m3u = String(
             decoding: try await Curl.fetch(tools[.curl], proxied.baseURL + "/output/default.m3u").body, as: UTF8.self)
         #expect(m3u.contains("\nhttps://tv.example/tuner/play/default/1\n"), "\(m3u)")
@@ -329,6 +333,9 @@ extension OutputsEndToEndTests {
         let refused = try await TunerProcess.run(
             ["serve", "--port", "0", "--data", fixture.workspace.file("data"), "--base-url", "ftp://x"])
         #expect(!refused.succeeded && refused.errorOutput.contains("--base-url"), "\(refused.transcript)")
+        let badSwitch = try await TunerProcess.run(
+            ["serve", "--port", "0", "--data", fixture.workspace.file("data"), "--guide-placeholders", "maybe"])
+        #expect(!badSwitch.succeeded && badSwitch.errorOutput.contains("--guide-placeholders"))
     }
 
     static func freePort() throws -> Int {
