@@ -2,7 +2,8 @@ import Crypto
 import Foundation
 import MediaFormats
 
-/// Which parser this run exercises: `TUNER_FUZZ_TARGET=hls|m3u|xmltv|redact|range|catchup|payload`
+/// Which parser this run exercises:
+/// `TUNER_FUZZ_TARGET=hls|m3u|xmltv|redact|range|catchup|payload|discovery`
 /// (see `scripts/fuzz`). One binary for all targets keeps the sanitizer build to one.
 ///
 /// The small dependency-free parsers of other modules (Range headers, catch-up templates, byte
@@ -28,6 +29,7 @@ public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     case "range": fuzzRanges(bytes)
     case "catchup": fuzzCatchup(bytes)
     case "payload": fuzzPayload(bytes)
+    case "discovery": fuzzDiscovery(bytes)
     default: fuzzHLS(bytes)
     }
     return 0
@@ -176,6 +178,23 @@ private func fuzzPayload(_ bytes: [UInt8]) {
 }
 
 @inline(never)
+/// HDHomeRun discovery frames and SSDP searches, as any machine on the LAN may send them.
+private func fuzzDiscovery(_ bytes: [UInt8]) {
+    if let request = HDHomeRunPacket.parseRequest(bytes) {
+        blackHole(request.matches(deviceID: 0x1054_A1B9) ? 1 : 0)
+        // What Tuner would answer, read back: its own frames always parse.
+        let reply = HDHomeRunPacket.reply(
+            .init(
+                deviceID: request.deviceID, tunerCount: Int(request.deviceType & 0xFF), baseURL: "http://10.0.0.2:8080",
+                lineupURL: "http://10.0.0.2:8080/lineup.json", deviceAuth: "tuner"))
+        precondition(HDHomeRunPacket.parseReply(reply) != nil, "Tuner's own reply does not parse")
+    }
+    blackHole(HDHomeRunPacket.parseReply(bytes)?.count ?? 0)
+    if let target = SSDP.searchTarget(bytes) {
+        blackHole(SSDP.reply(target: target, uuid: "u", location: "http://h/device.xml").utf8.count)
+    }
+}
+
 private func blackHole(_ value: Int) {
     if value == Int.min { print("") }
 }

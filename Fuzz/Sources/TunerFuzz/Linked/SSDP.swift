@@ -1,0 +1,1 @@
+../../../../Sources/Outputs/SSDP.swift
