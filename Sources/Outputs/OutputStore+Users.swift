@@ -90,7 +90,12 @@ extension OutputStore {
         guard let (user, stored) = found else { return nil }
         let quick = Data(SHA256.hash(data: stored.salt + Data(password.utf8)))
         if !logins.remembers(name, quick) {
-            guard stored.matches(password) else { return nil }
+            // One slow hash at a time: a flood of wrong passwords for a real username then costs
+            // one core at most, never the streams' threads all at once.
+            await slowHashes.acquire()
+            let matches = stored.matches(password)
+            slowHashes.release()
+            guard matches else { return nil }
             logins.remember(name, quick)
         }
         return user
@@ -149,5 +154,43 @@ final class VerifiedLogins: Sendable {
 
     func forget(_ name: String) {
         _ = verified.withLock { $0.removeValue(forKey: name) }
+    }
+}
+
+/// A counting gate for slow work: `acquire` waits while `limit` holders are inside.
+final class SlowWorkGate: Sendable {
+    private struct State {
+        var inside = 0
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
+    private let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    func acquire() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let admitted = state.withLock { state -> Bool in
+                if state.inside < limit {
+                    state.inside += 1
+                    return true
+                }
+                state.waiting.append(continuation)
+                return false
+            }
+            if admitted { continuation.resume() }
+        }
+    }
+
+    func release() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            // The place passes straight to the next waiter, if any.
+            if state.waiting.isEmpty {
+                state.inside -= 1
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
     }
 }
