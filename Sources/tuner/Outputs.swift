@@ -15,11 +15,16 @@ struct OutputsCommand: AsyncParsableCommand {
         @OptionGroup var dataOptions: DataOptions
         @Option(
             name: .customLong("base-url"),
-            help: "How players reach Tuner, e.g. http://192.168.1.10:8080 (default: the configured host and port).")
+            help:
+                """
+                How players reach Tuner, e.g. http://192.168.1.10:8080 (default: the configured base URL, else host \
+                and port).
+                """)
         var baseURL: String?
 
         func base(_ configuration: TunerConfiguration) -> String {
-            if let baseURL { return baseURL }
+            if let baseURL { return baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL }
+            if let configured = configuration.baseURL { return configured }
             let host = configuration.host
             let shown =
                 host == "0.0.0.0" || host == "::" ? "127.0.0.1" : (host.contains(":") ? "[\(host)]" : host)
