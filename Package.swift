@@ -235,7 +235,7 @@ let package = Package(
         .testTarget(
             name: "MediaCacheTests",
             dependencies: [
-                "MediaCache", "TunerTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                "MediaCache", "MediaFormats", "TunerTesting", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import MediaFormats
 import Testing
 import TunerTesting
 
@@ -265,6 +266,34 @@ private func withOrigin(_ body: (TestOrigin) async throws -> Void) async throws 
         throw error
     }
     try await origin.shutdown()
+}
+
+/// ffmpeg's MPEG-TS, read by MediaFormats' packet reader: aligned, a PAT among the first packets
+/// (ffmpeg writes its SDT first), a random
+/// access point, continuous counters on every PID, and a clock that moves on.
+@Test func theFixturesTSSegmentsReadAsContinuousMPEGTS() async throws {
+    guard requireTools("ffmpeg") else { return }
+    let fixtures = try await HLSFixtures.shared()
+    let bytes = [UInt8](FileManager.default.contents(atPath: fixtures.path("vod/low/seg0.ts")) ?? Data())
+    #expect(bytes.count > 10 * TSPacket.size && bytes.count % TSPacket.size == 0)
+    #expect(TSPacket.alignment(in: bytes) == 0)
+    var last: [UInt16: TSPacket] = [:]
+    var gaps = 0
+    var randomAccess = 0
+    var clocks: [UInt64] = []
+    var firstPAT: Int?
+    for offset in stride(from: 0, to: bytes.count, by: TSPacket.size) {
+        let packet = try #require(TSPacket(bytes[offset..<(offset + TSPacket.size)]), "packet at \(offset)")
+        if packet.pid == TSPacket.patPID && packet.payloadUnitStart && firstPAT == nil { firstPAT = offset }
+        if let previous = last[packet.pid], !previous.isFollowed(by: packet) { gaps += 1 }
+        last[packet.pid] = packet
+        if packet.randomAccess { randomAccess += 1 }
+        if let pcr = packet.pcr { clocks.append(pcr) }
+    }
+    #expect(firstPAT.map { $0 < 4 * TSPacket.size } == true)
+    #expect(gaps == 0)
+    #expect(randomAccess >= 1)
+    #expect(clocks.count >= 2 && clocks == clocks.sorted() && clocks.last! > clocks.first!)
 }
 
 /// True when every tool is installed. Otherwise the test should return: a missing tool fails it

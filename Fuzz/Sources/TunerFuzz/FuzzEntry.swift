@@ -3,7 +3,7 @@ import Foundation
 import MediaFormats
 
 /// Which parser this run exercises:
-/// `TUNER_FUZZ_TARGET=hls|m3u|xmltv|redact|range|catchup|payload|discovery`
+/// `TUNER_FUZZ_TARGET=hls|m3u|xmltv|redact|range|catchup|payload|discovery|ts`
 /// (see `scripts/fuzz`). One binary for all targets keeps the sanitizer build to one.
 ///
 /// The small dependency-free parsers of other modules (Range headers, catch-up templates, byte
@@ -30,6 +30,7 @@ public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     case "catchup": fuzzCatchup(bytes)
     case "payload": fuzzPayload(bytes)
     case "discovery": fuzzDiscovery(bytes)
+    case "ts": fuzzTS(bytes)
     default: fuzzHLS(bytes)
     }
     return 0
@@ -192,6 +193,20 @@ private func fuzzDiscovery(_ bytes: [UInt8]) {
     blackHole(HDHomeRunPacket.parseReply(bytes)?.count ?? 0)
     if let target = SSDP.searchTarget(bytes) {
         blackHole(SSDP.reply(target: target, uuid: "u", location: "http://h/device.xml").utf8.count)
+    }
+}
+
+/// MPEG-TS from an upstream: packet headers at every offset, continuity between neighbours, and
+/// the search for packet alignment.
+private func fuzzTS(_ bytes: [UInt8]) {
+    var previous: TSPacket?
+    var offset = TSPacket.alignment(in: bytes) ?? 0
+    while offset + TSPacket.size <= bytes.count {
+        let packet = TSPacket(bytes[offset..<(offset + TSPacket.size)])
+        if let packet, let previous { blackHole(previous.isFollowed(by: packet) ? 1 : 0) }
+        blackHole(Int(packet?.pcr.map { $0 & 0xFFFF } ?? 0))
+        previous = packet
+        offset += TSPacket.size
     }
 }
 
