@@ -1,3 +1,5 @@
+import MediaFormats
+
 /// Builds the URL of a past programme from a channel's catch-up settings, following the
 /// conventions of Kodi's IPTV Simple client that providers write playlists for.
 ///
@@ -123,16 +125,8 @@ public enum CatchupURLBuilder {
     static func utcParts(_ seconds: Int64) -> [String: String] {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondsOfDay = seconds - days * 86_400
-        // Howard Hinnant's civil-from-days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (civilYear, civilMonth, civilDay) = XMLTVDate.civil(fromDays: days)
+        let (year, month, day) = (Int64(civilYear), Int64(civilMonth), Int64(civilDay))
         func pad(_ value: Int64, _ width: Int = 2) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits

@@ -1,5 +1,6 @@
 import Catalog
 import Foundation
+import MediaFormats
 
 /// A profile's guide as XMLTV: one `<channel>` per channel, its id the channel's number (as
 /// the M3U's `tvg-id` and HDHomeRun's `GuideNumber`), then the programmes of each.
@@ -72,49 +73,9 @@ public struct XMLTVOutput: Sendable {
         return text
     }
 
-    /// XMLTV's time: `YYYYMMDDhhmmss +0000`, in UTC. Integer arithmetic (Howard Hinnant's
-    /// days-to-civil), since a guide writes two per programme; times come from the catalog, which
-    /// keeps them within the years 1 to 9999.
+    /// XMLTV's time in UTC: `YYYYMMDDhhmmss +0000`, as MediaFormats writes guide times.
     static func time(_ seconds: Int64) -> String {
-        let (year, month, day, second) = civil(seconds)
-        // Twenty bytes written in place: a guide formats two times per programme.
-        return String(unsafeUninitializedCapacity: 20) { buffer in
-            func put(_ value: Int64, _ width: Int, at offset: Int) {
-                var rest = max(value, 0)
-                for position in stride(from: offset + width - 1, through: offset, by: -1) {
-                    buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-                    rest /= 10
-                }
-            }
-            put(year, 4, at: 0)
-            put(month, 2, at: 4)
-            put(day, 2, at: 6)
-            put(second / 3600, 2, at: 8)
-            put(second / 60 % 60, 2, at: 10)
-            put(second % 60, 2, at: 12)
-            for (index, byte) in " +0000".utf8.enumerated() { buffer[14 + index] = byte }
-            return 20
-        }
-    }
-
-    /// Year, month, day and second of the day of `seconds` since 1970 (UTC).
-    static func civil(_ seconds: Int64) -> (Int64, Int64, Int64, Int64) {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let second = seconds - days * 86_400
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day, second)
-    }
-
-    static func digits(_ value: Int64, _ width: Int) -> String {
-        let text = String(max(value, 0))
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        XMLTVDate(secondsSince1970: seconds).description
     }
 
     /// Text and attribute values with XML's five specials escaped and the characters XML 1.0

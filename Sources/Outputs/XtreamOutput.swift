@@ -1,5 +1,6 @@
 import Catalog
 import Foundation
+import MediaFormats
 
 /// A lineup in the shapes of the Xtream Codes panel API (`player_api.php`), for players that take
 /// only an Xtream login: account info, categories and streams of each kind, series and film
@@ -316,9 +317,9 @@ public struct XtreamOutput: Sendable {
 
     /// `YYYY-MM-DD hh:mm:ss` in UTC, as panels write times.
     static func dateTime(_ seconds: Int64) -> String {
-        let (year, month, day, second) = XMLTVOutput.civil(seconds)
-        let d = XMLTVOutput.digits
-        return "\(d(year, 4))-\(d(month, 2))-\(d(day, 2)) \(d(second / 3600, 2)):\(d(second / 60 % 60, 2)):"
-            + d(second % 60, 2)
+        // `YYYYMMDDhhmmss +0000` regrouped.
+        let compact = Array(XMLTVDate(secondsSince1970: seconds).description.utf8.prefix(14))
+        func part(_ range: Range<Int>) -> String { String(decoding: compact[range], as: UTF8.self) }
+        return "\(part(0..<4))-\(part(4..<6))-\(part(6..<8)) \(part(8..<10)):\(part(10..<12)):\(part(12..<14))"
     }
 }

@@ -27,20 +27,44 @@ public struct XMLTVDate: Sendable, Hashable, CustomStringConvertible {
     /// The instant as a Foundation `Date`.
     public var date: Date { Date(timeIntervalSince1970: TimeInterval(secondsSince1970)) }
 
-    /// The XMLTV spelling, in the guide's own offset: `20151126060000 +0000`.
+    /// The XMLTV spelling, in the guide's own offset: `20151126060000 +0000`. Written in place:
+    /// guides write two per programme, hundreds of thousands per document.
     public var description: String {
         let local = secondsSince1970 + Int64(utcOffset)
-        let days = Int64((Double(local) / 86_400).rounded(.down))
+        let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
         let (year, month, day) = Self.civil(fromDays: days)
         let secondsOfDay = Int(local - days * 86_400)
         let offsetMinutes = abs(utcOffset) / 60
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        guard (0...9999).contains(year), offsetMinutes / 60 <= 99 else {
+            // Outside what four and two digits hold: padded, never cut.
+            func pad(_ value: Int, _ width: Int) -> String {
+                let digits = String(value)
+                return String(repeating: "0", count: max(0, width - digits.count)) + digits
+            }
+            return pad(year, 4) + pad(month, 2) + pad(day, 2)
+                + pad(secondsOfDay / 3600, 2) + pad(secondsOfDay / 60 % 60, 2) + pad(secondsOfDay % 60, 2)
+                + " " + (utcOffset < 0 ? "-" : "+") + pad(offsetMinutes / 60, 2) + pad(offsetMinutes % 60, 2)
         }
-        return pad(year, 4) + pad(month, 2) + pad(day, 2)
-            + pad(secondsOfDay / 3600, 2) + pad(secondsOfDay / 60 % 60, 2) + pad(secondsOfDay % 60, 2)
-            + " " + (utcOffset < 0 ? "-" : "+") + pad(offsetMinutes / 60, 2) + pad(offsetMinutes % 60, 2)
+        return String(unsafeUninitializedCapacity: 20) { buffer in
+            func put(_ value: Int, _ width: Int, at offset: Int) {
+                var rest = max(value, 0)
+                for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                    buffer[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, 4, at: 0)
+            put(month, 2, at: 4)
+            put(day, 2, at: 6)
+            put(secondsOfDay / 3600, 2, at: 8)
+            put(secondsOfDay / 60 % 60, 2, at: 10)
+            put(secondsOfDay % 60, 2, at: 12)
+            buffer[14] = UInt8(ascii: " ")
+            buffer[15] = utcOffset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")
+            put(offsetMinutes / 60, 2, at: 16)
+            put(offsetMinutes % 60, 2, at: 18)
+            return 20
+        }
     }
 
     init?(bytes: UnsafeRawBufferPointer) {
@@ -120,7 +144,8 @@ public struct XMLTVDate: Sendable, Hashable, CustomStringConvertible {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
+    /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+    public static func civil(fromDays days: Int64) -> (year: Int, month: Int, day: Int) {
         let z = Int(days) + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
