@@ -37,7 +37,8 @@ public struct PasswordHash: Sendable, Hashable {
         return key.withUnsafeBytes { Data($0) }
     }
 
-    static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    /// Whether two byte strings are equal, in time that depends only on their lengths.
+    public static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }

@@ -160,10 +160,7 @@ public final class OutputCenter: Sendable {
         guard var key else { return false }
         // Players append their own query to a URL that has one already (`?key=K?transcode=x`).
         if let cut = key.firstIndex(of: "?") { key = String(key[..<cut]) }
-        let a = Array(key.utf8)
-        let b = Array(profile.accessKey.utf8)
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        return PasswordHash.constantTimeEquals(Array(key.utf8), Array(profile.accessKey.utf8))
     }
 
     // MARK: Outputs

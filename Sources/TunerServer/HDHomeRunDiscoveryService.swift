@@ -21,33 +21,9 @@ struct HDHomeRunDiscoveryService: Service {
     let httpPort: @Sendable () -> Int?
 
     func run() async throws {
-        let logger = engine.logger
         let host = engine.configuration.host == "::" ? "0.0.0.0" : engine.configuration.host
-        let channel: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
-        do {
-            channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .bind(host: host, port: port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>(
-                            wrappingChannelSynchronously: channel)
-                    }
-                }
-        } catch {
-            logger.warning(
-                "HDHomeRun discovery is off: cannot listen on UDP \(host):\(port) (\(error)); is another tuner on it?")
-            try? await gracefulShutdown()
-            return
-        }
-        logger.info("HDHomeRun discovery answers on UDP \(host):\(port)")
-        try await withGracefulShutdownHandler {
-            try await channel.executeThenClose { inbound, outbound in
-                for try await envelope in inbound {
-                    for reply in await replies(to: envelope) { try? await outbound.write(reply) }
-                }
-            }
-        } onGracefulShutdown: {
-            channel.channel.close(promise: nil)
-        }
+        try await UDPResponder.run(
+            name: "HDHomeRun discovery", host: host, port: port, logger: engine.logger, replies: replies(to:))
     }
 
     func replies(to envelope: AddressedEnvelope<ByteBuffer>) async -> [AddressedEnvelope<ByteBuffer>] {

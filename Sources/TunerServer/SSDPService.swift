@@ -19,39 +19,17 @@ struct SSDPService: Service {
     func run() async throws {
         let logger = engine.logger
         let host = engine.configuration.host == "::" ? "0.0.0.0" : engine.configuration.host
-        let channel: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
-        do {
-            channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                // Other UPnP programs on the machine listen on 1900 too; the group is shared.
-                .channelOption(.socketOption(.so_reuseaddr), value: 1)
-                .bind(host: host, port: port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>(
-                            wrappingChannelSynchronously: channel)
-                    }
+        // Other UPnP programs on the machine listen on 1900 too; the group is shared.
+        try await UDPResponder.run(
+            name: "SSDP", host: host, port: port, shareAddress: true, logger: logger,
+            prepare: { channel in
+                guard host == "0.0.0.0", let multicast = channel.channel as? any MulticastChannel else { return }
+                do {
+                    try await multicast.joinGroup(try SocketAddress(ipAddress: SSDP.group, port: SSDP.port)).get()
+                } catch {
+                    logger.notice("SSDP answers unicast searches only: cannot join \(SSDP.group) (\(error))")
                 }
-        } catch {
-            logger.warning("SSDP is off: cannot listen on UDP \(host):\(port) (\(error))")
-            try? await gracefulShutdown()
-            return
-        }
-        if host == "0.0.0.0", let multicast = channel.channel as? any MulticastChannel {
-            do {
-                try await multicast.joinGroup(try SocketAddress(ipAddress: SSDP.group, port: SSDP.port)).get()
-            } catch {
-                logger.notice("SSDP answers unicast searches only: cannot join \(SSDP.group) (\(error))")
-            }
-        }
-        logger.info("SSDP answers on UDP \(host):\(port)")
-        try await withGracefulShutdownHandler {
-            try await channel.executeThenClose { inbound, outbound in
-                for try await envelope in inbound {
-                    for reply in await replies(to: envelope) { try? await outbound.write(reply) }
-                }
-            }
-        } onGracefulShutdown: {
-            channel.channel.close(promise: nil)
-        }
+            }, replies: replies(to:))
     }
 
     func replies(to envelope: AddressedEnvelope<ByteBuffer>) async -> [AddressedEnvelope<ByteBuffer>] {

@@ -2,12 +2,6 @@ import Foundation
 import Testing
 import TunerTesting
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Tuner as other players see it: SiliconDust's `hdhomerun_config` finds it by UDP, the lineup
 /// streams MPEG-TS that ffprobe reads (extra query parameters and all), the M3U and XMLTV outputs
 /// agree on one number per channel, and no provider secret reaches a player.
@@ -338,24 +332,9 @@ extension OutputsEndToEndTests {
         #expect(!badSwitch.succeeded && badSwitch.errorOutput.contains("--guide-placeholders"))
     }
 
+    /// A loopback port free a moment ago: TunerTesting's bound-but-silent port, let go.
     static func freePort() throws -> Int {
-        #if canImport(Glibc)
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
-            }
-        }
-        guard bound else { throw EndToEndError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        try RefusingPort().port
     }
 }
 
