@@ -104,6 +104,19 @@ import TunerTesting
             server.baseURL
                 + "/player_api.php?username=viewer&password=correct-horse&action=get_short_epg&stream_id=999999")
         #expect(other.status == 404)
+        // Hostile numbers and actions: refused, never a crash or a 5xx.
+        let login = server.baseURL + "/player_api.php?username=viewer&password=correct-horse"
+        for (query, status) in [
+            ("&action=get_short_epg&stream_id=99999999999999999999", 400), ("&action=get_vod_info&vod_id=-1%27", 400),
+            ("&action=get_series_info", 400), ("&action=drop_tables", 400),
+            ("&action=get_short_epg&stream_id=\(newsID)&limit=-99999999999999999999", 200),
+        ] {
+            let answer = try await Curl.fetch(tools[.curl], login + query)
+            #expect(answer.status == status, "\(query): \(answer.status)")
+        }
+        let traversal = try await Curl.fetch(tools[.curl], server.baseURL + "/live/viewer/correct-horse/..%2F1.ts")
+        let nul = try await Curl.fetch(tools[.curl], server.baseURL + "/live/viewer/correct-horse/%00.ts")
+        #expect(traversal.status == 400 && nul.status == 400, "\(traversal.status) \(nul.status)")
 
         // Repeated failures are counted in the log, without the password tried.
         for _ in 0..<3 {
