@@ -33,6 +33,9 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
+        // Counters and timers (swift-metrics), served at /metrics in Prometheus' text format.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .target(name: "MediaFormats"),
@@ -93,6 +96,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 "CZlib",
+                // Import durations, as a timer.
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         .target(
@@ -171,6 +176,8 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             // The OpenAPI document, hand-kept, compiled into the binary and served at /api/v1/openapi.json.
             resources: [.embedInCode("Resources/openapi.json")]
@@ -264,13 +271,17 @@ let package = Package(
             dependencies: [
                 "TunerApp", "TunerStorage", "Catalog", "Transfers",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["tuner", "TunerTesting", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+            dependencies: [
+                "tuner", "TunerTesting", "MediaFormats",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
     ]
 )

@@ -16,7 +16,10 @@ extension CatalogImporter {
         let client = XtreamClient(
             credentials: credentials, httpClient: httpClient, configuration: configuration, logger: logger)
         let sourceID = source.id
-        try await client.authenticate()
+        let allowed = try await client.authenticate()
+        if allowed != source.providerMaxConnections {
+            try await store.setProviderMaxConnections(sourceID: sourceID, allowed)
+        }
         progress(CatalogImportProgress(sourceID: sourceID, phase: .downloading))
         let liveCategories: [XtreamClient.Category] = try await client.get(action: "get_live_categories")
         let live: [XtreamClient.LiveStream] = try await client.get(action: "get_live_streams")

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import MediaFormats
+import Metrics
 import NIOCore
 
 /// Refreshes sources: fetches (streaming), parses (streaming) and swaps the result into the
@@ -69,6 +70,15 @@ public final class CatalogImporter: Sendable {
         var logger = self.logger
         logger[metadataKey: "source"] = "\(sourceID)"
         try await store.setSourceStatus(id: sourceID, status: .refreshing, error: source.lastError, refreshedAt: nil)
+        let started = ContinuousClock.now
+        // Recorded through swift-metrics (a server exports it at /metrics); a no-op unless bootstrapped.
+        func record(_ outcome: String) {
+            let elapsed = started.duration(to: .now).components
+            Timer(
+                label: "tuner_import_duration_seconds",
+                dimensions: [("kind", source.kind.rawValue), ("outcome", outcome)]
+            ).recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+        }
         do {
             let counts: CatalogImportCounts
             switch source.kind {
@@ -81,6 +91,7 @@ public final class CatalogImporter: Sendable {
             }
             try await store.setSourceStatus(id: sourceID, status: .ok, error: nil, refreshedAt: Date())
             progress(CatalogImportProgress(sourceID: sourceID, phase: .finished, entries: counts.total))
+            record("ok")
             logger.info(
                 "Catalog source refreshed",
                 metadata: [
@@ -91,6 +102,7 @@ public final class CatalogImporter: Sendable {
         } catch {
             logger.info("Catalog source refresh failed; previous items kept", metadata: ["error": "\(error)"])
             try? await store.setSourceStatus(id: sourceID, status: .failed, error: "\(error)", refreshedAt: nil)
+            record("failed")
             throw error
         }
     }

@@ -175,6 +175,26 @@ public enum CatalogSchema: DatabaseSchema {
                     INSERT INTO catalogSearch (catalogSearch) VALUES ('rebuild');
                     """)
         }
+        migrator.registerMigration("catalog-v5-live") { db in
+            try db.execute(
+                sql: """
+                    -- How many streams the account allows at once: the user's setting, and what an
+                    -- Xtream panel's user_info says; NULL is unset (unlimited when both are).
+                    ALTER TABLE catalogSource ADD COLUMN maxConnections INTEGER
+                        CHECK (maxConnections IS NULL OR maxConnections BETWEEN 1 AND 1000);
+                    ALTER TABLE catalogSource ADD COLUMN providerMaxConnections INTEGER
+                        CHECK (providerMaxConnections IS NULL OR providerMaxConnections BETWEEN 1 AND 1000);
+                    -- A channel's alternatives in the user's order, when the user set them (otherwise
+                    -- they are found by tvg-id and name in other sources).
+                    CREATE TABLE channelAlternative (
+                        itemID INTEGER NOT NULL REFERENCES catalogItem(id) ON DELETE CASCADE,
+                        alternativeID INTEGER NOT NULL REFERENCES catalogItem(id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL,
+                        PRIMARY KEY (itemID, alternativeID),
+                        CHECK (itemID <> alternativeID)
+                    );
+                    """)
+        }
     }
 
     /// Imports write batches through the `importBatch` virtual table (see ImportBatchTable).

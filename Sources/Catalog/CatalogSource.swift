@@ -19,11 +19,20 @@ public struct CatalogSource: Sendable, Hashable, Codable, Identifiable {
     /// Why the last import failed; `nil` after a success.
     public var lastError: String?
     public var status: CatalogSourceStatus
+    /// How many streams the account allows at once, as the user set it (nil: not set).
+    public var maxConnections: Int?
+    /// What the provider says the account allows (an Xtream panel's `user_info.max_connections`).
+    public var providerMaxConnections: Int?
+
+    /// The limit live sessions keep to: the user's, else the provider's; nil is unlimited (the
+    /// default for an M3U playlist, whose provider says nothing).
+    public var connectionLimit: Int? { maxConnections ?? providerMaxConnections }
 
     public init(
         id: Int64, kind: CatalogSourceKind, name: String, location: String, xtream: XtreamCredentials? = nil,
         epgURLs: [String] = [], refreshInterval: TimeInterval = CatalogSource.defaultRefreshInterval,
-        lastRefresh: Date? = nil, lastError: String? = nil, status: CatalogSourceStatus = .idle
+        lastRefresh: Date? = nil, lastError: String? = nil, status: CatalogSourceStatus = .idle,
+        maxConnections: Int? = nil, providerMaxConnections: Int? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -35,6 +44,8 @@ public struct CatalogSource: Sendable, Hashable, Codable, Identifiable {
         self.lastRefresh = lastRefresh
         self.lastError = lastError
         self.status = status
+        self.maxConnections = maxConnections
+        self.providerMaxConnections = providerMaxConnections
     }
 
     /// Daily: providers rarely change playlists more often, and a refresh costs them bandwidth.

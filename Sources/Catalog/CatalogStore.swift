@@ -13,6 +13,8 @@ public protocol CatalogStore: Sendable {
     func updateSource(_ source: CatalogSource) async throws
     /// Records the outcome of a refresh without touching the source's items.
     func setSourceStatus(id: Int64, status: CatalogSourceStatus, error: String?, refreshedAt: Date?) async throws
+    /// Records what the provider says the account allows (nil: it says nothing).
+    func setProviderMaxConnections(sourceID: Int64, _ limit: Int?) async throws
 
     // MARK: Import
 

@@ -70,12 +70,12 @@ public final class SQLiteCatalogStore: CatalogStore {
                 sql: """
                     UPDATE catalogSource SET name = ?, location = ?, xtreamServer = ?, xtreamUsername = ?,
                         xtreamPassword = ?,
-                        epgURLs = ?, refreshInterval = ? WHERE id = ?
+                        epgURLs = ?, refreshInterval = ?, maxConnections = ? WHERE id = ?
                     """,
                 arguments: [
                     source.name, source.location, source.xtream?.server, source.xtream?.username,
                     source.xtream?.password,
-                    epgURLs, source.refreshInterval, source.id,
+                    epgURLs, source.refreshInterval, source.maxConnections, source.id,
                 ]
             )
             if db.changesCount == 0 { throw CatalogError.sourceNotFound(source.id) }
@@ -110,6 +110,14 @@ public final class SQLiteCatalogStore: CatalogStore {
         }
     }
 
+    public func setProviderMaxConnections(sourceID: Int64, _ limit: Int?) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE catalogSource SET providerMaxConnections = ? WHERE id = ?",
+                arguments: [limit.flatMap { (1...1000).contains($0) ? $0 : nil }, sourceID])
+        }
+    }
+
     static func fetchSource(_ db: Database, id: Int64) throws -> CatalogSource? {
         try Row.fetchOne(db, sql: "SELECT * FROM catalogSource WHERE id = ?", arguments: [id]).map(source(from:))
     }
@@ -127,7 +135,8 @@ public final class SQLiteCatalogStore: CatalogStore {
             id: row["id"], kind: CatalogSourceKind(rawValue: row["kind"]), name: row["name"], location: row["location"],
             xtream: xtream, epgURLs: try JSONDecoder().decode([String].self, from: Data(epgJSON.utf8)),
             refreshInterval: row["refreshInterval"], lastRefresh: lastRefresh.map(Date.init(timeIntervalSince1970:)),
-            lastError: row["lastError"], status: CatalogSourceStatus(rawValue: row["status"])
+            lastError: row["lastError"], status: CatalogSourceStatus(rawValue: row["status"]),
+            maxConnections: row["maxConnections"], providerMaxConnections: row["providerMaxConnections"]
         )
     }
 

@@ -224,7 +224,10 @@ struct XtreamClient: Sendable {
     }
 
     struct Account: Decodable, Sendable {
-        struct UserInfo: Decodable, Sendable { var auth: XtreamValue? }
+        struct UserInfo: Decodable, Sendable {
+            var auth: XtreamValue?
+            var max_connections: XtreamValue?
+        }
         var user_info: UserInfo?
     }
 
@@ -251,12 +254,15 @@ struct XtreamClient: Sendable {
     /// `username/password`, each percent-encoded: the account part of Xtream's stream paths.
     var accountPath: String { "\(encoded(credentials.username))/\(encoded(credentials.password))" }
 
-    /// Checks the credentials: panels answer wrong ones with `200` and `auth: 0`.
-    func authenticate() async throws {
+    /// Checks the credentials (panels answer wrong ones with `200` and `auth: 0`) and returns how
+    /// many streams the account allows at once, when the panel says so in a sane range (1…1000).
+    @discardableResult
+    func authenticate() async throws -> Int? {
         let account: Account = try await get(action: nil)
         guard account.user_info?.auth?.int == 1 else {
             throw CatalogError.fetchFailed("the Xtream account was refused (auth 0)")
         }
+        return account.user_info?.max_connections?.int.flatMap { (1...1000).contains($0) ? $0 : nil }
     }
 
     func get<T: Decodable>(action: String?, parameters: [(String, String)] = []) async throws -> T {

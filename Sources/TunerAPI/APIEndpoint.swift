@@ -51,6 +51,9 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     case addUser
     case changeUser(name: String)
     case removeUser(name: String)
+    // Live channels
+    case streams
+    case stopStream(id: String)
 
     /// One value of each case (ids are placeholders), for tests and documents that list the API.
     public static let allCases: [APIEndpoint] = [
@@ -64,7 +67,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         .catchup(channel: 0),
         .checkChannels, .groups, .guide, .guideNow, .favourites, .outputs, .addOutput, .changeOutput(id: "0"),
         .removeOutput(id: "0"), .outputChannels(id: "0"), .users, .addUser, .changeUser(name: "0"),
-        .removeUser(name: "0"),
+        .removeUser(name: "0"), .streams, .stopStream(id: "0"),
     ]
 
     /// Where every endpoint lives.
@@ -74,7 +77,8 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     public var method: String {
         switch self {
         case .health, .openAPI, .cacheStats, .preloads, .preload, .transfers, .transfer, .sources, .channels, .channel,
-            .playChannel, .catchup, .groups, .guide, .guideNow, .favourites, .outputs, .outputChannels, .users:
+            .playChannel, .catchup, .groups, .guide, .guideNow, .favourites, .outputs, .outputChannels, .users,
+            .streams:
             return "GET"
         case .proxyURLs, .cacheClear, .cacheTrim, .startPreload, .cacheExport, .cachePin, .addTransfers,
             .pauseAllTransfers,
@@ -82,7 +86,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
             return "POST"
         case .changeTransfer, .changeSource, .changeOutput, .changeUser:
             return "PATCH"
-        case .cancelPreload, .removeTransfer, .removeSource, .removeOutput, .removeUser:
+        case .cancelPreload, .removeTransfer, .removeSource, .removeOutput, .removeUser, .stopStream:
             return "DELETE"
         }
     }
@@ -127,6 +131,8 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         case .outputChannels(let id): ["outputs", Self.escaped(id), "channels"]
         case .users, .addUser: ["users"]
         case .changeUser(let name), .removeUser(let name): ["users", Self.escaped(name)]
+        case .streams: ["streams"]
+        case .stopStream(let id): ["streams", Self.escaped(id)]
         }
     }
 

@@ -18,7 +18,13 @@ public struct FeatureError: Error, CustomStringConvertible, Sendable, Hashable {
         case upstream
         /// Tuner could not do it (the disk or the database failed; HTTP 500).
         case failed
+        /// Not now: every connection the provider allows is in use, or a user's or profile's
+        /// stream limit is reached (HTTP 503 with `Retry-After`).
+        case busy
     }
+
+    /// The seconds a `busy` answer asks a client to wait before trying again.
+    public static let busyRetrySeconds = 10
 
     public let kind: Kind
     /// What failed and what to do, without secrets.

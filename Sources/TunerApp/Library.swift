@@ -154,10 +154,16 @@ public final class Library: Sendable {
 
     /// Changes what a user may change of source `id`: its name, guide URLs and refresh interval.
     /// Returns the source without its secrets.
-    public func updateSource(id: Int64, name: String?, epgURLs: [String]?, refreshInterval: Double?) async throws
-        -> CatalogSource
-    {
+    public func updateSource(
+        id: Int64, name: String?, epgURLs: [String]?, refreshInterval: Double?, maxConnections: Int? = nil
+    ) async throws -> CatalogSource {
         guard var source = try await catalog.source(id: id) else { throw CatalogError.sourceNotFound(id) }
+        if let maxConnections {
+            guard (0...1000).contains(maxConnections) else {
+                throw FeatureError(.invalid, "maxConnections must be from 1 to 1000 (0 clears it)")
+            }
+            source.maxConnections = maxConnections == 0 ? nil : maxConnections
+        }
         if let name { source.name = name }
         if let epgURLs { source.epgURLs = try epgURLs.map { try checkedLocation($0) } }
         if let refreshInterval {

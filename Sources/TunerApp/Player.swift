@@ -39,7 +39,10 @@ public final class Player: Sendable {
         guard let text = item.url, let url = URL(string: text) else {
             throw FeatureError(.notPlayable, "item \(id) has no stream of its own (a series plays by episode)")
         }
-        return PlayLink(proxyURL: try proxyURL(url, item: item, baseURL: baseURL), item: item)
+        // A live channel's link plays through its live session: one upstream for every viewer. An
+        // HLS channel shares its segments through the cache instead.
+        let live = item.kind == .live && !LiveSessions.isHLS(url)
+        return PlayLink(proxyURL: try proxyURL(url, item: item, baseURL: baseURL, live: live), item: item)
     }
 
     /// What a past programme of a channel is: one from the guide, or a time span.
@@ -122,10 +125,11 @@ public final class Player: Sendable {
         return item
     }
 
-    private func proxyURL(_ url: URL, item: CatalogItem, baseURL: String) throws -> String {
+    private func proxyURL(_ url: URL, item: CatalogItem, baseURL: String, live: Bool = false) throws -> String {
         let headers = item.headers.map { StreamHeader(name: $0.name, value: $0.value) }
         do {
-            return try signer.proxyURL(for: StreamLink(url: url, headers: headers), baseURL: baseURL)
+            return try signer.proxyURL(
+                for: StreamLink(url: url, headers: headers, channel: live ? item.id : nil), baseURL: baseURL)
         } catch {
             throw FeatureError(.invalid, error.description)
         }

@@ -10,12 +10,18 @@ public struct StreamLink: Sendable, Equatable, Codable {
     public var kind: StreamKind?
     /// The media playlist a segment came from, so serving it can pre-fetch what follows.
     public var playlist: URL?
+    /// The live channel the URL plays, when the link was made for one: the proxy then serves it
+    /// through the channel's live session (one upstream for all its viewers).
+    public var channel: Int64?
 
-    public init(url: URL, headers: [StreamHeader] = [], kind: StreamKind? = nil, playlist: URL? = nil) {
+    public init(
+        url: URL, headers: [StreamHeader] = [], kind: StreamKind? = nil, playlist: URL? = nil, channel: Int64? = nil
+    ) {
         self.url = url
         self.headers = headers
         self.kind = kind
         self.playlist = playlist
+        self.channel = channel
     }
 
     /// The headers as name/value pairs.
@@ -144,6 +150,7 @@ public final class StreamLinkSigner: Sendable {
         var h: [[String]]?
         var k: String?
         var p: String?
+        var c: Int64?
     }
 
     /// The path (starting with `/stream/`) of a proxy URL for `link`.
@@ -162,7 +169,7 @@ public final class StreamLinkSigner: Sendable {
         return "/stream/\(Base64URL.encode(nonceBytes))/\(Base64URL.encode(body))/\(Self.lastComponent(of: link.url))"
     }
 
-    /// The payload as compact JSON with sorted keys (`h`, `k`, `p`, `u`; absent ones left out),
+    /// The payload as compact JSON with sorted keys (`c`, `h`, `k`, `p`, `u`; absent ones left out),
     /// written by hand: a rewritten playlist signs one link per URI, and Foundation's
     /// JSONEncoder cost most of the 30 µs each took. ``verify(signature:payload:)`` decodes it
     /// with JSONDecoder, as it does URLs made before.
@@ -176,6 +183,10 @@ public final class StreamLinkSigner: Sendable {
             first = false
             appendJSONString(name, to: &json)
             json.append(UInt8(ascii: ":"))
+        }
+        if let channel = link.channel {
+            key("c")
+            json.append(contentsOf: String(channel).utf8)
         }
         if !link.headers.isEmpty {
             key("h")
@@ -257,7 +268,7 @@ public final class StreamLinkSigner: Sendable {
         }
         let link = StreamLink(
             url: url, headers: headers, kind: decoded.k.flatMap(StreamKind.init(rawValue:)),
-            playlist: decoded.p.flatMap(URL.init(string:)))
+            playlist: decoded.p.flatMap(URL.init(string:)), channel: decoded.c)
         try link.validate()
         verified.withLockedValue { $0.insert(link, for: cacheKey) }
         return link

@@ -65,6 +65,7 @@ extension TunerConfiguration {
         case transfersMaxActive, transfersPerHost, transfersStallTimeout, transfersSyncMs
         case catalogCheckInterval, catalogRefreshInterval
         case hdhomerunDiscoveryPort, hdhomerunHttpPort, baseUrl, ssdpPort, guidePlaceholders
+        case liveBuffer, liveLinger, liveStallTimeout, livePreempt, transcodeArgs
 
         /// `cacheSize` → `TUNER_CACHE_SIZE`.
         public var environmentName: String {
@@ -183,6 +184,7 @@ struct SettingsReader {
                     "\(TunerConfiguration.Setting.guidePlaceholders.names) must be on or off, got '\(text)'")
             }
         }
+        try readLive(into: &configuration)
         configuration.ssdpPort = try integer(.ssdpPort, in: 0...65535, Int.self, "a port from 0 to 65535") ?? 1900
         if let port = try integer(.hdhomerunHttpPort, in: 0...65535, Int.self, "a port from 0 to 65535") {
             configuration.hdhomerunHTTPPort = port
@@ -245,5 +247,41 @@ struct SettingsReader {
             configuration.catalogDefaultRefreshSeconds = seconds
         }
         return configuration
+    }
+
+    func readLive(into configuration: inout TunerConfiguration) throws {
+        if let bytes = try size(.liveBuffer, example: "8MiB", positive: true) {
+            guard bytes >= 64 << 10, bytes <= 1 << 30 else {
+                throw FeatureError.invalid(
+                    "\(TunerConfiguration.Setting.liveBuffer.names) must be from 64KiB to 1GiB, got \(bytes) bytes")
+            }
+            configuration.live.ringBytes = Int(bytes)
+        }
+        if let seconds = try duration(.liveLinger, "a duration like 5 or 30s (0 closes at once)", positive: false) {
+            configuration.live.lingerSeconds = min(seconds, 3600)
+        }
+        if let seconds = try duration(.liveStallTimeout, "a positive duration like 5 or 10s", positive: true) {
+            configuration.live.stallSeconds = min(seconds, 600)
+            configuration.live.progressSeconds = min(max(seconds + 3, seconds * 1.5), 900)
+        }
+        if let text = try text(.livePreempt) {
+            switch text.lowercased() {
+            case "on", "true", "yes", "1": configuration.live.preemptWhenFull = true
+            case "off", "false", "no", "0": configuration.live.preemptWhenFull = false
+            default:
+                throw FeatureError.invalid(
+                    "\(TunerConfiguration.Setting.livePreempt.names) must be on or off, got '\(text)'")
+            }
+        }
+        if let text = try text(.transcodeArgs) {
+            let arguments = text.split(whereSeparator: \.isWhitespace).map(String.init)
+            // ffmpeg's own input and output are Tuner's: the arguments go between them.
+            guard !arguments.isEmpty, !arguments.contains(where: { ["-i", "-f", "-y"].contains($0) }) else {
+                throw FeatureError.invalid(
+                    "\(TunerConfiguration.Setting.transcodeArgs.names) must be ffmpeg options between input and "
+                        + "output, like '-c:v libx264 -vf scale=-2:720 -c:a aac', without -i, -f or -y")
+            }
+            configuration.live.transcodeArguments = arguments
+        }
     }
 }

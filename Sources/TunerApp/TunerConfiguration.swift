@@ -41,6 +41,8 @@ public struct TunerConfiguration: Sendable {
     /// One-hour programmes named after the channel, in the XMLTV outputs, for channels without a
     /// guide (Plex hides channels that have none).
     public var guidePlaceholders = true
+    /// Live sessions: ring size, linger, stall detection, preemption, the transcode arguments.
+    public var live = LiveSettings()
     /// The UDP port answering UPnP searches (SSDP) with each profile's `device.xml`; 0 turns it
     /// off. Off for embedders; `tuner serve` uses 1900 unless told otherwise.
     public var ssdpPort: Int = 0

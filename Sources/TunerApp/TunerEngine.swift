@@ -47,6 +47,8 @@ public final class TunerEngine: Sendable {
     public let transfers: TransferManager
     /// The folders API requests may read local files from (uploads) and write into (exports).
     public let localFiles: LocalFileAccess
+    /// Live channels: one upstream per channel shared by its viewers, and every stream limit.
+    public let live: LiveSessions
     /// The downloads' own client: it follows redirects, unlike the proxy's.
     let transfersHTTPClient: HTTPClient
 
@@ -108,6 +110,9 @@ public final class TunerEngine: Sendable {
         background = BackgroundWork()
         streams = StreamService(
             cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, work: background,
+            logger: logger)
+        live = LiveSessions(
+            settings: configuration.live, catalog: catalog, signer: signer, fetchPolicy: configuration.allowFetch,
             logger: logger)
         preloads = PreloadJobs(cache: cache, streams: streams, work: background, logger: logger)
         downloads = Downloads(transfers: transfers, localFiles: localFiles, fetchPolicy: configuration.allowFetch)
@@ -206,6 +211,7 @@ public final class TunerEngine: Sendable {
 
     /// Saves state and closes connections.
     public func shutdown() async throws {
+        await live.shutdown()
         await transfers.shutdown()
         try? await transfersHTTPClient.shutdown()
         // Preloads and pre-fetches write into the cache: they end before it closes.

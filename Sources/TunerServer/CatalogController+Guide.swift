@@ -63,6 +63,8 @@ extension CatalogController {
         var name: String?
         var epgURLs: [String]?
         var refreshInterval: Double?
+        /// Streams the account allows at once; 0 clears the user's setting (the provider's applies).
+        var maxConnections: Int?
     }
 
     func addGuideRoutes(to api: RouterGroup<TunerRequestContext>) {
@@ -90,7 +92,8 @@ extension CatalogController {
         return Body(
             value: try await mapped {
                 try await engine.library.updateSource(
-                    id: id, name: patch.name, epgURLs: patch.epgURLs, refreshInterval: patch.refreshInterval)
+                    id: id, name: patch.name, epgURLs: patch.epgURLs, refreshInterval: patch.refreshInterval,
+                    maxConnections: patch.maxConnections)
             })
     }
 

@@ -121,8 +121,18 @@ struct CatalogController {
         do {
             return try body()
         } catch let error as FeatureError {
-            throw HTTPError(status(of: error.kind), message: error.description)
+            throw httpError(error)
         }
+    }
+
+    /// A feature error as HTTP; a busy one says when to try again.
+    static func httpError(_ error: FeatureError) -> HTTPError {
+        guard error.kind != .busy else {
+            return HTTPError(
+                .serviceUnavailable, headers: [.retryAfter: String(FeatureError.busyRetrySeconds)],
+                message: error.description)
+        }
+        return HTTPError(status(of: error.kind), message: error.description)
     }
 
     static func status(of kind: FeatureError.Kind) -> HTTPResponse.Status {
@@ -133,6 +143,7 @@ struct CatalogController {
         case .forbidden: .forbidden
         case .upstream: .badGateway
         case .failed: .internalServerError
+        case .busy: .serviceUnavailable
         }
     }
 
@@ -140,16 +151,7 @@ struct CatalogController {
         do {
             return try await body()
         } catch let error as FeatureError {
-            let status: HTTPResponse.Status =
-                switch error.kind {
-                case .notFound: .notFound
-                case .notPlayable, .conflict: .conflict
-                case .invalid: .badRequest
-                case .forbidden: .forbidden
-                case .upstream: .badGateway
-                case .failed: .internalServerError
-                }
-            throw HTTPError(status, message: error.description)
+            throw httpError(error)
         }
     }
 

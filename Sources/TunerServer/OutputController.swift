@@ -298,9 +298,18 @@ struct OutputController {
                     profileID: profile.id, number: number, start: start, duration: duration)
             }
         } else {
-            link = try await CatalogController.answering {
+            let (found, channel) = try await CatalogController.answering {
                 try await engine.outputs.stream(profileID: profile.id, number: number)
-            }.0
+            }
+            if channel.item.kind == .live {
+                // One upstream per channel, and no more channels at once than the profile has tuners.
+                let live = LiveSessions.Request(
+                    channelID: channel.item.id, profile: try LiveController.profile(of: request),
+                    address: LiveController.address(of: context), outputProfile: profile.id,
+                    profileLimit: profile.streamLimit, priority: LiveSessions.Priority.outputProfile)
+                return try await LiveController.stream(live, engine: engine, head: request.method == .head)
+            }
+            link = found
         }
         if TSRemux.isHLS(link.url) {
             return try remuxed(link, request: request)

@@ -27,6 +27,13 @@ struct StreamController {
         } catch {
             throw HTTPError(.badRequest, message: error.description)
         }
+        if let channel = link.channel {
+            // A live channel: through its session, so every viewer shares one upstream.
+            let live = LiveSessions.Request(
+                channelID: channel, profile: try LiveController.profile(of: request),
+                address: LiveController.address(of: context))
+            return try await LiveController.stream(live, engine: engine, head: request.method == .head)
+        }
         // Rewritten playlist URIs point back at the address the player used.
         let proxyBase = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
         let media = await engine.streams.serve(

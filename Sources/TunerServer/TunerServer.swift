@@ -65,6 +65,8 @@ public final class TunerServer: Sendable {
                 allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
                 uploadOrigins: Set(configuration.uploadAllowedOrigins.map { $0.lowercased() })))
         router.add(middleware: RedactingErrorMiddleware())
+        // Requests by route and status, and their durations, into swift-metrics (see ProcessMetrics).
+        router.add(middleware: MetricsMiddleware())
         StreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         APIController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         CatalogController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
@@ -73,6 +75,8 @@ public final class TunerServer: Sendable {
         TransfersController(downloads: engine.downloads).addRoutes(to: router)
         OutputController(engine: engine, token: token, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         XtreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
+        LiveController(engine: engine).addRoutes(to: router)
+        MetricsController(engine: engine).addRoutes(to: router)
         // Request heads are bounded (NIO's decoder: 80 KiB per field and in all, here at most 200
         // fields) and a connection that sends no complete request within the idle timeout is
         // closed, so slow or endless headers cannot hold connections or memory.
@@ -126,9 +130,10 @@ public final class TunerServer: Sendable {
                 TransferService(engine: engine),
                 UploadExpiryService(store: engine.uploads), OutputNumberingService(engine: engine),
             ] + discovery,
-            onServerRunning: { [state] channel in
+            onServerRunning: { [state, engine] channel in
                 let port = channel.localAddress?.port ?? 0
                 state.withLockedValue { $0.port = port }
+                engine.live.setLocalBaseURL(self.baseURL)
                 await onListening(port)
             },
             logger: engine.logger

@@ -80,7 +80,11 @@ struct XtreamController {
         return try await CatalogController.answering {
             switch query["action"].map(String.init) {
             case nil, "":
-                return try Self.json(xtream.account(user, activeConnections: open.count(user.username), now: Date()))
+                return try Self.json(
+                    xtream.account(
+                        user,
+                        activeConnections: open.count(user.username) + engine.live.openStreams(user: user.username),
+                        now: Date()))
             case "get_live_categories":
                 return try Self.json(
                     xtream.categories(try await outputs.lineup(of: user).filter { $0.item.kind == .live }))
@@ -165,6 +169,15 @@ struct XtreamController {
         }
         guard let id = Int64(file.prefix { $0 != "." }) else {
             throw HTTPError(.notFound, message: "'\(file.prefix(40))' is not a stream")
+        }
+        if kind == "live" {
+            // Checks that the user's profiles hold the channel, then plays it through its session.
+            _ = try await CatalogController.answering { try await engine.outputs.entry(id, of: user) }
+            let live = LiveSessions.Request(
+                channelID: id, profile: try LiveController.profile(of: request),
+                address: LiveController.address(of: context), user: user.username, userLimit: user.maxConnections,
+                priority: LiveSessions.Priority.outputUser)
+            return try await LiveController.stream(live, engine: engine, head: request.method == .head)
         }
         let link = try await CatalogController.answering {
             try await engine.outputs.xtreamStream(id, episode: kind == "series", of: user)

@@ -62,6 +62,26 @@ struct Serve: AsyncParsableCommand {
         help: "on or off: hour-long programmes for channels without a guide in the XMLTV outputs (default on).")
     var guidePlaceholders: String?
     @Option(
+        name: .customLong("live-buffer"),
+        help: "Recent stream each live session keeps for joining and slow viewers, e.g. 8MiB (default 4MiB).")
+    var liveBuffer: String?
+    @Option(
+        name: .customLong("live-linger"),
+        help: "How long a live session stays open after its last viewer left, e.g. 30s (default 5s).")
+    var liveLinger: String?
+    @Option(
+        name: .customLong("live-stall-timeout"),
+        help: "Seconds without bytes before a live channel switches to its next alternative (default 5).")
+    var liveStallTimeout: String?
+    @Option(
+        name: .customLong("live-preempt"),
+        help: "on or off: when every account is in use, stop the lowest-priority session (default off).")
+    var livePreempt: String?
+    @Option(
+        name: .customLong("transcode-args"),
+        help: "ffmpeg options of the transcode profile, between input and output (default H.264/AAC 720p).")
+    var transcodeArgs: String?
+    @Option(
         name: .customLong("base-url"),
         help: "How players reach Tuner behind a reverse proxy, e.g. https://tv.example (env TUNER_BASE_URL).")
     var baseUrl: String?
@@ -166,6 +186,11 @@ struct Serve: AsyncParsableCommand {
         flags[.baseUrl] = baseUrl
         flags[.ssdpPort] = ssdpPort.map(String.init)
         flags[.guidePlaceholders] = guidePlaceholders
+        flags[.liveBuffer] = liveBuffer
+        flags[.liveLinger] = liveLinger
+        flags[.liveStallTimeout] = liveStallTimeout
+        flags[.livePreempt] = livePreempt
+        flags[.transcodeArgs] = transcodeArgs
         flags[.uploadExpiry] = uploadExpiry
         flags[.allowFetch] = allowFetch
         flags[.idleTimeout] = idleTimeout
@@ -194,6 +219,8 @@ struct Serve: AsyncParsableCommand {
             // Provider passwords and tokens in URLs never reach the log.
             return RedactingLogHandler(wrapping: handler)
         }
+        // swift-metrics into the Prometheus registry that /metrics serves.
+        ProcessMetrics.bootstrap()
         tuneMemoryAllocator()
         let descriptors = raiseDescriptorLimit()
         if let descriptors {

@@ -25,6 +25,8 @@ public struct TSPacket: Sendable, Hashable {
     public var randomAccess: Bool
     /// The program clock reference in 27 MHz ticks, when the packet carries one.
     public var pcr: UInt64?
+    /// Where the payload starts in the packet (after the header and adaptation field).
+    public var payloadOffset: Int
 
     /// The packet at the start of `bytes`, or nil when it is shorter than a packet, lacks the sync
     /// byte, or has an adaptation field longer than the packet.
@@ -46,10 +48,12 @@ public struct TSPacket: Sendable, Hashable {
         discontinuity = false
         randomAccess = false
         pcr = nil
+        payloadOffset = 4
         if control & 0x2 != 0 {
             let length = Int(header[4])
             // The field fills at most the rest of the packet (183 bytes after its length byte).
             guard length <= Self.size - 5 else { return nil }
+            payloadOffset = 5 + length
             if length > 0 {
                 let flags = header[5]
                 discontinuity = flags & 0x80 != 0
@@ -64,6 +68,17 @@ public struct TSPacket: Sendable, Hashable {
                 }
             }
         }
+    }
+
+    /// The table id of the PSI section that starts in this packet (0 for a PAT, 2 for a PMT), read
+    /// from `bytes` (the packet's own bytes); nil when no section starts here or it lies outside.
+    public func tableID(in bytes: some Collection<UInt8>) -> UInt8? {
+        guard payloadUnitStart, hasPayload, payloadOffset < Self.size else { return nil }
+        let start = bytes.index(bytes.startIndex, offsetBy: payloadOffset)
+        let pointer = Int(bytes[start])
+        // The pointer field says how far into the payload the section starts.
+        guard payloadOffset + 1 + pointer < Self.size else { return nil }
+        return bytes[bytes.index(start, offsetBy: 1 + pointer)]
     }
 
     /// Whether `next` continues this packet's PID without a gap: the counter goes up by one when

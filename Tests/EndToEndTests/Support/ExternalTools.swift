@@ -12,6 +12,8 @@ enum ExternalTool: String, Sendable, CaseIterable {
     case hdhomerunConfig = "hdhomerun_config"
     /// The XMLTV project's validator (with the DTD installed locally).
     case tvValidateFile = "tv_validate_file"
+    /// Prometheus' checker of the metrics text format.
+    case promtool
 
     /// How to get it on the Debian/Ubuntu images CI uses.
     var installHint: String {
@@ -22,6 +24,7 @@ enum ExternalTool: String, Sendable, CaseIterable {
         case .schemathesis: "pip install schemathesis"
         case .hdhomerunConfig: "apt-get install hdhomerun-config"
         case .tvValidateFile: "apt-get install xmltv-util"
+        case .promtool: "apt-get install prometheus"
         }
     }
 

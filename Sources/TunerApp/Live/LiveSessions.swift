@@ -1,0 +1,430 @@
+import AsyncHTTPClient
+import Catalog
+import Foundation
+import Logging
+import MediaFormats
+import NIOConcurrencyHelpers
+import NIOCore
+import TunerAPI
+
+/// The live-session registry: every route that plays a live channel (the proxy's channel links,
+/// the outputs' `/play`, Xtream's `/live/`, the lineup) asks it for a viewer, so a channel has
+/// one upstream and one ffmpeg per profile however many watch it, and every limit is kept here:
+/// a source's connections (its accounts), an output user's streams and an output profile's tuners.
+///
+/// A feature object: `Sendable`, its state behind a lock, shared by all requests.
+public final class LiveSessions: Sendable {
+    public let settings: LiveSettings
+    let catalog: SQLiteCatalogStore
+    let client: HTTPClient
+    let fetchPolicy: FetchPolicy
+    let signer: StreamLinkSigner
+    let logger: Logger
+    private let state = NIOLockedValueBox(RegistryState())
+
+    struct Key: Hashable {
+        var channelID: Int64
+        var profile: StreamProfile
+    }
+
+    struct RegistryState {
+        var byKey: [Key: LiveSession] = [:]
+        var byID: [String: LiveSession] = [:]
+        /// Where ffmpeg reaches this server (for HLS channels through the proxy).
+        var localBaseURL = "http://127.0.0.1"
+        var closed = false
+        /// What ended sessions added up to, so the totals never go down.
+        var ended = Totals()
+    }
+
+    /// Counts since the server started, for `/metrics`.
+    public struct Totals: Sendable, Equatable {
+        public var sessionsOpened = 0
+        public var upstreamBytes: Int64 = 0
+        public var downstreamBytes: Int64 = 0
+        public var failovers = 0
+        public var resyncs = 0
+    }
+
+    /// Totals over ended and open sessions.
+    public var totals: Totals {
+        let (ended, open) = state.withLockedValue { ($0.ended, Array($0.byID.values)) }
+        return open.map(\.info).reduce(into: ended) { totals, info in
+            totals.upstreamBytes &+= info.upstreamBytes
+            totals.downstreamBytes &+= info.downstreamBytes
+            totals.failovers += info.failovers.count
+            totals.resyncs += info.resyncs
+        }
+    }
+
+    /// Who asks to watch, and what limits apply to them.
+    public struct Request: Sendable {
+        public var channelID: Int64
+        public var profile: StreamProfile
+        /// The client's address, as the server saw it.
+        public var address: String
+        /// An output user (Xtream login) and the streams it may have open at once.
+        public var user: String?
+        public var userLimit: Int?
+        /// An output profile (HDHomeRun, M3U) and how many channels it may tune at once.
+        public var outputProfile: String?
+        public var profileLimit: Int?
+        /// Preemption stops a session only for a request of higher priority than its viewers'.
+        public var priority: Int
+
+        public init(
+            channelID: Int64, profile: StreamProfile = .direct, address: String, user: String? = nil,
+            userLimit: Int? = nil, outputProfile: String? = nil, profileLimit: Int? = nil,
+            priority: Int = Priority.owner
+        ) {
+            self.channelID = channelID
+            self.profile = profile
+            self.address = address
+            self.user = user
+            self.userLimit = userLimit
+            self.outputProfile = outputProfile
+            self.profileLimit = profileLimit
+            self.priority = priority
+        }
+    }
+
+    /// The priorities of the ways in: the owner's own screens over the players given an output,
+    /// over Xtream logins (usually lent to others).
+    public enum Priority {
+        public static let owner = 100
+        public static let outputProfile = 50
+        public static let outputUser = 10
+        /// ffmpeg reading a channel for a remux or transcode session: it carries its viewers'.
+        static let internalReader = 0
+    }
+
+    init(
+        settings: LiveSettings, catalog: SQLiteCatalogStore, signer: StreamLinkSigner, fetchPolicy: FetchPolicy,
+        logger: Logger
+    ) {
+        self.settings = settings
+        self.catalog = catalog
+        self.signer = signer
+        self.fetchPolicy = fetchPolicy
+        self.logger = logger
+        client = LiveHTTPUpstream.makeClient()
+    }
+
+    /// Where ffmpeg reaches this server; the server sets it once it listens.
+    public func setLocalBaseURL(_ base: String) {
+        state.withLockedValue { $0.localBaseURL = base }
+    }
+
+    // MARK: - Watching
+
+    /// A viewer of channel `request.channelID` in `request.profile`: joins the session playing it,
+    /// or opens one on a source with a free connection (the channel's own, else an alternative's).
+    public func watch(_ request: Request) async throws(FeatureError) -> LiveViewer {
+        let item: CatalogItem
+        do {
+            guard let found = try await catalog.item(id: request.channelID) else {
+                throw FeatureError(.notFound, "no channel with id \(request.channelID)")
+            }
+            item = found
+        } catch let error as FeatureError {
+            throw error
+        } catch {
+            throw FeatureError(.failed, "the catalog could not be read: \(error)")
+        }
+        guard item.kind == .live else {
+            throw FeatureError(.notPlayable, "item \(item.id) is not a live channel")
+        }
+        guard let text = item.url, let url = URL(string: text) else {
+            throw FeatureError(.notPlayable, "channel \(item.id) has no stream")
+        }
+        var profile = request.profile
+        let isHLS = Self.isHLS(url)
+        // An HLS channel has no single TS body to share: as TS it always goes through ffmpeg.
+        if isHLS, profile == .direct { profile = .remux }
+        let key = Key(channelID: item.id, profile: profile)
+        let info = LiveViewerInfo(
+            address: request.address, user: request.user, outputProfile: request.outputProfile, joinedAt: Date(),
+            bytes: 0)
+
+        if let viewer = try joinExisting(key, request: request, info: info) { return viewer }
+        try checkLimits(key, request)
+
+        let sources = await sourcesByID()
+        if profile.usesFFmpeg, !isHLS {
+            // One provider connection serves both: ffmpeg reads the channel's direct session.
+            var reader = request
+            reader.profile = .direct
+            reader.address = "ffmpeg"
+            reader.user = nil
+            reader.userLimit = nil
+            reader.outputProfile = nil
+            reader.profileLimit = nil
+            let internalRequest = reader
+            let first = try await watch(internalRequest)
+            let pending = NIOLockedValueBox<LiveViewer?>(first)
+            let upstream = LiveFFmpegUpstream.make(
+                channelID: item.id, sourceID: nil, sourceName: nil, profile: profile,
+                input: { [self] in
+                    if let viewer = pending.withLockedValue({ value in
+                        defer { value = nil }
+                        return value
+                    }) {
+                        return .pipe(viewer)
+                    }
+                    return .pipe(try await watch(internalRequest))
+                }, settings: settings, logger: logger)
+            do {
+                return try open(key, item: item, upstream: upstream, request: request, info: info, sources: sources) {
+                    failed, failures in
+                    await Self.retry(upstream: failed, failures: failures)
+                }
+            } catch {
+                first.close()
+                throw error
+            }
+        }
+
+        let candidates: [CatalogItem]
+        if hasRoom(sourceID: item.sourceID, sources: sources, excluding: nil) {
+            candidates = [item]
+        } else {
+            // The channel's account is full: take the same channel on a pooled account.
+            candidates = [item] + ((try? await catalog.alternatives(of: item.id)) ?? [])
+        }
+        var chosen = candidates.first { hasRoom(sourceID: $0.sourceID, sources: sources, excluding: nil) }
+        if chosen == nil, settings.preemptWhenFull,
+            await preempt(for: request, sourceIDs: Set(candidates.map(\.sourceID)))
+        {
+            chosen = candidates.first { hasRoom(sourceID: $0.sourceID, sources: sources, excluding: nil) }
+        }
+        guard let chosen else {
+            let limit = sources[item.sourceID]?.connectionLimit ?? 0
+            throw FeatureError(
+                .busy,
+                "every connection the provider allows is in use (\(limit) on source \(item.sourceID), and no "
+                    + "alternative has a free one); try again when a stream stops")
+        }
+        let upstream = upstream(for: chosen, profile: profile, isHLS: isHLS, sources: sources)
+        let chosenProfile = profile
+        return try open(key, item: item, upstream: upstream, request: request, info: info, sources: sources) {
+            [self] failed, failures in
+            await nextUpstream(after: failed, failures: failures, of: item, profile: chosenProfile)
+        }
+    }
+
+    /// The upstream that reads `channel`: its URL, or ffmpeg on its HLS playlist through the proxy.
+    private func upstream(
+        for channel: CatalogItem, profile: StreamProfile, isHLS: Bool, sources: [Int64: CatalogSource]
+    ) -> LiveUpstream {
+        guard isHLS else {
+            return LiveHTTPUpstream.make(
+                channel: channel, source: sources[channel.sourceID], client: client, fetchPolicy: fetchPolicy)
+        }
+        let signer = signer
+        let base = state.withLockedValue { $0.localBaseURL }
+        return LiveFFmpegUpstream.make(
+            channelID: channel.id, sourceID: channel.sourceID, sourceName: sources[channel.sourceID]?.name,
+            profile: profile,
+            input: {
+                guard let text = channel.url, let url = URL(string: text) else {
+                    throw LiveUpstreamError("channel \(channel.id) has no stream")
+                }
+                let link = StreamLink(
+                    url: url, headers: channel.headers.map { StreamHeader(name: $0.name, value: $0.value) })
+                do {
+                    return .url(try signer.proxyURL(for: link, baseURL: base))
+                } catch {
+                    throw LiveUpstreamError("channel \(channel.id)'s link cannot be signed: \(error)")
+                }
+            }, settings: settings, logger: logger)
+    }
+
+    /// Joins the session playing `key`, if there is one (the join counts against the user's
+    /// limit, not the profile's or the source's: it opens nothing).
+    private func joinExisting(_ key: Key, request: Request, info: LiveViewerInfo) throws(FeatureError) -> LiveViewer? {
+        let session = state.withLockedValue { $0.byKey[key] }
+        guard let session, !session.hasEnded else { return nil }
+        try checkUserLimit(request)
+        guard let id = session.join(info, priority: request.priority) else { return nil }
+        return LiveViewer(session: session, id: id)
+    }
+
+    /// Registers a new session for `key` and starts it, unless one appeared meanwhile (then the
+    /// viewer joins that one and `upstream` is never opened).
+    private func open(
+        _ key: Key, item: CatalogItem, upstream: LiveUpstream, request: Request, info: LiveViewerInfo,
+        sources: [Int64: CatalogSource], next: @escaping LiveSession.NextUpstream
+    ) throws(FeatureError) -> LiveViewer {
+        let session = LiveSession(
+            id: Self.newID(), channelID: item.id, channelName: item.name, profile: key.profile, settings: settings,
+            logger: logger)
+        let outcome: Result<(LiveSession, Bool), FeatureError> = state.withLockedValue { state in
+            if state.closed { return .failure(FeatureError(.failed, "the server is shutting down")) }
+            if let existing = state.byKey[key], !existing.hasEnded { return .success((existing, false)) }
+            if let sourceID = upstream.sourceID, let limit = sources[sourceID]?.connectionLimit,
+                state.byID.values.filter({ !$0.hasEnded && $0.sourceID == sourceID }).count >= limit
+            {
+                return .failure(
+                    FeatureError(
+                        .busy, "every connection source \(sourceID) allows (\(limit)) is in use; try again later"))
+            }
+            session.prepare(upstream)
+            state.ended.sessionsOpened += 1
+            state.byKey[key] = session
+            state.byID[session.id] = session
+            return .success((session, true))
+        }
+        let (target, created) = try outcome.get()
+        guard let id = target.join(info, priority: request.priority) else {
+            throw FeatureError(.busy, "the channel's session is closing; try again")
+        }
+        if created {
+            logger.info("live session opened", metadata: ["session": "\(session.id)", "channel": "\(item.id)"])
+            session.start(upstream, next: next) { [weak self] ended in self?.remove(ended) }
+        }
+        return LiveViewer(session: target, id: id)
+    }
+
+    private func remove(_ session: LiveSession) {
+        let info = session.info
+        state.withLockedValue { state in
+            guard state.byID.removeValue(forKey: session.id) != nil else { return }
+            state.ended.upstreamBytes &+= info.upstreamBytes
+            state.ended.downstreamBytes &+= info.downstreamBytes
+            state.ended.failovers += info.failovers.count
+            state.ended.resyncs += info.resyncs
+            let key = Key(channelID: session.channelID, profile: session.profile)
+            if state.byKey[key] === session { state.byKey[key] = nil }
+        }
+    }
+
+    /// After `failed` stopped: the next of the channel and its alternatives (in order, after the
+    /// failed one) whose source has a free connection, two rounds at most, a second apart between
+    /// rounds.
+    private func nextUpstream(
+        after failed: LiveUpstream, failures: Int, of item: CatalogItem, profile: StreamProfile
+    ) async -> LiveUpstream? {
+        let candidates = [item] + ((try? await catalog.alternatives(of: item.id)) ?? [])
+        guard failures <= candidates.count * 2 else { return nil }
+        let sources = await sourcesByID()
+        let start = candidates.firstIndex { $0.id == failed.channelID } ?? 0
+        for step in 1...candidates.count {
+            let index = (start + step) % candidates.count
+            // Coming back round to where it started: give the providers a moment.
+            if index <= start || candidates.count == 1 { try? await Task.sleep(for: .seconds(1)) }
+            let candidate = candidates[index]
+            guard hasRoom(sourceID: candidate.sourceID, sources: sources, excluding: failed.sourceID) else { continue }
+            let isHLS = candidate.url.flatMap(URL.init(string:)).map(Self.isHLS) ?? false
+            return upstream(for: candidate, profile: profile, isHLS: isHLS, sources: sources)
+        }
+        return nil
+    }
+
+    /// ffmpeg sessions start ffmpeg again, three times at most, a second apart.
+    private static func retry(upstream: LiveUpstream, failures: Int) async -> LiveUpstream? {
+        guard failures <= 3 else { return nil }
+        try? await Task.sleep(for: .seconds(1))
+        return upstream
+    }
+
+    // MARK: - Limits
+
+    private func sourcesByID() async -> [Int64: CatalogSource] {
+        let sources = (try? await catalog.sources()) ?? []
+        return Dictionary(sources.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Whether source `sourceID` has a free connection; `excluding` is a connection about to be
+    /// given back (a session moving off it).
+    private func hasRoom(sourceID: Int64, sources: [Int64: CatalogSource], excluding: Int64?) -> Bool {
+        guard let limit = sources[sourceID]?.connectionLimit else { return true }
+        var used = state.withLockedValue { state in
+            state.byID.values.filter { !$0.hasEnded && $0.sourceID == sourceID }.count
+        }
+        if excluding == sourceID { used -= 1 }
+        return used < limit
+    }
+
+    private func checkUserLimit(_ request: Request) throws(FeatureError) {
+        guard let user = request.user, let limit = request.userLimit else { return }
+        let open = state.withLockedValue { state in
+            state.byID.values.reduce(0) { $0 + $1.viewers { $0.user == user } }
+        }
+        if open >= limit {
+            throw FeatureError(
+                .busy, "user '\(user)' already has \(open) stream(s) open, the most it may (\(limit)); stop one first")
+        }
+    }
+
+    private func checkLimits(_ key: Key, _ request: Request) throws(FeatureError) {
+        try checkUserLimit(request)
+        guard let profile = request.outputProfile, let limit = request.profileLimit else { return }
+        // A tuner is a channel: the same channel in another stream profile tunes nothing new.
+        let tuned = state.withLockedValue { state in
+            Set(state.byID.values.filter { $0.viewers { $0.outputProfile == profile } > 0 }.map(\.channelID))
+        }
+        if !tuned.contains(key.channelID), tuned.count >= limit {
+            throw FeatureError(
+                .busy,
+                "output profile '\(profile)' already plays \(tuned.count) channel(s), "
+                    + "as many as it has tuners (\(limit))"
+            )
+        }
+    }
+
+    /// Stops the lowest-priority session on one of `sourceIDs` whose viewers all rank below the
+    /// request; returns whether one was stopped.
+    private func preempt(for request: Request, sourceIDs: Set<Int64>) async -> Bool {
+        let victim = state.withLockedValue { state in
+            state.byID.values.filter { session in
+                guard let sourceID = session.sourceID, sourceIDs.contains(sourceID) else { return false }
+                return session.priority < request.priority
+            }.min { ($0.priority, $0.viewerCount) < ($1.priority, $1.viewerCount) }
+        }
+        guard let victim else { return false }
+        logger.info("live session preempted", metadata: ["session": "\(victim.id)", "channel": "\(victim.channelID)"])
+        await victim.stopAndWait("stopped for a viewer of higher priority (the account had no free connection)")
+        return true
+    }
+
+    // MARK: - The streams list
+
+    /// The live sessions open now, oldest first.
+    public var streams: [LiveStreamInfo] {
+        let sessions = state.withLockedValue { Array($0.byID.values) }
+        return sessions.map(\.info).sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+    }
+
+    /// How many streams output user `user` has open (Xtream's `active_cons`).
+    public func openStreams(user: String) -> Int {
+        state.withLockedValue { state in state.byID.values.reduce(0) { $0 + $1.viewers { $0.user == user } } }
+    }
+
+    /// Stops session `id`: its viewers' streams end.
+    public func stop(id: String) async throws(FeatureError) {
+        guard let session = state.withLockedValue({ $0.byID[id] }) else {
+            throw FeatureError(.notFound, "no live stream with id '\(id)'")
+        }
+        await session.stopAndWait("stopped by the user")
+    }
+
+    /// Stops every session and the client; for the engine's shutdown.
+    func shutdown() async {
+        let sessions = state.withLockedValue { state in
+            state.closed = true
+            return Array(state.byID.values)
+        }
+        for session in sessions { await session.stopAndWait("the server is shutting down") }
+        try? await client.shutdown()
+    }
+
+    static func isHLS(_ url: URL) -> Bool {
+        let ext = url.pathExtension.lowercased()
+        return ext == "m3u8" || ext == "m3u"
+    }
+
+    static func newID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String(generator.next() as UInt64, radix: 16)
+    }
+}

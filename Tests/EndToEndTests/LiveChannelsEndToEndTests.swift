@@ -1,0 +1,322 @@
+import Foundation
+import MediaFormats
+import Testing
+import TunerTesting
+
+/// Live channels through the real `tuner serve`, from a fake provider that streams endless
+/// MPEG-TS in real time and can stall, send garbage or die on demand: viewers share one upstream,
+/// limits answer 503, a dead stream fails over without the viewer noticing, and the remux and
+/// transcode profiles run one ffmpeg per session.
+@Suite(.serialized) struct LiveChannelsEndToEndTests {
+    struct Fixture {
+        let workspace: Workspace
+        let provider: LiveTSOrigin
+        let files: TestOrigin
+        let server: TunerProcess
+
+        func remove() async {
+            _ = await server.stop()
+            await provider.shutdown()
+            try? await files.shutdown()
+            workspace.remove()
+        }
+    }
+
+    /// A provider with channels `one`, `two` (source A) and `backup` (source B, same tvg-id as
+    /// `one`), and a server with both sources imported.
+    static func start(curl: String, arguments: [String] = []) async throws -> Fixture {
+        let workspace = try Workspace()
+        let served = workspace.file("served")
+        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+        let provider = try await LiveTSOrigin.start()
+        for (index, name) in ["one", "two", "backup"].enumerated() {
+            let path = workspace.file("\(name).ts")
+            try await LiveTSOrigin.makeStream(
+                at: path, seconds: 4, firstPID: 0x100 + index * 0x10, serviceID: index + 1)
+            try provider.serve(name, file: path, seconds: 4)
+        }
+        let listA = """
+            #EXTM3U
+            #EXTINF:-1 tvg-id="one.uk",One HD
+            \(provider.url("one"))
+            #EXTINF:-1 tvg-id="two.uk",Two
+            \(provider.url("two"))
+            """
+        let listB = """
+            #EXTM3U
+            #EXTINF:-1 tvg-id="one.uk",UK: One
+            \(provider.url("backup"))
+            """
+        try Data(listA.utf8).write(to: URL(fileURLWithPath: served + "/a.m3u"))
+        try Data(listB.utf8).write(to: URL(fileURLWithPath: served + "/b.m3u"))
+        let files = try await TestOrigin.start()
+        files.serveDirectory(served)
+        let server = try await TunerProcess.serve(data: workspace.file("data"), arguments: arguments)
+        for list in ["a.m3u", "b.m3u"] {
+            let added = try await Curl.fetch(
+                curl, server.baseURL + "/api/v1/sources",
+                options: [
+                    "-X", "POST", "-H", "Content-Type: application/json", "--data",
+                    #"{"location":"\#(files.baseURL)/static/\#(list)"}"#,
+                ])
+            #expect(added.status == 201, "\(String(decoding: added.body, as: UTF8.self))")
+            let id = try #require(
+                try JSONDecoder().decode([String: JSONValue].self, from: Data(added.body))["id"]?.number)
+            let refreshed = try await Curl.fetch(
+                curl, server.baseURL + "/api/v1/sources/\(Int(id))/refresh", options: ["-X", "POST"])
+            #expect(refreshed.status == 200)
+        }
+        return Fixture(workspace: workspace, provider: provider, files: files, server: server)
+    }
+
+    /// Reads `bytes` as MPEG-TS: every packet in place, and the continuity errors after the first
+    /// `skipping` packets (a joining viewer's first packets repeat the PAT and PMT).
+    static func check(_ bytes: [UInt8], skipping: Int = 2) -> (
+        packets: Int, aligned: Bool, errors: Int, pids: Set<UInt16>
+    ) {
+        var last: [UInt16: TSPacket] = [:]
+        var errors = 0
+        var pids = Set<UInt16>()
+        let count = bytes.count / TSPacket.size
+        for index in 0..<count {
+            let start = index * TSPacket.size
+            guard let packet = TSPacket(bytes[start..<start + TSPacket.size]) else {
+                return (index, false, errors, pids)
+            }
+            pids.insert(packet.pid)
+            if index >= skipping, let previous = last[packet.pid], !previous.isFollowed(by: packet) { errors += 1 }
+            last[packet.pid] = packet
+        }
+        return (count, true, errors, pids)
+    }
+
+    static func streams(_ fixture: Fixture, curl: String) async throws -> [[String: JSONValue]] {
+        let listed = try await Curl.fetch(curl, fixture.server.baseURL + "/api/v1/streams")
+        let body = try JSONDecoder().decode([String: JSONValue].self, from: Data(listed.body))
+        return body["streams"]?.array?.compactMap(\.object) ?? []
+    }
+
+    @Test("viewers of one channel share one upstream, each with a clean stream from a keyframe")
+    func viewersShareOneUpstream() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg, .ffprobe) else { return }
+        let fixture = try await Self.start(curl: tools[.curl])
+        defer { Task { await fixture.remove() } }
+        let url = fixture.server.baseURL + "/play/default/1"
+
+        async let first = Curl.fetch(tools[.curl], url, timeout: .seconds(5))
+        try await Task.sleep(for: .milliseconds(1500))
+        async let second = Curl.fetch(tools[.curl], url, timeout: .seconds(3))
+        async let third = Curl.fetch(tools[.curl], url, timeout: .seconds(3))
+        try await Task.sleep(for: .milliseconds(1000))
+        let listed = try await Self.streams(fixture, curl: tools[.curl])
+        let (a, b, c) = try await (first, second, third)
+
+        #expect(fixture.provider.connectionCount("one") == 1, "one upstream for three viewers")
+        #expect(listed.count == 1)
+        #expect(listed.first?["viewers"]?.array?.count == 3)
+        #expect(listed.first?["profile"]?.string == "direct")
+        for response in [a, b, c] {
+            #expect(response.status == 200)
+            #expect(response.header("Content-Type") == "video/mp2t")
+            let checked = Self.check(response.body)
+            #expect(checked.aligned && checked.packets > 100, "\(checked)")
+            #expect(checked.errors == 0, "continuity errors: \(checked.errors)")
+            // Channel one's PIDs only (0x100…), the PAT, the SDT and the PMT.
+            #expect(checked.pids.isSubset(of: [0, 0x11, 0x1001, 0x100, 0x101]), "\(checked.pids)")
+        }
+        // A joining viewer starts where a player can decode: the PAT, the PMT, then a keyframe.
+        let joined = b.body
+        #expect(TSPacket(joined[0..<188])?.pid == 0 && TSPacket(joined[188..<376])?.pid == 0x1001)
+        #expect(TSPacket(joined[376..<564])?.randomAccess == true)
+        // ffprobe reads the shared stream as H.264 and AAC.
+        let path = fixture.workspace.file("joined.ts")
+        try Data(joined).write(to: URL(fileURLWithPath: path))
+        let probe = try await Subprocess.run(
+            tools[.ffprobe], ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path])
+        #expect(probe.output.contains("h264") && probe.output.contains("aac"), "\(probe.transcript)")
+
+        // Once the last viewer has gone, the session closes its upstream (linger 5 s by default).
+        try await Task.sleep(for: .seconds(7))
+        #expect(fixture.provider.openConnections("one") == 0)
+        #expect(try await Self.streams(fixture, curl: tools[.curl]).isEmpty)
+    }
+
+    static func patchSource(_ fixture: Fixture, curl: String, id: Int, limit: Int) async throws {
+        let patched = try await Curl.fetch(
+            curl, fixture.server.baseURL + "/api/v1/sources/\(id)",
+            options: [
+                "-X", "PATCH", "-H", "Content-Type: application/json", "--data", #"{"maxConnections":\#(limit)}"#,
+            ])
+        #expect(patched.status == 200, "\(String(decoding: patched.body, as: UTF8.self))")
+    }
+
+    @Test("a full account: the same channel joins, another takes a pooled account, else 503 with Retry-After")
+    func providerLimits() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg) else { return }
+        let fixture = try await Self.start(curl: tools[.curl])
+        defer { Task { await fixture.remove() } }
+        let base = fixture.server.baseURL
+        try await Self.patchSource(fixture, curl: tools[.curl], id: 1, limit: 1)
+
+        async let holder = Curl.fetch(tools[.curl], base + "/play/default/2", timeout: .seconds(6))
+        try await Task.sleep(for: .milliseconds(1500))
+        // Channel two plays on source A's one connection: a second viewer joins it.
+        async let joiner = Curl.fetch(tools[.curl], base + "/play/default/2", timeout: .seconds(4))
+        // Channel one's account is full: its alternative on source B (same tvg-id) plays instead.
+        async let pooled = Curl.fetch(tools[.curl], base + "/play/default/1", timeout: .seconds(4))
+        try await Task.sleep(for: .milliseconds(1000))
+        try await Self.patchSource(fixture, curl: tools[.curl], id: 2, limit: 1)
+        // Now both accounts are in use: a third channel gets a clear answer, not a frozen picture
+        // (the backup channel itself, through the proxy link the API gives for it).
+        let link = try await Curl.fetch(tools[.curl], base + "/api/v1/channels/3/play")
+        let proxyURL = try #require(
+            try JSONDecoder().decode([String: JSONValue].self, from: Data(link.body))["proxyURL"]?.string)
+        let refused = try await Curl.fetch(tools[.curl], proxyURL, timeout: .seconds(3))
+        let listed = try await Self.streams(fixture, curl: tools[.curl])
+        let (held, joined, moved) = try await (holder, joiner, pooled)
+
+        #expect(held.status == 200 && joined.status == 200 && moved.status == 200)
+        #expect(Self.check(joined.body).packets > 50 && Self.check(moved.body).packets > 50)
+        #expect(fixture.provider.connectionCount("two") == 1, "the joiner shares the holder's upstream")
+        #expect(fixture.provider.connectionCount("one") == 0 && fixture.provider.connectionCount("backup") == 1)
+        #expect(refused.status == 503)
+        #expect(refused.header("Retry-After") == "10")
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("in use"))
+        #expect(listed.count == 2)
+        #expect(Set(listed.compactMap { $0["sourceID"]?.number }) == [1, 2])
+    }
+
+    @Test("a dead, garbled, stalled or frozen upstream fails over while the viewer stays connected")
+    func failover() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg) else { return }
+        let fixture = try await Self.start(curl: tools[.curl], arguments: ["--live-stall-timeout", "2"])
+        defer { Task { await fixture.remove() } }
+        let provider = fixture.provider
+        async let viewer = Curl.fetch(tools[.curl], fixture.server.baseURL + "/play/default/1", timeout: .seconds(24))
+        try await Task.sleep(for: .seconds(2))
+        provider.set("one", .dead)  // ends the stream: the backup takes over at once
+        try await Task.sleep(for: .seconds(2))
+        provider.set("one", .normal)
+        provider.set("backup", .garbage)  // bytes, no packets: back to one after 2 s
+        try await Task.sleep(for: .seconds(5))
+        provider.set("backup", .normal)
+        provider.set("one", .stall)  // no bytes: to the backup after 2 s
+        try await Task.sleep(for: .seconds(4))
+        provider.set("one", .normal)
+        provider.set("backup", .frozen)  // packets without a clock: back to one after 5 s
+        try await Task.sleep(for: .seconds(8))
+        let listed = try await Self.streams(fixture, curl: tools[.curl])
+        let response = try await viewer
+
+        #expect(response.status == 200)
+        // The connection stayed open to the end (curl stopped it: exit status 28, time limit).
+        #expect(response.process.status == 28, "\(response.process.transcript)")
+        let checked = Self.check(response.body)
+        #expect(checked.aligned && checked.packets > 2_000, "\(checked)")
+        let failovers = listed.first?["failovers"]?.array?.compactMap { $0.object?["reason"]?.string } ?? []
+        #expect(failovers.count == 4, "\(failovers)")
+        #expect(failovers.first?.contains("ended") == true, "\(failovers)")
+        #expect(failovers.dropFirst().first?.contains("not a transport stream") == true, "\(failovers)")
+        #expect(failovers.dropFirst(2).first?.contains("stalled") == true, "\(failovers)")
+        #expect(failovers.dropFirst(3).first?.contains("no new PCR") == true, "\(failovers)")
+        #expect(provider.connectionCount("one") == 3 && provider.connectionCount("backup") == 2)
+    }
+
+    @Test("remux and transcode run one ffmpeg per session on the channel's one upstream")
+    func profiles() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg, .ffprobe) else { return }
+        let fixture = try await Self.start(
+            curl: tools[.curl],
+            arguments: ["--transcode-args=-c:v libx264 -preset ultrafast -vf scale=160:90 -g 25 -c:a aac -b:a 32k"])
+        defer { Task { await fixture.remove() } }
+        let base = fixture.server.baseURL + "/play/default/1"
+        async let direct = Curl.fetch(tools[.curl], base, timeout: .seconds(8))
+        try await Task.sleep(for: .milliseconds(1000))
+        async let remux = Curl.fetch(tools[.curl], base + "?profile=remux", timeout: .seconds(6))
+        // HDHomeRun clients ask for a size: that is the transcode profile.
+        async let transcode = Curl.fetch(tools[.curl], base + "?transcode=internet540", timeout: .seconds(6))
+        try await Task.sleep(for: .milliseconds(4000))
+        let listed = try await Self.streams(fixture, curl: tools[.curl])
+        let bad = try await Curl.fetch(tools[.curl], base + "?profile=sideways", timeout: .seconds(3))
+        let (plain, copied, small) = try await (direct, remux, transcode)
+
+        #expect(fixture.provider.connectionCount("one") == 1, "ffmpeg reads the direct session")
+        #expect(Set(listed.compactMap { $0["profile"]?.string }) == ["direct", "remux", "transcode"])
+        #expect(bad.status == 400)
+        for (response, size) in [(plain, "320,180"), (copied, "320,180"), (small, "160,90")] {
+            #expect(response.status == 200)
+            let path = fixture.workspace.file("capture-\(UUID().uuidString.prefix(6)).ts")
+            try Data(response.body).write(to: URL(fileURLWithPath: path))
+            let probe = try await Subprocess.run(
+                tools[.ffprobe],
+                [
+                    "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height", "-of",
+                    "csv=p=0", path,
+                ])
+            // The first line: ffprobe lists the stream again under its program.
+            let line = probe.output.split(separator: "\n").first.map(String.init) ?? ""
+            #expect(
+                line == "h264,\(size)",
+                "\(probe.transcript) (\(response.body.count) bytes)\n\(fixture.server.log.suffix(3000))")
+        }
+    }
+
+    @Test("DELETE /api/v1/streams/{id} stops a session and ends its viewers' streams")
+    func stopSession() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg) else { return }
+        let fixture = try await Self.start(curl: tools[.curl])
+        defer { Task { await fixture.remove() } }
+        async let viewer = Curl.fetch(tools[.curl], fixture.server.baseURL + "/play/default/2", timeout: .seconds(20))
+        try await Task.sleep(for: .seconds(2))
+        let id = try #require(try await Self.streams(fixture, curl: tools[.curl]).first?["id"]?.string)
+        let unknown = try await Curl.fetch(
+            tools[.curl], fixture.server.baseURL + "/api/v1/streams/nope", options: ["-X", "DELETE"])
+        // The CLI lists the session (channel, profile, viewer) and stops it through the API.
+        let data = fixture.server.dataDirectory
+        let listed = try await TunerProcess.run(["streams", "--data", data])
+        #expect(listed.output.contains("\(id)\tTwo (channel 2)\tdirect"), "\(listed.transcript)")
+        #expect(listed.output.contains("viewer 127.0.0.1"), "\(listed.transcript)")
+        let stopped = try await TunerProcess.run(["streams", "stop", id, "--data", data])
+        let started = ContinuousClock.now
+        let response = try await viewer
+        #expect(unknown.status == 404)
+        #expect(stopped.succeeded && stopped.output.contains("stopped \(id)"), "\(stopped.transcript)")
+        #expect(response.status == 200 && response.process.status == 0, "\(response.process.transcript)")
+        #expect(ContinuousClock.now - started < .seconds(10), "the viewer's stream ended with the session")
+        #expect(try await Self.streams(fixture, curl: tools[.curl]).isEmpty)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(fixture.provider.openConnections("two") == 0)
+    }
+
+    @Test("/metrics counts sessions, viewers, bytes and requests by route, and promtool accepts it")
+    func metrics() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg, .promtool) else { return }
+        let fixture = try await Self.start(curl: tools[.curl])
+        defer { Task { await fixture.remove() } }
+        async let viewer = Curl.fetch(tools[.curl], fixture.server.baseURL + "/play/default/1", timeout: .seconds(4))
+        try await Task.sleep(for: .seconds(2))
+        let scraped = try await Curl.fetch(tools[.curl], fixture.server.baseURL + "/metrics")
+        _ = try await viewer
+        let text = String(decoding: scraped.body, as: UTF8.self)
+        #expect(scraped.status == 200)
+        #expect(scraped.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(text.contains(#"tuner_live_sessions{profile="direct"} 1"#), "\(text)")
+        #expect(text.contains(#"tuner_live_viewers{profile="direct"} 1"#))
+        #expect(text.contains("tuner_live_sessions_opened_total 1"))
+        let upstream = text.split(separator: "\n").first { $0.hasPrefix("tuner_live_upstream_bytes_total ") }
+        #expect(
+            (upstream?.split(separator: " ").last.flatMap { Double($0) } ?? 0) > 10_000,
+            "\(String(describing: upstream))")
+        // Requests by route and status, from Hummingbird's middleware through swift-metrics.
+        #expect(
+            text.contains(
+                #"tuner_http_requests_total{http_route="/api/v1/sources/{id}/refresh",http_request_method="POST",http_response_status_code="200"} 2"#
+            ), "\(text)")
+        #expect(text.contains(#"tuner_import_duration_seconds_count{kind="m3u",outcome="ok"} 2"#))
+        let path = fixture.workspace.file("metrics.txt")
+        try Data(scraped.body).write(to: URL(fileURLWithPath: path))
+        let checked = try await Subprocess.run(
+            "/bin/sh", ["-c", "\"\(tools[.promtool])\" check metrics < \"\(path)\""])
+        #expect(checked.succeeded, "\(checked.transcript)")
+    }
+}
