@@ -202,6 +202,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The fake IPTV provider scripts/bench-live runs (endless real-time MPEG-TS channels).
+        .executableTarget(name: "tuner-live-origin", dependencies: ["TunerTesting"]),
         .target(
             name: "TunerTesting",
             dependencies: [
@@ -269,7 +271,7 @@ let package = Package(
         .testTarget(
             name: "TunerAppTests",
             dependencies: [
-                "TunerApp", "TunerStorage", "Catalog", "Transfers",
+                "TunerApp", "TunerStorage", "Catalog", "Transfers", "MediaFormats",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -42,7 +42,16 @@ public final class Player: Sendable {
         // A live channel's link plays through its live session: one upstream for every viewer. An
         // HLS channel shares its segments through the cache instead.
         let live = item.kind == .live && !LiveSessions.isHLS(url)
-        return PlayLink(proxyURL: try proxyURL(url, item: item, baseURL: baseURL, live: live), item: item)
+        let link = try proxyURL(url, item: item, baseURL: baseURL, live: live)
+        // Browsers: a TS channel as HLS with fMP4 segments (same signed path, another name); an
+        // HLS channel as it is.
+        var hls: String?
+        if live, let slash = link.lastIndex(of: "/") {
+            hls = link[...slash] + LiveHLSSession.playlistName
+        } else if item.kind == .live {
+            hls = link
+        }
+        return PlayLink(proxyURL: link, item: item, hlsURL: hls)
     }
 
     /// What a past programme of a channel is: one from the guide, or a time span.
@@ -140,6 +149,8 @@ public final class Player: Sendable {
 public struct PlayLink: Sendable, Codable, Equatable {
     public var proxyURL: String
     public var item: CatalogItem
+    /// For a live channel: HLS with fMP4 segments, what browsers and Apple players play.
+    public var hlsURL: String?
 }
 
 /// A signed URL that plays a past programme, with its times and, when known, the programme.

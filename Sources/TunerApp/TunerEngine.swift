@@ -113,7 +113,7 @@ public final class TunerEngine: Sendable {
             logger: logger)
         live = LiveSessions(
             settings: configuration.live, catalog: catalog, signer: signer, fetchPolicy: configuration.allowFetch,
-            logger: logger)
+            workDirectory: dataFolder.path + "/live", logger: logger)
         preloads = PreloadJobs(cache: cache, streams: streams, work: background, logger: logger)
         downloads = Downloads(transfers: transfers, localFiles: localFiles, fetchPolicy: configuration.allowFetch)
         cacheAdmin = CacheAdmin(

@@ -20,6 +20,8 @@ struct CatalogController {
     struct Play: ResponseEncodable {
         var proxyURL: String
         var item: CatalogItem
+        /// A live channel as HLS with fMP4 segments, for browsers.
+        var hlsURL: String?
     }
     struct Message: ResponseEncodable { var message: String }
 
@@ -112,7 +114,7 @@ struct CatalogController {
         let id = try context.parameters.require("id", as: Int64.self)
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
         let link = try await Self.answering { try await engine.player.play(itemID: id, baseURL: base) }
-        return Play(proxyURL: link.proxyURL, item: link.item)
+        return Play(proxyURL: link.proxyURL, item: link.item, hlsURL: link.hlsURL)
     }
 
     /// A feature object's error as HTTP: what is missing is 404, what does not apply 409, bad input 400.

@@ -27,6 +27,23 @@ struct StreamController {
         } catch {
             throw HTTPError(.badRequest, message: error.description)
         }
+        if let channel = link.channel, LiveHLSSession.isFileName(context.parameters.get("name") ?? "") {
+            // The channel as HLS for browsers: the same signed link, with the session's file names.
+            let name = context.parameters.get("name") ?? ""
+            let session = try await CatalogController.answering {
+                try await engine.live.hls(channelID: channel, address: LiveController.address(of: context))
+            }
+            guard let (data, type) = await session.file(name, for: LiveController.address(of: context)) else {
+                throw HTTPError(.notFound, message: "'\(name.prefix(40))' is not (or no longer) part of the stream")
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = type
+            headers[.contentLength] = String(data.count)
+            headers[.cacheControl] = name.hasSuffix(".m3u8") ? "no-cache" : "max-age=60"
+            return Response(
+                status: .ok, headers: headers,
+                body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(data: data)))
+        }
         if let channel = link.channel {
             // A live channel: through its session, so every viewer shares one upstream.
             let live = LiveSessions.Request(

@@ -127,7 +127,8 @@ import TunerTesting
         // A joining viewer starts where a player can decode: the PAT, the PMT, then a keyframe.
         let joined = b.body
         #expect(TSPacket(joined[0..<188])?.pid == 0 && TSPacket(joined[188..<376])?.pid == 0x1001)
-        #expect(TSPacket(joined[376..<564])?.randomAccess == true)
+        let keyframe = TSPacket(joined[376..<564])
+        #expect(keyframe?.randomAccess == true && keyframe?.pid == 0x100, "a video keyframe")
         // ffprobe reads the shared stream as H.264 and AAC.
         let path = fixture.workspace.file("joined.ts")
         try Data(joined).write(to: URL(fileURLWithPath: path))
@@ -319,4 +320,77 @@ import TunerTesting
             "/bin/sh", ["-c", "\"\(tools[.promtool])\" check metrics < \"\(path)\""])
         #expect(checked.succeeded, "\(checked.transcript)")
     }
+
+    @Test("a TS channel plays in headless Chromium as HLS with fMP4 segments, on the channel's one upstream")
+    func browserPlaysHLS() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg, .chromium, .chromedriver) else { return }
+        let fixture = try await Self.start(curl: tools[.curl])
+        defer { Task { await fixture.remove() } }
+        let link = try await Curl.fetch(tools[.curl], fixture.server.baseURL + "/api/v1/channels/1/play")
+        let body = try JSONDecoder().decode([String: JSONValue].self, from: Data(link.body))
+        let hlsURL = try #require(body["hlsURL"]?.string)
+        #expect(hlsURL.hasSuffix("/live.m3u8"))
+        // A TS viewer at the same time: the browser's HLS rides the same upstream.
+        async let tsViewer = Curl.fetch(tools[.curl], try #require(body["proxyURL"]?.string), timeout: .seconds(12))
+
+        let site = fixture.workspace.file("site")
+        try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+        try """
+        <!doctype html>
+        <html><body><video id="video" muted autoplay playsinline src="\(hlsURL)"></video></body></html>
+        """.write(toFile: site + "/player.html", atomically: true, encoding: .utf8)
+        try Self.chromiumScript.write(toFile: site + "/play.py", atomically: true, encoding: .utf8)
+        fixture.files.serveDirectory(site)
+        let result = try await Subprocess.run(
+            "python3",
+            [site + "/play.py", fixture.files.baseURL + "/static/player.html", tools[.chromium], tools[.chromedriver]],
+            timeout: .seconds(120))
+        let report = result.output.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
+        #expect(report.hasPrefix("played"), "\(result.transcript)\n\(fixture.server.log.suffix(2000))")
+        let listed = try await Self.streams(fixture, curl: tools[.curl])
+        _ = try await tsViewer
+        #expect(fixture.provider.connectionCount("one") == 1)
+        #expect(listed.contains { $0["profile"]?.string == "hls" })
+        // Names outside the session's files are not served.
+        let other = try await Curl.fetch(
+            tools[.curl], hlsURL.replacingOccurrences(of: "live.m3u8", with: "seg-999999.m4s"))
+        #expect(other.status == 404)
+    }
+
+    /// Drives Chromium through chromedriver: loads the page, starts the muted video and polls
+    /// currentTime. Prints `played <time>` or `failed <state>` as its last line.
+    static let chromiumScript = #"""
+        import json, sys, time
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        page, binary, driver_path = sys.argv[1], sys.argv[2], sys.argv[3]
+        options = webdriver.ChromeOptions()
+        options.binary_location = binary
+        for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         "--autoplay-policy=no-user-gesture-required", "--mute-audio", "--no-first-run"]:
+            options.add_argument(argument)
+        driver = webdriver.Chrome(service=Service(driver_path), options=options)
+        try:
+            driver.set_page_load_timeout(60)
+            driver.get(page)
+            state = None
+            for _ in range(320):
+                state = driver.execute_script("""
+                    const v = document.getElementById('video');
+                    if (v.paused) { v.play().catch(e => { window.playError = String(e); }); }
+                    return {time: v.currentTime, ready: v.readyState, network: v.networkState,
+                            error: v.error ? [v.error.code, v.error.message] : null};
+                """)
+                if state["error"]:
+                    break
+                if state["time"] > 5:
+                    print("played %.3f" % state["time"])
+                    sys.exit(0)
+                time.sleep(0.25)
+            print("failed " + json.dumps(state))
+            sys.exit(1)
+        finally:
+            driver.quit()
+        """#
 }

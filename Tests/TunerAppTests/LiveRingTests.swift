@@ -1,3 +1,4 @@
+import MediaFormats
 import NIOCore
 import Testing
 
@@ -11,13 +12,35 @@ import Testing
         var buffer = ByteBuffer()
         for index in first..<first + count {
             let keyframe = keyframeEvery.map { index % $0 == 0 } ?? false
-            var bytes: [UInt8] = [0x47, 0x01, 0x00, keyframe ? 0x30 : 0x10 | UInt8(index & 0x0F)]
+            // A keyframe starts a PES (PUSI) and carries the random access flag.
+            var bytes: [UInt8] = [0x47, keyframe ? 0x41 : 0x01, 0x00, keyframe ? 0x30 : 0x10 | UInt8(index & 0x0F)]
             if keyframe { bytes += [1, 0x40] }
             bytes.append(UInt8(truncatingIfNeeded: index))
             bytes += [UInt8](repeating: 0xFF, count: 188 - bytes.count)
             buffer.writeBytes(bytes)
         }
         return buffer
+    }
+
+    /// A PMT on PID 0x1000 listing PID 0x100 as H.264 video and 0x101 as AAC audio.
+    static let programMap: [UInt8] = {
+        let section: [UInt8] = [
+            0x02, 0xB0, 23, 0x00, 0x01, 0xC1, 0x00, 0x00, 0xE1, 0x00, 0xF0, 0x00,
+            0x1B, 0xE1, 0x00, 0xF0, 0x00, 0x0F, 0xE1, 0x01, 0xF0, 0x00, 0, 0, 0, 0,
+        ]
+        let packet: [UInt8] = [0x47, 0x50, 0x00, 0x10, 0x00] + section
+        return packet + [UInt8](repeating: 0xFF, count: 188 - packet.count)
+    }()
+
+    @Test func theProgramMapSaysWhichPIDsAreVideo() throws {
+        let map = try #require(TSProgramMap(packet: Self.programMap))
+        #expect(map.pcrPID == 0x100)
+        #expect(map.streams.map(\.pid) == [0x100, 0x101] && map.videoPIDs == [0x100])
+        // A section longer than the packet, or no PMT at all, is nil: never a read out of bounds.
+        var long = Self.programMap
+        long[7] = 0xFF
+        #expect(TSProgramMap(packet: long) == nil)
+        #expect(TSProgramMap(packet: Array(Self.programMap.prefix(100))) == nil)
     }
 
     @Test func oldBytesFallOutAndReadsAreSlicesOfWhatIsHeld() {
@@ -40,8 +63,7 @@ import Testing
         ring.append(packets(10), marks: [(2, .keyframe), (7, .keyframe)])
         #expect(ring.hasKeyframe)
         #expect(ring.joinOffset == 188 + 7 * 188)
-        #expect(ring.tablesPrefix?.readableBytes == 188)
-        #expect(ring.tablesPrefix == pat)
+        #expect(ring.tablesPrefix(before: ring.joinOffset) == pat)
         // Without keyframes, a PAT; without either, the end.
         var plain = LiveRing(capacity: 1 << 20)
         plain.append(packets(5), marks: [])
@@ -52,13 +74,15 @@ import Testing
         var cutter = LivePacketizer()
         var whole = packets(20, keyframeEvery: 5)
         var garbage = ByteBuffer(bytes: [0x00, 0x47, 0x12])  // a stray sync byte in front
+        garbage.writeBytes(Self.programMap)  // keyframes count on the PIDs it names as video
         garbage.writeBuffer(&whole)
         // Delivered in awkward pieces: 100 bytes, then the rest.
         let first = cutter.consume(garbage.getSlice(at: 0, length: 100)!)
         let rest = cutter.consume(garbage.getSlice(at: 100, length: garbage.readableBytes - 100)!)
         #expect(first.packets.readableBytes == 0, "too little to trust an alignment")
-        #expect(rest.packets.readableBytes == 20 * 188)
-        #expect(rest.marks.filter { $0.mark == .keyframe }.map(\.packet) == [0, 5, 10, 15])
+        #expect(rest.packets.readableBytes == 21 * 188)
+        #expect(rest.marks.filter { $0.mark == .keyframe }.map(\.packet) == [1, 6, 11, 16])
+        #expect(rest.marks.filter { $0.mark == .pmt }.map(\.packet) == [0])
         #expect(cutter.format == .transportStream)
         #expect(cutter.discarded == 3)
     }

@@ -20,6 +20,9 @@ struct LivePacketizer {
     private var pending: [UInt8] = []
     private var aligned = false
     var monitor = TSProgressMonitor()
+    /// The video PIDs the newest PMT lists: keyframes are random access points on these only
+    /// (muxers flag every audio frame as one too).
+    private(set) var videoPIDs: Set<UInt16> = []
     /// Bytes thrown away because they were not packets.
     private(set) var discarded = 0
 
@@ -71,13 +74,14 @@ struct LivePacketizer {
                 aligned = false
                 continue
             }
-            if packet.randomAccess, packet.pid != TSPacket.nullPID {
-                output.marks.append((count, .keyframe))
-            }
             if packet.pid == TSPacket.patPID, packet.payloadUnitStart {
                 output.marks.append((count, .pat))
             } else if packet.pid != TSPacket.nullPID, packet.tableID(in: packetBytes) == 0x02 {
                 output.marks.append((count, .pmt))
+                if let map = TSProgramMap(packet: Array(packetBytes)) { videoPIDs = map.videoPIDs }
+            }
+            if packet.randomAccess, packet.payloadUnitStart, videoPIDs.contains(packet.pid) {
+                output.marks.append((count, .keyframe))
             }
             if monitor.observe(packet) { output.progressed = true }
             output.packets.writeBytes(packetBytes)

@@ -20,9 +20,10 @@ struct LiveRing {
     private var keyframes: [Int64] = []
     /// Offsets of PAT packets, oldest first: a join point when the stream marks no keyframes.
     private var tables: [Int64] = []
-    /// The newest PAT and PMT packets, sent ahead of a joining viewer's first byte.
-    private(set) var pat: ByteBuffer?
-    private(set) var pmt: ByteBuffer?
+    /// PAT and PMT packets held, with their offsets: a joining viewer gets the newest ones before
+    /// its join point first (their continuity counters then run on into what follows).
+    private var pats: [(offset: Int64, packet: ByteBuffer)] = []
+    private var pmts: [(offset: Int64, packet: ByteBuffer)] = []
 
     init(capacity: Int) {
         self.capacity = max(capacity / TSPacket.size, 64) * TSPacket.size
@@ -44,9 +45,15 @@ struct LiveRing {
             case .keyframe: keyframes.append(offset)
             case .pat:
                 tables.append(offset)
-                pat = packets.getSlice(at: packets.readerIndex + index * TSPacket.size, length: TSPacket.size)
+                if let packet = packets.getSlice(at: packets.readerIndex + index * TSPacket.size, length: TSPacket.size)
+                {
+                    pats.append((offset, packet))
+                }
             case .pmt:
-                pmt = packets.getSlice(at: packets.readerIndex + index * TSPacket.size, length: TSPacket.size)
+                if let packet = packets.getSlice(at: packets.readerIndex + index * TSPacket.size, length: TSPacket.size)
+                {
+                    pmts.append((offset, packet))
+                }
             }
         }
         chunks.append((end, packets))
@@ -67,6 +74,15 @@ struct LiveRing {
         } else {
             tables.removeAll()
         }
+        Self.trim(&pats, start: start)
+        Self.trim(&pmts, start: start)
+    }
+
+    /// Drops the tables before `start` but the newest of them: a viewer joining at the window's
+    /// start needs it.
+    private static func trim(_ tables: inout [(offset: Int64, packet: ByteBuffer)], start: Int64) {
+        let inside = tables.firstIndex { $0.offset >= start } ?? tables.count
+        if inside > 1 { tables.removeFirst(inside - 1) }
     }
 
     /// Where a viewer joining now starts: the newest keyframe held, else the newest PAT, else the
@@ -78,11 +94,12 @@ struct LiveRing {
     /// Whether a keyframe is held to join at.
     var hasKeyframe: Bool { !keyframes.isEmpty }
 
-    /// The PAT and PMT to send before bytes from `joinOffset` (a player needs both to find the
-    /// streams; the keyframe's own tables may have been sent long before it).
-    var tablesPrefix: ByteBuffer? {
-        guard var prefix = pat else { return nil }
-        if var pmt { prefix.writeBuffer(&pmt) }
+    /// The PAT and PMT to send before bytes from `offset` (a player needs both to find the
+    /// streams; the keyframe's own tables may have been sent long before it): the newest ones
+    /// before it, so their counters continue into the tables that follow.
+    func tablesPrefix(before offset: Int64) -> ByteBuffer? {
+        guard var prefix = (pats.last { $0.offset < offset } ?? pats.last)?.packet else { return nil }
+        if var pmt = (pmts.last { $0.offset < offset } ?? pmts.last)?.packet { prefix.writeBuffer(&pmt) }
         return prefix
     }
 

@@ -330,7 +330,9 @@ public final class LiveSession: Sendable {
                     return state.ended != nil || state.stopRequested != nil ? .end : .wait
                 }
                 var parts: [ByteBuffer] = []
-                if viewer.needsTables, let tables = state.ring.tablesPrefix { parts.append(tables) }
+                if viewer.needsTables, let tables = state.ring.tablesPrefix(before: viewer.cursor) {
+                    parts.append(tables)
+                }
                 viewer.needsTables = false
                 let data = state.ring.read(from: viewer.cursor, limit: 256 << 10)
                 let count = data.reduce(0) { $0 + $1.readableBytes }

@@ -20,6 +20,8 @@ public final class LiveSessions: Sendable {
     let fetchPolicy: FetchPolicy
     let signer: StreamLinkSigner
     let logger: Logger
+    /// Where HLS sessions write their segments (a folder each, removed when they end).
+    let workDirectory: String
     private let state = NIOLockedValueBox(RegistryState())
 
     struct Key: Hashable {
@@ -30,6 +32,8 @@ public final class LiveSessions: Sendable {
     struct RegistryState {
         var byKey: [Key: LiveSession] = [:]
         var byID: [String: LiveSession] = [:]
+        /// HLS for browsers, one per channel.
+        var hls: [Int64: LiveHLSSession] = [:]
         /// Where ffmpeg reaches this server (for HLS channels through the proxy).
         var localBaseURL = "http://127.0.0.1"
         var closed = false
@@ -100,9 +104,12 @@ public final class LiveSessions: Sendable {
 
     init(
         settings: LiveSettings, catalog: SQLiteCatalogStore, signer: StreamLinkSigner, fetchPolicy: FetchPolicy,
-        logger: Logger
+        workDirectory: String, logger: Logger
     ) {
         self.settings = settings
+        self.workDirectory = workDirectory
+        // Segments of a previous run are of no use to anyone.
+        try? FileManager.default.removeItem(atPath: workDirectory)
         self.catalog = catalog
         self.signer = signer
         self.fetchPolicy = fetchPolicy
@@ -327,6 +334,39 @@ public final class LiveSessions: Sendable {
         return upstream
     }
 
+    // MARK: - HLS for browsers
+
+    /// The HLS session of live channel `channelID` (made on first use; it reads the channel's
+    /// direct session, so the source's limits apply as to any viewer).
+    public func hls(channelID: Int64, address: String) async throws(FeatureError) -> LiveHLSSession {
+        if let existing = state.withLockedValue({ $0.hls[channelID] }), !existing.hasEnded { return existing }
+        let reader = try await watch(
+            Request(channelID: channelID, profile: .direct, address: "ffmpeg (hls)", priority: Priority.owner))
+        if reader.session.profile != .direct {
+            reader.close()
+            throw FeatureError(.notPlayable, "channel \(channelID) is HLS already: play its proxy URL")
+        }
+        let id = Self.newID()
+        let session = LiveHLSSession(
+            id: id, channelID: channelID, channelName: reader.session.channelName,
+            directory: workDirectory + "/" + id, settings: settings, logger: logger)
+        let winner = state.withLockedValue { state -> LiveHLSSession in
+            if let existing = state.hls[channelID], !existing.hasEnded { return existing }
+            state.hls[channelID] = session
+            return session
+        }
+        guard winner === session else {
+            reader.close()
+            return winner
+        }
+        session.start(reader: reader) { [weak self] ended in
+            self?.state.withLockedValue { state in
+                if state.hls[ended.channelID] === ended { state.hls[ended.channelID] = nil }
+            }
+        }
+        return session
+    }
+
     // MARK: - Limits
 
     private func sourcesByID() async -> [Int64: CatalogSource] {
@@ -391,8 +431,8 @@ public final class LiveSessions: Sendable {
 
     /// The live sessions open now, oldest first.
     public var streams: [LiveStreamInfo] {
-        let sessions = state.withLockedValue { Array($0.byID.values) }
-        return sessions.map(\.info).sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+        let (sessions, hls) = state.withLockedValue { (Array($0.byID.values), Array($0.hls.values)) }
+        return (sessions.map(\.info) + hls.map(\.info)).sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
     }
 
     /// How many streams output user `user` has open (Xtream's `active_cons`).
@@ -402,18 +442,24 @@ public final class LiveSessions: Sendable {
 
     /// Stops session `id`: its viewers' streams end.
     public func stop(id: String) async throws(FeatureError) {
-        guard let session = state.withLockedValue({ $0.byID[id] }) else {
-            throw FeatureError(.notFound, "no live stream with id '\(id)'")
+        let (session, hls) = state.withLockedValue { state in
+            (state.byID[id], state.hls.values.first { $0.id == id })
         }
+        if let hls {
+            await hls.stopAndWait("stopped by the user")
+            return
+        }
+        guard let session else { throw FeatureError(.notFound, "no live stream with id '\(id)'") }
         await session.stopAndWait("stopped by the user")
     }
 
     /// Stops every session and the client; for the engine's shutdown.
     func shutdown() async {
-        let sessions = state.withLockedValue { state in
+        let (sessions, hls) = state.withLockedValue { state in
             state.closed = true
-            return Array(state.byID.values)
+            return (Array(state.byID.values), Array(state.hls.values))
         }
+        for session in hls { await session.stopAndWait("the server is shutting down") }
         for session in sessions { await session.stopAndWait("the server is shutting down") }
         try? await client.shutdown()
     }

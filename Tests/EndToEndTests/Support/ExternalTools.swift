@@ -14,6 +14,8 @@ enum ExternalTool: String, Sendable, CaseIterable {
     case tvValidateFile = "tv_validate_file"
     /// Prometheus' checker of the metrics text format.
     case promtool
+    /// Headless Chromium and its WebDriver (Selenium drives them from Python).
+    case chromium, chromedriver
 
     /// How to get it on the Debian/Ubuntu images CI uses.
     var installHint: String {
@@ -25,6 +27,8 @@ enum ExternalTool: String, Sendable, CaseIterable {
         case .hdhomerunConfig: "apt-get install hdhomerun-config"
         case .tvValidateFile: "apt-get install xmltv-util"
         case .promtool: "apt-get install prometheus"
+        case .chromium: "apt-get install chromium"
+        case .chromedriver: "apt-get install chromium-driver"
         }
     }
 
