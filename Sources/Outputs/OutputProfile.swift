@@ -16,7 +16,13 @@ public struct OutputProfile: Sendable, Codable, Hashable, Identifiable {
     public var accessKey: String
     /// How many streams players may open at once (HDHomeRun `TunerCount`).
     public var streamLimit: Int
+    /// How live channels reach this profile's players: `direct`, `remux` or `transcode`
+    /// (``streamProfiles``); a request's `?profile=` overrides it.
+    public var streamProfile = "direct"
     public var createdAt: Date
+
+    /// The stream profiles a profile or login may name.
+    public static let streamProfiles = ["direct", "remux", "transcode"]
 
     public init(
         id: String, name: String, selection: OutputSelection = .allLive, numbering: OutputNumbering = .init(),

@@ -54,5 +54,15 @@ public enum OutputSchema: DatabaseSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("outputs-v3-stream-profiles") { db in
+            try db.execute(
+                sql: """
+                    -- How live channels reach a profile's or a login's players: direct, remux, transcode.
+                    ALTER TABLE outputProfile ADD COLUMN streamProfile TEXT NOT NULL DEFAULT 'direct'
+                        CHECK (streamProfile IN ('direct', 'remux', 'transcode'));
+                    ALTER TABLE outputUser ADD COLUMN streamProfile TEXT NOT NULL DEFAULT 'direct'
+                        CHECK (streamProfile IN ('direct', 'remux', 'transcode'));
+                    """)
+        }
     }
 }

@@ -45,6 +45,17 @@ extension OutputStore {
     }
 
     /// Changes a login's profiles and limit, and its password when one is given.
+    /// Sets how live channels reach a login's player (one of ``OutputProfile/streamProfiles``).
+    public func setStreamProfile(_ value: String, ofUser username: String) async throws {
+        guard OutputProfile.streamProfiles.contains(value) else {
+            throw OutputError(.invalid, "a stream profile is direct, remux or transcode")
+        }
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE outputUser SET streamProfile = ? WHERE username = ?", arguments: [value, username])
+        }
+    }
+
     public func updateUser(_ user: OutputUser, password: String?) async throws {
         try await checkProfiles(user.profileIDs)
         let hash = try password.map(Self.checkedHash)
@@ -126,10 +137,12 @@ extension OutputStore {
 
     static func user(from row: Row) throws -> OutputUser {
         let profiles: String = row["profileIDs"]
-        return OutputUser(
+        var user = OutputUser(
             username: row["username"],
             profileIDs: try JSONDecoder().decode([String].self, from: Data(profiles.utf8)),
             maxConnections: row["maxConnections"], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+        user.streamProfile = row["streamProfile"] ?? "direct"
+        return user
     }
 }
 

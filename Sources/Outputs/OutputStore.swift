@@ -73,6 +73,16 @@ public final class OutputStore: Sendable {
         }
     }
 
+    /// Sets how live channels reach a profile's players (one of ``OutputProfile/streamProfiles``).
+    public func setStreamProfile(_ value: String, ofProfile id: String) async throws {
+        guard OutputProfile.streamProfiles.contains(value) else {
+            throw OutputError(.invalid, "a stream profile is direct, remux or transcode")
+        }
+        try await database.write { db in
+            try db.execute(sql: "UPDATE outputProfile SET streamProfile = ? WHERE id = ?", arguments: [value, id])
+        }
+    }
+
     public func removeProfile(id: String) async throws {
         try await database.write { db in
             try db.execute(sql: "DELETE FROM outputProfile WHERE id = ?", arguments: [id])
@@ -232,7 +242,7 @@ public final class OutputStore: Sendable {
         let numbering: String = row["numbering"]
         let renames: String = row["renames"]
         let deviceID: Int64 = row["deviceID"]
-        return OutputProfile(
+        var profile = OutputProfile(
             id: row["id"], name: row["name"],
             selection: try decoder.decode(OutputSelection.self, from: Data(selection.utf8)),
             numbering: try decoder.decode(OutputNumbering.self, from: Data(numbering.utf8)),
@@ -240,6 +250,8 @@ public final class OutputStore: Sendable {
             deviceID: UInt32(truncatingIfNeeded: deviceID), accessKey: row["accessKey"],
             streamLimit: row["streamLimit"],
             createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+        profile.streamProfile = row["streamProfile"] ?? "direct"
+        return profile
     }
 
     /// id, name, selection, numbering, renames, deviceID, accessKey, streamLimit, createdAt.

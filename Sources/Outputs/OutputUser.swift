@@ -8,6 +8,8 @@ public struct OutputUser: Sendable, Hashable, Codable {
     /// The profiles whose channels the login sees, in order; the first one's numbers are used.
     public var profileIDs: [String]
     public var maxConnections: Int
+    /// How live channels reach this login's player (``OutputProfile/streamProfiles``).
+    public var streamProfile = "direct"
     public var createdAt: Date
 
     public init(username: String, profileIDs: [String], maxConnections: Int = 1, createdAt: Date = Date()) {

@@ -29,12 +29,14 @@ public struct OutputProfileSettings: Codable, Sendable, Equatable {
     public var renames: [String: String]?
     /// Streams players may open at once (HDHomeRun `TunerCount`), 1 to 64.
     public var streamLimit: Int?
+    /// How live channels reach the profile's players: `direct`, `remux` or `transcode`.
+    public var streamProfile: String?
 
     public init(
         id: String? = nil, name: String? = nil, kinds: [String]? = nil, sourceIDs: [Int64]? = nil,
         groups: [String]? = nil, favouritesOnly: Bool? = nil, search: String? = nil, include: [String]? = nil,
         exclude: [String]? = nil, start: Int? = nil, order: String? = nil, keepPlaylistNumbers: Bool? = nil,
-        renames: [String: String]? = nil, streamLimit: Int? = nil
+        renames: [String: String]? = nil, streamLimit: Int? = nil, streamProfile: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -50,6 +52,7 @@ public struct OutputProfileSettings: Codable, Sendable, Equatable {
         self.keepPlaylistNumbers = keepPlaylistNumbers
         self.renames = renames
         self.streamLimit = streamLimit
+        self.streamProfile = streamProfile
     }
 }
 
@@ -76,12 +79,13 @@ public struct OutputProfileAnswer: Codable, Sendable, Equatable {
     public var playlistURL: String
     public var guideURL: String
     public var hdhomerunURL: String
+    public var streamProfile: String
 
     public init(
         id: String, name: String, deviceID: String, accessKey: String, streamLimit: Int, channelCount: Int,
         kinds: [String], sourceIDs: [Int64], groups: [String], favouritesOnly: Bool, search: String?,
         include: [String], exclude: [String], start: Int, order: String, keepPlaylistNumbers: Bool,
-        playlistURL: String, guideURL: String, hdhomerunURL: String
+        playlistURL: String, guideURL: String, hdhomerunURL: String, streamProfile: String = "direct"
     ) {
         self.id = id
         self.name = name
@@ -102,6 +106,7 @@ public struct OutputProfileAnswer: Codable, Sendable, Equatable {
         self.playlistURL = playlistURL
         self.guideURL = guideURL
         self.hdhomerunURL = hdhomerunURL
+        self.streamProfile = streamProfile
     }
 }
 
@@ -147,13 +152,18 @@ public struct OutputUserSettings: Codable, Sendable, Equatable {
     public var profiles: [String]?
     /// Streams the login may open at once, 1 to 64 (default 1).
     public var maxConnections: Int?
+    /// How live channels reach the login's player: `direct`, `remux` or `transcode`.
+    public var streamProfile: String?
 
-    public init(username: String? = nil, password: String? = nil, profiles: [String]? = nil, maxConnections: Int? = nil)
-    {
+    public init(
+        username: String? = nil, password: String? = nil, profiles: [String]? = nil, maxConnections: Int? = nil,
+        streamProfile: String? = nil
+    ) {
         self.username = username
         self.password = password
         self.profiles = profiles
         self.maxConnections = maxConnections
+        self.streamProfile = streamProfile
     }
 }
 
@@ -164,12 +174,16 @@ public struct OutputUserAnswer: Codable, Sendable, Equatable {
     public var maxConnections: Int
     /// The server address players are given with the login.
     public var serverURL: String
+    public var streamProfile: String
 
-    public init(username: String, profiles: [String], maxConnections: Int, serverURL: String) {
+    public init(
+        username: String, profiles: [String], maxConnections: Int, serverURL: String, streamProfile: String = "direct"
+    ) {
         self.username = username
         self.profiles = profiles
         self.maxConnections = maxConnections
         self.serverURL = serverURL
+        self.streamProfile = streamProfile
     }
 }
 

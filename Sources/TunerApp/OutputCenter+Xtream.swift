@@ -95,11 +95,18 @@ extension OutputCenter {
         guard let name = request.username, let password = request.password else {
             throw FeatureError(.invalid, "a new user needs \"username\" and \"password\"")
         }
-        let user = OutputUser(
+        var user = OutputUser(
             username: name, profileIDs: request.profiles ?? [OutputProfile.defaultID],
             maxConnections: try Self.checkedLimit(request.maxConnections) ?? 1)
-        try await mapped { try await store.insertUser(user, password: password) }
-        return user
+        if let streamProfile = request.streamProfile {
+            user.streamProfile = try Self.checkedStreamProfile(streamProfile)
+        }
+        let made = user
+        try await mapped {
+            try await store.insertUser(made, password: password)
+            try await store.setStreamProfile(made.streamProfile, ofUser: made.username)
+        }
+        return made
     }
 
     public func updateUser(_ name: String, _ request: OutputUserSettings) async throws(FeatureError) -> OutputUser {
@@ -108,8 +115,14 @@ extension OutputCenter {
         }
         if let profiles = request.profiles { user.profileIDs = profiles }
         if let limit = try Self.checkedLimit(request.maxConnections) { user.maxConnections = limit }
+        if let streamProfile = request.streamProfile {
+            user.streamProfile = try Self.checkedStreamProfile(streamProfile)
+        }
         let changed = user
-        try await mapped { try await store.updateUser(changed, password: request.password) }
+        try await mapped {
+            try await store.updateUser(changed, password: request.password)
+            try await store.setStreamProfile(changed.streamProfile, ofUser: changed.username)
+        }
         return changed
     }
 

@@ -55,6 +55,7 @@ public final class OutputCenter: Sendable {
         let created = profile
         try await mapped {
             try await store.insert(created)
+            try await store.setStreamProfile(created.streamProfile, ofProfile: created.id)
             try await store.recordNumbers(profileID: created.id)
         }
         return created
@@ -67,6 +68,7 @@ public final class OutputCenter: Sendable {
         let changed = profile
         try await mapped {
             try await store.update(changed)
+            try await store.setStreamProfile(changed.streamProfile, ofProfile: changed.id)
             try await store.recordNumbers(profileID: changed.id)
         }
         return changed
@@ -137,6 +139,9 @@ public final class OutputCenter: Sendable {
             guard (1...64).contains(limit) else { throw FeatureError(.invalid, "streamLimit must be from 1 to 64") }
             profile.streamLimit = limit
         }
+        if let streamProfile = settings.streamProfile {
+            profile.streamProfile = try Self.checkedStreamProfile(streamProfile)
+        }
     }
 
     /// A profile as the API shows it, with the URLs (keyed) players are given on `base`.
@@ -150,7 +155,15 @@ public final class OutputCenter: Sendable {
             favouritesOnly: profile.selection.favouritesOnly, search: profile.selection.search,
             include: profile.selection.include, exclude: profile.selection.exclude, start: profile.numbering.start,
             order: profile.numbering.order.rawValue, keepPlaylistNumbers: profile.numbering.keepPlaylistNumbers,
-            playlistURL: links.playlist, guideURL: links.guide, hdhomerunURL: links.deviceBase)
+            playlistURL: links.playlist, guideURL: links.guide, hdhomerunURL: links.deviceBase,
+            streamProfile: profile.streamProfile)
+    }
+
+    static func checkedStreamProfile(_ value: String) throws(FeatureError) -> String {
+        guard StreamProfile(rawValue: value) != nil else {
+            throw FeatureError(.invalid, "streamProfile must be direct, remux or transcode")
+        }
+        return value
     }
 
     // MARK: Access

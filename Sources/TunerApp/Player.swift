@@ -42,7 +42,9 @@ public final class Player: Sendable {
         // A live channel's link plays through its live session: one upstream for every viewer. An
         // HLS channel shares its segments through the cache instead.
         let live = item.kind == .live && !LiveSessions.isHLS(url)
-        let link = try proxyURL(url, item: item, baseURL: baseURL, live: live)
+        // Every live channel's link names it: a TS one plays through its session, an HLS one is
+        // counted against its source's connections while it plays.
+        let link = try proxyURL(url, item: item, baseURL: baseURL, live: item.kind == .live)
         // Browsers: a TS channel as HLS with fMP4 segments (same signed path, another name); an
         // HLS channel as it is.
         var hls: String?

@@ -52,11 +52,20 @@ struct LiveController {
         headers[.cacheControl] = "no-cache, no-store"
         if head { return Response(status: .ok, headers: headers) }
         let viewer = try await CatalogController.answering { try await engine.live.watch(request) }
+        // The answer waits for the first bytes: a channel that cannot be played gets a reason,
+        // not a 200 with nothing after it.
+        guard let first = await viewer.next() else {
+            viewer.close()
+            throw HTTPError(
+                .badGateway,
+                message: "channel \(request.channelID) cannot be played now: \(viewer.session.endReason ?? "it ended")")
+        }
         headers[HTTPField.Name("X-Tuner-Session")!] = viewer.session.id
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
                 defer { viewer.close() }
+                for part in first { try await writer.write(part) }
                 while let parts = await viewer.next() {
                     for part in parts { try await writer.write(part) }
                 }

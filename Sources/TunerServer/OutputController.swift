@@ -304,7 +304,9 @@ struct OutputController {
             if channel.item.kind == .live {
                 // One upstream per channel, and no more channels at once than the profile has tuners.
                 let live = LiveSessions.Request(
-                    channelID: channel.item.id, profile: try LiveController.profile(of: request),
+                    channelID: channel.item.id,
+                    profile: try LiveController.profile(
+                        of: request, fallback: StreamProfile(rawValue: profile.streamProfile) ?? .direct),
                     address: LiveController.address(of: context), outputProfile: profile.id,
                     profileLimit: profile.streamLimit, priority: LiveSessions.Priority.outputProfile)
                 return try await LiveController.stream(live, engine: engine, head: request.method == .head)

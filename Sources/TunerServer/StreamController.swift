@@ -27,7 +27,14 @@ struct StreamController {
         } catch {
             throw HTTPError(.badRequest, message: error.description)
         }
-        if let channel = link.channel, LiveHLSSession.isFileName(context.parameters.get("name") ?? "") {
+        if let channel = link.channel, LiveSessions.isHLS(link.url) {
+            // An HLS channel's playlist: its segments are shared through the cache, and the
+            // channel counts as one connection of its source while anyone asks for it.
+            try await CatalogController.answering {
+                try await engine.live.noteHLSPlayer(
+                    channelID: channel, address: LiveController.address(of: context), link: link)
+            }
+        } else if let channel = link.channel, LiveHLSSession.isFileName(context.parameters.get("name") ?? "") {
             // The channel as HLS for browsers: the same signed link, with the session's file names.
             let name = context.parameters.get("name") ?? ""
             let session = try await CatalogController.answering {
@@ -44,7 +51,7 @@ struct StreamController {
                 status: .ok, headers: headers,
                 body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(data: data)))
         }
-        if let channel = link.channel {
+        if let channel = link.channel, !LiveSessions.isHLS(link.url) {
             // A live channel: through its session, so every viewer shares one upstream.
             let live = LiveSessions.Request(
                 channelID: channel, profile: try LiveController.profile(of: request),

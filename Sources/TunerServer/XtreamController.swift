@@ -174,7 +174,9 @@ struct XtreamController {
             // Checks that the user's profiles hold the channel, then plays it through its session.
             _ = try await CatalogController.answering { try await engine.outputs.entry(id, of: user) }
             let live = LiveSessions.Request(
-                channelID: id, profile: try LiveController.profile(of: request),
+                channelID: id,
+                profile: try LiveController.profile(
+                    of: request, fallback: StreamProfile(rawValue: user.streamProfile) ?? .direct),
                 address: LiveController.address(of: context), user: user.username, userLimit: user.maxConnections,
                 priority: LiveSessions.Priority.outputUser)
             return try await LiveController.stream(live, engine: engine, head: request.method == .head)
@@ -203,7 +205,7 @@ struct XtreamController {
     func answer(_ user: OutputUser, _ request: Request) -> OutputUserAnswer {
         OutputUserAnswer(
             username: user.username, profiles: user.profileIDs, maxConnections: user.maxConnections,
-            serverURL: base(request))
+            serverURL: base(request), streamProfile: user.streamProfile)
     }
 
     @Sendable func listUsers(request: Request, context: TunerRequestContext) async throws

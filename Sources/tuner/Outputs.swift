@@ -56,19 +56,21 @@ struct OutputsCommand: AsyncParsableCommand {
         @Option(help: "playlist, favourites or name: the order new channels are numbered in.") var order: String?
         @Flag(help: "Keep the playlist's own channel numbers (tvg-chno) when free.") var keepNumbers = false
         @Option(help: "Streams players may open at once (HDHomeRun TunerCount), 1 to 64.") var streamLimit: Int?
+        @Option(help: "How live channels reach players: direct, remux or transcode.") var streamProfile: String?
 
         func settings(id: String?) -> OutputProfileSettings {
             OutputProfileSettings(
                 id: id, name: name, kinds: kind.isEmpty ? nil : kind, sourceIDs: source.isEmpty ? nil : source,
                 groups: group.isEmpty ? nil : group, favouritesOnly: favourites ? true : nil, search: search,
-                start: start, order: order, keepPlaylistNumbers: keepNumbers ? true : nil, streamLimit: streamLimit)
+                start: start, order: order, keepPlaylistNumbers: keepNumbers ? true : nil, streamLimit: streamLimit,
+                streamProfile: streamProfile)
         }
     }
 
     static func describe(_ answer: OutputProfileAnswer) -> String {
         """
         \(answer.id)\t\(answer.name)\t\(answer.channelCount) channels\tdevice \(answer.deviceID)\t\
-        \(answer.streamLimit) streams
+        \(answer.streamLimit) streams\t\(answer.streamProfile)
           M3U:       \(answer.playlistURL)
           XMLTV:     \(answer.guideURL)
           HDHomeRun: \(answer.hdhomerunURL)

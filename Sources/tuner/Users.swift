@@ -19,7 +19,7 @@ struct UsersCommand: AsyncParsableCommand {
                 for user in try await outputs.users() {
                     print(
                         "\(user.username)\tprofiles \(user.profileIDs.joined(separator: ","))\t"
-                            + "\(user.maxConnections) streams\tserver \(base)")
+                            + "\(user.maxConnections) streams\t\(user.streamProfile)\tserver \(base)")
                 }
             }
         }
@@ -46,6 +46,7 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var password: Password
         @Option(help: "A profile the login sees; repeat for several (default: default).") var profile: [String] = []
         @Option(help: "Streams the login may open at once, 1 to 64 (default 1).") var maxConnections: Int?
+        @Option(help: "How live channels reach the player: direct, remux or transcode.") var streamProfile: String?
 
         func run() async throws {
             guard let secret = try password.read() else {
@@ -55,7 +56,7 @@ struct UsersCommand: AsyncParsableCommand {
                 let user = try await outputs.addUser(
                     OutputUserSettings(
                         username: name, password: secret, profiles: profile.isEmpty ? nil : profile,
-                        maxConnections: maxConnections))
+                        maxConnections: maxConnections, streamProfile: streamProfile))
                 print("added \(user.username): in the player, server \(base), username \(user.username)")
             }
         }
@@ -68,6 +69,7 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var password: Password
         @Option(help: "A profile the login sees; repeat for several (replaces the list).") var profile: [String] = []
         @Option(help: "Streams the login may open at once, 1 to 64.") var maxConnections: Int?
+        @Option(help: "How live channels reach the player: direct, remux or transcode.") var streamProfile: String?
 
         func run() async throws {
             let secret = try password.read()
@@ -75,7 +77,8 @@ struct UsersCommand: AsyncParsableCommand {
                 let user = try await outputs.updateUser(
                     name,
                     OutputUserSettings(
-                        password: secret, profiles: profile.isEmpty ? nil : profile, maxConnections: maxConnections))
+                        password: secret, profiles: profile.isEmpty ? nil : profile, maxConnections: maxConnections,
+                        streamProfile: streamProfile))
                 print("changed \(user.username)")
             }
         }

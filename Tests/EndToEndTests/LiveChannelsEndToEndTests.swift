@@ -42,10 +42,14 @@ import TunerTesting
             #EXTINF:-1 tvg-id="two.uk",Two
             \(provider.url("two"))
             """
+        // The last channel's URL carries an account, as Xtream stream URLs do; the provider has no such
+        // channel (it answers 503).
         let listB = """
             #EXTM3U
             #EXTINF:-1 tvg-id="one.uk",UK: One
             \(provider.url("backup"))
+            #EXTINF:-1 tvg-id="secret.uk",Secret
+            \(provider.url("live/acct/s3cretpw/9"))
             """
         try Data(listA.utf8).write(to: URL(fileURLWithPath: served + "/a.m3u"))
         try Data(listB.utf8).write(to: URL(fileURLWithPath: served + "/b.m3u"))
@@ -287,6 +291,126 @@ import TunerTesting
         #expect(try await Self.streams(fixture, curl: tools[.curl]).isEmpty)
         try await Task.sleep(for: .milliseconds(500))
         #expect(fixture.provider.openConnections("two") == 0)
+    }
+
+    @Test("output profiles and Xtream logins choose the stream profile; a login's limit counts its streams")
+    func perPlayerProfilesAndLoginLimits() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg) else { return }
+        let fixture = try await Self.start(curl: tools[.curl])
+        defer { Task { await fixture.remove() } }
+        let data = fixture.server.dataDirectory
+        let changed = try await TunerProcess.run([
+            "outputs", "change", "default", "--stream-profile", "remux", "--data", data,
+        ])
+        #expect(changed.succeeded, "\(changed.transcript)")
+        let refused = try await TunerProcess.run([
+            "outputs", "change", "default", "--stream-profile", "sideways", "--data", data,
+        ])
+        #expect(!refused.succeeded && refused.transcript.contains("direct, remux or transcode"))
+        let added = try await Subprocess.run(
+            "/bin/sh",
+            [
+                "-c",
+                "echo 'a-long-password' | \"\(TunerProcess.binary)\" users add tv --password-stdin "
+                    + "--max-connections 1 --stream-profile direct --data \"\(data)\"",
+            ])
+        #expect(added.succeeded, "\(added.transcript)")
+
+        async let viaProfile = Curl.fetch(
+            tools[.curl], fixture.server.baseURL + "/play/default/1", timeout: .seconds(5))
+        let login = fixture.server.baseURL + "/live/tv/a-long-password"
+        async let viaLogin = Curl.fetch(tools[.curl], login + "/2.ts", timeout: .seconds(5))
+        try await Task.sleep(for: .seconds(2))
+        // The login may have one stream: a second one, of any channel, is refused with a reason.
+        let second = try await Curl.fetch(tools[.curl], login + "/1.ts", timeout: .seconds(3))
+        let account = try await Curl.fetch(
+            tools[.curl], fixture.server.baseURL + "/player_api.php?username=tv&password=a-long-password")
+        let listed = try await Self.streams(fixture, curl: tools[.curl])
+        let (profiled, logged) = try await (viaProfile, viaLogin)
+
+        #expect(profiled.status == 200 && logged.status == 200)
+        #expect(second.status == 503 && String(decoding: second.body, as: UTF8.self).contains("user 'tv'"))
+        #expect(String(decoding: account.body, as: UTF8.self).contains(#""active_cons":"1""#), "\(account)")
+        let profiles = Dictionary(
+            listed.compactMap { stream in stream["channelID"]?.number.map { (Int($0), stream["profile"]?.string ?? "") }
+            }, uniquingKeysWith: { a, b in a + "," + b })
+        #expect(profiles[1]?.contains("remux") == true, "the output profile's choice: \(listed)")
+        #expect(profiles[2] == "direct", "the login's choice: \(listed)")
+        let viewer = listed.first { $0["channelID"]?.number == 2 }?["viewers"]?.array?.first?.object
+        #expect(viewer?["user"]?.string == "tv")
+    }
+
+    @Test("a channel that cannot be played gets 502 with the reason, and its account's password appears nowhere")
+    func unplayableChannelKeepsItsSecrets() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg) else { return }
+        let fixture = try await Self.start(curl: tools[.curl])
+        defer { Task { await fixture.remove() } }
+        let link = try await Curl.fetch(tools[.curl], fixture.server.baseURL + "/api/v1/channels/4/play")
+        let proxyURL = try #require(
+            try JSONDecoder().decode([String: JSONValue].self, from: Data(link.body))["proxyURL"]?.string)
+        #expect(!proxyURL.contains("s3cretpw"))
+        let answer = try await Curl.fetch(tools[.curl], proxyURL, timeout: .seconds(20))
+        let text = String(decoding: answer.body, as: UTF8.self)
+        #expect(answer.status == 502, "\(text)")
+        #expect(text.contains("HTTP 503"), "the reason: \(text)")
+        let xtream = try await Curl.fetch(tools[.curl], fixture.server.baseURL + "/api/v1/streams")
+        try await Task.sleep(for: .milliseconds(300))
+        for place in [text, String(decoding: xtream.body, as: UTF8.self), fixture.server.log] {
+            #expect(!place.contains("s3cretpw"), "a provider's password leaked: \(place.suffix(500))")
+        }
+        #expect(fixture.server.log.contains("live upstream failed"), "the failure was logged")
+    }
+
+    @Test("an HLS channel played through the proxy holds one connection of its source while it plays")
+    func hlsChannelsCountAgainstTheirSource() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg) else { return }
+        let fixture = try await Self.start(curl: tools[.curl])
+        defer { Task { await fixture.remove() } }
+        let hls = try await HLSFixtures.shared()
+        try fixture.files.serveLive(hls, name: "news")
+        try fixture.files.serveLive(hls, name: "sport")
+        let list = """
+            #EXTM3U
+            #EXTINF:-1 tvg-id="news.hls",News HLS
+            \(fixture.files.baseURL)/live/news/index.m3u8
+            #EXTINF:-1 tvg-id="sport.hls",Sport HLS
+            \(fixture.files.baseURL)/live/sport/index.m3u8
+            """
+        let site = fixture.workspace.file("hls-site")
+        try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+        try Data(list.utf8).write(to: URL(fileURLWithPath: site + "/c.m3u"))
+        fixture.files.serveDirectory(site)
+        let base = fixture.server.baseURL
+        let added = try await Curl.fetch(
+            tools[.curl], base + "/api/v1/sources",
+            options: [
+                "-X", "POST", "-H", "Content-Type: application/json", "--data",
+                #"{"location":"\#(fixture.files.baseURL)/static/c.m3u"}"#,
+            ])
+        let id = Int(
+            try #require(try JSONDecoder().decode([String: JSONValue].self, from: Data(added.body))["id"]?.number))
+        #expect(
+            try await Curl.fetch(tools[.curl], base + "/api/v1/sources/\(id)/refresh", options: ["-X", "POST"]).status
+                == 200)
+        try await Self.patchSource(fixture, curl: tools[.curl], id: id, limit: 1)
+
+        func play(_ item: Int) async throws -> CurlResponse {
+            let link = try await Curl.fetch(tools[.curl], base + "/api/v1/channels/\(item)/play")
+            let body = try JSONDecoder().decode([String: JSONValue].self, from: Data(link.body))
+            let url = try #require(body["proxyURL"]?.string)
+            #expect(body["hlsURL"]?.string == url, "an HLS channel plays in browsers as it is")
+            return try await Curl.fetch(tools[.curl], url)
+        }
+        // Items 5 and 6: after source A's two channels and source B's two.
+        let news = try await play(5)
+        #expect(news.status == 200 && String(decoding: news.body, as: UTF8.self).contains("#EXTM3U"))
+        let again = try await play(5)
+        #expect(again.status == 200, "the same channel's player polls its playlist")
+        let sport = try await play(6)
+        #expect(sport.status == 503, "the source's one connection is in use")
+        #expect(sport.header("Retry-After") == "10")
+        let listed = try await Self.streams(fixture, curl: tools[.curl])
+        #expect(listed.contains { $0["profile"]?.string == "hls-proxy" && $0["channelID"]?.number == 5 }, "\(listed)")
     }
 
     @Test("/metrics counts sessions, viewers, bytes and requests by route, and promtool accepts it")

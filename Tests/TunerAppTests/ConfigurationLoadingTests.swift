@@ -81,6 +81,34 @@ import TunerApp
         #expect(error?.description.contains("'\(value)'") == true, "\(String(describing: error))")
     }
 
+    @Test func liveSettingsAreReadAndChecked() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let loaded = try await TunerConfiguration.load(
+            flags: [
+                "liveBuffer": "8MiB", "liveLinger": "30s", "liveStallTimeout": "2", "livePreempt": "on",
+                "transcodeArgs": "-c:v libx264 -vf scale=-2:540",
+            ], environment: ["TUNER_DATA": folder])
+        #expect(loaded.live.ringBytes == 8 << 20)
+        #expect(loaded.live.lingerSeconds == 30)
+        #expect(loaded.live.stallSeconds == 2 && loaded.live.progressSeconds == 5)
+        #expect(loaded.live.preemptWhenFull)
+        #expect(loaded.live.transcodeArguments == ["-c:v", "libx264", "-vf", "scale=-2:540"])
+        let defaults = try await TunerConfiguration.load(environment: ["TUNER_DATA": folder])
+        #expect(defaults.live == LiveSettings())
+        // A tiny buffer, a word for a switch, ffmpeg's input or output taken over, no stall time.
+        for (name, value) in [
+            ("TUNER_LIVE_BUFFER", "1KiB"), ("TUNER_LIVE_PREEMPT", "sometimes"),
+            ("TUNER_TRANSCODE_ARGS", "-i /etc/passwd"), ("TUNER_TRANSCODE_ARGS", "-f null"),
+            ("TUNER_LIVE_STALL_TIMEOUT", "0"),
+        ] {
+            let error = await #expect(throws: FeatureError.self) {
+                try await TunerConfiguration.load(environment: ["TUNER_DATA": folder, name: value])
+            }
+            #expect(error?.description.contains(name) == true, "\(String(describing: error))")
+        }
+    }
+
     @Test func aNamedFileMustExistAndParse() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -42,8 +42,15 @@ import TunerTesting
                 body: #"{"url":"http://example.com/a.ts"}"#)
             #expect(answer.status == 401, "\(path) answered \(answer.status)")
         }
-        // Every other path needs it too: the allow-list is explicit.
+        // Every other path needs it too: the allow-list is explicit. The metrics and the live
+        // sessions (who watches what, from which address) are the owner's.
         #expect(try await RawHTTP.get(port: port, target: "/anything").status == 401)
+        #expect(try await RawHTTP.get(port: port, target: "/metrics").status == 401)
+        #expect(try await RawHTTP.get(port: port, target: "/api/v1/streams").status == 401)
+        #expect(try await RawHTTP.get(port: port, target: "/api/v1/streams/x", method: "DELETE").status == 401)
+        let metrics = try await RawHTTP.get(
+            port: port, target: "/metrics", headers: ["Authorization: Bearer \(Self.token)"])
+        #expect(metrics.status == 200 && metrics.body.contains("tuner_live_sessions"))
         #expect(try await RawHTTP.get(port: port, target: "/api/v1/health").status == 200)
         let authorised = try await RawHTTP.get(
             port: port, target: "/api/v1/cache/stats", headers: ["Authorization: Bearer \(Self.token)"])

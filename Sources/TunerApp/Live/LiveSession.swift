@@ -278,6 +278,9 @@ public final class LiveSession: Sendable {
         await task?.value
     }
 
+    /// Why the session ended (nil while it runs): what a viewer that got nothing is told.
+    public var endReason: String? { state.withLockedValue { $0.ended } }
+
     var hasEnded: Bool { state.withLockedValue { $0.ended != nil || $0.stopRequested != nil } }
 
     // MARK: - Viewers

@@ -34,11 +34,28 @@ public final class LiveSessions: Sendable {
         var byID: [String: LiveSession] = [:]
         /// HLS for browsers, one per channel.
         var hls: [Int64: LiveHLSSession] = [:]
+        /// HLS channels played through the proxy (their segments shared by the cache): each holds
+        /// one connection of its source while a player asked for its playlist recently.
+        var hlsPlayers: [Int64: HLSPlayers] = [:]
         /// Where ffmpeg reaches this server (for HLS channels through the proxy).
         var localBaseURL = "http://127.0.0.1"
         var closed = false
         /// What ended sessions added up to, so the totals never go down.
         var ended = Totals()
+    }
+
+    /// Who played an HLS channel's playlist through the proxy, and when.
+    struct HLSPlayers {
+        var sourceID: Int64
+        var channelName: String
+        var startedAt = Date()
+        var addresses: [String: ContinuousClock.Instant] = [:]
+        var lastRequest = ContinuousClock.now
+        let id = LiveSessions.newID()
+
+        /// Held while a playlist was asked for in the last 30 seconds (players poll every target
+        /// duration, a few seconds).
+        func isActive(at now: ContinuousClock.Instant) -> Bool { lastRequest.duration(to: now) < .seconds(30) }
     }
 
     /// Counts since the server started, for `/metrics`.
@@ -268,8 +285,11 @@ public final class LiveSessions: Sendable {
         let outcome: Result<(LiveSession, Bool), FeatureError> = state.withLockedValue { state in
             if state.closed { return .failure(FeatureError(.failed, "the server is shutting down")) }
             if let existing = state.byKey[key], !existing.hasEnded { return .success((existing, false)) }
+            let now = ContinuousClock.now
             if let sourceID = upstream.sourceID, let limit = sources[sourceID]?.connectionLimit,
-                state.byID.values.filter({ !$0.hasEnded && $0.sourceID == sourceID }).count >= limit
+                state.byID.values.filter({ !$0.hasEnded && $0.sourceID == sourceID }).count
+                    + state.hlsPlayers.values.filter({ $0.sourceID == sourceID && $0.isActive(at: now) }).count
+                    >= limit
             {
                 return .failure(
                     FeatureError(
@@ -334,6 +354,35 @@ public final class LiveSessions: Sendable {
         return upstream
     }
 
+    // MARK: - HLS channels through the proxy
+
+    /// Notes that `address` asked for HLS channel `channelID`'s playlist; a channel not playing yet
+    /// takes one of its source's connections, or is refused (busy) when they are all in use.
+    public func noteHLSPlayer(channelID: Int64, address: String, link: StreamLink) async throws(FeatureError) {
+        let now = ContinuousClock.now
+        let known = state.withLockedValue { state -> Bool in
+            guard var players = state.hlsPlayers[channelID], players.isActive(at: now) else { return false }
+            players.addresses[address] = now
+            players.lastRequest = now
+            state.hlsPlayers[channelID] = players
+            return true
+        }
+        if known { return }
+        guard let item = try? await catalog.item(id: channelID) else { return }
+        let sources = await sourcesByID()
+        guard hasRoom(sourceID: item.sourceID, sources: sources, excluding: nil) else {
+            let limit = sources[item.sourceID]?.connectionLimit ?? 0
+            throw FeatureError(
+                .busy,
+                "every connection source \(item.sourceID) allows (\(limit)) is in use; try again when a stream stops")
+        }
+        state.withLockedValue { state in
+            var players = HLSPlayers(sourceID: item.sourceID, channelName: item.name)
+            players.addresses[address] = now
+            state.hlsPlayers[channelID] = players
+        }
+    }
+
     // MARK: - HLS for browsers
 
     /// The HLS session of live channel `channelID` (made on first use; it reads the channel's
@@ -378,8 +427,10 @@ public final class LiveSessions: Sendable {
     /// given back (a session moving off it).
     private func hasRoom(sourceID: Int64, sources: [Int64: CatalogSource], excluding: Int64?) -> Bool {
         guard let limit = sources[sourceID]?.connectionLimit else { return true }
+        let now = ContinuousClock.now
         var used = state.withLockedValue { state in
             state.byID.values.filter { !$0.hasEnded && $0.sourceID == sourceID }.count
+                + state.hlsPlayers.values.filter { $0.sourceID == sourceID && $0.isActive(at: now) }.count
         }
         if excluding == sourceID { used -= 1 }
         return used < limit
@@ -431,8 +482,25 @@ public final class LiveSessions: Sendable {
 
     /// The live sessions open now, oldest first.
     public var streams: [LiveStreamInfo] {
-        let (sessions, hls) = state.withLockedValue { (Array($0.byID.values), Array($0.hls.values)) }
-        return (sessions.map(\.info) + hls.map(\.info)).sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+        let now = ContinuousClock.now
+        let (sessions, hls, proxied) = state.withLockedValue { state in
+            // Forget HLS players that stopped asking.
+            state.hlsPlayers = state.hlsPlayers.filter { $0.value.isActive(at: now) }
+            return (Array(state.byID.values), Array(state.hls.values), state.hlsPlayers)
+        }
+        let players = proxied.map { channelID, players in
+            LiveStreamInfo(
+                id: players.id, channelID: channelID, channelName: players.channelName, profile: "hls-proxy",
+                upstreamChannelID: channelID, sourceID: players.sourceID, sourceName: nil,
+                viewers: players.addresses.filter { $0.value.duration(to: now) < .seconds(30) }.keys.sorted().map {
+                    LiveViewerInfo(address: $0, user: nil, outputProfile: nil, joinedAt: players.startedAt, bytes: 0)
+                },
+                upstreamBytesPerSecond: 0, downstreamBytesPerSecond: 0, upstreamBytes: 0, downstreamBytes: 0,
+                startedAt: players.startedAt, failovers: [], resyncs: 0, continuityErrors: 0)
+        }
+        return (sessions.map(\.info) + hls.map(\.info) + players).sorted {
+            ($0.startedAt, $0.id) < ($1.startedAt, $1.id)
+        }
     }
 
     /// How many streams output user `user` has open (Xtream's `active_cons`).
@@ -464,7 +532,8 @@ public final class LiveSessions: Sendable {
         try? await client.shutdown()
     }
 
-    static func isHLS(_ url: URL) -> Bool {
+    /// Whether `url` names an HLS playlist (by its extension, as players decide).
+    public static func isHLS(_ url: URL) -> Bool {
         let ext = url.pathExtension.lowercased()
         return ext == "m3u8" || ext == "m3u"
     }
