@@ -54,6 +54,8 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     // Live channels
     case streams
     case stopStream(id: String)
+    case alternatives(channel: Int64)
+    case setAlternatives(channel: Int64)
 
     /// One value of each case (ids are placeholders), for tests and documents that list the API.
     public static let allCases: [APIEndpoint] = [
@@ -68,6 +70,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         .checkChannels, .groups, .guide, .guideNow, .favourites, .outputs, .addOutput, .changeOutput(id: "0"),
         .removeOutput(id: "0"), .outputChannels(id: "0"), .users, .addUser, .changeUser(name: "0"),
         .removeUser(name: "0"), .streams, .stopStream(id: "0"),
+        .alternatives(channel: 0), .setAlternatives(channel: 0),
     ]
 
     /// Where every endpoint lives.
@@ -78,7 +81,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         switch self {
         case .health, .openAPI, .cacheStats, .preloads, .preload, .transfers, .transfer, .sources, .channels, .channel,
             .playChannel, .catchup, .groups, .guide, .guideNow, .favourites, .outputs, .outputChannels, .users,
-            .streams:
+            .streams, .alternatives:
             return "GET"
         case .proxyURLs, .cacheClear, .cacheTrim, .startPreload, .cacheExport, .cachePin, .addTransfers,
             .pauseAllTransfers,
@@ -86,6 +89,8 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
             return "POST"
         case .changeTransfer, .changeSource, .changeOutput, .changeUser:
             return "PATCH"
+        case .setAlternatives:
+            return "PUT"
         case .cancelPreload, .removeTransfer, .removeSource, .removeOutput, .removeUser, .stopStream:
             return "DELETE"
         }
@@ -132,6 +137,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         case .users, .addUser: ["users"]
         case .changeUser(let name), .removeUser(let name): ["users", Self.escaped(name)]
         case .streams: ["streams"]
+        case .alternatives(let id), .setAlternatives(let id): ["channels", String(id), "alternatives"]
         case .stopStream(let id): ["streams", Self.escaped(id)]
         }
     }

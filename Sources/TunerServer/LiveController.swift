@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -13,6 +14,18 @@ struct LiveController {
     func addRoutes(to router: Router<TunerRequestContext>) {
         let api = router.group("/api/v1")
         api.get("streams") { [engine] _, _ in LiveStreamList(streams: engine.live.streams) }
+        api.get("channels/:id/alternatives") { [engine] _, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            let (items, chosen) = try await CatalogController.answering { try await engine.live.alternatives(of: id) }
+            return AlternativeList(chosen: chosen, alternatives: items)
+        }
+        api.put("channels/:id/alternatives") { [engine] request, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            let body = try await request.decode(as: AlternativesRequest.self, context: context)
+            try await CatalogController.answering { try await engine.live.setAlternatives(of: id, to: body.ids) }
+            let (items, chosen) = try await CatalogController.answering { try await engine.live.alternatives(of: id) }
+            return AlternativeList(chosen: chosen, alternatives: items)
+        }
         api.delete("streams/:id") { [engine] _, context in
             let id = try context.parameters.require("id")
             try await CatalogController.answering { try await engine.live.stop(id: id) }
@@ -75,3 +88,15 @@ struct LiveController {
 }
 
 extension LiveStreamList: ResponseEncodable {}
+
+/// `GET`/`PUT /api/v1/channels/{id}/alternatives`: what a channel fails over to, in order.
+struct AlternativeList: ResponseEncodable {
+    /// Whether the user chose them (else they were found by tvg-id and name).
+    var chosen: Bool
+    var alternatives: [CatalogItem]
+}
+
+/// `PUT /api/v1/channels/{id}/alternatives {"ids": [7, 12]}`; `[]` goes back to automatic ones.
+struct AlternativesRequest: Decodable {
+    var ids: [Int64]
+}

@@ -115,7 +115,12 @@ import TunerTesting
         let listed = try await Self.streams(fixture, curl: tools[.curl])
         let (a, b, c) = try await (first, second, third)
 
-        #expect(fixture.provider.connectionCount("one") == 1, "one upstream for three viewers")
+        // ffmpeg, as a player, on the same channel: still the one upstream.
+        let played = try await Subprocess.run(
+            tools[.ffmpeg], ["-v", "error", "-t", "2", "-i", url, "-c", "copy", "-f", "null", "-"],
+            timeout: .seconds(30))
+        #expect(played.succeeded, "\(played.transcript)")
+        #expect(fixture.provider.connectionCount("one") == 1, "one upstream for four viewers")
         #expect(listed.count == 1)
         #expect(listed.first?["viewers"]?.array?.count == 3)
         #expect(listed.first?["profile"]?.string == "direct")
@@ -411,6 +416,77 @@ import TunerTesting
         #expect(sport.header("Retry-After") == "10")
         let listed = try await Self.streams(fixture, curl: tools[.curl])
         #expect(listed.contains { $0["profile"]?.string == "hls-proxy" && $0["channelID"]?.number == 5 }, "\(listed)")
+    }
+
+    static func playLink(_ fixture: Fixture, curl: String, item: Int) async throws -> String {
+        let link = try await Curl.fetch(curl, fixture.server.baseURL + "/api/v1/channels/\(item)/play")
+        return try #require(
+            try JSONDecoder().decode([String: JSONValue].self, from: Data(link.body))["proxyURL"]?.string)
+    }
+
+    @Test("alternatives are found by tvg-id and name, and the user's own list replaces them")
+    func editableAlternatives() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg) else { return }
+        let fixture = try await Self.start(curl: tools[.curl])
+        defer { Task { await fixture.remove() } }
+        let url = fixture.server.baseURL + "/api/v1/channels/1/alternatives"
+        func ids(_ response: CurlResponse) throws -> (Bool?, [Int]) {
+            let body = try JSONDecoder().decode([String: JSONValue].self, from: Data(response.body))
+            let list = body["alternatives"]?.array?.compactMap { $0.object?["id"]?.number.map(Int.init) } ?? []
+            return (body["chosen"]?.bool, list)
+        }
+        func put(_ body: String) async throws -> CurlResponse {
+            try await Curl.fetch(
+                tools[.curl], url, options: ["-X", "PUT", "-H", "Content-Type: application/json", "--data", body])
+        }
+        let automatic = try ids(try await Curl.fetch(tools[.curl], url))
+        #expect(automatic.0 == false && automatic.1 == [3], "'UK: One' in source B, by tvg-id")
+        let chosen = try await put(#"{"ids":[2]}"#)
+        let chosenIDs = try ids(chosen)
+        #expect(chosen.status == 200 && chosenIDs.0 == true && chosenIDs.1 == [2])
+        #expect(try await put(#"{"ids":[1]}"#).status == 400, "not itself")
+        #expect(try await put(#"{"ids":[999]}"#).status == 404)
+        #expect(try await put(#"{"ids":"x"}"#).status == 400)
+        let back = try ids(try await put(#"{"ids":[]}"#))
+        #expect(back.0 == false && back.1 == [3])
+    }
+
+    @Test("with --live-preempt on, a full account stops the lowest-priority session for the owner")
+    func preemption() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg) else { return }
+        let fixture = try await Self.start(curl: tools[.curl], arguments: ["--live-preempt", "on"])
+        defer { Task { await fixture.remove() } }
+        let data = fixture.server.dataDirectory
+        let added = try await Subprocess.run(
+            "/bin/sh",
+            [
+                "-c",
+                "echo 'a-long-password' | \"\(TunerProcess.binary)\" users add guest --password-stdin "
+                    + "--max-connections 2 --data \"\(data)\"",
+            ])
+        #expect(added.succeeded, "\(added.transcript)")
+        try await Self.patchSource(fixture, curl: tools[.curl], id: 1, limit: 1)
+        try await Self.patchSource(fixture, curl: tools[.curl], id: 2, limit: 1)
+        // The owner holds source B (the backup channel); a guest login holds source A (channel two).
+        let backup = try await Self.playLink(fixture, curl: tools[.curl], item: 3)
+        async let owner = Curl.fetch(tools[.curl], backup, timeout: .seconds(10))
+        try await Task.sleep(for: .seconds(1))
+        let started = ContinuousClock.now
+        async let guest = Curl.fetch(
+            tools[.curl], fixture.server.baseURL + "/live/guest/a-long-password/2.ts", timeout: .seconds(15))
+        try await Task.sleep(for: .seconds(1.5))
+        // Channel one: both its accounts are full; the guest's session ranks lowest and is stopped.
+        let one = try await Self.playLink(fixture, curl: tools[.curl], item: 1)
+        let preempting = try await Curl.fetch(tools[.curl], one, timeout: .seconds(3))
+        let guestAnswer = try await guest
+        let guestTime = ContinuousClock.now - started
+        let listed = try await Self.streams(fixture, curl: tools[.curl])
+        _ = try await owner
+
+        #expect(preempting.status == 200 && Self.check(preempting.body).packets > 50)
+        #expect(guestAnswer.status == 200 && guestTime < .seconds(10), "the guest's stream was ended early")
+        #expect(Set(listed.compactMap { $0["channelID"]?.number }) == [1, 3], "\(listed)")
+        #expect(fixture.server.log.contains("live session preempted"))
     }
 
     @Test("/metrics counts sessions, viewers, bytes and requests by route, and promtool accepts it")

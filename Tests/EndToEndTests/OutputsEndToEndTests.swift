@@ -398,4 +398,5 @@ enum JSONValue: Decodable, Equatable {
     var number: Double? { if case .number(let value) = self { value } else { nil } }
     var array: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
     var object: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
+    var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
 }

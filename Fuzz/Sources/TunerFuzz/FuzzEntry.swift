@@ -202,9 +202,15 @@ private func fuzzTS(_ bytes: [UInt8]) {
     var previous: TSPacket?
     var offset = TSPacket.alignment(in: bytes) ?? 0
     while offset + TSPacket.size <= bytes.count {
-        let packet = TSPacket(bytes[offset..<(offset + TSPacket.size)])
+        let slice = bytes[offset..<(offset + TSPacket.size)]
+        let packet = TSPacket(slice)
         if let packet, let previous { blackHole(previous.isFollowed(by: packet) ? 1 : 0) }
         blackHole(Int(packet?.pcr.map { $0 & 0xFFFF } ?? 0))
+        // Live sessions read tables from whatever a provider sends: a PMT's streams, a PSI pointer.
+        blackHole(Int(packet?.tableID(in: slice) ?? 0))
+        blackHole(TSProgramMap(packet: Array(slice))?.streams.count ?? 0)
+        var monitor = TSProgressMonitor()
+        if let packet { blackHole(monitor.observe(packet) ? 1 : 0) }
         previous = packet
         offset += TSPacket.size
     }

@@ -416,6 +416,37 @@ public final class LiveSessions: Sendable {
         return session
     }
 
+    // MARK: - Alternatives
+
+    /// The channels a session of `channelID` fails over to, in order, and whether the user chose
+    /// them (else they are found by tvg-id and name in other sources).
+    public func alternatives(of channelID: Int64) async throws(FeatureError) -> (items: [CatalogItem], chosen: Bool) {
+        do {
+            let chosen = try await catalog.chosenAlternatives(of: channelID)
+            if !chosen.isEmpty { return (chosen, true) }
+            return (try await catalog.alternatives(of: channelID), false)
+        } catch let error as CatalogError where error.isNotFound {
+            throw FeatureError(.notFound, "no channel with id \(channelID)")
+        } catch {
+            throw FeatureError(.failed, "the catalog could not be read: \(error)")
+        }
+    }
+
+    /// Sets the alternatives of `channelID` in order (at most 20 other live channels); an empty
+    /// list goes back to the automatic ones.
+    public func setAlternatives(of channelID: Int64, to ids: [Int64]) async throws(FeatureError) {
+        guard ids.count <= 20, Set(ids).count == ids.count, !ids.contains(channelID) else {
+            throw FeatureError(.invalid, "alternatives are at most 20 other channels, each once")
+        }
+        do {
+            try await catalog.setAlternatives(of: channelID, to: ids)
+        } catch let error as CatalogError where error.isNotFound {
+            throw FeatureError(.notFound, "\(error.description): alternatives must be live channels")
+        } catch {
+            throw FeatureError(.failed, "the alternatives could not be stored: \(error)")
+        }
+    }
+
     // MARK: - Limits
 
     private func sourcesByID() async -> [Int64: CatalogSource] {
