@@ -489,6 +489,47 @@ import TunerTesting
         #expect(fixture.server.log.contains("live session preempted"))
     }
 
+    @Test("a live stream's redirects are followed hop by hop, and one that leaves what may be fetched is refused")
+    func redirectsUnderTheFetchPolicy() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg) else { return }
+        let fixture = try await Self.start(curl: tools[.curl], arguments: ["--allow-fetch", "loopback"])
+        defer { Task { await fixture.remove() } }
+        let escaped = { (url: String) in url.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? url }
+        let list = """
+            #EXTM3U
+            #EXTINF:-1,Moved
+            \(fixture.files.baseURL)/redirect-to?url=\(escaped(fixture.provider.url("two")))
+            #EXTINF:-1,Away
+            \(fixture.files.baseURL)/redirect-to?url=\(escaped("http://192.0.2.1/live/1.ts"))
+            """
+        let site = fixture.workspace.file("redirect-site")
+        try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+        try Data(list.utf8).write(to: URL(fileURLWithPath: site + "/r.m3u"))
+        fixture.files.serveDirectory(site)
+        let base = fixture.server.baseURL
+        let added = try await Curl.fetch(
+            tools[.curl], base + "/api/v1/sources",
+            options: [
+                "-X", "POST", "-H", "Content-Type: application/json", "--data",
+                #"{"location":"\#(fixture.files.baseURL)/static/r.m3u"}"#,
+            ])
+        let id = Int(
+            try #require(try JSONDecoder().decode([String: JSONValue].self, from: Data(added.body))["id"]?.number))
+        #expect(
+            try await Curl.fetch(tools[.curl], base + "/api/v1/sources/\(id)/refresh", options: ["-X", "POST"]).status
+                == 200)
+
+        let moved = try await Curl.fetch(
+            tools[.curl], try await Self.playLink(fixture, curl: tools[.curl], item: 5), timeout: .seconds(3))
+        #expect(moved.status == 200 && Self.check(moved.body).packets > 50)
+        #expect(fixture.provider.connectionCount("two") == 1)
+        // This server may fetch only from loopback: a hop elsewhere ends the stream with the reason.
+        let away = try await Curl.fetch(
+            tools[.curl], try await Self.playLink(fixture, curl: tools[.curl], item: 6), timeout: .seconds(20))
+        #expect(away.status == 502)
+        #expect(String(decoding: away.body, as: UTF8.self).contains("may not fetch"), "\(away)")
+    }
+
     @Test("/metrics counts sessions, viewers, bytes and requests by route, and promtool accepts it")
     func metrics() async throws {
         guard let tools = Tools.require(.curl, .ffmpeg, .promtool) else { return }

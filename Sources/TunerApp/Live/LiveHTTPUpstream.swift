@@ -14,15 +14,44 @@ enum LiveHTTPUpstream {
         return LiveUpstream(
             channelID: channel.id, sourceID: channel.sourceID, sourceName: source?.name, label: label
         ) { deliver in
-            guard let text = channel.url, let url = URL(string: text), fetchPolicy.permits(url) else {
-                throw LiveUpstreamError(
-                    "channel \(channel.id)'s URL is not an http(s) URL this server may fetch (see --allow-fetch)")
+            guard let text = channel.url, let first = URL(string: text) else {
+                throw LiveUpstreamError("channel \(channel.id) has no URL that can be read")
             }
-            var request = HTTPClientRequest(url: url.absoluteString)
-            for header in channel.headers { request.headers.add(name: header.name, value: header.value) }
-            if !request.headers.contains(name: "User-Agent") { request.headers.add(name: "User-Agent", value: "Tuner") }
-            // No deadline: the body never ends. A stall is the session's watchdog's to notice.
-            let response = try await client.execute(request, deadline: .distantFuture)
+            // Redirects are followed here, not by the client, so every hop is checked against the
+            // fetch policy, and credentials never follow a redirect to another origin.
+            var current = first
+            var answer: HTTPClientResponse?
+            for _ in 0...10 {
+                guard let scheme = current.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                    fetchPolicy.permits(current)
+                else {
+                    throw LiveUpstreamError(
+                        "channel \(channel.id)'s stream leads to a URL this server may not fetch (see --allow-fetch)")
+                }
+                var request = HTTPClientRequest(url: current.absoluteString)
+                let sameOrigin = CredentialHeaders.isSameOrigin(current, first)
+                for header in channel.headers where sameOrigin || !CredentialHeaders.isCredential(header.name) {
+                    request.headers.add(name: header.name, value: header.value)
+                }
+                if !request.headers.contains(name: "User-Agent") {
+                    request.headers.add(name: "User-Agent", value: "Tuner")
+                }
+                // No deadline: the body never ends. A stall is the session's watchdog's to notice.
+                let response = try await client.execute(request, deadline: .distantFuture)
+                if [301, 302, 303, 307, 308].contains(response.status.code),
+                    let location = response.headers.first(name: "Location"),
+                    let next = URL(string: location, relativeTo: current)?.absoluteURL
+                {
+                    _ = try? await response.body.collect(upTo: 64 * 1024)
+                    current = next
+                    continue
+                }
+                answer = response
+                break
+            }
+            guard let response = answer else {
+                throw LiveUpstreamError("channel \(channel.id)'s stream redirects more than 10 times")
+            }
             guard (200..<300).contains(response.status.code) else {
                 throw LiveUpstreamError("the provider answered HTTP \(response.status.code) for \(label)")
             }
@@ -30,12 +59,12 @@ enum LiveHTTPUpstream {
         }
     }
 
-    /// The client live sessions use: it follows redirects (providers send live streams to a
-    /// CDN), and holds as many connections per host as there are channels open (the cache's
-    /// client keeps 16), with no read timeout of its own.
+    /// The client live sessions use: redirects are followed by ``make`` (providers send live
+    /// streams to a CDN), and it holds as many connections per host as there are channels open
+    /// (the cache's client keeps 16), with no read timeout of its own.
     static func makeClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: 10, allowCycles: false), timeout: .init(connect: .seconds(10)))
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10)))
         configuration.decompression = .disabled
         configuration.connectionPool = .init(idleTimeout: .seconds(5), concurrentHTTP1ConnectionsPerHostSoftLimit: 1000)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
