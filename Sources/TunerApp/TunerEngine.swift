@@ -212,6 +212,7 @@ public final class TunerEngine: Sendable {
     /// Saves state and closes connections.
     public func shutdown() async throws {
         await live.shutdown()
+        await live.closeClient()
         await transfers.shutdown()
         try? await transfersHTTPClient.shutdown()
         // Preloads and pre-fetches write into the cache: they end before it closes.

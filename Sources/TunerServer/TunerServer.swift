@@ -145,8 +145,12 @@ public final class TunerServer: Sendable {
         async throws
     {
         let app = try buildApplication(onListening: onListening)
+        // Services shut down in reverse order: live sessions end first, so their viewers' endless
+        // answers finish and the HTTP server's graceful shutdown does not wait for them forever.
         let group = ServiceGroup(
-            configuration: .init(services: [app], gracefulShutdownSignals: shutdownSignals, logger: engine.logger))
+            configuration: .init(
+                services: [app, LiveShutdownService(engine: engine)], gracefulShutdownSignals: shutdownSignals,
+                logger: engine.logger))
         state.withLockedValue { $0.group = group }
         defer { state.withLockedValue { $0.group = nil } }
         do {
@@ -185,6 +189,16 @@ public final class TunerServer: Sendable {
         let (group, task) = state.withLockedValue { ($0.group, $0.task) }
         await group?.triggerGracefulShutdown()
         try await task?.value
+    }
+}
+
+/// Ends every live session when the server begins to shut down (see `run`).
+struct LiveShutdownService: Service {
+    let engine: TunerEngine
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await engine.live.shutdown()
     }
 }
 

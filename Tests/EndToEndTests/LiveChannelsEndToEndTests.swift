@@ -530,6 +530,23 @@ import TunerTesting
         #expect(String(decoding: away.body, as: UTF8.self).contains("may not fetch"), "\(away)")
     }
 
+    @Test("SIGTERM with viewers connected: their streams end and the server exits at once")
+    func shutdownWithViewers() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg) else { return }
+        let fixture = try await Self.start(curl: tools[.curl])
+        defer { Task { await fixture.remove() } }
+        async let viewer = Curl.fetch(tools[.curl], fixture.server.baseURL + "/play/default/1", timeout: .seconds(30))
+        let hls = try await Self.playLink(fixture, curl: tools[.curl], item: 2)
+        async let other = Curl.fetch(tools[.curl], hls, timeout: .seconds(30))
+        try await Task.sleep(for: .seconds(2))
+        let started = ContinuousClock.now
+        let ended = await fixture.server.stop(signal: SIGTERM, timeout: .seconds(20))
+        let (a, b) = try await (viewer, other)
+        #expect(ContinuousClock.now - started < .seconds(8), "\(ended)")
+        #expect(a.status == 200 && b.status == 200 && Self.check(a.body).packets > 50)
+        #expect(fixture.provider.openConnections("one") == 0 && fixture.provider.openConnections("two") == 0)
+    }
+
     @Test("/metrics counts sessions, viewers, bytes and requests by route, and promtool accepts it")
     func metrics() async throws {
         guard let tools = Tools.require(.curl, .ffmpeg, .promtool) else { return }

@@ -552,14 +552,19 @@ public final class LiveSessions: Sendable {
         await session.stopAndWait("stopped by the user")
     }
 
-    /// Stops every session and the client; for the engine's shutdown.
-    func shutdown() async {
+    /// Stops every session and refuses new ones; the server calls it when it begins to shut down
+    /// (endless answers would hold its graceful shutdown), the engine again at the end.
+    public func shutdown() async {
         let (sessions, hls) = state.withLockedValue { state in
             state.closed = true
             return (Array(state.byID.values), Array(state.hls.values))
         }
         for session in hls { await session.stopAndWait("the server is shutting down") }
         for session in sessions { await session.stopAndWait("the server is shutting down") }
+    }
+
+    /// Closes the live client; for the engine's shutdown, after ``shutdown()``.
+    func closeClient() async {
         try? await client.shutdown()
     }
 
