@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import MediaFormats
+import NIOConcurrencyHelpers
 
 /// The user's sources and what they bring: adding one (an M3U playlist, an Xtream account, an
 /// XMLTV guide), refreshing, listing and removing them.
@@ -19,6 +20,19 @@ public final class Library: Sendable {
     let fetchPolicy: FetchPolicy
     /// Runs after each import of a source's channels (output profiles record new numbers).
     let afterImport: @Sendable () async -> Void
+    private let feed = ChangeFeed<ImportChange>()
+
+    /// What a refresh through the library reports as it goes, for the events hub and the CLI.
+    public enum ImportChange: Sendable, Equatable {
+        /// At most four a second per source.
+        case progress(CatalogImportProgress)
+        case finished(sourceID: Int64, counts: CatalogImportCounts)
+        /// Why it failed, without secrets; the source keeps its previous items.
+        case failed(sourceID: Int64, reason: String)
+    }
+
+    /// Every refresh's progress and result from now on.
+    public func changes() -> AsyncStream<ImportChange> { feed.subscribe() }
 
     public init(
         catalog: SQLiteCatalogStore, importer: CatalogImporter, localFiles: LocalFileAccess?,
@@ -138,7 +152,27 @@ public final class Library: Sendable {
                 source: try await catalog.source(id: id)?.forClients, counts: CatalogImportCounts(live: guide.channels),
                 guide: guide)
         }
-        let counts = try await importer.refresh(sourceID: id)
+        let counts: CatalogImportCounts
+        do {
+            let feed = feed
+            let last = NIOLockedValueBox(ContinuousClock.now - .seconds(1))
+            counts = try await importer.refresh(sourceID: id) { progress in
+                // Four a second at most: an import reports every batch.
+                let now = ContinuousClock.now
+                let due = last.withLockedValue { last -> Bool in
+                    guard progress.phase == .finished || last.duration(to: now) >= .milliseconds(250) else {
+                        return false
+                    }
+                    last = now
+                    return true
+                }
+                if due { feed.publish(.progress(progress)) }
+            }
+        } catch {
+            feed.publish(.failed(sourceID: id, reason: SecretRedactor.redact("\(error)")))
+            throw error
+        }
+        feed.publish(.finished(sourceID: id, counts: counts))
         await afterImport()
         var refreshed = Refreshed(source: try await catalog.source(id: id)?.forClients, counts: counts)
         if let urls = refreshed.source?.epgURLs, !urls.isEmpty {

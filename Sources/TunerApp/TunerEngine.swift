@@ -49,6 +49,8 @@ public final class TunerEngine: Sendable {
     public let localFiles: LocalFileAccess
     /// Live channels: one upstream per channel shared by its viewers, and every stream limit.
     public let live: LiveSessions
+    /// The live events the web app and `tuner watch` follow (fed by ``eventSources``).
+    public let events = EventHub()
     /// The downloads' own client: it follows redirects, unlike the proxy's.
     let transfersHTTPClient: HTTPClient
 
@@ -207,6 +209,11 @@ public final class TunerEngine: Sendable {
             await transfers.register(executor)
         }
         await transfers.start()
+    }
+
+    /// What feeds ``events``: the server runs it while it serves.
+    public var eventSources: EventSources {
+        EventSources(hub: events, downloads: downloads, cacheAdmin: cacheAdmin, library: library, live: live)
     }
 
     /// Saves state and closes connections.

@@ -129,6 +129,7 @@ public final class TunerServer: Sendable {
                 CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine),
                 TransferService(engine: engine),
                 UploadExpiryService(store: engine.uploads), OutputNumberingService(engine: engine),
+                EventsService(engine: engine),
             ] + discovery,
             onServerRunning: { [state, engine] channel in
                 let port = channel.localAddress?.port ?? 0
@@ -189,6 +190,17 @@ public final class TunerServer: Sendable {
         let (group, task) = state.withLockedValue { ($0.group, $0.task) }
         await group?.triggerGracefulShutdown()
         try await task?.value
+    }
+}
+
+/// Feeds the events hub from the feature objects while the server runs.
+struct EventsService: Service {
+    let engine: TunerEngine
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await engine.eventSources.run()
+        }
     }
 }
 

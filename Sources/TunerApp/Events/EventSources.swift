@@ -1,0 +1,171 @@
+import Catalog
+import Foundation
+import Synchronization
+import Transfers
+import TunerAPI
+
+/// Feeds the events hub from the feature objects' change streams: transfers (progress at most
+/// four times a second per task, state changes at once), imports, the cache, and the live
+/// sessions (checked every two seconds, published when they changed). Runs until cancelled.
+public struct EventSources: Sendable {
+    let hub: EventHub
+    let downloads: Downloads
+    let cacheAdmin: CacheAdmin
+    let library: Library
+    let live: LiveSessions
+
+    /// The shortest time between two progress events of one transfer.
+    static let progressInterval = Duration.milliseconds(250)
+
+    public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await transfers() }
+            group.addTask {
+                for await change in cacheAdmin.changes() {
+                    hub.publish(.cache, "cache.changed", key: nil, value: CacheChange(change))
+                }
+            }
+            group.addTask {
+                for await change in library.changes() {
+                    switch change {
+                    case .progress(let progress):
+                        hub.publish(.imports, "import.progress", key: "import:\(progress.sourceID)", value: progress)
+                    case .finished(let sourceID, let counts):
+                        hub.publish(
+                            .imports, "import.finished", value: ImportResult(sourceID: sourceID, counts: counts))
+                    case .failed(let sourceID, let reason):
+                        hub.publish(.imports, "import.failed", value: ImportResult(sourceID: sourceID, error: reason))
+                    }
+                }
+            }
+            group.addTask { await streams() }
+        }
+    }
+
+    private func transfers() async {
+        let throttle = ProgressThrottle(hub: hub)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.progressInterval)
+                    throttle.flush()
+                }
+            }
+            for await event in downloads.changes() {
+                switch event {
+                case .progress(let progress):
+                    throttle.offer(progress)
+                case .changed(let task):
+                    // A state change is never coalesced away behind progress.
+                    throttle.forget(task.id)
+                    hub.publish(.transfers, "transfer.changed", key: "transfer:\(task.id)", value: task)
+                case .deleted(let id):
+                    throttle.forget(id)
+                    hub.publish(.transfers, "transfer.deleted", key: "transfer:\(id)", value: ["id": id])
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Progress of each transfer at most once per ``progressInterval``: what arrives sooner waits
+    /// (only the newest) for the next flush.
+    final class ProgressThrottle: Sendable {
+        let hub: EventHub
+        private let state = Mutex<(pending: [Int64: TransferProgress], sent: [Int64: ContinuousClock.Instant])>(
+            ([:], [:]))
+
+        init(hub: EventHub) { self.hub = hub }
+
+        func offer(_ progress: TransferProgress) {
+            let now = ContinuousClock.now
+            let sendNow = state.withLock { state -> Bool in
+                if let sent = state.sent[progress.id], sent.duration(to: now) < EventSources.progressInterval {
+                    state.pending[progress.id] = progress
+                    return false
+                }
+                state.sent[progress.id] = now
+                return true
+            }
+            if sendNow { publish(progress) }
+        }
+
+        func flush() {
+            let now = ContinuousClock.now
+            let due = state.withLock { state -> [TransferProgress] in
+                let due = Array(state.pending.values)
+                state.pending.removeAll()
+                for progress in due { state.sent[progress.id] = now }
+                return due
+            }
+            for progress in due { publish(progress) }
+        }
+
+        func forget(_ id: Int64) {
+            state.withLock { state in
+                state.pending[id] = nil
+                state.sent[id] = nil
+            }
+        }
+
+        private func publish(_ progress: TransferProgress) {
+            hub.publish(.transfers, "transfer.progress", key: "progress:\(progress.id)", value: progress)
+        }
+    }
+
+    private func streams() async {
+        var last: [LiveStreamSummary] = []
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(2))
+            let now = live.streams.map(LiveStreamSummary.init)
+            if now != last {
+                last = now
+                hub.publish(.streams, "streams", key: "streams", value: live.streams)
+            }
+        }
+    }
+
+    /// What decides whether the streams list changed: who watches what, not the byte counts.
+    struct LiveStreamSummary: Equatable {
+        var id: String
+        var viewers: [String]
+        var upstreamChannelID: Int64?
+        var failovers: Int
+
+        init(_ info: LiveStreamInfo) {
+            id = info.id
+            viewers = info.viewers.map { $0.address + ($0.user ?? "") }
+            upstreamChannelID = info.upstreamChannelID
+            failovers = info.failovers.count
+        }
+    }
+
+    struct ImportResult: Encodable {
+        var sourceID: Int64
+        var counts: CatalogImportCounts?
+        var error: String?
+
+        init(sourceID: Int64, counts: CatalogImportCounts? = nil, error: String? = nil) {
+            self.sourceID = sourceID
+            self.counts = counts
+            self.error = error
+        }
+    }
+
+    struct CacheChange: Encodable {
+        var change: String
+        var url: String?
+        var bytes: Int64?
+
+        init(_ change: CacheAdmin.Change) {
+            switch change {
+            case .cleared: self.change = "cleared"
+            case .trimmed(let freed): (self.change, bytes) = ("trimmed", freed)
+            case .pinned(let url, let pinned): (self.change, self.url) = (pinned ? "pinned" : "unpinned", url)
+            case .exported(let url, _): (self.change, self.url) = ("exported", url)
+            case .preloadStarted(let id): (self.change, self.url) = ("preloadStarted", id)
+            case .preloadCancelled(let id): (self.change, self.url) = ("preloadCancelled", id)
+            }
+        }
+    }
+}
