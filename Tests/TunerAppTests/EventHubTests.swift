@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Transfers
 import TunerApp
 
 /// The live events' hub: one sequence, resume after a reconnect, and slow readers that neither
@@ -102,5 +103,28 @@ import TunerApp
         #expect(hub.subscriberCount == 0)
         hub.publish(.cache, "c", data: [])
         #expect(subscription.pending == 0)
+    }
+
+    @Test func progressIsThrottledPerTaskAndTheNewestWaits() async throws {
+        let hub = EventHub(epoch: "e1")
+        let reader = hub.subscribe(topics: [.transfers])
+        // An interval no test run reaches: what is sent now and what waits does not depend on speed.
+        let throttle = EventSources.ProgressThrottle(hub: hub, interval: .seconds(3600))
+        for bytes in 1...100 {
+            throttle.offer(TransferProgress(id: 7, bytes: Int64(bytes), total: 100, bytesPerSecond: 0, etaSeconds: nil))
+            throttle.offer(TransferProgress(id: 8, bytes: Int64(bytes), total: 100, bytesPerSecond: 0, etaSeconds: nil))
+        }
+        #expect(hub.nextSequence == 3, "one for each task at once")
+        throttle.flush()
+        #expect(hub.nextSequence == 5, "then the newest of each")
+        throttle.forget(7)
+        throttle.offer(TransferProgress(id: 7, bytes: 1, total: 100, bytesPerSecond: 0, etaSeconds: nil))
+        #expect(hub.nextSequence == 6, "a task whose state changed starts again")
+        // The reader that did not read holds the newest of each task: 7 started again, 8 at 100.
+        #expect(reader.pending == 2)
+        var data: [String] = []
+        for _ in 0..<2 { data.append(text(await reader.next())) }
+        #expect(data.contains { $0.contains(#""bytes":100"#) && $0.contains(#""id":8"#) }, "\(data)")
+        #expect(data.contains { $0.contains(#""bytes":1,"#) && $0.contains(#""id":7"#) }, "\(data)")
     }
 }

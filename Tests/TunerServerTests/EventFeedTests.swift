@@ -4,8 +4,9 @@ import TunerApp
 import TunerServer
 import TunerTesting
 
-/// The events hub as a running server feeds it: a download's state changes and its progress (at
-/// most four a second), through the same `EventHub` the WebSocket will serve.
+/// The events hub as a running server feeds it: a download's state changes and its progress,
+/// through the same `EventHub` the WebSocket will serve. (The throttle's rule is checked without
+/// the clock in `EventHubTests`.)
 @Suite struct EventFeedTests {
     @Test func aDownloadIsFollowedThroughTheHub() async throws {
         let harness = try await ProxyHarness.start()
@@ -37,10 +38,7 @@ import TunerTesting
         subscription.close()
         #expect(states.last == "complete", "\(states) \(added.status) \(String(decoding: added.body, as: UTF8.self))")
         #expect(states.contains("active"))
-        #expect(progressTimes.count >= 3, "progress while it ran: \(progressTimes.count)")
-        // Never more than four a second (a little slack for the reader's own scheduling).
-        let gaps = zip(progressTimes.dropFirst(), progressTimes).map { $0.0 - $0.1 }
-        #expect(gaps.allSatisfy { $0 >= .milliseconds(200) }, "\(gaps)")
+        #expect(!progressTimes.isEmpty, "progress while it ran")
         try await harness.stop()
     }
 }

@@ -15,7 +15,7 @@ public struct EventSources: Sendable {
     let live: LiveSessions
 
     /// The shortest time between two progress events of one transfer.
-    static let progressInterval = Duration.milliseconds(250)
+    public static let progressInterval = Duration.milliseconds(250)
 
     public func run() async {
         await withTaskGroup(of: Void.self) { group in
@@ -70,17 +70,23 @@ public struct EventSources: Sendable {
 
     /// Progress of each transfer at most once per ``progressInterval``: what arrives sooner waits
     /// (only the newest) for the next flush.
-    final class ProgressThrottle: Sendable {
+    public final class ProgressThrottle: Sendable {
         let hub: EventHub
+        let interval: Duration
         private let state = Mutex<(pending: [Int64: TransferProgress], sent: [Int64: ContinuousClock.Instant])>(
             ([:], [:]))
 
-        init(hub: EventHub) { self.hub = hub }
+        public init(hub: EventHub, interval: Duration = EventSources.progressInterval) {
+            self.hub = hub
+            self.interval = interval
+        }
 
-        func offer(_ progress: TransferProgress) {
+        /// Publishes `progress` now, or keeps it (the newest only) for the next ``flush()`` when
+        /// its task's last progress went out less than `interval` ago.
+        public func offer(_ progress: TransferProgress) {
             let now = ContinuousClock.now
             let sendNow = state.withLock { state -> Bool in
-                if let sent = state.sent[progress.id], sent.duration(to: now) < EventSources.progressInterval {
+                if let sent = state.sent[progress.id], sent.duration(to: now) < interval {
                     state.pending[progress.id] = progress
                     return false
                 }
@@ -90,7 +96,8 @@ public struct EventSources: Sendable {
             if sendNow { publish(progress) }
         }
 
-        func flush() {
+        /// Publishes what waited.
+        public func flush() {
             let now = ContinuousClock.now
             let due = state.withLock { state -> [TransferProgress] in
                 let due = Array(state.pending.values)
@@ -101,7 +108,8 @@ public struct EventSources: Sendable {
             for progress in due { publish(progress) }
         }
 
-        func forget(_ id: Int64) {
+        /// Drops what waits for task `id` (its state changed, or it is gone).
+        public func forget(_ id: Int64) {
             state.withLock { state in
                 state.pending[id] = nil
                 state.sent[id] = nil
