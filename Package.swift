@@ -36,6 +36,8 @@ let package = Package(
         // Counters and timers (swift-metrics), served at /metrics in Prometheus' text format.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // The live events' WebSocket (/api/v1/events).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         .target(name: "MediaFormats"),
@@ -178,6 +180,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             ],
             // The OpenAPI document, hand-kept, compiled into the binary and served at /api/v1/openapi.json.
             resources: [.embedInCode("Resources/openapi.json")]

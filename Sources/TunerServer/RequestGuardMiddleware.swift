@@ -87,7 +87,8 @@ struct RequestGuardMiddleware: RouterMiddleware {
                     """
             )
         }
-        if !Self.isSafe(request.method) {
+        // A WebSocket upgrade is a GET a page may send anywhere: its Origin is checked like a change's.
+        if !Self.isSafe(request.method) || request.headers[.upgrade] != nil {
             try checkCrossSite(request, path: path, host: host)
         }
         return try await next(request, context)

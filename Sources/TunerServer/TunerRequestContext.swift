@@ -1,13 +1,16 @@
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import NIOCore
 
 /// The request context of Tuner's routes: JSON with ISO 8601 dates both ways, and answers with
 /// provider secrets redacted.
-public struct TunerRequestContext: RequestContext {
+public struct TunerRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The connection, so streaming bodies can wait for its event loop to catch up.
     public let channel: any Channel
+    /// Where a WebSocket upgrade's handler is kept (`/api/v1/events`).
+    public let webSocket = WebSocketHandlerReference<TunerRequestContext>()
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

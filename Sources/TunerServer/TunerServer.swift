@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import MediaCache
 import NIOConcurrencyHelpers
@@ -77,6 +78,7 @@ public final class TunerServer: Sendable {
         XtreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         LiveController(engine: engine).addRoutes(to: router)
         MetricsController(engine: engine).addRoutes(to: router)
+        EventsController(engine: engine).addRoutes(to: router)
         // Request heads are bounded (NIO's decoder: 80 KiB per field and in all, here at most 200
         // fields) and a connection that sends no complete request within the idle timeout is
         // closed, so slow or endless headers cannot hold connections or memory.
@@ -120,9 +122,13 @@ public final class TunerServer: Sendable {
                     engine: engine, port: configuration.hdhomerunDiscoveryPort, token: token,
                     httpPort: { [state] in state.withLockedValue { $0.port } }))
         }
+        // The same router answers WebSocket upgrades (only /api/v1/events has one), behind the same
+        // guard. Pings every 15 s; a peer that leaves one unanswered until the next is closed.
+        let webSocket = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: http1, ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(15))))
         return Application(
             router: router,
-            server: .http1(configuration: http1),
+            server: TunerHTTPChannel.builder(router: router, configuration: webSocket),
             configuration: .init(
                 address: .hostname(engine.configuration.host, port: engine.configuration.port), serverName: "Tuner"),
             services: [

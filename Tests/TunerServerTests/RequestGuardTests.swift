@@ -48,6 +48,14 @@ import TunerTesting
         #expect(try await RawHTTP.get(port: port, target: "/metrics").status == 401)
         #expect(try await RawHTTP.get(port: port, target: "/api/v1/streams").status == 401)
         #expect(try await RawHTTP.get(port: port, target: "/api/v1/streams/x", method: "DELETE").status == 401)
+        // The events' WebSocket too: no upgrade without the token.
+        let upgrade = try await RawHTTP.get(
+            port: port, target: "/api/v1/events",
+            headers: [
+                "Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13",
+                "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+            ])
+        #expect(upgrade.status != 101 && upgrade.status >= 400, "\(upgrade.status)")
         let metrics = try await RawHTTP.get(
             port: port, target: "/metrics", headers: ["Authorization: Bearer \(Self.token)"])
         #expect(metrics.status == 200 && metrics.body.contains("tuner_live_sessions"))

@@ -16,6 +16,8 @@ enum ExternalTool: String, Sendable, CaseIterable {
     case promtool
     /// Headless Chromium and its WebDriver (Selenium drives them from Python).
     case chromium, chromedriver
+    /// Python with the `websockets` package (a WebSocket client); the path is python3's.
+    case python3Websockets = "python3"
 
     /// How to get it on the Debian/Ubuntu images CI uses.
     var installHint: String {
@@ -29,6 +31,7 @@ enum ExternalTool: String, Sendable, CaseIterable {
         case .promtool: "apt-get install prometheus"
         case .chromium: "apt-get install chromium"
         case .chromedriver: "apt-get install chromium-driver"
+        case .python3Websockets: "pip install websockets"
         }
     }
 
@@ -37,9 +40,23 @@ enum ExternalTool: String, Sendable, CaseIterable {
         let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         for directory in searchPath.split(separator: ":") where !directory.isEmpty {
             let candidate = "\(directory)/\(rawValue)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            if FileManager.default.isExecutableFile(atPath: candidate) {
+                return self == .python3Websockets && !Self.imports(candidate, "websockets") ? nil : candidate
+            }
         }
         return nil
+    }
+
+    /// Whether `python` can import `module`.
+    static func imports(_ python: String, _ module: String) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", "import \(module)"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
     }
 }
 
