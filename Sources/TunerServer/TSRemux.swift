@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import TunerApp
 
 /// An HLS channel as MPEG-TS, for players that expect a tuner's bytes (Plex, Jellyfin): ffmpeg
 /// reads the channel through Tuner's own proxy URL (so the cache and the provider's headers
@@ -10,19 +11,11 @@ import NIOPosix
 /// One ffmpeg per request for now; sharing one per channel between viewers is the live-session
 /// registry's work.
 enum TSRemux {
-    /// ffmpeg on PATH, or nil.
-    static let ffmpegPath: String? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/ffmpeg" }.first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
-    }()
+    /// ffmpeg on PATH, or nil (the live sessions' lookup).
+    static var ffmpegPath: String? { LiveFFmpegUpstream.path }
 
-    /// Whether `url` names an HLS playlist.
-    static func isHLS(_ url: URL) -> Bool {
-        let ext = url.pathExtension.lowercased()
-        return ext == "m3u8" || ext == "m3u"
-    }
+    /// Whether `url` names an HLS playlist (the live sessions' rule).
+    static func isHLS(_ url: URL) -> Bool { LiveSessions.isHLS(url) }
 
     /// Runs ffmpeg on `input` and hands its output to `write` until it ends or `write` throws
     /// (the player went away); ffmpeg is stopped either way.

@@ -8,7 +8,7 @@ import NIOPosix
 /// direct session (written to its standard input, so the provider's one connection serves both)
 /// or a URL (an HLS channel through Tuner's own proxy); its MPEG-TS output is read from its
 /// standard output with backpressure. Its standard error goes to the log with the session id.
-enum LiveFFmpegUpstream {
+public enum LiveFFmpegUpstream {
     enum Input: Sendable {
         /// MPEG-TS handed over by `feed`, which returns nil when the input has ended.
         case pipe(LiveViewer)
@@ -17,7 +17,7 @@ enum LiveFFmpegUpstream {
     }
 
     /// ffmpeg on PATH, or nil.
-    static let path: String? = {
+    public static let path: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         return path.split(separator: ":").map { "\($0)/ffmpeg" }.first {
             FileManager.default.isExecutableFile(atPath: $0)
@@ -66,35 +66,14 @@ enum LiveFFmpegUpstream {
         _ ffmpeg: String, arguments: [String], source: Input, deliver: @escaping @Sendable (ByteBuffer) -> Void,
         logger: Logger
     ) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = arguments
         let output = Pipe()
         let input = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        if case .pipe = source {
-            process.standardInput = input
-        } else {
-            process.standardInput = FileHandle.nullDevice
-        }
-        errors.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            guard !data.isEmpty else {
-                handle.readabilityHandler = nil
-                return
-            }
-            for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).prefix(20) {
-                logger.warning("ffmpeg", metadata: ["line": "\(line.prefix(300))"])
-            }
-        }
-        try process.run()
-        defer {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-            errors.fileHandleForReading.readabilityHandler = nil
-        }
+        let isPiped = if case .pipe = source { true } else { false }
+        let child = try FFmpegChild.start(
+            ffmpeg, arguments: arguments, input: isPiped ? input : FileHandle.nullDevice, output: output,
+            logger: logger)
+        defer { child.stop() }
+        let process = child.process
         // NIO takes its own descriptors: Foundation closes the pipes' when the handles go.
         let readDescriptor = dup(output.fileHandleForReading.fileDescriptor)
         try? output.fileHandleForReading.close()
@@ -143,5 +122,45 @@ enum LiveFFmpegUpstream {
             }
         }
         throw LiveUpstreamError("ffmpeg stopped (status \(process.isRunning ? -1 : process.terminationStatus))")
+    }
+}
+
+/// An ffmpeg child process whose standard error goes to the log line by line (with the
+/// session's metadata), stopped and reaped by ``stop()``.
+struct FFmpegChild {
+    let process: Process
+    private let errors: Pipe
+
+    /// Starts `ffmpeg` with `input` and `output` as its standard input and output (a `Pipe` or a
+    /// `FileHandle`).
+    static func start(_ ffmpeg: String, arguments: [String], input: Any, output: Any, logger: Logger) throws
+        -> FFmpegChild
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        errors.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                return
+            }
+            for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).prefix(20) {
+                logger.warning("ffmpeg", metadata: ["line": "\(line.prefix(300))"])
+            }
+        }
+        try process.run()
+        return FFmpegChild(process: process, errors: errors)
+    }
+
+    /// Terminates ffmpeg if it still runs and waits for it.
+    func stop() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        errors.fileHandleForReading.readabilityHandler = nil
     }
 }

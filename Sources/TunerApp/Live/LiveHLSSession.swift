@@ -90,31 +90,11 @@ public final class LiveHLSSession: Sendable {
         guard let ffmpeg = LiveFFmpegUpstream.path else {
             throw LiveUpstreamError("HLS for browsers needs ffmpeg, which is not installed (apt-get install ffmpeg)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = Self.arguments(directory: directory)
         let input = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        let logger = logger
-        errors.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            guard !data.isEmpty else {
-                handle.readabilityHandler = nil
-                return
-            }
-            for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).prefix(20) {
-                logger.warning("ffmpeg", metadata: ["line": "\(line.prefix(300))"])
-            }
-        }
-        try process.run()
-        defer {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-            errors.fileHandleForReading.readabilityHandler = nil
-        }
+        let child = try FFmpegChild.start(
+            ffmpeg, arguments: Self.arguments(directory: directory), input: input, output: FileHandle.nullDevice,
+            logger: logger)
+        defer { child.stop() }
         let descriptor = dup(input.fileHandleForWriting.fileDescriptor)
         try? input.fileHandleForWriting.close()
         try? input.fileHandleForReading.close()
