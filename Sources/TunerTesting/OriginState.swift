@@ -15,6 +15,9 @@ final class OriginState: @unchecked Sendable {
     private var bodyBytesByPath: [String: Int] = [:]
     private var lastHeadersByPath: [String: [(String, String)]] = [:]
     private var lastURIByPath: [String: String] = [:]
+    /// Every request target by path, oldest first (the newest 256 per path), for tests where a
+    /// background request (a live session reconnecting) can come after the one they look for.
+    private var urisByPath: [String: [String]] = [:]
     private var versions: [String: Int] = [:]
     private var faultPlan = FaultPlan.none
     private var faultGenerator = SplitMix64(seed: 0)
@@ -61,7 +64,15 @@ final class OriginState: @unchecked Sendable {
             requestsByPath[path, default: 0] += 1
             lastHeadersByPath[path] = headers
             lastURIByPath[path] = uri
+            var uris = urisByPath[path, default: []]
+            if uris.count == 256 { uris.removeFirst() }
+            uris.append(uri)
+            urisByPath[path] = uris
         }
+    }
+
+    func uris(path: String) -> [String] {
+        locked { urisByPath[path] ?? [] }
     }
 
     func lastURI(path: String) -> String? {
@@ -82,6 +93,7 @@ final class OriginState: @unchecked Sendable {
             requestCount = 0
             requestsByPath = [:]
             bodyBytesByPath = [:]
+            urisByPath = [:]
         }
     }
 

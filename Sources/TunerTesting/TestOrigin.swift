@@ -95,7 +95,8 @@ public final class TestOrigin: Sendable {
     /// Requests received since start or `resetCounters()`, on any route.
     public var requestCount: Int { state.totalRequestCount }
 
-    /// Sets `bodyBytesSent` (also by path), `requestCount` and `requests(path:)` back to zero.
+    /// Sets `bodyBytesSent` (also by path), `requestCount`, `requests(path:)` and `requestURIs(path:)`
+    /// back to zero.
     public func resetCounters() {
         state.resetCounters()
     }
@@ -115,6 +116,13 @@ public final class TestOrigin: Sendable {
     /// check which of several URLs of one resource a proxy used.
     public func lastRequestURI(path: String) -> String? {
         state.lastURI(path: path)
+    }
+
+    /// The request targets (path and query) of every request for this path since start or
+    /// `resetCounters()`, oldest first (the newest 256), so a test can find one request among
+    /// background ones.
+    public func requestURIs(path: String) -> [String] {
+        state.uris(path: path)
     }
 
     /// What the last complete `PUT|POST /sink/<name>` delivered, or nil when none did.
