@@ -143,6 +143,8 @@ let package = Package(
                 "Catalog",
                 "Transfers",
                 "MediaFormats",
+                // The command journal's table (idempotency keys) in the shared database.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 // Flags, environment and the configuration file, read once into TunerConfiguration.
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -51,6 +51,8 @@ public final class TunerEngine: Sendable {
     public let live: LiveSessions
     /// The live events the web app and `tuner watch` follow (fed by ``eventSources``).
     public let events = EventHub()
+    /// Idempotency keys of the API's commands: each applied once, across restarts too.
+    public let commands: CommandJournal
     /// The downloads' own client: it follows redirects, unlike the proxy's.
     let transfersHTTPClient: HTTPClient
 
@@ -121,6 +123,12 @@ public final class TunerEngine: Sendable {
         cacheAdmin = CacheAdmin(
             cache: cache, streams: streams, preloads: preloads, localFiles: localFiles,
             fetchPolicy: configuration.allowFetch)
+        commands = CommandJournal(database: database, logger: logger)
+        do {
+            try commands.prune()
+        } catch {
+            logger.warning("Cannot prune the command journal", metadata: ["error": "\(error)"])
+        }
         // Players may ask for the default profile's lineup as soon as the server listens.
         do {
             try await outputs.ensureDefaultProfile()

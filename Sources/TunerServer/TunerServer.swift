@@ -65,6 +65,8 @@ public final class TunerServer: Sendable {
                 token: token, publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
                 allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
                 uploadOrigins: Set(configuration.uploadAllowedOrigins.map { $0.lowercased() })))
+        // Behind the guard, outside the error middleware: a resent command gets its first answer.
+        router.add(middleware: IdempotencyMiddleware(journal: engine.commands))
         router.add(middleware: RedactingErrorMiddleware())
         // Requests by route and status, and their durations, into swift-metrics (see ProcessMetrics).
         router.add(middleware: MetricsMiddleware())
