@@ -287,7 +287,7 @@ public struct TransferProgressRenderer: Sendable {
     }
 
     /// `512 B`, `44.0 KiB`, `1.5 MiB`, `2.0 GiB`: powers of 1024, one decimal.
-    static func size(_ bytes: Int64) -> String {
+    public static func size(_ bytes: Int64) -> String {
         guard bytes >= 1024 else { return "\(bytes) B" }
         var value = Double(bytes) / 1024
         for unit in ["KiB", "MiB", "GiB", "TiB"] {

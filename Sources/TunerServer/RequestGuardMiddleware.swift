@@ -108,9 +108,13 @@ struct RequestGuardMiddleware: RouterMiddleware {
         if let origin = request.headers[.origin] {
             let normalised = origin.lowercased()
             let own = host.map { ["http://" + $0.lowercased(), "https://" + $0.lowercased()] } ?? []
+            // A WebSocket client library names the socket's own URL (`ws://host`): no web page has
+            // such an origin (a page's is http, https or opaque), so it is not a browser's request.
+            let nativeSocket =
+                request.headers[.upgrade] != nil && (normalised.hasPrefix("ws://") || normalised.hasPrefix("wss://"))
             let allowed =
                 own.contains(normalised) || allowedOrigins.contains("*") || allowedOrigins.contains(normalised)
-                || (isUpload && (uploadOrigins.contains("*") || uploadOrigins.contains(normalised)))
+                || (isUpload && (uploadOrigins.contains("*") || uploadOrigins.contains(normalised))) || nativeSocket
             guard allowed else {
                 throw HTTPError(
                     .forbidden,

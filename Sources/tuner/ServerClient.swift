@@ -11,6 +11,8 @@ import TunerApp
 struct ServerClient {
     let baseURL: String
     let token: String?
+    /// Commands that got no answer yet (`<data>/outbox`), sent again by the next command.
+    let outbox: CommandOutbox?
 
     /// The running server for `dataDirectory`: `--server`, else TUNER_SERVER, else the address
     /// the server wrote into the data folder, if it answers its health check. Nil means: act on the
@@ -30,12 +32,17 @@ struct ServerClient {
             ?? (try? DataFolder(path: dataDirectory)).flatMap { folder in
                 FileManager.default.fileExists(atPath: folder.tokenPath) ? try? folder.loadOrCreateToken() : nil
             }
+        let outbox = (try? DataFolder(path: dataDirectory)).map { CommandOutbox(directory: $0.path + "/outbox") }
         for candidate in candidates {
             let client = ServerClient(
-                baseURL: candidate.hasSuffix("/") ? String(candidate.dropLast()) : candidate, token: token)
+                baseURL: candidate.hasSuffix("/") ? String(candidate.dropLast()) : candidate, token: token,
+                outbox: outbox)
             do {
                 let (status, _) = try await client.send(.health)
-                if status == 200 { return client }
+                if status == 200 {
+                    await client.deliverOutbox()
+                    return client
+                }
             } catch  where !Self.nobodyListens(error) {
                 // Something accepted the connection but did not answer in time (a server under
                 // heavy load): acting on the data folder behind its back could undo its work, so
@@ -72,7 +79,23 @@ struct ServerClient {
     }()
 
     /// The API through the shared endpoints and bodies (`TunerAPI`), never a hand-written path.
-    var link: ServerLink { ServerLink(baseURL: baseURL, token: token, httpClient: Self.httpClient) }
+    var link: ServerLink { ServerLink(baseURL: baseURL, token: token, httpClient: Self.httpClient, outbox: outbox) }
+
+    /// Sends what earlier commands left in the outbox (their answers were lost), and says so.
+    func deliverOutbox() async {
+        for (entry, result) in await link.deliverOutbox() {
+            let what = "an earlier command (\(entry.method) \(entry.target), from \(entry.createdAt))"
+            switch result {
+            case .success(let answer) where (200..<300).contains(answer.status):
+                FileHandle.standardError.write(Data("\(what) reached the server: \(answer.status)\n".utf8))
+            case .success(let answer):
+                FileHandle.standardError.write(
+                    Data("\(what) reached the server, which refused it: \(answer.status) \(answer.message)\n".utf8))
+            case .failure(let error):
+                FileHandle.standardError.write(Data("\(what) is still undelivered: \(error)\n".utf8))
+            }
+        }
+    }
 
     func send(_ endpoint: APIEndpoint) async throws -> (Int, Data) {
         let answer = try await link.send(endpoint)

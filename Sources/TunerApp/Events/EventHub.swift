@@ -71,7 +71,8 @@ public final class EventHub: Sendable {
             guard resumeAfter.epoch == epoch, resumeAfter.sequence < state.next,
                 resumeAfter.sequence &+ 1 >= (state.backlog.first?.sequence ?? state.next)
             else {
-                _ = queue.enqueue(Self.resync(sequence: state.next &- 1, reason: "missed"))
+                let reason = resumeAfter.epoch == epoch ? "missed" : "restart"
+                _ = queue.enqueue(Self.resync(sequence: state.next &- 1, reason: reason))
                 return
             }
             for event in state.backlog where event.sequence > resumeAfter.sequence && queue.topics.contains(event.topic)
