@@ -292,7 +292,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "tuner", "TunerTesting", "MediaFormats",
+                "tuner", "TunerTesting", "MediaFormats", "TunerAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

@@ -56,6 +56,13 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     case stopStream(id: String)
     case alternatives(channel: Int64)
     case setAlternatives(channel: Int64)
+    // Sign-in and API keys
+    case session
+    case signIn
+    case signOut
+    case keys
+    case addKey
+    case removeKey(id: Int64)
 
     /// One value of each case (ids are placeholders), for tests and documents that list the API.
     public static let allCases: [APIEndpoint] = [
@@ -70,7 +77,8 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         .checkChannels, .groups, .guide, .guideNow, .favourites, .outputs, .addOutput, .changeOutput(id: "0"),
         .removeOutput(id: "0"), .outputChannels(id: "0"), .users, .addUser, .changeUser(name: "0"),
         .removeUser(name: "0"), .streams, .stopStream(id: "0"),
-        .alternatives(channel: 0), .setAlternatives(channel: 0),
+        .alternatives(channel: 0), .setAlternatives(channel: 0), .session, .signIn, .signOut, .keys, .addKey,
+        .removeKey(id: 0),
     ]
 
     /// Where every endpoint lives.
@@ -81,17 +89,19 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         switch self {
         case .health, .openAPI, .cacheStats, .preloads, .preload, .transfers, .transfer, .sources, .channels, .channel,
             .playChannel, .catchup, .groups, .guide, .guideNow, .favourites, .outputs, .outputChannels, .users,
-            .streams, .alternatives:
+            .streams, .alternatives, .session, .keys:
             return "GET"
         case .proxyURLs, .cacheClear, .cacheTrim, .startPreload, .cacheExport, .cachePin, .addTransfers,
             .pauseAllTransfers,
-            .resumeAllTransfers, .purgeTransfers, .addSource, .refreshSource, .checkChannels, .addOutput, .addUser:
+            .resumeAllTransfers, .purgeTransfers, .addSource, .refreshSource, .checkChannels, .addOutput, .addUser,
+            .signIn, .addKey:
             return "POST"
         case .changeTransfer, .changeSource, .changeOutput, .changeUser:
             return "PATCH"
         case .setAlternatives:
             return "PUT"
-        case .cancelPreload, .removeTransfer, .removeSource, .removeOutput, .removeUser, .stopStream:
+        case .cancelPreload, .removeTransfer, .removeSource, .removeOutput, .removeUser, .stopStream, .signOut,
+            .removeKey:
             return "DELETE"
         }
     }
@@ -139,6 +149,9 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         case .streams: ["streams"]
         case .alternatives(let id), .setAlternatives(let id): ["channels", String(id), "alternatives"]
         case .stopStream(let id): ["streams", Self.escaped(id)]
+        case .session, .signIn, .signOut: ["session"]
+        case .keys, .addKey: ["keys"]
+        case .removeKey(let id): ["keys", String(id)]
         }
     }
 

@@ -10,7 +10,7 @@ extension DataFolder {
         try TunerDatabase(
             path: databasePath,
             schemas: [
-                CatalogSchema.self, TransferSchema.self, OutputSchema.self, CommandSchema.self,
+                CatalogSchema.self, TransferSchema.self, OutputSchema.self, CommandSchema.self, AccessSchema.self,
             ])
     }
 }

@@ -53,6 +53,11 @@ public final class TunerEngine: Sendable {
     public let events = EventHub()
     /// Idempotency keys of the API's commands: each applied once, across restarts too.
     public let commands: CommandJournal
+    /// The access token beyond loopback (nil on loopback only), API keys and browser sessions.
+    public let access: AccessControl
+    /// The owner's access token: `--token`/`TUNER_TOKEN`, else the data folder's `token` file
+    /// (made on first use). Nil when Tuner listens on loopback only.
+    public let accessToken: String?
     /// The downloads' own client: it follows redirects, unlike the proxy's.
     let transfersHTTPClient: HTTPClient
 
@@ -124,6 +129,9 @@ public final class TunerEngine: Sendable {
             cache: cache, streams: streams, preloads: preloads, localFiles: localFiles,
             fetchPolicy: configuration.allowFetch)
         commands = CommandJournal(database: database, logger: logger)
+        accessToken =
+            configuration.isLoopbackOnly ? nil : try configuration.accessToken ?? dataFolder.loadOrCreateToken()
+        access = AccessControl(database: database, ownerToken: accessToken, logger: logger)
         do {
             try commands.prune()
         } catch {
@@ -135,6 +143,13 @@ public final class TunerEngine: Sendable {
         } catch {
             logger.warning("Cannot make the default output profile", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// API keys and sessions of the data folder, for `tuner keys` beside (or without) a server: a
+    /// key removed here stops working in the server at once (it looks keys up in the file).
+    public static func openAccess(configuration: TunerConfiguration, logger: Logger) throws -> AccessControl {
+        let folder = try DataFolder(path: configuration.dataDirectory)
+        return AccessControl(database: try folder.openDatabase(), ownerToken: nil, logger: logger)
     }
 
     /// The catalog, its importer and a `Library` over them, for the CLI's commands beside (or

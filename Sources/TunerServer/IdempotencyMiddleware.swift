@@ -52,7 +52,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
         let fingerprint = CommandJournal.fingerprint(
             method: request.method.rawValue, target: request.uri.description, body: body.readableBytesView)
         let claim = try CatalogController.answeringSync {
-            try journal.claim(key: key, fingerprint: fingerprint, caller: "owner")
+            try journal.claim(key: key, fingerprint: fingerprint, caller: context.principal?.caller ?? "owner")
         }
         switch claim {
         case .replay(let receipt):

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOConcurrencyHelpers
+import TunerApp
 
 /// The server's access control, in front of every route. It fails closed: anything it cannot
 /// classify is refused.
@@ -24,6 +25,8 @@ struct RequestGuardMiddleware: RouterMiddleware {
 
     /// The access token, or nil when Tuner listens on loopback only.
     let token: String?
+    /// API keys and browser sessions.
+    let access: AccessControl
     /// Host names (lower-case, no port) accepted besides IP literals and `localhost`.
     let publicHosts: Set<String>
     /// Origins (`scheme://host[:port]`) whose pages may change state; `*` allows any.
@@ -38,8 +41,12 @@ struct RequestGuardMiddleware: RouterMiddleware {
         ["stream"], ["output"], ["play"], ["discover.json"], ["lineup.json"], ["lineup_status.json"],
         ["lineup.post"], ["device.xml"], ["player_api.php"], ["get.php"], ["xmltv.php"], ["live"], ["movie"],
         ["series"],
+        // The web app's code and styles: public, the same for everyone.
+        ["assets"],
     ]
-    static let openPaths: Set<String> = ["/api/v1/health"]
+    static let openPaths: Set<String> = ["/api/v1/health", sessionPath, "/login"]
+    /// Signing in needs no credential; who is signed in (GET) and signing out (DELETE) read one.
+    static let sessionPath = "/api/v1/session"
     static let uploadPrefix = ["api", "v1", "uploads"]
 
     /// `Host` values already accepted: clients send the same one on every request, and parsing
@@ -77,21 +84,72 @@ struct RequestGuardMiddleware: RouterMiddleware {
             }
             acceptedHosts.remember(host)
         }
-        if let token, !isOpen(path), !Self.carriesToken(request, token: token) {
-            throw HTTPError(
-                .unauthorized,
-                message:
-                    """
-                    this Tuner listens beyond localhost: send 'Authorization: Bearer <token>' (the token is in \
-                    the data folder's 'token' file or TUNER_TOKEN)
-                    """
-            )
+        var context = context
+        if !isOpen(path) || path.text == Self.sessionPath {
+            context.principal = try await authenticate(request, path: path)
+            if let principal = context.principal, case let needed = AccessRule.scope(for: request.method, path: path),
+                principal.scope < needed
+            {
+                throw HTTPError(
+                    .forbidden,
+                    message: """
+                        the key '\(Self.printable(principal.name))' may \(principal.scope.rawValue) only; this needs \
+                        \(needed.rawValue): use a key with that scope (`tuner keys add NAME --scope \(needed.rawValue)`)
+                        """)
+            }
         }
         // A WebSocket upgrade is a GET a page may send anywhere: its Origin is checked like a change's.
         if !Self.isSafe(request.method) || request.headers[.upgrade] != nil {
             try checkCrossSite(request, path: path, host: host)
         }
         return try await next(request, context)
+    }
+
+    /// Who the request acts as: the owner's token or an API key (`Authorization: Bearer`, or
+    /// `?token=`), else a signed-in browser's session cookie, else the owner when Tuner listens on
+    /// loopback only (any local program may act; a credential there only narrows it). Beyond
+    /// loopback, nobody: 401 (a page asked for by a browser is sent to the sign-in page instead).
+    func authenticate(_ request: Request, path: RequestPath) async throws -> AccessPrincipal? {
+        let bearer = request.headers[.authorization].flatMap { value -> String? in
+            value.hasPrefix("Bearer ") ? String(value.dropFirst("Bearer ".count)) : nil
+        }
+        if let supplied = bearer ?? request.uri.queryParameters["token"].map(String.init) {
+            if let principal = await access.principal(bearer: supplied) { return principal }
+            if token != nil, !isOpen(path) {
+                throw HTTPError(
+                    .unauthorized,
+                    message: """
+                        the token or API key sent is not valid here (a removed key, or a typing error): send the \
+                        access token (the data folder's 'token' file or TUNER_TOKEN) or a key from `tuner keys add`
+                        """)
+            }
+        }
+        if let cookie = request.cookies[AccessControl.sessionCookie]?.value,
+            let principal = await access.principal(session: cookie)
+        {
+            return principal
+        }
+        if token == nil { return .owner }
+        if isOpen(path) { return nil }
+        if Self.isSafe(request.method), !path.starts(with: ["api"]),
+            request.headers[.accept]?.contains("text/html") == true
+        {
+            throw HTTPError(.seeOther, headers: [.location: "/login?next=" + Self.nextParameter(request.uri.path)])
+        }
+        throw HTTPError(
+            .unauthorized,
+            message: """
+                this Tuner listens beyond localhost: send 'Authorization: Bearer <token>' (the token is in \
+                the data folder's 'token' file or TUNER_TOKEN) or an API key, or sign in at /login
+                """)
+    }
+
+    /// A local path for the sign-in page to return to: only `/` and unreserved characters, so it
+    /// can never point at another site.
+    static func nextParameter(_ path: String) -> String {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/-_.~")
+        let clean = String(path.prefix(200).filter { allowed.contains($0) })
+        return clean.hasPrefix("/") && !clean.hasPrefix("//") ? clean : "/"
     }
 
     func isOpen(_ path: RequestPath) -> Bool {

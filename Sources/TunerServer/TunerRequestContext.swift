@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
+import TunerApp
 
 /// The request context of Tuner's routes: JSON with ISO 8601 dates both ways, and answers with
 /// provider secrets redacted.
@@ -11,6 +12,8 @@ public struct TunerRequestContext: RequestContext, WebSocketRequestContext {
     public let channel: any Channel
     /// Where a WebSocket upgrade's handler is kept (`/api/v1/events`).
     public let webSocket = WebSocketHandlerReference<TunerRequestContext>()
+    /// Who the request acts as, set by the request guard (nil on open paths).
+    public var principal: AccessPrincipal?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

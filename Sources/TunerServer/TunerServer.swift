@@ -58,11 +58,11 @@ public final class TunerServer: Sendable {
                 allowedOrigins: engine.configuration.uploadAllowedOrigins,
                 capabilities: { UploadsController.capabilities(maxSize: maxUploadSize) }))
         let configuration = engine.configuration
-        let token =
-            configuration.isLoopbackOnly ? nil : try configuration.accessToken ?? engine.dataFolder.loadOrCreateToken()
+        let token = engine.accessToken
         router.add(
             middleware: RequestGuardMiddleware(
-                token: token, publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
+                token: token, access: engine.access,
+                publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
                 allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
                 uploadOrigins: Set(configuration.uploadAllowedOrigins.map { $0.lowercased() })))
         // Behind the guard, outside the error middleware: a resent command gets its first answer.
@@ -81,6 +81,7 @@ public final class TunerServer: Sendable {
         LiveController(engine: engine).addRoutes(to: router)
         MetricsController(engine: engine).addRoutes(to: router)
         EventsController(engine: engine).addRoutes(to: router)
+        AccessController(access: engine.access).addRoutes(to: router)
         // Request heads are bounded (NIO's decoder: 80 KiB per field and in all, here at most 200
         // fields) and a connection that sends no complete request within the idle timeout is
         // closed, so slow or endless headers cannot hold connections or memory.
@@ -95,7 +96,8 @@ public final class TunerServer: Sendable {
             let small = Router(context: TunerRequestContext.self)
             small.add(
                 middleware: RequestGuardMiddleware(
-                    token: token, publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
+                    token: token, access: engine.access,
+                    publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
                     allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
                     uploadOrigins: []))
             small.add(middleware: RedactingErrorMiddleware())

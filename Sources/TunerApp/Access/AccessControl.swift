@@ -1,0 +1,218 @@
+import Crypto
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+import TunerStorage
+
+/// API keys with scopes, and the browser sessions they (or the owner's token) sign in to: who a
+/// request acts as, for the HTTP layer, the CLI (`tuner keys`) and the web app's sign-in.
+///
+/// Keys and sessions live in SQLite (``AccessSchema``) and are looked up there on each request,
+/// so a key removed by the CLI beside a running server stops working at once. Secrets are
+/// 256-bit random and stored only as SHA-256 hashes; the owner's token is compared in constant
+/// time.
+public final class AccessControl: Sendable {
+    /// Every key starts so, to tell it from the owner's token (and to be found by secret scanners).
+    public static let keyPrefix = "tuner_"
+    /// The browser session cookie's name.
+    public static let sessionCookie = "tuner_session"
+    /// How long a browser stays signed in.
+    public static let sessionLifetime: TimeInterval = 30 * 86_400
+
+    private let pool: DatabasePool
+    private let ownerToken: String?
+    private let logger: Logger
+    private let now: @Sendable () -> Date
+    /// When each key's `lastUsedAt` was last written: at most once a minute, so using a key is
+    /// a read, not a write, per request.
+    private let lastUseWritten = Mutex<[Int64: Date]>([:])
+
+    /// `ownerToken`: the access token (nil when Tuner listens on loopback only and has none).
+    public init(
+        database: TunerDatabase, ownerToken: String?, logger: Logger, now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        pool = database.pool
+        self.ownerToken = ownerToken
+        self.logger = logger
+        self.now = now
+    }
+
+    // MARK: Credentials
+
+    /// Who `secret` (the owner's token, or an API key) is, or nil when it is neither.
+    public func principal(bearer secret: String) async -> AccessPrincipal? {
+        if let ownerToken, Self.constantTimeEquals(secret, ownerToken) { return .owner }
+        guard secret.hasPrefix(Self.keyPrefix) else { return nil }
+        let hash = Self.hash(secret)
+        let found: (id: Int64, name: String, scope: String)?
+        do {
+            found = try await pool.read { db in
+                try Row.fetchOne(db, sql: "SELECT id, name, scope FROM apiKey WHERE secretHash = ?", arguments: [hash])
+                    .map { (id: $0["id"], name: $0["name"], scope: $0["scope"]) }
+            }
+        } catch {
+            logger.error("could not look up an API key", metadata: ["error": "\(error)"])
+            return nil
+        }
+        guard let row = found, let scope = AccessScope(rawValue: row.scope) else { return nil }
+        let principal = AccessPrincipal(scope: scope, keyID: row.id, name: row.name)
+        await noteUse(of: row.id)
+        return principal
+    }
+
+    /// Who the browser holding session cookie `value` is, or nil (unknown or expired).
+    public func principal(session value: String) async -> AccessPrincipal? {
+        let hash = Self.hash(value)
+        let moment = now().timeIntervalSince1970
+        let found: (keyID: Int64?, name: String?, scope: String?)?
+        do {
+            found = try await pool.read { db in
+                try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT webSession.keyID, apiKey.name, apiKey.scope FROM webSession
+                        LEFT JOIN apiKey ON apiKey.id = webSession.keyID
+                        WHERE webSession.secretHash = ? AND webSession.expiresAt > ?
+                        """,
+                    arguments: [hash, moment]
+                ).map { (keyID: $0["keyID"], name: $0["name"], scope: $0["scope"]) }
+            }
+        } catch {
+            logger.error("could not look up a browser session", metadata: ["error": "\(error)"])
+            return nil
+        }
+        guard let row = found else { return nil }
+        guard let keyID = row.keyID else { return .owner }
+        guard let scope = AccessScope(rawValue: row.scope ?? "") else { return nil }
+        await noteUse(of: keyID)
+        return AccessPrincipal(scope: scope, keyID: keyID, name: row.name ?? "")
+    }
+
+    /// Signs a browser in with the owner's token or an API key: the new session's cookie value
+    /// (shown to nobody else) and who it is. Throws `forbidden` for anything else.
+    public func signIn(secret: String) async throws -> (cookie: String, principal: AccessPrincipal) {
+        guard let principal = await principal(bearer: secret) else {
+            throw FeatureError(
+                .forbidden,
+                "that is neither the access token nor an API key of this Tuner: check it, or make a key with "
+                    + "`tuner keys add`")
+        }
+        let cookie = Self.randomSecret()
+        let moment = now().timeIntervalSince1970
+        do {
+            try await pool.write { db in
+                try db.execute(sql: "DELETE FROM webSession WHERE expiresAt <= ?", arguments: [moment])
+                try db.execute(
+                    sql: "INSERT INTO webSession (secretHash, keyID, createdAt, expiresAt) VALUES (?, ?, ?, ?)",
+                    arguments: [Self.hash(cookie), principal.keyID, moment, moment + Self.sessionLifetime])
+            }
+        } catch {
+            throw FeatureError(.failed, "could not record the sign-in: \(error)")
+        }
+        return (cookie, principal)
+    }
+
+    /// Ends the session of cookie `value` (nothing when there is none).
+    public func signOut(session value: String) async {
+        let hash = Self.hash(value)
+        _ = try? await pool.write { db in
+            try db.execute(sql: "DELETE FROM webSession WHERE secretHash = ?", arguments: [hash])
+        }
+    }
+
+    // MARK: Keys
+
+    /// Makes a key: its record, and its secret, which is shown this once.
+    public func addKey(name: String, scope: AccessScope) async throws -> NewAPIKey {
+        let name = name.trimmingCharacters(in: .whitespaces)
+        guard (1...64).contains(name.count), name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+        else {
+            throw FeatureError.invalid("a key's name is 1 to 64 printable characters, like 'living-room-tv'")
+        }
+        let secret = Self.keyPrefix + Self.randomSecret()
+        let hint = String(secret.prefix(Self.keyPrefix.count + 4)) + "…"
+        let created = now()
+        do {
+            let id = try await pool.write { db -> Int64 in
+                try db.execute(
+                    sql: "INSERT INTO apiKey (name, scope, secretHash, hint, createdAt) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [name, scope.rawValue, Self.hash(secret), hint, created.timeIntervalSince1970])
+                return db.lastInsertedRowID
+            }
+            return NewAPIKey(
+                key: APIKey(id: id, name: name, scope: scope, hint: hint, createdAt: created, lastUsedAt: nil),
+                secret: secret)
+        } catch {
+            throw FeatureError(.failed, "could not store the new key: \(error)")
+        }
+    }
+
+    /// Every key, oldest first (never their secrets).
+    public func keys() async throws -> [APIKey] {
+        do {
+            return try await pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM apiKey ORDER BY id").map { row in
+                    let lastUsed: Double? = row["lastUsedAt"]
+                    return APIKey(
+                        id: row["id"], name: row["name"], scope: AccessScope(rawValue: row["scope"]) ?? .read,
+                        hint: row["hint"], createdAt: Date(timeIntervalSince1970: row["createdAt"]),
+                        lastUsedAt: lastUsed.map(Date.init(timeIntervalSince1970:)))
+                }
+            }
+        } catch {
+            throw FeatureError(.failed, "could not read the keys: \(error)")
+        }
+    }
+
+    /// Removes a key; its browsers are signed out with it.
+    public func removeKey(id: Int64) async throws {
+        let removed: Bool
+        do {
+            removed = try await pool.write { db in
+                try db.execute(sql: "DELETE FROM apiKey WHERE id = ?", arguments: [id])
+                return db.changesCount > 0
+            }
+        } catch {
+            throw FeatureError(.failed, "could not remove the key: \(error)")
+        }
+        guard removed else { throw FeatureError(.notFound, "there is no key \(id): see `tuner keys list`") }
+    }
+
+    // MARK: Helpers
+
+    private func noteUse(of keyID: Int64) async {
+        let moment = now()
+        let due = lastUseWritten.withLock { written in
+            guard written[keyID].map({ moment.timeIntervalSince($0) >= 60 }) ?? true else { return false }
+            written[keyID] = moment
+            return true
+        }
+        guard due else { return }
+        _ = try? await pool.write { db in
+            try db.execute(
+                sql: "UPDATE apiKey SET lastUsedAt = ? WHERE id = ?", arguments: [moment.timeIntervalSince1970, keyID])
+        }
+    }
+
+    static func hash(_ secret: String) -> String {
+        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// 256 random bits, base64url.
+    static func randomSecret() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Data(bytes).base64URLEncodedString()
+    }
+
+    /// Compares without an early exit, so response times do not reveal how much of a guess matched.
+    public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        let left = Array(a.utf8)
+        let right = Array(b.utf8)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TunerAPI
+import TunerApp
+
+/// Sign-in and API keys over HTTP: `POST /api/v1/session` exchanges the access token or a key
+/// for an HttpOnly, SameSite=Strict session cookie (the web app's sign-in page posts here);
+/// `GET` says who is signed in, `DELETE` signs out. `GET`/`POST /api/v1/keys` and
+/// `DELETE /api/v1/keys/{id}` manage keys (admin scope, checked by the request guard).
+struct AccessController {
+    let access: AccessControl
+
+    struct Who: ResponseEncodable {
+        var scope: String
+        var name: String
+        var keyID: Int64?
+    }
+
+    struct KeyList: ResponseEncodable {
+        var keys: [APIKey]
+    }
+
+    func addRoutes(to router: Router<TunerRequestContext>) {
+        let api = router.group("/api/v1")
+        api.post("session") { [access] request, context in
+            let body = try await request.decode(as: SignInRequest.self, context: context)
+            let (cookie, principal) = try await CatalogController.answering {
+                try await access.signIn(secret: body.key)
+            }
+            var response = try Who(scope: principal.scope.rawValue, name: principal.name, keyID: principal.keyID)
+                .response(from: request, context: context)
+            response.headers[.setCookie] = Self.cookie(value: cookie, maxAge: Int(AccessControl.sessionLifetime))
+            return response
+        }
+        api.get("session") { _, context in
+            guard let principal = context.principal else {
+                throw HTTPError(.unauthorized, message: "nobody is signed in: sign in at /login")
+            }
+            return Who(scope: principal.scope.rawValue, name: principal.name, keyID: principal.keyID)
+        }
+        api.delete("session") { [access] request, _ in
+            if let cookie = request.cookies[AccessControl.sessionCookie]?.value {
+                await access.signOut(session: cookie)
+            }
+            var response = Response(status: .noContent)
+            response.headers[.setCookie] = Self.cookie(value: "", maxAge: 0)
+            return response
+        }
+        api.get("keys") { [access] _, _ in
+            KeyList(keys: try await CatalogController.answering { try await access.keys() })
+        }
+        api.post("keys") { [access] request, context in
+            let body = try await request.decode(as: AddKeyRequest.self, context: context)
+            guard let scope = AccessScope(rawValue: body.scope.lowercased()) else {
+                throw HTTPError(.badRequest, message: "scope must be read, play, manage or admin")
+            }
+            let made = try await CatalogController.answering { try await access.addKey(name: body.name, scope: scope) }
+            return EditedResponse(status: .created, response: NewKey(key: made.key, secret: made.secret))
+        }
+        api.delete("keys/:id") { [access] _, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            try await CatalogController.answering { try await access.removeKey(id: id) }
+            return Response(status: .noContent)
+        }
+    }
+
+    struct NewKey: ResponseEncodable {
+        var key: APIKey
+        /// Shown this once.
+        var secret: String
+    }
+
+    /// The session cookie: never readable by scripts, never sent by another site's request.
+    static func cookie(value: String, maxAge: Int) -> String {
+        "\(AccessControl.sessionCookie)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+    }
+}

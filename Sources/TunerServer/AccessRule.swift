@@ -1,0 +1,31 @@
+import HTTPTypes
+import TunerApp
+
+/// The scope a request needs, decided on the normalised path (``RequestPath``). It fails closed:
+/// a request that is not a look (`GET`, `HEAD`, `OPTIONS`, a WebSocket upgrade) and not named
+/// below needs `manage`, so a new action route is covered without doing anything.
+enum AccessRule {
+    /// Keys, Xtream logins and output profiles (which show their access keys): the owner's.
+    static let adminPrefixes: [[String]] = [["api", "v1", "keys"], ["api", "v1", "users"], ["api", "v1", "outputs"]]
+
+    static func scope(for method: HTTPRequest.Method, path: RequestPath) -> AccessScope {
+        if adminPrefixes.contains(where: { path.starts(with: $0) }) { return .admin }
+        let segments = path.segments
+        if RequestGuardMiddleware.isSafe(method) {
+            return isPlayLink(segments) ? .play : .read
+        }
+        // Signing out is anyone's who is signed in; making a proxy URL is a way to play.
+        if path.text == RequestGuardMiddleware.sessionPath { return .read }
+        if segments == ["api", "v1", "proxy-urls"] { return .play }
+        return .manage
+    }
+
+    /// `/api/v1/channels/{id}/play`, `…/catchup` and `/api/v1/episodes/{id}/play`: links to watch.
+    static func isPlayLink(_ segments: [String]) -> Bool {
+        guard segments.count == 5, segments[0] == "api", segments[1] == "v1" else { return false }
+        switch (segments[2], segments[4]) {
+        case ("channels", "play"), ("channels", "catchup"), ("episodes", "play"): return true
+        default: return false
+        }
+    }
+}
