@@ -166,6 +166,8 @@ let package = Package(
             name: "TunerServer",
             dependencies: [
                 "Outputs",
+                // The web app's paths.
+                "Routing",
                 // gzip for the streamed XMLTV guide.
                 "CZlib",
                 "TusServer",
@@ -189,9 +191,27 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                // The web app's asset names carry a SHA-256 of their content.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
-            // The OpenAPI document, hand-kept, compiled into the binary and served at /api/v1/openapi.json.
-            resources: [.embedInCode("Resources/openapi.json")]
+            // The OpenAPI document, hand-kept, compiled into the binary and served at /api/v1/openapi.json;
+            // the web app's style sheet and ES modules, compiled in and served under /assets/.
+            resources: [
+                .embedInCode("Resources/openapi.json"),
+                .embedInCode("Resources/web/app.css"),
+                .embedInCode("Resources/web/app.js"),
+                .embedInCode("Resources/web/events.js"),
+                .embedInCode("Resources/web/command.js"),
+                .embedInCode("Resources/web/vlist.js"),
+                .embedInCode("Resources/web/tv.js"),
+                .embedInCode("Resources/web/player.js"),
+                .embedInCode("Resources/web/guide.js"),
+                .embedInCode("Resources/web/downloads.js"),
+                .embedInCode("Resources/web/sources.js"),
+                .embedInCode("Resources/web/tables.js"),
+                .embedInCode("Resources/web/signin.js"),
+                .embedInCode("Resources/web/account.js"),
+            ]
         ),
         .executableTarget(
             name: "tuner",

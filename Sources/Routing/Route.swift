@@ -13,6 +13,8 @@ public enum Route: Hashable, Sendable {
     case home
     /// Live TV, optionally one group.
     case liveTV(group: String?)
+    /// Live TV's favourites, in the user's order.
+    case favourites
     /// One channel's page.
     case channel(id: Int64)
     /// Play a channel (or film, or episode) now, or from `at` (seconds since 1970) by catch-up.
@@ -68,6 +70,7 @@ public enum Route: Hashable, Sendable {
         switch self {
         case .home: return ([], [])
         case .liveTV(let group): return (["tv"], group.map { [("group", $0)] } ?? [])
+        case .favourites: return (["favourites"], [])
         case .channel(let id): return (["channel", String(id)], [])
         case .play(let id, let at): return (["channel", String(id), "play"], at.map { [("at", String($0))] } ?? [])
         case .guide(let at): return (["guide"], at.map { [("at", String($0))] } ?? [])
@@ -145,6 +148,7 @@ public enum Route: Hashable, Sendable {
             self = .home
         case "tv" where segments.count == 1:
             self = .liveTV(group: query["group"].flatMap { $0.isEmpty ? nil : $0 })
+        case "favourites" where segments.count == 1: self = .favourites
         case "channel" where segments.count == 2:
             guard let value = id(segments[1]) else {
                 self = notFound

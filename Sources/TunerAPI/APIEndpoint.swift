@@ -35,6 +35,8 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     case channels
     case channel(id: Int64)
     case playChannel(id: Int64)
+    /// A channel's logo, through Tuner (a redirect to a signed proxy URL).
+    case channelLogo(id: Int64)
     case catchup(channel: Int64)
     case checkChannels
     case groups
@@ -73,7 +75,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         .removeTransfer(id: 0), .pauseAllTransfers, .resumeAllTransfers, .purgeTransfers, .sources, .addSource,
         .changeSource(id: 0),
         .refreshSource(id: 0), .removeSource(id: 0), .channels, .channel(id: 0), .playChannel(id: 0),
-        .catchup(channel: 0),
+        .channelLogo(id: 0), .catchup(channel: 0),
         .checkChannels, .groups, .guide, .guideNow, .favourites, .outputs, .addOutput, .changeOutput(id: "0"),
         .removeOutput(id: "0"), .outputChannels(id: "0"), .users, .addUser, .changeUser(name: "0"),
         .removeUser(name: "0"), .streams, .stopStream(id: "0"),
@@ -88,8 +90,8 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     public var method: String {
         switch self {
         case .health, .openAPI, .cacheStats, .preloads, .preload, .transfers, .transfer, .sources, .channels, .channel,
-            .playChannel, .catchup, .groups, .guide, .guideNow, .favourites, .outputs, .outputChannels, .users,
-            .streams, .alternatives, .session, .keys:
+            .playChannel, .channelLogo, .catchup, .groups, .guide, .guideNow, .favourites, .outputs, .outputChannels,
+            .users, .streams, .alternatives, .session, .keys:
             return "GET"
         case .proxyURLs, .cacheClear, .cacheTrim, .startPreload, .cacheExport, .cachePin, .addTransfers,
             .pauseAllTransfers,
@@ -135,6 +137,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         case .channels: ["channels"]
         case .channel(let id): ["channels", String(id)]
         case .playChannel(let id): ["channels", String(id), "play"]
+        case .channelLogo(let id): ["channels", String(id), "logo"]
         case .catchup(let id): ["channels", String(id), "catchup"]
         case .checkChannels: ["channels", "check"]
         case .groups: ["groups"]

@@ -269,10 +269,7 @@ public final class OutputCenter: Sendable {
     /// Logos through Tuner: a signed proxy URL, so a player never sees the provider's address.
     func logoLink(base: String) -> @Sendable (CatalogItem) -> String? {
         let player = player
-        return { item in
-            guard let logo = item.logo, logo.hasPrefix("http://") || logo.hasPrefix("https://") else { return nil }
-            return try? player.proxyURL(for: logo, headers: nil, baseURL: base)
-        }
+        return { item in Player.logoURL(of: item, player: player, baseURL: base) }
     }
 
     func mapped<T>(_ body: () async throws -> T) async throws(FeatureError) -> T {

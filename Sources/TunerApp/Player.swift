@@ -56,6 +56,29 @@ public final class Player: Sendable {
         return PlayLink(proxyURL: link, item: item, hlsURL: hls)
     }
 
+    /// A signed proxy URL for item `id`'s logo on the server at `baseURL`: pages and players fetch
+    /// logos through Tuner, never from the provider's address. Throws `notFound` when the item has
+    /// no http(s) logo.
+    public func logoURL(itemID id: Int64, baseURL: String) async throws(FeatureError) -> String {
+        let found: CatalogItem?
+        do {
+            found = try await catalog.item(id: id)
+        } catch {
+            throw FeatureError(.failed, "the catalog could not be read: \(error)")
+        }
+        guard let item = found else { throw FeatureError(.notFound, "no item with id \(id)") }
+        guard let url = Self.logoURL(of: item, player: self, baseURL: baseURL) else {
+            throw FeatureError(.notFound, "item \(id) has no logo")
+        }
+        return url
+    }
+
+    /// The proxied logo of `item`, or nil when it has none (or none Tuner may fetch).
+    static func logoURL(of item: CatalogItem, player: Player, baseURL: String) -> String? {
+        guard let logo = item.logo, logo.hasPrefix("http://") || logo.hasPrefix("https://") else { return nil }
+        return try? player.proxyURL(for: logo, headers: nil, baseURL: baseURL)
+    }
+
     /// What a past programme of a channel is: one from the guide, or a time span.
     public enum CatchupTarget: Sendable, Equatable {
         case programme(id: Int64)

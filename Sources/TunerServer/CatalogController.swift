@@ -39,6 +39,7 @@ struct CatalogController {
         api.get("channels", use: channels)
         api.get("channels/:id", use: item)
         api.get("channels/:id/play", use: play)
+        api.get("channels/:id/logo", use: logo)
         api.put("channels/:id/favourite") { _, context in
             try await mapped {
                 try await engine.catalog.setFavourite(
@@ -115,6 +116,16 @@ struct CatalogController {
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
         let link = try await Self.answering { try await engine.player.play(itemID: id, baseURL: base) }
         return Play(proxyURL: link.proxyURL, item: link.item, hlsURL: link.hlsURL)
+    }
+
+    /// `GET /channels/{id}/logo`: a redirect to the logo's signed proxy URL, so a page shows logos
+    /// through Tuner (and its cache) without knowing the provider's address. The redirect may be
+    /// kept a day: the signed URL of a logo does not change.
+    @Sendable func logo(request: Request, context: TunerRequestContext) async throws -> Response {
+        let id = try context.parameters.require("id", as: Int64.self)
+        let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
+        let url = try await Self.answering { try await engine.player.logoURL(itemID: id, baseURL: base) }
+        return Response(status: .found, headers: [.location: url, .cacheControl: "private, max-age=86400"])
     }
 
     /// A feature object's error as HTTP: what is missing is 404, what does not apply 409, bad input 400.

@@ -82,6 +82,8 @@ public final class TunerServer: Sendable {
         MetricsController(engine: engine).addRoutes(to: router)
         EventsController(engine: engine).addRoutes(to: router)
         AccessController(access: engine.access).addRoutes(to: router)
+        // Last: the web app takes the paths nothing above claims (its 404 page wraps only what follows).
+        PagesController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         // Request heads are bounded (NIO's decoder: 80 KiB per field and in all, here at most 200
         // fields) and a connection that sends no complete request within the idle timeout is
         // closed, so slow or endless headers cannot hold connections or memory.

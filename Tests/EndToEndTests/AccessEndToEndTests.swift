@@ -123,4 +123,56 @@ import TunerTesting
             #expect(!server.log.contains(secret), "a secret in the log")
         }
     }
+
+    static let signInSteps = #"""
+        base, key = args[0], args[1]
+        # A page without a session goes to the sign-in, which comes back to it.
+        driver.get(base + "/guide")
+        wait_for("return document.body.dataset.page === 'sign-in'")
+        check("/login?next=/guide" in driver.current_url, "sent to the sign-in: " + driver.current_url)
+        check(not js("return !!document.querySelector('nav')"), "no sections before signing in")
+        field = driver.find_element(By.ID, "signin-key")
+        field.send_keys("tuner_wrong")
+        field.send_keys(Keys.ENTER)
+        wait_for("return document.getElementById('signin-status').textContent.includes('neither')")
+        screenshot("sign-in")
+        field.clear()
+        field.send_keys(key)
+        field.send_keys(Keys.ENTER)
+        wait_for("return document.body.dataset.page === 'guide'", 20)
+        check(driver.current_url.endswith("/guide"), "back where it started: " + driver.current_url)
+        # The cookie is the browser's, not the page's; the live connection opens with it.
+        check("tuner_session" not in js("return document.cookie"), "the session cookie is readable by scripts")
+        wait_for("return document.getElementById('connection').dataset.state === 'live'", 20)
+        # The page has the read key's powers: an action is refused.
+        status = js("""return fetch('/api/v1/cache/clear', {method: 'POST'}).then(r => r.status)""")
+        check(status == 403, "a read key's page cleared the cache: %s" % status)
+        # Sign out from Settings: back to the sign-in, and the API no longer answers.
+        driver.get(base + "/settings")
+        wait_for("return document.body.dataset.page === 'settings'")
+        driver.find_element(By.CSS_SELECTOR, "[data-sign-out]").click()
+        wait_for("return document.body.dataset.page === 'sign-in'", 20)
+        status = js("""return fetch('/api/v1/transfers').then(r => r.status)""")
+        check(status == 401, "still signed in after signing out: %s" % status)
+        report(done=True)
+        """#
+
+    @Test("a browser beyond loopback signs in with a key, gets that key's powers, and signs out")
+    func aBrowserSignsIn() async throws {
+        guard let tools = Tools.require(.curl, .chromium, .chromedriver) else { return }
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let data = workspace.file("data")
+        let server = try await TunerProcess.serve(
+            data: data, arguments: ["--host", "0.0.0.0"], environment: ["TUNER_TOKEN": Self.token])
+        let made = try await TunerProcess.run(["keys", "add", "tv", "--scope", "read", "--data", data])
+        let key = try #require(made.output.split(separator: "\n").map(String.init).first { $0.hasPrefix("tuner_") })
+        let result = try await HeadlessChromium.run(
+            steps: Self.signInSteps, arguments: [server.baseURL, key], chromium: tools[.chromium],
+            chromedriver: tools[.chromedriver], screenshots: HeadlessChromium.screenshotFolder(suite: "web-app"))
+        #expect(result.succeeded, "\(result.transcript)\n\(server.log.suffix(2000))")
+        #expect(HeadlessChromium.results(of: result)["done"] as? Bool == true, "\(result.transcript)")
+        _ = await server.stop()
+        #expect(!server.log.contains(key), "the key in the log")
+    }
 }

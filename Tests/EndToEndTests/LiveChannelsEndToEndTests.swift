@@ -597,12 +597,11 @@ import TunerTesting
         <!doctype html>
         <html><body><video id="video" muted autoplay playsinline src="\(hlsURL)"></video></body></html>
         """.write(toFile: site + "/player.html", atomically: true, encoding: .utf8)
-        try Self.chromiumScript.write(toFile: site + "/play.py", atomically: true, encoding: .utf8)
         fixture.files.serveDirectory(site)
-        let result = try await Subprocess.run(
-            "python3",
-            [site + "/play.py", fixture.files.baseURL + "/static/player.html", tools[.chromium], tools[.chromedriver]],
-            timeout: .seconds(120))
+        let result = try await HeadlessChromium.run(
+            steps: "driver.get(args[0])\n" + HeadlessChromium.playVideoSteps(),
+            arguments: [fixture.files.baseURL + "/static/player.html"], chromium: tools[.chromium],
+            chromedriver: tools[.chromedriver], timeout: .seconds(120))
         let report = result.output.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
         #expect(report.hasPrefix("played"), "\(result.transcript)\n\(fixture.server.log.suffix(2000))")
         let listed = try await Self.streams(fixture, curl: tools[.curl])
@@ -614,41 +613,4 @@ import TunerTesting
             tools[.curl], hlsURL.replacingOccurrences(of: "live.m3u8", with: "seg-999999.m4s"))
         #expect(other.status == 404)
     }
-
-    /// Drives Chromium through chromedriver: loads the page, starts the muted video and polls
-    /// currentTime. Prints `played <time>` or `failed <state>` as its last line.
-    static let chromiumScript = #"""
-        import json, sys, time
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-
-        page, binary, driver_path = sys.argv[1], sys.argv[2], sys.argv[3]
-        options = webdriver.ChromeOptions()
-        options.binary_location = binary
-        for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                         "--autoplay-policy=no-user-gesture-required", "--mute-audio", "--no-first-run"]:
-            options.add_argument(argument)
-        driver = webdriver.Chrome(service=Service(driver_path), options=options)
-        try:
-            driver.set_page_load_timeout(60)
-            driver.get(page)
-            state = None
-            for _ in range(320):
-                state = driver.execute_script("""
-                    const v = document.getElementById('video');
-                    if (v.paused) { v.play().catch(e => { window.playError = String(e); }); }
-                    return {time: v.currentTime, ready: v.readyState, network: v.networkState,
-                            error: v.error ? [v.error.code, v.error.message] : null};
-                """)
-                if state["error"]:
-                    break
-                if state["time"] > 5:
-                    print("played %.3f" % state["time"])
-                    sys.exit(0)
-                time.sleep(0.25)
-            print("failed " + json.dumps(state))
-            sys.exit(1)
-        finally:
-            driver.quit()
-        """#
 }

@@ -5,7 +5,7 @@ import Testing
 @Suite struct RouteTests {
     /// One of every case, with awkward values where a case takes text.
     static let every: [Route] = [
-        .home, .liveTV(group: nil), .liveTV(group: "News & Sport/UK 100%"), .channel(id: 42),
+        .home, .liveTV(group: nil), .liveTV(group: "News & Sport/UK 100%"), .favourites, .channel(id: 42),
         .play(channel: 42, at: nil),
         .play(channel: 7, at: 1_700_000_000), .guide(at: nil), .guide(at: 0), .films, .film(id: 3), .shows,
         .show(id: 9),

@@ -388,16 +388,12 @@ import TunerTesting
             <video id="video" muted autoplay playsinline src="\(master)"></video>
             </body></html>
             """.write(toFile: site + "/player.html", atomically: true, encoding: .utf8)
-            try Self.chromiumScript.write(toFile: site + "/play.py", atomically: true, encoding: .utf8)
             pages.serveDirectory(site)
 
-            let result = try await ExternalCommand.run(
-                "python3",
-                [
-                    site + "/play.py", pages.baseURL + "/static/player.html", ExternalCommand.path(of: "chromium")!,
-                    ExternalCommand.path(of: "chromedriver")!,
-                ],
-                timeout: .seconds(150))
+            let result = try await HeadlessChromium.run(
+                steps: "driver.get(args[0])\n" + HeadlessChromium.playVideoSteps(),
+                arguments: [pages.baseURL + "/static/player.html"], chromium: ExternalCommand.path(of: "chromium")!,
+                chromedriver: ExternalCommand.path(of: "chromedriver")!, timeout: .seconds(150))
             try await pages.shutdown()
             let report = result.output.split(whereSeparator: \.isNewline).last.map(String.init) ?? ""
             if report.hasPrefix("unsupported") {
@@ -418,51 +414,6 @@ import TunerTesting
                 "the browser's segments came through the proxy")
         }
     }
-
-    /// Drives Chromium through chromedriver: loads the page, starts the muted video, and polls
-    /// currentTime. Prints `played <time>`, `unsupported <why>` or `failed <state>` as its last line.
-    static let chromiumScript = #"""
-        import json, sys, time
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-
-        page, binary, driver_path = sys.argv[1], sys.argv[2], sys.argv[3]
-        options = webdriver.ChromeOptions()
-        options.binary_location = binary
-        for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                         "--autoplay-policy=no-user-gesture-required", "--mute-audio", "--no-first-run"]:
-            options.add_argument(argument)
-        driver = webdriver.Chrome(service=Service(driver_path), options=options)
-        try:
-            driver.set_page_load_timeout(60)
-            driver.get(page)
-            support = driver.execute_script(
-                "return document.createElement('video').canPlayType('application/vnd.apple.mpegurl')")
-            if not support:
-                print("unsupported canPlayType(application/vnd.apple.mpegurl) is empty")
-                sys.exit(0)
-            state = None
-            for _ in range(240):
-                state = driver.execute_script("""
-                    const v = document.getElementById('video');
-                    if (v.paused) { v.play().catch(e => { window.playError = String(e); }); }
-                    return {time: v.currentTime, ready: v.readyState, network: v.networkState,
-                            error: v.error ? [v.error.code, v.error.message] : null,
-                            playError: window.playError || null};
-                """)
-                if state["error"]:
-                    # MEDIA_ERR_SRC_NOT_SUPPORTED here means the stream the proxy served was not
-                    # playable (canPlayType already said HLS is): a failure, not a skip.
-                    break
-                if state["time"] > 5:
-                    print("played %.3f" % state["time"])
-                    sys.exit(0)
-                time.sleep(0.25)
-            print("failed " + json.dumps(state))
-            sys.exit(1)
-        finally:
-            driver.quit()
-        """#
 }
 
 // MARK: - Helpers

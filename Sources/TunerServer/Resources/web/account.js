@@ -1,0 +1,10 @@
+// The Settings page: what every page has, and signing out (the session ends on the server and
+// its cookie is cleared).
+import './app.js';
+import { command } from './command.js';
+
+document.querySelector('[data-sign-out]')?.addEventListener('click', async (event) => {
+  const button = event.currentTarget;
+  await command('DELETE', '/api/v1/session', undefined, { control: button }).catch(() => {});
+  location.assign('/login');
+});

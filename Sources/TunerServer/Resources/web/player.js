@@ -1,0 +1,132 @@
+// The player: a native <video> (HLS plays natively in Chromium, Safari and TVs), channel up/down
+// along the list the channel was opened from, an info overlay with now and next, and
+// picture-in-picture.
+import { clock, nowSeconds, say } from './app.js';
+import { getJSON } from './command.js';
+
+const section = document.getElementById('player');
+const stage = document.getElementById('stage');
+const video = document.getElementById('video');
+const overlay = document.getElementById('overlay');
+const status = document.getElementById('player-status');
+const id = Number(section.dataset.id);
+const at = section.dataset.at ? Number(section.dataset.at) : null;
+let hideTimer = null;
+
+async function start() {
+  try {
+    let url;
+    if (at !== null) {
+      // The programme on at that time, else an hour from it.
+      const guide = await getJSON(`/api/v1/channels/${id}/guide?from=${at}&to=${at + 1}`);
+      const programme = guide.programmes.find((p) => p.start <= at && at < p.stop);
+      const query = programme ? `programme=${programme.id}` : `start=${at}&end=${at + 3600}`;
+      const link = await getJSON(`/api/v1/channels/${id}/catchup?${query}`);
+      url = link.proxyURL;
+      say(status, `Catch-up from ${clock(link.start)}`);
+    } else {
+      const link = await getJSON(`/api/v1/channels/${id}/play`);
+      url = link.hlsURL || link.proxyURL;
+    }
+    video.src = url;
+    await video.play().catch(() => {
+      // Autoplay with sound needs a gesture: start muted, the controls unmute.
+      video.muted = true;
+      return video.play();
+    });
+  } catch (error) {
+    say(status, error.message, true);
+  }
+}
+
+async function showInfo() {
+  overlay.classList.add('shown');
+  clearTimeout(hideTimer);
+  hideTimer = setTimeout(() => overlay.classList.remove('shown'), 5000);
+  try {
+    const page = await getJSON(`/api/v1/guide/now?ids=${id}`);
+    const entry = page.channels[0];
+    const now = entry && entry.now;
+    const next = entry && entry.next;
+    document.getElementById('overlay-now').textContent = now ? `${clock(now.start)}–${clock(now.stop)} ${now.title}` : 'No guide';
+    document.getElementById('overlay-next').textContent = next ? `Next ${clock(next.start)} ${next.title}` : '';
+    const progress = document.getElementById('overlay-progress');
+    progress.hidden = !now;
+    if (now) progress.value = Math.min(1, Math.max(0, (nowSeconds() - now.start) / Math.max(1, now.stop - now.start)));
+  } catch (error) {
+    document.getElementById('overlay-now').textContent = error.message;
+  }
+}
+
+/** The list the channel was opened from (Live TV keeps it), else every live channel. */
+function context() {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem('tuner.playlist') || 'null');
+    if (saved && saved.id === id) return saved;
+  } catch {}
+  return { query: 'kind=live', favourites: false, index: null, id };
+}
+
+async function indexOf(ctx) {
+  if (ctx.index !== null) return ctx.index;
+  // Opened from a link: find the channel in the full list, a page at a time.
+  for (let offset = 0; ; offset += 500) {
+    const page = await getJSON(`/api/v1/channels?${ctx.query}&offset=${offset}&limit=500`);
+    const found = page.items.findIndex((item) => item.id === id);
+    if (found >= 0) return offset + found;
+    if (offset + 500 >= page.total) return 0;
+  }
+}
+
+async function zap(step) {
+  const ctx = context();
+  try {
+    const index = await indexOf(ctx);
+    const base = ctx.favourites ? '/api/v1/favourites' : '/api/v1/channels';
+    const first = await getJSON(`${base}?${ctx.query}&offset=0&limit=1`);
+    if (!first.total) return;
+    const target = (index + step + first.total) % first.total;
+    const page = await getJSON(`${base}?${ctx.query}&offset=${target}&limit=1`);
+    const item = page.items[0];
+    if (!item) return;
+    sessionStorage.setItem('tuner.playlist', JSON.stringify({ ...ctx, index: target, id: item.id }));
+    location.href = `/channel/${item.id}/play`;
+  } catch (error) {
+    say(status, error.message, true);
+  }
+}
+
+function key(event) {
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  const steps = { PageUp: 1, ArrowUp: 1, ChannelUp: 1, PageDown: -1, ArrowDown: -1, ChannelDown: -1 };
+  if (event.key in steps) {
+    event.preventDefault();
+    zap(steps[event.key]);
+  } else if (event.key === 'i' || event.key === 'I' || event.key === 'Info') {
+    event.preventDefault();
+    showInfo();
+  }
+}
+
+stage.addEventListener('keydown', key);
+document.getElementById('channel-up').addEventListener('click', () => zap(1));
+document.getElementById('channel-down').addEventListener('click', () => zap(-1));
+document.getElementById('info').addEventListener('click', showInfo);
+const pip = document.getElementById('pip');
+if (!document.pictureInPictureEnabled) pip.disabled = true;
+pip.addEventListener('click', async () => {
+  try {
+    if (document.pictureInPictureElement) await document.exitPictureInPicture();
+    else await video.requestPictureInPicture();
+  } catch (error) {
+    say(status, error.message, true);
+  }
+});
+video.addEventListener('error', () => {
+  const error = video.error;
+  say(status, error ? `The stream cannot be played (${error.message || error.code})` : 'The stream stopped', true);
+});
+
+stage.focus();
+start();
+showInfo();

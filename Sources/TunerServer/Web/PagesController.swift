@@ -1,0 +1,180 @@
+import Catalog
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Routing
+import TunerAPI
+import TunerApp
+
+/// The web app: its pages (server-rendered HTML, paths from `Route`) and its assets under
+/// `/assets/`. It only renders: every value comes from the feature objects (`Library`, the
+/// catalog, `OutputCenter`, `CacheAdmin`), and the pages' scripts change things through the API.
+struct PagesController {
+    let engine: TunerEngine
+    /// The base URL output links use when the request has no Host header.
+    let fallbackBaseURL: @Sendable () -> String
+
+    /// The page paths (besides the 404 page for the rest of the page space, see
+    /// ``PageNotFoundMiddleware``).
+    static let pagePaths = [
+        "/", "tv", "favourites", "guide", "films", "films/:id", "shows", "shows/:id", "search", "downloads",
+        "downloads/new", "uploads", "sources", "sources/:id", "outputs", "streams", "cache", "settings",
+        "channel/:id", "channel/:id/play",
+    ]
+
+    /// What pages may load and where their scripts may connect: only Tuner itself, no inline
+    /// script or style, no frames.
+    static let contentSecurityPolicy =
+        "default-src 'self'; img-src 'self' data:; media-src 'self' blob:; connect-src 'self'; "
+        + "script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+        + "form-action 'self'"
+
+    func addRoutes(to router: Router<TunerRequestContext>) {
+        router.get("assets/:name") { request, context in
+            Self.asset(named: try context.parameters.require("name"), request: request)
+        }
+        // Unknown paths of the page space get the 404 page; the API and the other reserved spaces
+        // keep their answers.
+        router.add(middleware: PageNotFoundMiddleware(render: { request in try await page(for: request) }))
+        // Open without a session (the request guard lets it through): where a browser signs in.
+        router.get("login") { _, _ in Self.response(WebPages.signIn()) }
+        for path in Self.pagePaths {
+            router.get(RouterPath(path)) { request, _ in try await page(for: request) }
+        }
+    }
+
+    /// An asset by its served name, with a strong ETag and a year's `immutable` lifetime (the
+    /// name changes with the content); `If-None-Match` gets 304.
+    static func asset(named name: String, request: Request) -> Response {
+        guard let asset = WebAssets.byServedName[name] else {
+            return Response(
+                status: .notFound, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache"],
+                body: .init(
+                    byteBuffer: ByteBuffer(string: "no such asset: the page is older than this Tuner; reload it\n")))
+        }
+        var headers: HTTPFields = [
+            .eTag: asset.etag, .cacheControl: "public, max-age=31536000, immutable",
+            .contentType: asset.contentType, .init("X-Content-Type-Options")!: "nosniff",
+        ]
+        if let match = request.headers[.ifNoneMatch],
+            match.split(separator: ",").contains(where: {
+                let tag = $0.trimmingCharacters(in: .whitespaces)
+                return tag == asset.etag || tag == "W/" + asset.etag || tag == "*"
+            })
+        {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentLength] = String(asset.bytes.count)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: asset.bytes)))
+    }
+
+    /// The page for the request's path, as `Route` reads it.
+    func page(for request: Request) async throws -> Response {
+        let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+        let route = Route(webPath: target)
+        let page: WebPage
+        var status = HTTPResponse.Status.ok
+        switch route {
+        case .home: page = try await liveTV(group: nil, favourites: false, search: "")
+        case .liveTV(let group): page = try await liveTV(group: group, favourites: false, search: "")
+        case .favourites: page = try await liveTV(group: nil, favourites: true, search: "")
+        case .search(let query): page = try await liveTV(group: nil, favourites: false, search: query)
+        case .channel(let id), .play(let id, _):
+            let at: Int64? = if case .play(_, let time) = route { time } else { nil }
+            if let item = try await engine.catalog.item(id: id) {
+                page = WebPages.player(item: item, at: at)
+            } else {
+                page = WebPage.notFound(path: route.webPath)
+                status = .notFound
+            }
+        case .guide(let at): page = WebPages.guide(at: at)
+        case .downloads: page = WebPages.downloads(url: nil)
+        case .download(let url): page = WebPages.downloads(url: url.absoluteString)
+        case .sources, .source: page = WebPages.sources()
+        case .streams: page = WebPages.streams()
+        case .outputs: page = try await outputs(request)
+        case .cache: page = WebPages.cache(engine.cacheAdmin.statistics())
+        case .settings: page = WebPages.settings(engine.configuration)
+        case .films, .film:
+            page = WebPages.notYet(
+                title: "Films", section: .films,
+                text: "Films are listed by the API (GET /api/v1/channels?kind=movie) and play at /channel/ID/play.")
+        case .shows, .show:
+            page = WebPages.notYet(
+                title: "Series", section: .shows,
+                text: "Series and their episodes are listed by the API (GET /api/v1/channels/ID/episodes).")
+        case .uploads:
+            page = WebPages.notYet(
+                title: "Uploads", section: .uploads,
+                text: "Upload with any tus client to /api/v1/uploads (see the README's Uploads section).")
+        case .notFound(let path):
+            page = WebPage.notFound(path: path)
+            status = .notFound
+        }
+        return Self.response(page, status: status)
+    }
+
+    static func response(_ page: WebPage, status: HTTPResponse.Status = .ok) -> Response {
+        let headers: HTTPFields = [
+            .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache",
+            .contentSecurityPolicy: contentSecurityPolicy, .init("X-Content-Type-Options")!: "nosniff",
+            .init("Referrer-Policy")!: "same-origin", .init("X-Frame-Options")!: "DENY",
+        ]
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page.html.text)))
+    }
+
+    func liveTV(group: String?, favourites: Bool, search: String) async throws -> WebPage {
+        let groups = try await engine.catalog.groups(kind: .live, sourceID: nil)
+        var merged: [String: Int] = [:]
+        var order: [String] = []
+        for entry in groups {
+            if merged[entry.name] == nil { order.append(entry.name) }
+            merged[entry.name, default: 0] += entry.itemCount
+        }
+        return WebPages.liveTV(
+            groups: order.map { WebPages.GroupEntry(name: $0, count: merged[$0] ?? 0) }, group: group,
+            favourites: favourites, search: search)
+    }
+
+    func outputs(_ request: Request) async throws -> WebPage {
+        let base = engine.configuration.baseURL ?? request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
+        let profiles = try await CatalogController.answering { try await engine.outputs.profiles() }
+        var answers: [OutputProfileAnswer] = []
+        for profile in profiles {
+            answers.append(
+                try await CatalogController.answering { try await engine.outputs.answer(for: profile, base: base) })
+        }
+        return WebPages.outputs(answers)
+    }
+}
+
+/// Answers a path of the page space that no route matched with the 404 page. The reserved spaces
+/// (`/api/`, `/stream/`, outputs, assets, …) keep the router's plain 404.
+struct PageNotFoundMiddleware: RouterMiddleware {
+    typealias Context = TunerRequestContext
+
+    let render: @Sendable (Request) async throws -> Response
+
+    /// First path segments that are not pages (lower-case): the server's own URL space.
+    static let reserved: Set<String> = [
+        "api", "stream", "play", "output", "assets", "metrics", "discover.json", "lineup.json",
+        "lineup_status.json", "lineup.post", "device.xml", "auto", "player_api.php", "get.php", "xmltv.php", "live",
+        "movie", "series", "timeshift",
+    ]
+
+    static func isPage(_ path: String) -> Bool {
+        let first = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true).first
+        return first.map { !reserved.contains($0.lowercased()) } ?? true
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            guard request.method == .get || request.method == .head, Self.isPage(request.uri.path) else { throw error }
+            return try await render(request)
+        }
+    }
+}

@@ -1,0 +1,293 @@
+import Catalog
+import Foundation
+import Routing
+import TunerAPI
+import TunerApp
+
+/// The pages' content, rendered from values the controller read from the feature objects. Pure:
+/// values in, HTML out; every catalog value goes through ``HTML``'s escaping.
+enum WebPages {
+    /// A group in Live TV's side list: the same name in several sources is one group.
+    struct GroupEntry: Sendable, Equatable {
+        var name: String
+        var count: Int
+    }
+
+    /// Live TV: groups, search, and the channel list (rows drawn by `tv.js`, only those in view).
+    static func liveTV(groups: [GroupEntry], group: String?, favourites: Bool, search: String) -> WebPage {
+        let all = group == nil && !favourites
+        var items: [HTML] = [
+            "<li><a href=\"/tv\"\(all ? HTML(#" aria-current="page""#) : "")>All channels</a></li>",
+            "<li><a href=\"/favourites\"\(favourites ? HTML(#" aria-current="page""#) : "")>Favourites</a></li>",
+        ]
+        for entry in groups {
+            let current: HTML = entry.name == group ? #" aria-current="page""# : ""
+            items.append(
+                """
+                <li><a href="\(Route.liveTV(group: entry.name).webPath)"\(current)><span class="name">\(entry.name)\
+                </span> <span class="count">\(entry.count)</span></a></li>
+                """)
+        }
+        let heading = favourites ? "Favourites" : group ?? "All channels"
+        return WebPage(
+            title: favourites ? "Favourites" : "Live TV", section: .liveTV(group: nil), module: "tv.js", name: "tv",
+            content: """
+                <div class="tv">
+                <nav class="groups" aria-label="Groups"><ul class="group-list">\(items)</ul></nav>
+                <section class="channels" aria-labelledby="list-heading">
+                <div class="toolbar">
+                <h1 id="list-heading">\(heading)</h1>
+                <input type="search" id="search" name="q" value="\(search)" placeholder="Search channels" \
+                aria-label="Search channels" autocomplete="off">
+                </div>
+                <p class="hint">\(favourites ? "Drag a channel, or press Alt+↑/↓ on it, to reorder. " : "")\
+                ↑/↓ move, Enter plays, F toggles a favourite.</p>
+                <div id="channel-list" class="vlist" role="listbox" aria-label="Channels" \
+                data-group="\(group)" data-favourites="\(favourites ? "1" : "0")"></div>
+                <p id="list-status" class="status" role="status"></p>
+                </section>
+                </div>
+                """)
+    }
+
+    /// The player: a native `<video>` for one channel (or film), with channel up/down and an info
+    /// overlay (`player.js`).
+    static func player(item: CatalogItem, at: Int64?) -> WebPage {
+        WebPage(
+            title: item.name, section: .liveTV(group: nil), module: "player.js", name: "player",
+            content: """
+                <section class="player" id="player" data-id="\(item.id)" data-kind="\(item.kind.rawValue)" \
+                data-at="\(at.map(String.init))" data-catchup="\(item.catchup == nil ? "0" : "1")">
+                <div class="stage" id="stage" tabindex="0" aria-label="Player: ↑/↓ or PageUp/PageDown change \
+                channel, I shows what is on">
+                <video id="video" playsinline autoplay controls></video>
+                <div class="overlay" id="overlay" aria-live="polite">
+                <div class="channel-name">\(item.number.map { $0 + " " })\(item.name)</div>
+                <div class="now" id="overlay-now"></div>
+                <progress id="overlay-progress" max="1" value="0"></progress>
+                <div class="next" id="overlay-next"></div>
+                </div>
+                </div>
+                <div class="controls">
+                <button type="button" id="channel-down" aria-label="Previous channel">▼ Channel</button>
+                <button type="button" id="channel-up" aria-label="Next channel">▲ Channel</button>
+                <button type="button" id="info">Info</button>
+                <button type="button" id="pip">Picture in picture</button>
+                <span id="player-status" class="status" role="status"></span>
+                </div>
+                </section>
+                """)
+    }
+
+    /// The guide grid: channels by the next 24 hours (`guide.js` draws the rows and hours in view).
+    static func guide(at: Int64?) -> WebPage {
+        WebPage(
+            title: "Guide", section: .guide(at: nil), module: "guide.js", name: "guide",
+            content: """
+                <section class="guide-page" aria-labelledby="guide-heading">
+                <div class="toolbar"><h1 id="guide-heading">Guide</h1>
+                <p class="hint">Arrows move, Enter plays (a past programme with catch-up plays from its start).\
+                </p></div>
+                <div id="guide" class="guide" role="grid" aria-label="Programme guide" tabindex="0" \
+                data-at="\(at.map(String.init))"></div>
+                <p id="guide-status" class="status" role="status"></p>
+                </section>
+                """)
+    }
+
+    /// Downloads: the queue with live progress (`downloads.js`), and a form to add a URL.
+    static func downloads(url: String?) -> WebPage {
+        WebPage(
+            title: "Downloads", section: .downloads, module: "downloads.js", name: "downloads",
+            content: """
+                <section class="panel" aria-labelledby="downloads-heading">
+                <h1 id="downloads-heading">Downloads</h1>
+                <form id="add-download" class="inline-form">
+                <label for="download-url">Download a URL</label>
+                <input id="download-url" name="url" type="url" required placeholder="https://…" value="\(url)">
+                <button type="submit">Add</button>
+                </form>
+                <div class="toolbar-buttons">
+                <button type="button" data-all="pause-all">Pause all</button>
+                <button type="button" data-all="resume-all">Resume all</button>
+                <button type="button" data-all="purge">Clear finished</button>
+                </div>
+                <ol id="transfers" class="transfers" aria-label="Transfer queue"></ol>
+                <p id="transfers-status" class="status" role="status"></p>
+                </section>
+                """)
+    }
+
+    /// Sources: the list with import progress (`sources.js`), and forms to add M3U, Xtream and XMLTV.
+    static func sources() -> WebPage {
+        WebPage(
+            title: "Sources", section: .sources, module: "sources.js", name: "sources",
+            content: """
+                <section class="panel" aria-labelledby="sources-heading">
+                <h1 id="sources-heading">Sources</h1>
+                <ul id="sources" class="sources" aria-label="Sources"></ul>
+                <p id="sources-status" class="status" role="status"></p>
+                <h2>Add a source</h2>
+                <form id="add-source" class="stacked-form">
+                <label for="source-kind">Kind</label>
+                <select id="source-kind" name="kind">
+                <option value="m3u">M3U playlist</option>
+                <option value="xtream">Xtream Codes account</option>
+                <option value="xmltv">XMLTV guide</option>
+                </select>
+                <label for="source-location">URL (or the Xtream server)</label>
+                <input id="source-location" name="location" required placeholder="https://…">
+                <label for="source-name">Name (optional)</label>
+                <input id="source-name" name="name">
+                <div class="xtream-only">
+                <label for="source-username">Username</label>
+                <input id="source-username" name="username" autocomplete="off">
+                <label for="source-password">Password</label>
+                <input id="source-password" name="password" type="password" autocomplete="off">
+                </div>
+                <button type="submit">Add and import</button>
+                </form>
+                </section>
+                """)
+    }
+
+    /// Streams: who watches what, live (`tables.js`, `streams` topic).
+    static func streams() -> WebPage {
+        WebPage(
+            title: "Streams", section: .streams, module: "tables.js", name: "streams",
+            content: """
+                <section class="panel" aria-labelledby="streams-heading">
+                <h1 id="streams-heading">Streams</h1>
+                <p class="hint">Live channels being watched now, through Tuner.</p>
+                <table class="data"><thead><tr><th>Channel</th><th>Source</th><th>Profile</th><th>Viewers</th>\
+                <th>In</th><th>Out</th></tr></thead><tbody id="streams"></tbody></table>
+                <p id="streams-status" class="status" role="status"></p>
+                </section>
+                """)
+    }
+
+    /// Outputs: the links players are given, to copy.
+    static func outputs(_ profiles: [OutputProfileAnswer]) -> WebPage {
+        let rows = profiles.map { profile -> HTML in
+            let links: [(String, String)] = [
+                ("M3U playlist", profile.playlistURL), ("XMLTV guide", profile.guideURL),
+                ("HDHomeRun", profile.hdhomerunURL),
+            ]
+            let items = links.map { label, url -> HTML in
+                """
+                <li><span class="label">\(label)</span> <input class="copy-source" readonly value="\(url)" \
+                aria-label="\(label) URL of \(profile.name)"> <button type="button" class="copy">Copy</button></li>
+                """
+            }
+            return """
+                <article class="card output">
+                <h2>\(profile.name) <span class="muted">(\(profile.id), \(profile.channelCount) channels)</span></h2>
+                <ul class="links">\(items)</ul>
+                </article>
+                """
+        }
+        return WebPage(
+            title: "Outputs", section: .outputs, module: "tables.js", name: "outputs",
+            content: """
+                <section class="panel" aria-labelledby="outputs-heading">
+                <h1 id="outputs-heading">Outputs</h1>
+                <p class="hint">Give these links to Plex, Jellyfin, TiviMate or VLC.</p>
+                \(rows)
+                </section>
+                """)
+    }
+
+    /// Cache: size and hit ratio, refreshed on `cache` events (`tables.js`).
+    static func cache(_ statistics: CacheAdmin.Statistics) -> WebPage {
+        let cache = statistics.cache
+        let served = cache.hitBytes + cache.missBytes
+        let ratio = served > 0 ? Double(cache.hitBytes) / Double(served) : 0
+        let fill = cache.capacity > 0 ? Double(cache.bytes) / Double(cache.capacity) : 0
+        return WebPage(
+            title: "Cache", section: .cache, module: "tables.js", name: "cache",
+            content: """
+                <section class="panel" aria-labelledby="cache-heading">
+                <h1 id="cache-heading">Cache</h1>
+                <dl class="figures" id="cache-figures">
+                <div><dt>Held</dt><dd id="cache-bytes">\(bytes(cache.bytes)) of \(bytes(cache.capacity))</dd></div>
+                <div><dt>Resources</dt><dd id="cache-entries">\(cache.entries)</dd></div>
+                <div><dt>Hit ratio</dt><dd id="cache-ratio">\(percent(ratio))</dd></div>
+                <div><dt>Served from cache</dt><dd id="cache-hits">\(bytes(cache.hitBytes))</dd></div>
+                <div><dt>Fetched for players</dt><dd id="cache-misses">\(bytes(cache.missBytes))</dd></div>
+                <div><dt>Fetches running</dt><dd id="cache-fetches">\(cache.activeFetches)</dd></div>
+                </dl>
+                <label for="cache-fill">Full</label>
+                <progress id="cache-fill" max="1" value="\(String(format: "%.4f", fill))"></progress>
+                </section>
+                """)
+    }
+
+    /// Settings: the configuration in force, read-only. Secrets (the access token) are not shown.
+    /// Sign-in: the access token or an API key, exchanged for a session cookie (`signin.js`).
+    static func signIn() -> WebPage {
+        WebPage(
+            title: "Sign in", section: nil, module: "signin.js", name: "sign-in",
+            content: """
+                <section class="panel narrow" aria-labelledby="signin-heading">
+                <h1 id="signin-heading">Sign in to Tuner</h1>
+                <form id="signin" class="stack" autocomplete="on">
+                <label for="signin-key">Access token or API key</label>
+                <input id="signin-key" name="key" type="password" required autofocus autocomplete="current-password" \
+                spellcheck="false" maxlength="512">
+                <button type="submit">Sign in</button>
+                </form>
+                <p id="signin-status" class="hint" role="alert"></p>
+                <p class="hint">The owner's token is in the data folder's <code>token</code> file; make a key \
+                for this screen with <code>tuner keys add NAME --scope read</code> (or play, manage, admin).</p>
+                </section>
+                """,
+            showsNavigation: false)
+    }
+
+    static func settings(_ configuration: TunerConfiguration) -> WebPage {
+        let rows: [(String, String)] = [
+            ("Listening on", "\(configuration.host):\(configuration.port)"),
+            ("Data folder", configuration.dataDirectory),
+            ("Cache size", bytes(configuration.cacheSize)),
+            ("Cache minimum free disk", bytes(configuration.cacheMinimumFreeDisk)),
+            ("Public host names", configuration.publicHosts.joined(separator: ", ")),
+            ("Allowed origins", configuration.allowedOrigins.joined(separator: ", ")),
+            ("Fetches allowed to", "\(configuration.allowFetch)"),
+            ("Transfers at once", "\(configuration.transfersMaximumActive)"),
+            ("Transfers per host", "\(configuration.transfersMaximumPerHost)"),
+            ("Largest upload", bytes(configuration.uploadMaxSize)),
+            ("Catalog refresh check (s)", "\(configuration.catalogRefreshCheckSeconds)"),
+            ("Guide placeholders", configuration.guidePlaceholders ? "on" : "off"),
+            ("Access token", configuration.isLoopbackOnly ? "not needed (loopback only)" : "required (not shown)"),
+        ]
+        let items = rows.map { name, value -> HTML in "<div><dt>\(name)</dt><dd>\(value)</dd></div>" }
+        return WebPage(
+            title: "Settings", section: .settings, module: "account.js", name: "settings",
+            content: """
+                <section class="panel" aria-labelledby="settings-heading">
+                <h1 id="settings-heading">Settings</h1>
+                <p class="hint">Set with flags, TUNER_* variables or tuner.json; see the README.</p>
+                <dl class="settings">\(items)</dl>
+                <p><button type="button" data-sign-out>Sign out</button></p>
+                </section>
+                """)
+    }
+
+    /// A page that is not built yet: says so, and where the feature is today.
+    static func notYet(title: String, section: Route, text: String) -> WebPage {
+        WebPage(
+            title: title, section: section, name: "not-yet",
+            content: """
+                <section class="panel narrow"><h1>\(title)</h1><p>\(text)</p></section>
+                """)
+    }
+
+    /// `1.5 GB`-style sizes.
+    static func bytes(_ count: Int64) -> String {
+        ByteCountFormatter.string(fromByteCount: count, countStyle: .binary)
+    }
+
+    static func percent(_ ratio: Double) -> String {
+        String(format: "%.1f %%", ratio * 100)
+    }
+}
