@@ -101,4 +101,76 @@ import TunerTesting
         #expect([400, 403].contains(report["foreign"] as? Int ?? 101), "\(String(describing: report["foreign"]))")
         #expect(report["badTopic"] as? Int == 400)
     }
+
+    /// A client that upgrades and then never reads, beside one that does, while 300 downloads
+    /// run: the reader hears every download finish, and the server's memory stays bounded.
+    static let stalledClient = #"""
+        import asyncio, json, socket, sys, urllib.request
+        import websockets
+
+        base, files, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+        # The stalled client: a tiny receive window, the upgrade, then silence.
+        stalled = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+        stalled.connect(("127.0.0.1", port))
+        stalled.sendall(b"GET /api/v1/events?topics=transfers HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        b"Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        head = stalled.recv(1024)
+        assert head.startswith(b"HTTP/1.1 101"), head
+
+        async def main():
+            async with websockets.connect(base.replace("http://", "ws://") + "/api/v1/events?topics=transfers",
+                                          max_queue=None) as ws:
+                json.loads(await ws.recv())
+                body = json.dumps({"transfers": [{"url": f"{files}/files/f{i}.bin?size=20000"} for i in range(300)]})
+                request = urllib.request.Request(base + "/api/v1/transfers", data=body.encode(), method="POST",
+                                                 headers={"Content-Type": "application/json"})
+                ids = {t["id"] for t in json.load(urllib.request.urlopen(request))["transfers"]}
+                done, seen = set(), 0
+                while done != ids:
+                    event = json.loads(await asyncio.wait_for(ws.recv(), 60))
+                    seen += 1
+                    if event["type"] == "transfer.changed" and event["data"]["state"] == "complete":
+                        done.add(event["data"]["id"])
+                print(json.dumps({"complete": len(done), "events": seen}))
+
+        asyncio.run(main())
+        stalled.close()
+        """#
+
+    @Test("a client that never reads holds nothing back: the others hear every event, memory stays bounded")
+    func aStalledClientHoldsNothingBack() async throws {
+        guard let tools = Tools.require(.python3Websockets) else { return }
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let files = try await TestOrigin.start()
+        let server = try await TunerProcess.serve(
+            data: workspace.file("data"), arguments: ["--allow-fetch", "loopback"])
+        let before = Self.residentKiB(pid: server.pid)
+        let script = workspace.file("stalled.py")
+        try Self.stalledClient.write(toFile: script, atomically: true, encoding: .utf8)
+        let run = try await Subprocess.run(
+            tools[.python3Websockets], [script, server.baseURL, files.baseURL, String(server.port)],
+            timeout: .seconds(180))
+        let after = Self.residentKiB(pid: server.pid)
+        _ = await server.stop()
+        try await files.shutdown()
+        #expect(run.succeeded, "\(run.transcript)")
+        let report =
+            try JSONSerialization.jsonObject(
+                with: Data((run.output.split(separator: "\n").last.map(String.init) ?? "").utf8)) as? [String: Int]
+        #expect(report?["complete"] == 300, "\(run.transcript)")
+        // The stalled subscriber's queue is bounded (coalesced, then one resync): 300 downloads'
+        // events cost it a few hundred kilobytes at most, not a copy of everything.
+        #expect(before > 0 && after - before < 64 * 1024, "RSS \(before) KiB before, \(after) KiB after")
+    }
+
+    /// The resident memory of a process, from /proc (0 when unknown).
+    static func residentKiB(pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+    }
 }
