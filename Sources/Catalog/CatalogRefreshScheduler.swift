@@ -15,15 +15,19 @@ public final class CatalogRefreshScheduler: Sendable {
     let logger: Logger
     /// When each source was last tried, in this process (failures do not move `lastRefresh`).
     private let attempts = LockedAttempts()
+    /// How a due source is refreshed, when the owner has its own way (the app's `Library`, which
+    /// reports progress and results to the live events); nil: the importer directly.
+    let refresher: (@Sendable (CatalogSource) async throws -> Void)?
 
     public init(
         importer: CatalogImporter, retryAfterFailure: TimeInterval = 3600, guideRetention: Int64 = 7 * 86_400,
-        logger: Logger
+        logger: Logger, refresher: (@Sendable (CatalogSource) async throws -> Void)? = nil
     ) {
         self.importer = importer
         self.retryAfterFailure = retryAfterFailure
         self.guideRetention = guideRetention
         self.logger = logger
+        self.refresher = refresher
     }
 
     /// Whether `source` is due at `now`.
@@ -54,6 +58,14 @@ public final class CatalogRefreshScheduler: Sendable {
         for source in sources where isDue(source, now: now) {
             attempts.withLockedValue { $0[source.id] = now }
             refreshed.append(source.id)
+            if let refresher {
+                do {
+                    try await refresher(source)
+                } catch {
+                    logger.info("Scheduled refresh failed", metadata: ["source": "\(source.id)", "error": "\(error)"])
+                }
+                continue
+            }
             do {
                 if source.kind == .xmltv {
                     try await importer.refreshGuide(sourceID: source.id, now: seconds, retention: guideRetention)

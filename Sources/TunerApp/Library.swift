@@ -29,6 +29,12 @@ public final class Library: Sendable {
         case finished(sourceID: Int64, counts: CatalogImportCounts)
         /// Why it failed, without secrets; the source keeps its previous items.
         case failed(sourceID: Int64, reason: String)
+        /// A guide was imported (an XMLTV source, or a playlist's guide URLs): what shows
+        /// programmes should reload them.
+        case guideUpdated(sourceID: Int64, counts: GuideImportCounts)
+        /// The source after a refresh (without secrets): its status, last refresh and error, so
+        /// a page can say when the next one is due.
+        case sourceChanged(CatalogSource)
     }
 
     /// Every refresh's progress and result from now on.
@@ -145,29 +151,40 @@ public final class Library: Sendable {
     /// fails keeps the previous one and is reported, not thrown).
     public func refresh(sourceID id: Int64) async throws -> Refreshed {
         guard let source = try await catalog.source(id: id) else { throw CatalogError.sourceNotFound(id) }
+        do {
+            let refreshed = try await refresh(source)
+            await publishSource(id: id)
+            return refreshed
+        } catch {
+            // The source's new status (failed, with the reason) goes out too.
+            await publishSource(id: id)
+            throw error
+        }
+    }
+
+    private func publishSource(id: Int64) async {
+        if let source = try? await catalog.source(id: id) { feed.publish(.sourceChanged(source.forClients)) }
+    }
+
+    private func refresh(_ source: CatalogSource) async throws -> Refreshed {
+        let id = source.id
         let now = Int64(Date().timeIntervalSince1970)
         if source.kind == .xmltv {
-            let guide = try await importer.refreshGuide(sourceID: id, now: now)
-            return Refreshed(
-                source: try await catalog.source(id: id)?.forClients, counts: CatalogImportCounts(live: guide.channels),
-                guide: guide)
+            let guide: GuideImportCounts
+            do {
+                guide = try await importer.refreshGuide(sourceID: id, now: now, progress: throttledProgress())
+            } catch {
+                feed.publish(.failed(sourceID: id, reason: SecretRedactor.redact("\(error)")))
+                throw error
+            }
+            let counts = CatalogImportCounts(live: guide.channels)
+            feed.publish(.finished(sourceID: id, counts: counts))
+            feed.publish(.guideUpdated(sourceID: id, counts: guide))
+            return Refreshed(source: try await catalog.source(id: id)?.forClients, counts: counts, guide: guide)
         }
         let counts: CatalogImportCounts
         do {
-            let feed = feed
-            let last = NIOLockedValueBox(ContinuousClock.now - .seconds(1))
-            counts = try await importer.refresh(sourceID: id) { progress in
-                // Four a second at most: an import reports every batch.
-                let now = ContinuousClock.now
-                let due = last.withLockedValue { last -> Bool in
-                    guard progress.phase == .finished || last.duration(to: now) >= .milliseconds(250) else {
-                        return false
-                    }
-                    last = now
-                    return true
-                }
-                if due { feed.publish(.progress(progress)) }
-            }
+            counts = try await importer.refresh(sourceID: id, progress: throttledProgress())
         } catch {
             feed.publish(.failed(sourceID: id, reason: SecretRedactor.redact("\(error)")))
             throw error
@@ -177,13 +194,32 @@ public final class Library: Sendable {
         var refreshed = Refreshed(source: try await catalog.source(id: id)?.forClients, counts: counts)
         if let urls = refreshed.source?.epgURLs, !urls.isEmpty {
             do {
-                refreshed.guide = try await importer.refreshGuide(
-                    sourceID: id, now: Int64(Date().timeIntervalSince1970))
+                let guide = try await importer.refreshGuide(sourceID: id, now: Int64(Date().timeIntervalSince1970))
+                refreshed.guide = guide
+                feed.publish(.guideUpdated(sourceID: id, counts: guide))
             } catch {
                 refreshed.guideError = SecretRedactor.redact("\(error)")
             }
         }
         return refreshed
+    }
+
+    /// A progress callback that passes on at most four reports a second (an import reports every
+    /// batch), and always the last.
+    private func throttledProgress() -> @Sendable (CatalogImportProgress) -> Void {
+        let feed = feed
+        let last = NIOLockedValueBox(ContinuousClock.now - .seconds(1))
+        return { progress in
+            let now = ContinuousClock.now
+            let due = last.withLockedValue { last -> Bool in
+                guard progress.phase == .finished || last.duration(to: now) >= .milliseconds(250) else {
+                    return false
+                }
+                last = now
+                return true
+            }
+            if due { feed.publish(.progress(progress)) }
+        }
     }
 
     /// Changes what a user may change of source `id`: its name, guide URLs and refresh interval.

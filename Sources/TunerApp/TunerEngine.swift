@@ -114,7 +114,11 @@ public final class TunerEngine: Sendable {
         library = catalogParts.library
         player = catalogParts.outputs.player
         outputs = catalogParts.outputs
-        catalogScheduler = CatalogRefreshScheduler(importer: catalogImporter, logger: logger)
+        // Scheduled refreshes go through the library, so they report to the live events like the
+        // ones a user asks for.
+        catalogScheduler = CatalogRefreshScheduler(
+            importer: catalogImporter, logger: logger,
+            refresher: { [library] source in _ = try await library.refresh(sourceID: source.id) })
         streamChecker = StreamChecker(store: catalog, logger: logger)
         background = BackgroundWork()
         streams = StreamService(

@@ -41,4 +41,64 @@ import TunerTesting
         #expect(!progressTimes.isEmpty, "progress while it ran")
         try await harness.stop()
     }
+
+    @Test("a scheduled refresh reports like one a user asks for: progress, result, guide, the source's new state")
+    func aScheduledRefreshIsHeard() async throws {
+        let harness = try await ProxyHarness.start()
+        let served = URL(fileURLWithPath: harness.dataDirectory).appendingPathComponent("served")
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        let hour = Int(Date().timeIntervalSince1970) / 3600 * 3600
+        let stamp = { (t: Int) in
+            let formatter = DateFormatter()
+            formatter.dateFormat = "yyyyMMddHHmmss"
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(t))) + " +0000"
+        }
+        try Data(
+            """
+            <?xml version="1.0" encoding="UTF-8"?><tv><channel id="news.example"><display-name>News</display-name>\
+            </channel><programme start="\(stamp(hour))" stop="\(stamp(hour + 3600))" channel="news.example">\
+            <title>Now</title></programme></tv>
+            """.utf8
+        ).write(to: served.appendingPathComponent("guide.xml"))
+        try Data(
+            """
+            #EXTM3U x-tvg-url="\(harness.origin.baseURL)/static/guide.xml"
+            #EXTINF:-1 tvg-id="news.example",News
+            \(harness.origin.baseURL)/files/news.ts?size=3000
+            """.utf8
+        ).write(to: served.appendingPathComponent("list.m3u"))
+        harness.origin.serveDirectory(served.path)
+        let added = try await HTTP.fetch(
+            harness.api + "/sources", method: "POST",
+            json: #"{"location":"\#(harness.origin.baseURL)/static/list.m3u"}"#)
+        let sourceID = try #require(try HTTP.json(added)["id"] as? Int)
+
+        let subscription = harness.server.engine.events.subscribe(topics: [.imports, .guide])
+        // A day later: the source is due, and the scheduler refreshes it.
+        let refreshed = await harness.server.engine.catalogScheduler.refreshDue(
+            now: Date().addingTimeInterval(86_400 * 2))
+        #expect(refreshed == [Int64(sourceID)])
+        var types: [String] = []
+        let closer = Task {
+            try? await Task.sleep(for: .seconds(10))
+            subscription.close()
+        }
+        defer { closer.cancel() }
+        while let event = await subscription.next() {
+            types.append(event.type)
+            if event.type == "source.changed" {
+                let object = try JSONSerialization.jsonObject(with: Data(event.data)) as? [String: Any]
+                #expect(
+                    object?["id"] as? Int == sourceID && object?["status"] as? String == "ok",
+                    "\(String(describing: object))")
+                break
+            }
+        }
+        subscription.close()
+        #expect(types.contains("import.progress") && types.contains("import.finished"), "\(types)")
+        #expect(types.contains("guide.updated"), "\(types)")
+        #expect(types.last == "source.changed", "\(types)")
+        try await harness.stop()
+    }
 }

@@ -35,6 +35,13 @@ public struct EventSources: Sendable {
                             .imports, "import.finished", value: ImportResult(sourceID: sourceID, counts: counts))
                     case .failed(let sourceID, let reason):
                         hub.publish(.imports, "import.failed", value: ImportResult(sourceID: sourceID, error: reason))
+                    case .guideUpdated(let sourceID, let counts):
+                        hub.publish(
+                            .guide, "guide.updated", key: "guide:\(sourceID)",
+                            value: GuideUpdate(sourceID: sourceID, counts: counts))
+                    case .sourceChanged(let source):
+                        // Without secrets (forClients): status, last refresh, error, interval.
+                        hub.publish(.imports, "source.changed", key: "source:\(source.id)", value: source)
                     }
                 }
             }
@@ -146,6 +153,11 @@ public struct EventSources: Sendable {
             upstreamChannelID = info.upstreamChannelID
             failovers = info.failovers.count
         }
+    }
+
+    struct GuideUpdate: Encodable {
+        var sourceID: Int64
+        var counts: GuideImportCounts
     }
 
     struct ImportResult: Encodable {

@@ -4,7 +4,7 @@
 // from its start.
 import { el, clock, nowSeconds, say } from './app.js';
 import { getJSON } from './command.js';
-import { onResync } from './events.js';
+import { onResync, subscribe } from './events.js';
 
 const grid = document.getElementById('guide');
 const status = document.getElementById('guide-status');
@@ -228,11 +228,14 @@ grid.addEventListener('focus', () => {
   if (cell) cell.focus({ preventScroll: true });
 });
 
-onResync(() => {
+function reloadAll() {
   generation++;
   pages.clear();
   load(Math.floor(grid.scrollTop / ROW / PAGE));
-});
+}
+onResync(reloadAll);
+// A guide was imported (by hand or on schedule): the programmes in view are read again.
+subscribe('guide', reloadAll);
 // The now line moves.
 setInterval(draw, 30000);
 // Start with now in view.

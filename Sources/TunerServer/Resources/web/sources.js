@@ -114,6 +114,11 @@ form.addEventListener('submit', async (event) => {
 
 subscribe('imports', (event) => {
   const data = event.data;
+  if (event.type === 'source.changed') {
+    // A refresh ended (also a scheduled one): status, last refresh and error are new.
+    reload();
+    return;
+  }
   if (event.type === 'import.progress') {
     progress.set(data.sourceID, { ...data, done: false });
   } else if (event.type === 'import.finished') {

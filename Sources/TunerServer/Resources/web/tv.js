@@ -2,7 +2,7 @@
 // bar, search as you type, and favourites (toggle; reorder by drag or Alt+↑/↓).
 import { el, debounce, clock, nowSeconds, say } from './app.js';
 import { command, getJSON } from './command.js';
-import { onResync } from './events.js';
+import { onResync, subscribe } from './events.js';
 import { VirtualList } from './vlist.js';
 
 const container = document.getElementById('channel-list');
@@ -129,7 +129,7 @@ search.addEventListener('input', debounce(() => {
   const path = text ? `/search?q=${encodeURIComponent(text)}` : location.pathname === '/search' ? '/tv' : null;
   if (path) history.replaceState(null, '', path);
   list.reset().catch((error) => say(status, error.message, true));
-}, 200));
+}, 40));
 search.addEventListener('keydown', (event) => {
   if (event.key === 'ArrowDown' || event.key === 'Enter') {
     event.preventDefault();
@@ -138,6 +138,8 @@ search.addEventListener('keydown', (event) => {
 });
 
 onResync(() => list.reload());
+// A new guide brings new now/next.
+subscribe('guide', () => list.reload());
 // Now and next move on: redraw the rows in view every minute.
 setInterval(() => list.reload(), 60000);
 list.reset().catch((error) => say(status, error.message, true));
