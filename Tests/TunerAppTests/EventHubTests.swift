@@ -127,4 +127,28 @@ import TunerApp
         #expect(data.contains { $0.contains(#""bytes":100"#) && $0.contains(#""id":8"#) }, "\(data)")
         #expect(data.contains { $0.contains(#""bytes":1,"#) && $0.contains(#""id":7"#) }, "\(data)")
     }
+
+    @Test("a value published as it is stored goes out without the provider's secrets")
+    func publishedValuesAreRedacted() async throws {
+        struct Header: Encodable {
+            var name: String
+            var value: String
+        }
+        struct Download: Encodable {
+            var sourceURL: String
+            var headers: [Header]
+        }
+        let hub = EventHub(epoch: "e1")
+        let subscription = hub.subscribe(topics: [.transfers])
+        hub.publish(
+            .transfers, "transfer.changed",
+            value: Download(
+                sourceURL: "http://user:hunter2@panel.example/movie/alice/s3cret/7.mkv?password=topsecret",
+                headers: [Header(name: "Authorization", value: "Basic Zm9vOmJhcg")]))
+        let sent = text(await subscription.next())
+        for secret in ["hunter2", "s3cret", "topsecret", "Zm9vOmJhcg"] {
+            #expect(!sent.contains(secret), "\(secret) in \(sent)")
+        }
+        #expect(sent.contains("panel.example") && sent.contains("REDACTED"))
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MediaFormats
 import NIOConcurrencyHelpers
 import Testing
 import TunerApp
@@ -103,13 +104,13 @@ import TunerTesting
 
     @Test func redactionKeepsTheJSONValid() throws {
         let tricky = #"{"a":"http://h/x?password=ab\"cd&z=1","b":"plain \\ text","c":"pass=q\\","d":[1,true,null]}"#
-        let redacted = RedactingJSONEncoder.redacted(Data(tricky.utf8))
+        let redacted = JSONSecretRedactor.redacted(Data(tricky.utf8))
         let object = try #require(try JSONSerialization.jsonObject(with: redacted) as? [String: Any])
         #expect((object["a"] as? String)?.contains("ab") == false)
         #expect(object["b"] as? String == #"plain \ text"#)
         #expect(object["c"] as? String == "pass=REDACTED")
         #expect(
-            RedactingJSONEncoder.redacted(Data(#"{"x":"http://h/a.ts"}"#.utf8)) == Data(#"{"x":"http://h/a.ts"}"#.utf8))
+            JSONSecretRedactor.redacted(Data(#"{"x":"http://h/a.ts"}"#.utf8)) == Data(#"{"x":"http://h/a.ts"}"#.utf8))
     }
 
     /// Header values carry no `=`, `@` or `/` for the URL redaction to see: credential headers are
@@ -129,7 +130,7 @@ import TunerTesting
                 Header(name: "User-Agent", value: "VLC/3.0"),
                 Header(name: "Proxy-Authorization", value: "Basic SECRET"),
             ], note: #"{"name":"Authorization","value":"in text"}"#)
-        let data = RedactingJSONEncoder.redactingCredentialHeaders(try RedactingJSONEncoder.makeEncoder().encode(task))
+        let data = JSONSecretRedactor.redactingCredentialHeaders(try RedactingJSONEncoder.makeEncoder().encode(task))
         let text = String(decoding: data, as: UTF8.self)
         #expect(!text.contains("SECRET"), "\(text)")
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

@@ -1,4 +1,5 @@
 import Foundation
+import MediaFormats
 import Synchronization
 
 /// The server's live events, for the web app and `tuner watch`: every change gets the next
@@ -49,7 +50,8 @@ public final class EventHub: Sendable {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(value)).map { [UInt8]($0) } ?? []
+        // Every subscriber sees it: no provider secret (a download's URL, a header) goes out.
+        let data = (try? encoder.encode(value)).map { [UInt8](JSONSecretRedactor.redact($0)) } ?? []
         return publish(topic, type, key: key, data: data)
     }
 

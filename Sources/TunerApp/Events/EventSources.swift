@@ -1,5 +1,6 @@
 import Catalog
 import Foundation
+import MediaFormats
 import Synchronization
 import Transfers
 import TunerAPI
@@ -181,8 +182,10 @@ public struct EventSources: Sendable {
             switch change {
             case .cleared: self.change = "cleared"
             case .trimmed(let freed): (self.change, bytes) = ("trimmed", freed)
-            case .pinned(let url, let pinned): (self.change, self.url) = (pinned ? "pinned" : "unpinned", url)
-            case .exported(let url, _): (self.change, self.url) = ("exported", url)
+            // A provider's URL may carry its password: every subscriber sees these.
+            case .pinned(let url, let pinned):
+                (self.change, self.url) = (pinned ? "pinned" : "unpinned", SecretRedactor.redact(url))
+            case .exported(let url, _): (self.change, self.url) = ("exported", SecretRedactor.redact(url))
             case .preloadStarted(let id): (self.change, self.url) = ("preloadStarted", id)
             case .preloadCancelled(let id): (self.change, self.url) = ("preloadCancelled", id)
             }
