@@ -211,6 +211,7 @@ let package = Package(
                 .embedInCode("Resources/web/tables.js"),
                 .embedInCode("Resources/web/signin.js"),
                 .embedInCode("Resources/web/account.js"),
+                .embedInCode("Resources/web/cache.js"),
             ]
         ),
         .executableTarget(

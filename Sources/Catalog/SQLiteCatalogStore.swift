@@ -202,7 +202,7 @@ public final class SQLiteCatalogStore: CatalogStore {
                 {
                     return page
                 }
-                from = "catalogSearch s JOIN catalogItem i ON i.id = s.rowid"
+                from = "catalogSearch s CROSS JOIN catalogItem i ON i.id = s.rowid"
                 if query.favouritesOnly {
                     from += " JOIN catalogFavourite f ON f.kind = i.kind AND f.identity = i.identity"
                 }
@@ -248,7 +248,7 @@ public final class SQLiteCatalogStore: CatalogStore {
         favouritesOnly: Bool, offset: Int, limit: Int
     ) throws -> CatalogPage<CatalogItem>? {
         let filtered = !conditions.isEmpty || favouritesOnly
-        var from = "catalogSearch s JOIN catalogItem i ON i.id = s.rowid"
+        var from = "catalogSearch s CROSS JOIN catalogItem i ON i.id = s.rowid"
         if favouritesOnly { from += " JOIN catalogFavourite f ON f.kind = i.kind AND f.identity = i.identity" }
         let whereClause = (conditions.map { " AND " + $0 }).joined()
         var countArguments = StatementArguments([matchExpression])

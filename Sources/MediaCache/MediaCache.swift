@@ -378,6 +378,23 @@ public final class MediaCache: Sendable {
         try index.setPinned(key: entry.key, pinned: pinned)
     }
 
+    /// Every pinned resource, by URL.
+    public func pinnedResources() -> [PinnedResource] {
+        entries.withLockedValue { $0.values.map(\.snapshot) }
+            .filter(\.pinned)
+            .map { PinnedResource(key: $0.key, url: $0.url, bytes: $0.durableBytes) }
+            .sorted { $0.url < $1.url }
+    }
+
+    /// Unpins the resource with cache key `key` (from ``pinnedResources()``); false when no
+    /// resource has that key.
+    public func unpin(key: String) throws -> Bool {
+        guard let entry = entries.withLockedValue({ $0[key] }) else { return false }
+        entry.setPinned(false)
+        try index.setPinned(key: key, pinned: false)
+        return true
+    }
+
     // MARK: - Export
 
     /// Makes a fully cached resource available as a complete file at `path`, sharing the cached

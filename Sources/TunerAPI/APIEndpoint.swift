@@ -16,6 +16,9 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     case cancelPreload(id: String)
     case cacheExport
     case cachePin
+    case cacheHistory
+    case cachePins
+    case unpin(key: String)
     // Transfers.
     case transfers
     case addTransfers
@@ -70,7 +73,8 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     public static let allCases: [APIEndpoint] = [
         .health, .openAPI, .proxyURLs, .cacheStats, .cacheClear, .cacheTrim, .startPreload, .preloads,
         .preload(id: "0"),
-        .cancelPreload(id: "0"), .cacheExport, .cachePin, .transfers, .addTransfers, .transfer(id: 0),
+        .cancelPreload(id: "0"), .cacheExport, .cachePin, .cacheHistory, .cachePins, .unpin(key: "0"), .transfers,
+        .addTransfers, .transfer(id: 0),
         .changeTransfer(id: 0),
         .removeTransfer(id: 0), .pauseAllTransfers, .resumeAllTransfers, .purgeTransfers, .sources, .addSource,
         .changeSource(id: 0),
@@ -89,7 +93,8 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     /// The HTTP method.
     public var method: String {
         switch self {
-        case .health, .openAPI, .cacheStats, .preloads, .preload, .transfers, .transfer, .sources, .channels, .channel,
+        case .health, .openAPI, .cacheStats, .cacheHistory, .cachePins, .preloads, .preload, .transfers, .transfer,
+            .sources, .channels, .channel,
             .playChannel, .channelLogo, .catchup, .groups, .guide, .guideNow, .favourites, .outputs, .outputChannels,
             .users, .streams, .alternatives, .session, .keys:
             return "GET"
@@ -102,7 +107,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
             return "PATCH"
         case .setAlternatives:
             return "PUT"
-        case .cancelPreload, .removeTransfer, .removeSource, .removeOutput, .removeUser, .stopStream, .signOut,
+        case .cancelPreload, .unpin, .removeTransfer, .removeSource, .removeOutput, .removeUser, .stopStream, .signOut,
             .removeKey:
             return "DELETE"
         }
@@ -126,6 +131,9 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         case .preload(let id), .cancelPreload(let id): ["cache", "preloads", Self.escaped(id)]
         case .cacheExport: ["cache", "export"]
         case .cachePin: ["cache", "pin"]
+        case .cacheHistory: ["cache", "history"]
+        case .cachePins: ["cache", "pins"]
+        case .unpin(let key): ["cache", "pins", Self.escaped(key)]
         case .transfers, .addTransfers: ["transfers"]
         case .transfer(let id), .changeTransfer(let id), .removeTransfer(let id): ["transfers", String(id)]
         case .pauseAllTransfers: ["transfers", "pause-all"]

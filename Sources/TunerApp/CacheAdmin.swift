@@ -39,6 +39,15 @@ public final class CacheAdmin: Sendable {
     let localFiles: LocalFileAccess?
     let fetchPolicy: FetchPolicy
     private let feed = ChangeFeed<Change>()
+    /// Minute by minute, what the cache served (the server records it; the web app charts it).
+    public let history = CacheHistory()
+
+    /// A pinned resource as shown: its URL without secrets, and the key that unpins it.
+    public struct Pin: Sendable, Hashable, Codable {
+        public var key: String
+        public var url: String
+        public var bytes: Int64
+    }
 
     public init(
         cache: MediaCache, streams: StreamService, preloads: PreloadJobs, localFiles: LocalFileAccess?,
@@ -132,6 +141,30 @@ public final class CacheAdmin: Sendable {
         }
         feed.publish(.exported(url: request.url, path: path))
         return path
+    }
+
+    /// Adds this minute to ``history`` (the server calls it every ``CacheHistory/interval``).
+    public func recordHistory(at date: Date = Date()) {
+        let statistics = cache.statistics()
+        history.record(hitBytes: statistics.hitBytes, missBytes: statistics.missBytes, at: date)
+    }
+
+    /// The pinned resources, their URLs redacted (a provider's URL may carry its password).
+    public func pins() -> [Pin] {
+        cache.pinnedResources().map { Pin(key: $0.key, url: SecretRedactor.redact($0.url), bytes: $0.bytes) }
+    }
+
+    /// Lets a pinned resource be evicted again, by the key ``pins()`` gave.
+    public func unpin(key: String) throws(FeatureError) {
+        let url = cache.pinnedResources().first { $0.key == key }?.url ?? key
+        let found: Bool
+        do {
+            found = try cache.unpin(key: key)
+        } catch {
+            throw FeatureError(.failed, "the pin could not be removed: \(error)")
+        }
+        guard found else { throw FeatureError(.notFound, "no cached resource has the key \(key)") }
+        feed.publish(.pinned(url: url, pinned: false))
     }
 
     /// Keeps a resource from eviction (or lets it go again); answers whether it is pinned now.

@@ -38,6 +38,16 @@ struct APIController {
         var message: String
     }
 
+    struct CacheHistoryAnswer: ResponseEncodable {
+        /// Seconds per sample.
+        var interval: Int
+        var samples: [CacheHistory.Sample]
+    }
+
+    struct PinList: ResponseEncodable {
+        var pins: [CacheAdmin.Pin]
+    }
+
     func addRoutes(to router: Router<TunerRequestContext>) {
         let api = router.group("/api/v1")
         api.get("health") { _, _ in Health(status: "ok") }
@@ -86,6 +96,15 @@ struct APIController {
             let body = try await decode(CacheResourceRequest.self, request: request, context: context)
             let path = try await CatalogController.answering { try admin.export(body) }
             return Message(message: "exported to \(path)")
+        }
+        api.get("cache/history") { _, _ in
+            CacheHistoryAnswer(interval: Int(CacheHistory.interval), samples: admin.history.samples)
+        }
+        api.get("cache/pins") { _, _ in PinList(pins: admin.pins()) }
+        api.delete("cache/pins/:key") { _, context in
+            let key = try context.parameters.require("key")
+            try await CatalogController.answering { try admin.unpin(key: key) }
+            return Response(status: .noContent)
         }
         api.post("cache/pin") { request, context in
             let body = try await decode(CacheResourceRequest.self, request: request, context: context)

@@ -141,6 +141,7 @@ public final class TunerServer: Sendable {
                 CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine),
                 TransferService(engine: engine),
                 UploadExpiryService(store: engine.uploads), OutputNumberingService(engine: engine),
+                CacheHistoryService(admin: engine.cacheAdmin),
                 EventsService(engine: engine),
             ] + discovery,
             onServerRunning: { [state, engine] channel in

@@ -591,7 +591,7 @@ private func withHarness(_ body: (ProxyHarness) async throws -> Void) async thro
 /// True when every tool is installed. Otherwise the test should return: a missing tool fails it
 /// when `CI=true` (CI must have every tool, so a silent skip would hide lost coverage), and
 /// elsewhere it prints "skipped: …" naming what to install.
-private func requireTools(_ names: String..., sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+func requireTools(_ names: String..., sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
     let hints = [
         "ffmpeg": "apt-get install ffmpeg", "chromium": "apt-get install chromium",
         "chromedriver": "apt-get install chromium-driver",
@@ -604,7 +604,7 @@ private func requireTools(_ names: String..., sourceLocation: SourceLocation = #
 }
 
 /// The Selenium module for python3, which the Chromium test drives the browser with.
-private func requireSelenium(sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+func requireSelenium(sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
     let check = try? await ExternalCommand.run("python3", ["-c", "import selenium"])
     guard check?.succeeded != true else { return true }
     reportMissing("the python3 module selenium is missing (pip install selenium)", sourceLocation: sourceLocation)

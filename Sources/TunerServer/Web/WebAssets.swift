@@ -38,6 +38,7 @@ enum WebAssets {
         ("tables.js", PackageResources.tables_js),
         ("signin.js", PackageResources.signin_js),
         ("account.js", PackageResources.account_js),
+        ("cache.js", PackageResources.cache_js),
     ]
 
     /// Every asset by its served name.

@@ -204,7 +204,7 @@ enum WebPages {
         let ratio = served > 0 ? Double(cache.hitBytes) / Double(served) : 0
         let fill = cache.capacity > 0 ? Double(cache.bytes) / Double(cache.capacity) : 0
         return WebPage(
-            title: "Cache", section: .cache, module: "tables.js", name: "cache",
+            title: "Cache", section: .cache, module: "cache.js", name: "cache",
             content: """
                 <section class="panel" aria-labelledby="cache-heading">
                 <h1 id="cache-heading">Cache</h1>
@@ -218,11 +218,30 @@ enum WebPages {
                 </dl>
                 <label for="cache-fill">Full</label>
                 <progress id="cache-fill" max="1" value="\(String(format: "%.4f", fill))"></progress>
+                <h2>Hit ratio over the last day</h2>
+                <div id="cache-chart" class="chart-box"></div>
+                <h2>Pinned</h2>
+                <p class="hint">Pinned resources are never evicted.</p>
+                <ul id="cache-pins" class="plain-list"></ul>
+                <form id="pin-form" class="inline-form">
+                <label for="pin-url">Pin a URL</label>
+                <input id="pin-url" name="url" type="url" required placeholder="https://…" spellcheck="false">
+                <button type="submit">Pin</button>
+                </form>
+                <h2>Preloads</h2>
+                <ul id="cache-preloads" class="plain-list"></ul>
+                <form id="preload-form" class="inline-form">
+                <label for="preload-url">Preload a URL</label>
+                <input id="preload-url" name="url" type="url" required placeholder="https://…" spellcheck="false">
+                <label for="preload-seconds">HLS seconds</label>
+                <input id="preload-seconds" name="seconds" type="number" min="0" max="86400" placeholder="all">
+                <button type="submit">Preload</button>
+                </form>
+                <p id="cache-status" class="status" role="status"></p>
                 </section>
                 """)
     }
 
-    /// Settings: the configuration in force, read-only. Secrets (the access token) are not shown.
     /// Sign-in: the access token or an API key, exchanged for a session cookie (`signin.js`).
     static func signIn() -> WebPage {
         WebPage(
@@ -244,6 +263,7 @@ enum WebPages {
             showsNavigation: false)
     }
 
+    /// Settings: the configuration in force, read-only. Secrets (the access token) are not shown.
     static func settings(_ configuration: TunerConfiguration) -> WebPage {
         let rows: [(String, String)] = [
             ("Listening on", "\(configuration.host):\(configuration.port)"),
