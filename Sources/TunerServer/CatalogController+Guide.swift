@@ -103,9 +103,14 @@ extension CatalogController {
         let page = try await channelPage(request)
         let guide = try await engine.catalog.nowNext(itemIDs: page.items.map(\.id), at: at)
         let byItem = Dictionary(guide.map { ($0.itemID, $0) }, uniquingKeysWith: { first, _ in first })
+        let brief = Self.isBrief(request)
         return NowNextPage(
             at: at, total: page.total, offset: page.offset, limit: page.limit,
-            channels: page.items.map { NowNextChannel(item: $0, now: byItem[$0.id]?.now, next: byItem[$0.id]?.next) })
+            channels: page.items.map {
+                NowNextChannel(
+                    item: $0, now: byItem[$0.id]?.now.map { Self.shortened($0, brief) },
+                    next: byItem[$0.id]?.next.map { Self.shortened($0, brief) })
+            })
     }
 
     /// `GET /guide?from=…&to=…` and the channel filters: the programmes of a page of channels
@@ -119,9 +124,25 @@ extension CatalogController {
         }
         let page = try await channelPage(request)
         let guide = try await engine.catalog.guide(itemIDs: page.items.map(\.id), from: from, to: to)
+        let brief = Self.isBrief(request)
         return GridPage(
             from: from, to: to, total: page.total, offset: page.offset, limit: page.limit,
-            channels: page.items.map { GridChannel(item: $0, programmes: guide[$0.id] ?? []) })
+            channels: page.items.map {
+                GridChannel(item: $0, programmes: (guide[$0.id] ?? []).map { Self.shortened($0, brief) })
+            })
+    }
+
+    /// `?brief=1`: programmes without their descriptions, for grids and lists that show titles
+    /// and times (a day of a guide's descriptions is most of its bytes).
+    static func isBrief(_ request: Request) -> Bool {
+        request.uri.queryParameters["brief"].map { $0 == "1" || $0 == "true" } ?? false
+    }
+
+    static func shortened(_ programme: GuideProgramme, _ brief: Bool) -> GuideProgramme {
+        guard brief else { return programme }
+        var short = programme
+        short.description = nil
+        return short
     }
 
     /// `GET /channels/{id}/guide?from&to`: one channel's programmes (default: 3 hours ago to a day on).

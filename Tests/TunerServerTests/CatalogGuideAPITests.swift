@@ -36,7 +36,7 @@ struct CatalogGuideAPITests {
                 let start = hour + Int64(index) * 3600
                 programmes += """
                     <programme channel="\(channel)" start="\(xmltvTime(start))" stop="\(xmltvTime(start + 3600))" catchup-id="\(channel)-\(index + 3)">\
-                    <title>\(name) \(index + 3)</title></programme>\n
+                    <title>\(name) \(index + 3)</title><desc>About \(name) \(index + 3)</desc></programme>\n
                     """
             }
         }
@@ -110,6 +110,20 @@ struct CatalogGuideAPITests {
         let gridRows = try #require(grid["channels"] as? [[String: Any]])
         let titles = (gridRows.first?["programmes"] as? [[String: Any]])?.compactMap { $0["title"] as? String }
         #expect(titles == ["News 2", "News 3", "News 4"])
+        #expect((gridRows.first?["programmes"] as? [[String: Any]])?.first?["description"] as? String == "About News 2")
+        // Brief: titles and times without descriptions (what the web app's lists and grid show).
+        let brief = try HTTP.json(
+            try await HTTP.fetch(
+                api + "/guide?ids=\(news)&from=\(library.hour - 1800)&to=\(library.hour + 7200)&brief=1"))
+        let briefProgrammes = ((brief["channels"] as? [[String: Any]])?.first?["programmes"] as? [[String: Any]]) ?? []
+        #expect(briefProgrammes.compactMap { $0["title"] as? String } == ["News 2", "News 3", "News 4"])
+        #expect(briefProgrammes.allSatisfy { $0["description"] == nil })
+        let briefNow = try HTTP.json(try await HTTP.fetch(api + "/guide/now?limit=10&brief=1"))
+        let briefRow = (briefNow["channels"] as? [[String: Any]])?.first {
+            ($0["item"] as? [String: Any])?["id"] as? Int == news
+        }
+        #expect((briefRow?["now"] as? [String: Any])?["title"] as? String == "News 3")
+        #expect((briefRow?["now"] as? [String: Any])?["description"] == nil)
         #expect(try await HTTP.fetch(api + "/guide?from=100&to=50").status == 400)
 
         let channelGuide = try HTTP.json(

@@ -1,5 +1,5 @@
 // Downloads: the transfer queue with progress bars, speed and time left, live from the
-// `transfers` events; pause, resume, cancel, retry, remove, move up/down; add a URL.
+// `transfers` events; pause, resume, cancel, retry, remove, move up/down or drag; add a URL.
 import { el, bytes, duration, say, arrowNavigation } from './app.js';
 import { command, getJSON } from './command.js';
 import { subscribe, onResync } from './events.js';
@@ -49,7 +49,7 @@ function render(entry, index, all) {
     onclick: (event) => act(entry, action, event.currentTarget, all),
   });
   const state = entry.state;
-  return el('li', { class: `transfer state-${state}`, 'data-id': entry.id, 'data-state': state },
+  const row = el('li', { class: `transfer state-${state}`, 'data-id': entry.id, 'data-state': state },
     el('div', { class: 'transfer-head' },
       el('span', { class: 'name', text: entry.destinationName || entry.sourceURL }),
       el('span', { class: 'state', text: state })),
@@ -68,6 +68,34 @@ function render(entry, index, all) {
       button('up', 'Move up', index > 0 && state !== 'complete'),
       button('down', 'Move down', index < all.length - 1 && state !== 'complete'),
       button('remove', 'Remove')));
+  // Drag a row onto another to put it there (Move up/down do the same from the keyboard).
+  if (state !== 'complete') {
+    row.draggable = true;
+    row.addEventListener('dragstart', (event) => {
+      event.dataTransfer.setData('text/plain', String(entry.id));
+      event.dataTransfer.effectAllowed = 'move';
+    });
+  }
+  row.addEventListener('dragover', (event) => event.preventDefault());
+  row.addEventListener('drop', (event) => {
+    event.preventDefault();
+    const dragged = entries.get(Number(event.dataTransfer.getData('text/plain')));
+    if (dragged && dragged.id !== entry.id) moveTo(dragged, entry, row);
+  });
+  return row;
+}
+
+/** Puts `entry` at `target`'s place in the queue. */
+async function moveTo(entry, target, control) {
+  try {
+    const changed = await command('PATCH', `/api/v1/transfers/${entry.id}`,
+      { action: 'position', position: Math.max(0, target.position) }, { control });
+    if (changed) entries.set(changed.id, { ...entries.get(changed.id), ...changed });
+    await reload();
+    draw();
+  } catch (error) {
+    say(status, error.message, true);
+  }
 }
 
 async function act(entry, action, control, all) {

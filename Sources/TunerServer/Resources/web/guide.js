@@ -39,7 +39,7 @@ function load(page) {
   if (pages.has(page)) return Promise.resolve();
   if (loading.has(page)) return loading.get(page);
   const mine = generation;
-  const promise = getJSON(`/api/v1/guide?kind=live&from=${from}&to=${to}&offset=${page * PAGE}&limit=${PAGE}`)
+  const promise = getJSON(`/api/v1/guide?kind=live&brief=1&from=${from}&to=${to}&offset=${page * PAGE}&limit=${PAGE}`)
     .then((answer) => {
       if (mine !== generation) return;
       total = answer.total;

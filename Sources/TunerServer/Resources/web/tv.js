@@ -24,6 +24,7 @@ async function fetchPage(offset, limit) {
   const params = filters();
   params.set('offset', offset);
   params.set('limit', limit);
+  params.set('brief', '1');
   const page = await getJSON(`/api/v1/guide/now?${params}`);
   say(status, page.total === 0 ? 'No channels here.' : `${page.total} channels`);
   return {
@@ -120,7 +121,7 @@ function onKey(event, item, index) {
 }
 
 const list = new VirtualList(container, {
-  rowHeight: 72, pageSize: 100, fetchPage, renderRow, onActivate: play, onKey,
+  rowHeight: 72, pageSize: 50, fetchPage, renderRow, onActivate: play, onKey,
 });
 
 search.addEventListener('input', debounce(() => {
@@ -129,7 +130,7 @@ search.addEventListener('input', debounce(() => {
   const path = text ? `/search?q=${encodeURIComponent(text)}` : location.pathname === '/search' ? '/tv' : null;
   if (path) history.replaceState(null, '', path);
   list.reset().catch((error) => say(status, error.message, true));
-}, 40));
+}, 25));
 search.addEventListener('keydown', (event) => {
   if (event.key === 'ArrowDown' || event.key === 'Enter') {
     event.preventDefault();
