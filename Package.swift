@@ -211,6 +211,11 @@ let package = Package(
                 .embedInCode("Resources/web/tables.js"),
                 .embedInCode("Resources/web/signin.js"),
                 .embedInCode("Resources/web/account.js"),
+                .embedInCode("Resources/web/vgrid.js"),
+                .embedInCode("Resources/web/resume.js"),
+                .embedInCode("Resources/web/library.js"),
+                .embedInCode("Resources/web/details.js"),
+                .embedInCode("Resources/web/vod.js"),
             ]
         ),
         .executableTarget(

@@ -38,6 +38,11 @@ enum WebAssets {
         ("tables.js", PackageResources.tables_js),
         ("signin.js", PackageResources.signin_js),
         ("account.js", PackageResources.account_js),
+        ("vgrid.js", PackageResources.vgrid_js),
+        ("resume.js", PackageResources.resume_js),
+        ("library.js", PackageResources.library_js),
+        ("details.js", PackageResources.details_js),
+        ("vod.js", PackageResources.vod_js),
     ]
 
     /// Every asset by its served name.
