@@ -216,6 +216,8 @@ let package = Package(
                 .embedInCode("Resources/web/library.js"),
                 .embedInCode("Resources/web/details.js"),
                 .embedInCode("Resources/web/vod.js"),
+                .embedInCode("Resources/web/tus.js"),
+                .embedInCode("Resources/web/uploads.js"),
             ]
         ),
         .executableTarget(

@@ -113,13 +113,7 @@ struct PagesController {
                 page = WebPage.notFound(path: route.webPath)
                 status = .notFound
             }
-        case .uploads:
-            page = WebPage(
-                title: "Uploads", section: .uploads, name: "not-yet",
-                content: """
-                    <section class="panel narrow"><h1>Uploads</h1><p>Upload with any tus client to \
-                    /api/v1/uploads (see the README's Uploads section).</p></section>
-                    """)
+        case .uploads: page = WebPages.uploads(maxSize: engine.configuration.uploadMaxSize)
         case .notFound(let path):
             page = WebPage.notFound(path: path)
             status = .notFound

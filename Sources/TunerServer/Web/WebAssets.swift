@@ -43,6 +43,8 @@ enum WebAssets {
         ("library.js", PackageResources.library_js),
         ("details.js", PackageResources.details_js),
         ("vod.js", PackageResources.vod_js),
+        ("tus.js", PackageResources.tus_js),
+        ("uploads.js", PackageResources.uploads_js),
     ]
 
     /// Every asset by its served name.
