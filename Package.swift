@@ -212,6 +212,13 @@ let package = Package(
                 .embedInCode("Resources/web/signin.js"),
                 .embedInCode("Resources/web/account.js"),
                 .embedInCode("Resources/web/cache.js"),
+                .embedInCode("Resources/web/vgrid.js"),
+                .embedInCode("Resources/web/resume.js"),
+                .embedInCode("Resources/web/library.js"),
+                .embedInCode("Resources/web/details.js"),
+                .embedInCode("Resources/web/vod.js"),
+                .embedInCode("Resources/web/tus.js"),
+                .embedInCode("Resources/web/uploads.js"),
             ]
         ),
         .executableTarget(

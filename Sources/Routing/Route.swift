@@ -17,7 +17,7 @@ public enum Route: Hashable, Sendable {
     case favourites
     /// One channel's page.
     case channel(id: Int64)
-    /// Play a channel (or film, or episode) now, or from `at` (seconds since 1970) by catch-up.
+    /// Play a channel (or film) now, or from `at` (seconds since 1970) by catch-up.
     case play(channel: Int64, at: Int64?)
     /// The guide grid, from `at` (seconds since 1970) or from now.
     case guide(at: Int64?)
@@ -27,6 +27,8 @@ public enum Route: Hashable, Sendable {
     /// Series, or one series.
     case shows
     case show(id: Int64)
+    /// Play one episode of a series (episodes have ids of their own).
+    case episode(id: Int64)
     /// Search everything.
     case search(query: String)
     /// The download list, or a new download of `url`.
@@ -78,6 +80,7 @@ public enum Route: Hashable, Sendable {
         case .film(let id): return (["films", String(id)], [])
         case .shows: return (["shows"], [])
         case .show(let id): return (["shows", String(id)], [])
+        case .episode(let id): return (["episode", String(id), "play"], [])
         case .search(let query): return (["search"], [("q", query)])
         case .downloads: return (["downloads"], [])
         case .download(let url): return (["downloads", "new"], [("url", url.absoluteString)])
@@ -181,6 +184,12 @@ public enum Route: Hashable, Sendable {
                 return
             }
             self = .show(id: value)
+        case "episode" where segments.count == 3 && segments[2].lowercased() == "play":
+            guard let value = id(segments[1]) else {
+                self = notFound
+                return
+            }
+            self = .episode(id: value)
         case "search" where segments.count == 1:
             self = .search(query: query["q"] ?? "")
         case "downloads" where segments.count == 1: self = .downloads

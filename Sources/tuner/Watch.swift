@@ -60,7 +60,9 @@ struct Watch: AsyncParsableCommand {
                 }
                 wasDisconnected = true
             }
-            if untilIdle, screen.isIdle { break }
+            // Idle only means something once the server's list is in: a first connection that
+            // fails (a busy server) says nothing about the transfers.
+            if untilIdle, loaded, screen.isIdle { break }
         }
         screen.close()
     }

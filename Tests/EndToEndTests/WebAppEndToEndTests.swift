@@ -355,7 +355,7 @@ import TunerTesting
         check(any(0 < v < 1 for v in values), "the bar never moved between 0 and 1: " + repr(values[:20]))
         screenshot("downloads")
 
-        for name in ["streams", "outputs", "cache", "settings", "films", "uploads"]:
+        for name in ["streams", "outputs", "cache", "settings"]:
             driver.get(base + "/" + name)
             wait_for("return document.readyState === 'complete'")
             screenshot(name)

@@ -8,7 +8,7 @@ import Testing
         .home, .liveTV(group: nil), .liveTV(group: "News & Sport/UK 100%"), .favourites, .channel(id: 42),
         .play(channel: 42, at: nil),
         .play(channel: 7, at: 1_700_000_000), .guide(at: nil), .guide(at: 0), .films, .film(id: 3), .shows,
-        .show(id: 9),
+        .show(id: 9), .episode(id: 11),
         .search(query: "la casa de papel+2 #1 ?x=y&z"), .search(query: ""), .downloads,
         .download(url: URL(string: "https://cdn.example/a%20b/film.mp4?token=x&y=1#t")!), .uploads, .sources,
         .source(id: 1),
@@ -45,7 +45,8 @@ import Testing
     @Test func anythingElseIsNotFoundAndNeverTraps() {
         for path in [
             "/channel/abc", "/channel/-1", "/channel/+1", "/channel/99999999999999999999", "/channel/42/play?at=soon",
-            "/guide?at=-5", "/films/1/2", "/downloads/new?url=file:///etc/passwd", "/downloads/new?url=",
+            "/guide?at=-5", "/films/1/2", "/episode/1", "/episode/x/play", "/downloads/new?url=file:///etc/passwd",
+            "/downloads/new?url=",
             "/downloads/new", "/api/v1/health", "/stream/x/y", "/play/default/1", "/%zz", "/channel/%00", "/x?%=%",
         ] {
             let route = Route(webPath: path)

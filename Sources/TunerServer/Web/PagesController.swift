@@ -20,6 +20,7 @@ struct PagesController {
         "/", "tv", "favourites", "guide", "films", "films/:id", "shows", "shows/:id", "search", "downloads",
         "downloads/new", "uploads", "sources", "sources/:id", "outputs", "streams", "cache", "settings",
         "channel/:id", "channel/:id/play",
+        "episode/:id/play",
     ]
 
     /// What pages may load and where their scripts may connect: only Tuner itself, no inline
@@ -95,18 +96,24 @@ struct PagesController {
         case .outputs: page = try await outputs(request)
         case .cache: page = WebPages.cache(engine.cacheAdmin.statistics())
         case .settings: page = WebPages.settings(engine.configuration)
-        case .films, .film:
-            page = WebPages.notYet(
-                title: "Films", section: .films,
-                text: "Films are listed by the API (GET /api/v1/channels?kind=movie) and play at /channel/ID/play.")
-        case .shows, .show:
-            page = WebPages.notYet(
-                title: "Series", section: .shows,
-                text: "Series and their episodes are listed by the API (GET /api/v1/channels/ID/episodes).")
-        case .uploads:
-            page = WebPages.notYet(
-                title: "Uploads", section: .uploads,
-                text: "Upload with any tus client to /api/v1/uploads (see the README's Uploads section).")
+        case .films: page = try await library(kind: .movie)
+        case .shows: page = try await library(kind: .series)
+        case .film(let id), .show(let id):
+            let kind: CatalogItemKind = if case .film = route { .movie } else { .series }
+            if let item = try await engine.catalog.item(id: id), item.kind == kind {
+                page = WebPages.title(item: item)
+            } else {
+                page = WebPage.notFound(path: route.webPath)
+                status = .notFound
+            }
+        case .episode(let id):
+            if let episode = try await engine.catalog.episode(id: id) {
+                page = WebPages.player(episode: episode, series: try await engine.catalog.item(id: episode.seriesID))
+            } else {
+                page = WebPage.notFound(path: route.webPath)
+                status = .notFound
+            }
+        case .uploads: page = WebPages.uploads(maxSize: engine.configuration.uploadMaxSize)
         case .notFound(let path):
             page = WebPage.notFound(path: path)
             status = .notFound
@@ -124,16 +131,24 @@ struct PagesController {
     }
 
     func liveTV(group: String?, favourites: Bool, search: String) async throws -> WebPage {
-        let groups = try await engine.catalog.groups(kind: .live, sourceID: nil)
+        WebPages.liveTV(
+            groups: try await mergedGroups(kind: .live), group: group, favourites: favourites, search: search)
+    }
+
+    /// Films or Series: the groups of that kind (one entry per name across sources).
+    func library(kind: CatalogItemKind) async throws -> WebPage {
+        WebPages.library(kind: kind, groups: try await mergedGroups(kind: kind))
+    }
+
+    func mergedGroups(kind: CatalogItemKind) async throws -> [WebPages.GroupEntry] {
+        let groups = try await engine.catalog.groups(kind: kind, sourceID: nil)
         var merged: [String: Int] = [:]
         var order: [String] = []
         for entry in groups {
             if merged[entry.name] == nil { order.append(entry.name) }
             merged[entry.name, default: 0] += entry.itemCount
         }
-        return WebPages.liveTV(
-            groups: order.map { WebPages.GroupEntry(name: $0, count: merged[$0] ?? 0) }, group: group,
-            favourites: favourites, search: search)
+        return order.map { WebPages.GroupEntry(name: $0, count: merged[$0] ?? 0) }
     }
 
     func outputs(_ request: Request) async throws -> WebPage {

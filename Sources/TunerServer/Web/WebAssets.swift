@@ -39,6 +39,13 @@ enum WebAssets {
         ("signin.js", PackageResources.signin_js),
         ("account.js", PackageResources.account_js),
         ("cache.js", PackageResources.cache_js),
+        ("vgrid.js", PackageResources.vgrid_js),
+        ("resume.js", PackageResources.resume_js),
+        ("library.js", PackageResources.library_js),
+        ("details.js", PackageResources.details_js),
+        ("vod.js", PackageResources.vod_js),
+        ("tus.js", PackageResources.tus_js),
+        ("uploads.js", PackageResources.uploads_js),
     ]
 
     /// Every asset by its served name.

@@ -50,10 +50,16 @@ enum WebPages {
                 """)
     }
 
-    /// The player: a native `<video>` for one channel (or film), with channel up/down and an info
-    /// overlay (`player.js`).
+    /// The player: a native `<video>` for one channel (with channel up/down and an info overlay)
+    /// or film (with resume and Download), driven by `player.js`.
     static func player(item: CatalogItem, at: Int64?) -> WebPage {
-        WebPage(
+        guard item.kind == .live else {
+            let back = item.kind == .series ? Route.show(id: item.id) : Route.film(id: item.id)
+            return vodPlayer(
+                id: item.id, kind: item.kind.rawValue, title: item.name, heading: item.name, back: back,
+                section: item.kind == .series ? .shows : .films)
+        }
+        return WebPage(
             title: item.name, section: .liveTV(group: nil), module: "player.js", name: "player",
             content: """
                 <section class="player" id="player" data-id="\(item.id)" data-kind="\(item.kind.rawValue)" \
@@ -74,6 +80,54 @@ enum WebPages {
                 <button type="button" id="info">Info</button>
                 <button type="button" id="pip">Picture in picture</button>
                 <span id="player-status" class="status" role="status"></span>
+                </div>
+                </section>
+                """)
+    }
+
+    /// The player of one episode of a series.
+    static func player(episode: CatalogEpisode, series: CatalogItem?) -> WebPage {
+        let number: String =
+            switch (episode.season, episode.episode) {
+            case (let season?, let number?): "S\(season) E\(number) · "
+            case (nil, let number?): "E\(number) · "
+            default: ""
+            }
+        let heading = (series.map { $0.name + " · " } ?? "") + number + episode.title
+        return vodPlayer(
+            id: episode.id, kind: "episode", title: heading, heading: heading,
+            back: series.map { Route.show(id: $0.id) } ?? .shows, section: .shows)
+    }
+
+    /// A film or an episode: no channels to change; resume where it was left, download it, and
+    /// Escape (or the Back link) returns to its page.
+    private static func vodPlayer(
+        id: Int64, kind: String, title: String, heading: String, back: Route, section: Route
+    ) -> WebPage {
+        WebPage(
+            title: title, section: section, module: "player.js", name: "player",
+            content: """
+                <section class="player" id="player" data-id="\(id)" data-kind="\(kind)" data-back="\(back.webPath)" \
+                data-name="\(heading)">
+                <h1 class="player-title">\(heading)</h1>
+                <div class="stage" id="stage" tabindex="0" aria-label="Player: Space pauses, ←/→ seek, \
+                Escape goes back">
+                <video id="video" playsinline autoplay controls></video>
+                <div class="overlay" id="overlay" aria-live="polite">
+                <div class="channel-name">\(heading)</div>
+                </div>
+                </div>
+                <div class="controls">
+                <a class="button" id="back" href="\(back.webPath)">← Back</a>
+                <button type="button" id="resume" hidden>Resume</button>
+                <button type="button" id="download">Download</button>
+                <button type="button" id="pip">Picture in picture</button>
+                <span id="player-status" class="status" role="status"></span>
+                </div>
+                <div id="external" class="external" hidden>
+                <label for="external-link">Open in VLC or another player</label>
+                <input id="external-link" class="copy-source" readonly>
+                <button type="button" class="copy">Copy</button>
                 </div>
                 </section>
                 """)
@@ -290,15 +344,6 @@ enum WebPages {
                 <dl class="settings">\(items)</dl>
                 <p><button type="button" data-sign-out>Sign out</button></p>
                 </section>
-                """)
-    }
-
-    /// A page that is not built yet: says so, and where the feature is today.
-    static func notYet(title: String, section: Route, text: String) -> WebPage {
-        WebPage(
-            title: title, section: section, name: "not-yet",
-            content: """
-                <section class="panel narrow"><h1>\(title)</h1><p>\(text)</p></section>
                 """)
     }
 

@@ -1,8 +1,12 @@
 // The player: a native <video> (HLS plays natively in Chromium, Safari and TVs), channel up/down
 // along the list the channel was opened from, an info overlay with now and next, and
-// picture-in-picture.
-import { clock, nowSeconds, say } from './app.js';
+// picture-in-picture. A film or an episode plays its file as the provider has it, remembers where
+// it was left (resume.js) and can be downloaded; a format the browser cannot play is said in words,
+// with the link for another player.
+import { clock, nowSeconds, say, el } from './app.js';
 import { getJSON } from './command.js';
+import { position, remember, forget, mmss } from './resume.js';
+import { playLink, extension, browserMayPlay, addDownload } from './vod.js';
 
 const section = document.getElementById('player');
 const stage = document.getElementById('stage');
@@ -10,6 +14,7 @@ const video = document.getElementById('video');
 const overlay = document.getElementById('overlay');
 const status = document.getElementById('player-status');
 const id = Number(section.dataset.id);
+const kind = section.dataset.kind;
 const at = section.dataset.at ? Number(section.dataset.at) : null;
 let hideTimer = null;
 
@@ -108,10 +113,125 @@ function key(event) {
   }
 }
 
-stage.addEventListener('keydown', key);
-document.getElementById('channel-up').addEventListener('click', () => zap(1));
-document.getElementById('channel-down').addEventListener('click', () => zap(-1));
-document.getElementById('info').addEventListener('click', showInfo);
+function live() {
+  stage.addEventListener('keydown', key);
+  document.getElementById('channel-up').addEventListener('click', () => zap(1));
+  document.getElementById('channel-down').addEventListener('click', () => zap(-1));
+  document.getElementById('info').addEventListener('click', showInfo);
+  video.addEventListener('error', () => {
+    const error = video.error;
+    say(status, error ? `The stream cannot be played (${error.message || error.code})` : 'The stream stopped', true);
+  });
+  start();
+  showInfo();
+}
+
+// MARK: films and episodes
+
+const formats = { ts: 'an MPEG-TS file', m2ts: 'an MPEG-TS file', mts: 'an MPEG-TS file', mkv: 'a Matroska file',
+  avi: 'an AVI file', wmv: 'a WMV file', flv: 'a Flash video file' };
+
+/** Says that the browser cannot play this file, and offers its link for VLC or another player. */
+function unplayable(ext, detail) {
+  const what = formats[ext] || (ext ? `a .${ext} file` : 'a file');
+  say(status, `This browser cannot play ${what}${detail ? ` (${detail})` : ''}, and Tuner has no browser `
+    + 'remux for films and episodes yet (live channels get one). Download it, or open the link below in VLC.', true);
+  document.getElementById('external').hidden = false;
+}
+
+async function vod() {
+  const back = section.dataset.back;
+  const resume = document.getElementById('resume');
+  const title = section.dataset.name;
+  let link;
+  try {
+    link = await playLink(kind, id);
+  } catch (error) {
+    say(status, error.message, true);
+    return;
+  }
+  document.getElementById('external-link').value = link.proxyURL;
+  const download = document.getElementById('download');
+  download.addEventListener('click', async () => {
+    try {
+      await addDownload(link, title, download);
+      status.replaceChildren(`${title} is downloading: see `, el('a', { href: '/downloads', text: 'Downloads' }), '.');
+      status.classList.remove('error');
+    } catch (error) {
+      say(status, error.message, true);
+    }
+  });
+  // What the server offers browsers (HLS, when it has it for this item), else the file itself.
+  const source = link.hlsURL || link.proxyURL;
+  const ext = link.hlsURL ? 'm3u8' : extension(link.proxyURL);
+  if (!browserMayPlay(ext)) {
+    unplayable(ext);
+    return;
+  }
+  const saved = position(kind, id);
+  let lastSaved = 0;
+  video.addEventListener('loadedmetadata', () => {
+    if (saved === null) return;
+    if (location.hash === '#resume') {
+      video.currentTime = saved;
+      say(status, `Resumed at ${mmss(saved)}`);
+    } else {
+      resume.textContent = `Resume at ${mmss(saved)}`;
+      resume.hidden = false;
+    }
+  }, { once: true });
+  resume.addEventListener('click', () => {
+    video.currentTime = saved;
+    resume.hidden = true;
+    say(status, `Resumed at ${mmss(saved)}`);
+    stage.focus();
+  });
+  // Remember the position as it plays (every few seconds), when paused and when leaving; past the
+  // first seconds only, so opening a film and leaving at once keeps the earlier resume point.
+  const keep = () => {
+    if (video.currentTime >= 5) remember(kind, id, video.currentTime, video.duration);
+  };
+  video.addEventListener('timeupdate', () => {
+    if (Math.abs(video.currentTime - lastSaved) < 3) return;
+    lastSaved = video.currentTime;
+    keep();
+  });
+  video.addEventListener('pause', keep);
+  video.addEventListener('seeked', keep);
+  window.addEventListener('pagehide', keep);
+  video.addEventListener('ended', () => forget(kind, id));
+  video.addEventListener('error', () => {
+    const error = video.error;
+    unplayable(ext, error && (error.message || `media error ${error.code}`));
+  });
+  stage.addEventListener('keydown', (event) => {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === 'Escape') {
+      keep();
+      location.href = back;
+    } else if (event.key === 'ArrowLeft' || event.key === 'ArrowRight') {
+      video.currentTime = Math.max(0, video.currentTime + (event.key === 'ArrowLeft' ? -10 : 10));
+    } else if (event.key === ' ' || event.key === 'Enter' || event.key === 'k') {
+      if (video.paused) video.play().catch(() => {});
+      else video.pause();
+    } else {
+      return;
+    }
+    event.preventDefault();
+  });
+  document.querySelector('#external .copy').addEventListener('click', (event) => {
+    const input = document.getElementById('external-link');
+    input.select();
+    document.execCommand('copy');
+    event.currentTarget.textContent = 'Copied';
+  });
+  video.src = source;
+  await video.play().catch(() => {
+    video.muted = true;
+    return video.play().catch(() => {});
+  });
+}
+
 const pip = document.getElementById('pip');
 if (!document.pictureInPictureEnabled) pip.disabled = true;
 pip.addEventListener('click', async () => {
@@ -122,11 +242,7 @@ pip.addEventListener('click', async () => {
     say(status, error.message, true);
   }
 });
-video.addEventListener('error', () => {
-  const error = video.error;
-  say(status, error ? `The stream cannot be played (${error.message || error.code})` : 'The stream stopped', true);
-});
 
 stage.focus();
-start();
-showInfo();
+if (kind === 'live') live();
+else vod();

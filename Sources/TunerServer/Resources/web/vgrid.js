@@ -1,0 +1,176 @@
+// A grid of any length (posters) that keeps only the rows in view, and one row either side, in the
+// DOM. The number of columns follows the width; data comes in pages from `fetchPage(offset, limit)`,
+// kept in a small cache. Arrow keys move by one cell or one row, PageUp/PageDown by a screen, Home
+// and End to the ends; the cells are links, so Enter (or a click) opens them.
+
+export class VirtualGrid {
+  constructor(container, { cellWidth, rowHeight, pageSize = 120, fetchPage, renderCell, onEmpty }) {
+    this.container = container;
+    this.cellWidth = cellWidth;
+    this.rowHeight = rowHeight;
+    this.pageSize = pageSize;
+    this.fetchPage = fetchPage;
+    this.renderCell = renderCell;
+    this.onEmpty = onEmpty;
+    this.total = null;
+    this.pages = new Map(); // page number -> items
+    this.loading = new Map(); // page number -> promise
+    this.cells = new Map(); // index -> element
+    this.focusIndex = 0;
+    this.generation = 0;
+    this.columns = 1;
+    this.sizer = document.createElement('div');
+    this.sizer.className = 'vgrid-sizer';
+    container.append(this.sizer);
+    container.addEventListener('scroll', () => this.schedule(), { passive: true });
+    window.addEventListener('resize', () => {
+      this.layout();
+      this.render(true);
+    });
+    container.addEventListener('keydown', (event) => this.key(event));
+    container.addEventListener('focusin', (event) => {
+      const cell = event.target.closest('[data-index]');
+      if (cell) this.focusIndex = Number(cell.dataset.index);
+    });
+    container.tabIndex = 0;
+    container.addEventListener('focus', () => {
+      if (this.total) this.focus(this.focusIndex);
+    });
+  }
+
+  /** Forgets everything and loads from the first cell. */
+  reset() {
+    this.generation++;
+    this.pages.clear();
+    this.loading.clear();
+    this.total = null;
+    this.focusIndex = 0;
+    this.container.scrollTop = 0;
+    for (const cell of this.cells.values()) cell.remove();
+    this.cells.clear();
+    return this.load(0);
+  }
+
+  itemAt(index) {
+    const page = this.pages.get(Math.floor(index / this.pageSize));
+    return page ? page[index % this.pageSize] : undefined;
+  }
+
+  layout() {
+    const width = this.container.clientWidth || this.cellWidth;
+    this.columns = Math.max(1, Math.floor(width / this.cellWidth));
+    this.width = width / this.columns;
+    if (this.total !== null) this.sizer.style.height = `${Math.ceil(this.total / this.columns) * this.rowHeight}px`;
+  }
+
+  load(page) {
+    if (this.pages.has(page)) return Promise.resolve();
+    if (this.loading.has(page)) return this.loading.get(page);
+    const generation = this.generation;
+    const promise = this.fetchPage(page * this.pageSize, this.pageSize)
+      .then(({ total, items }) => {
+        if (generation !== this.generation) return;
+        this.total = total;
+        this.pages.set(page, items);
+        for (const key of this.pages.keys()) if (Math.abs(key - page) > 4) this.pages.delete(key);
+        this.layout();
+        if (total === 0 && this.onEmpty) this.onEmpty();
+        this.render(true);
+      })
+      .finally(() => {
+        if (generation === this.generation) this.loading.delete(page);
+      });
+    this.loading.set(page, promise);
+    return promise;
+  }
+
+  schedule() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = null;
+      this.render(false);
+    });
+  }
+
+  /** Draws the rows in view (and one either side), asking for the pages they need; `force` places
+   * the cells again (after the columns changed). */
+  render(force) {
+    if (this.total === null) return;
+    const top = this.container.scrollTop;
+    const height = this.container.clientHeight || 600;
+    const firstRow = Math.max(0, Math.floor(top / this.rowHeight) - 1);
+    const lastRow = Math.ceil((top + height) / this.rowHeight) + 1;
+    const first = firstRow * this.columns;
+    const last = Math.min(this.total - 1, (lastRow + 1) * this.columns - 1);
+    for (const [index, cell] of this.cells) {
+      // Keep the focused cell while it has the focus: the browser would otherwise drop it.
+      if ((index < first || index > last) && !cell.contains(document.activeElement)) {
+        cell.remove();
+        this.cells.delete(index);
+      } else if (force) {
+        this.place(cell, index);
+      }
+    }
+    for (let index = first; index <= last; index++) {
+      const item = this.itemAt(index);
+      if (item === undefined) {
+        this.load(Math.floor(index / this.pageSize));
+        continue;
+      }
+      let cell = this.cells.get(index);
+      if (cell) {
+        this.place(cell, index);
+        continue;
+      }
+      cell = this.renderCell(item, index);
+      cell.dataset.index = String(index);
+      cell.classList.add('vcell');
+      cell.tabIndex = index === this.focusIndex ? 0 : -1;
+      this.place(cell, index);
+      this.sizer.append(cell);
+      this.cells.set(index, cell);
+    }
+  }
+
+  place(cell, index) {
+    const row = Math.floor(index / this.columns);
+    const column = index % this.columns;
+    cell.style.top = `${row * this.rowHeight}px`;
+    cell.style.left = `${column * this.width}px`;
+    cell.style.width = `${this.width}px`;
+    cell.style.height = `${this.rowHeight}px`;
+  }
+
+  /** Moves the focus to cell `index`, scrolling it into view and loading it first when needed. */
+  async focus(index) {
+    if (!this.total) return;
+    index = Math.max(0, Math.min(this.total - 1, index));
+    this.focusIndex = index;
+    const top = Math.floor(index / this.columns) * this.rowHeight;
+    const view = this.container.clientHeight;
+    if (top < this.container.scrollTop) this.container.scrollTop = top;
+    else if (top + this.rowHeight > this.container.scrollTop + view) {
+      this.container.scrollTop = top + this.rowHeight - view;
+    }
+    await this.load(Math.floor(index / this.pageSize));
+    this.render(false);
+    for (const [i, cell] of this.cells) cell.tabIndex = i === index ? 0 : -1;
+    const cell = this.cells.get(index);
+    if (cell) cell.focus({ preventScroll: true });
+  }
+
+  key(event) {
+    if (event.target.closest('input, select, textarea')) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const perScreen = Math.max(1, Math.floor(this.container.clientHeight / this.rowHeight)) * this.columns;
+    const moves = {
+      ArrowRight: 1, ArrowLeft: -1, ArrowDown: this.columns, ArrowUp: -this.columns,
+      PageDown: perScreen, PageUp: -perScreen, Home: -Infinity, End: Infinity,
+    };
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    const move = moves[event.key];
+    const target = move === -Infinity ? 0 : move === Infinity ? (this.total || 1) - 1 : this.focusIndex + move;
+    this.focus(target);
+  }
+}
