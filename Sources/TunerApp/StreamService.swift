@@ -80,7 +80,11 @@ public final class StreamService: Sendable {
             requestID: requestID, storage: link.kind == .key ? .passthrough : .cache)
         switch link.kind {
         case .playlist:
-            return await servePlaylist(link, request: request, proxyBase: proxyBase)
+            // On the pool: the body is collected chunk by chunk behind the origin fetch (a pool
+            // task), and a loop-bound reader would cost a thread wake-up per chunk.
+            return await withTaskExecutorPreference(globalConcurrentExecutor) {
+                await servePlaylist(link, request: request, proxyBase: proxyBase)
+            }
         case .key, .map, .part, .other:
             return counted(await cache.serve(request), kind: link.kind ?? .other)
         case .segment:
@@ -101,36 +105,47 @@ public final class StreamService: Sendable {
             else {
                 return counted(response, kind: .other)
             }
-            var whole = response
-            if response.status == 206 {
-                // Players such as ffmpeg ask for `bytes=0-` even for playlists: a read from the
-                // start is answered whole (a server may ignore Range), so it can be rewritten.
-                guard let contentRange = response.headers.first(name: "Content-Range"),
-                    contentRange.hasPrefix("bytes 0-")
-                else {
-                    return counted(response, kind: .other)
-                }
-                var full = request
-                full.range = nil
-                full.ifRange = nil
-                whole = await cache.serve(full)
+            return await withTaskExecutorPreference(globalConcurrentExecutor) {
+                await sniffPlaylist(link, request: request, response: response, proxyBase: proxyBase)
             }
-            guard whole.status == 200 else { return counted(whole, kind: .other) }
-            guard let body = await whole.collectBody(limit: Self.playlistLimit) else {
-                return MediaResponse(
-                    status: 502, headers: Self.textHeaders,
-                    body: MediaBody { try await $0.write(ByteBuffer(string: "the origin's answer was cut short\n")) })
-            }
-            guard Self.looksLikePlaylist(body) else {
-                notPlaylists.withLockedValue { known in
-                    if known.count >= 10_000 { known.removeAll(keepingCapacity: true) }
-                    known.insert(link.url.absoluteString)
-                }
-                return counted(Self.buffered(whole, body: body), kind: .other)
-            }
-            return await processPlaylist(
-                link, bytes: body, finalURL: whole.finalURL ?? link.url, method: method, proxyBase: proxyBase)
         }
+    }
+
+    /// A user's link whose answer may be a playlist: read whole (on the pool, see `.playlist`)
+    /// and served rewritten if its first bytes say it is one.
+    private func sniffPlaylist(
+        _ link: StreamLink, request: MediaRequest, response: MediaResponse, proxyBase: String
+    ) async -> MediaResponse {
+        let method = request.method
+        var whole = response
+        if response.status == 206 {
+            // Players such as ffmpeg ask for `bytes=0-` even for playlists: a read from the
+            // start is answered whole (a server may ignore Range), so it can be rewritten.
+            guard let contentRange = response.headers.first(name: "Content-Range"),
+                contentRange.hasPrefix("bytes 0-")
+            else {
+                return counted(response, kind: .other)
+            }
+            var full = request
+            full.range = nil
+            full.ifRange = nil
+            whole = await cache.serve(full)
+        }
+        guard whole.status == 200 else { return counted(whole, kind: .other) }
+        guard let body = await whole.collectBody(limit: Self.playlistLimit) else {
+            return MediaResponse(
+                status: 502, headers: Self.textHeaders,
+                body: MediaBody { try await $0.write(ByteBuffer(string: "the origin's answer was cut short\n")) })
+        }
+        guard Self.looksLikePlaylist(body) else {
+            notPlaylists.withLockedValue { known in
+                if known.count >= 10_000 { known.removeAll(keepingCapacity: true) }
+                known.insert(link.url.absoluteString)
+            }
+            return counted(Self.buffered(whole, body: body), kind: .other)
+        }
+        return await processPlaylist(
+            link, bytes: body, finalURL: whole.finalURL ?? link.url, method: method, proxyBase: proxyBase)
     }
 
     // MARK: - Playlists
