@@ -44,33 +44,73 @@ public struct ByteRangeRequest: Sendable, Equatable {
 
     /// Parses a `Range` header value. Returns nil for anything that is not a well-formed
     /// `bytes=` range set: RFC 9110 says such a header is ignored and the whole resource served.
+    ///
+    /// Reads bytes, not Characters: a player sends one on nearly every request, and Foundation's
+    /// trimming and splitting cost more than serving a small cached range.
     public init?(headerValue: String) {
-        var value = Substring(headerValue).drop(while: { $0 == " " })
-        guard value.lowercased().hasPrefix("bytes=") else { return nil }
-        value = value.dropFirst("bytes=".count)
         var specs: [ByteRangeSpec] = []
-        for part in value.split(separator: ",", omittingEmptySubsequences: false) {
-            let trimmed = part.trimmingCharacters(in: .whitespaces)
-            guard let dash = trimmed.firstIndex(of: "-") else { return nil }
-            let firstText = trimmed[..<dash]
-            let lastText = trimmed[trimmed.index(after: dash)...]
-            if firstText.isEmpty {
-                guard let count = Int64(lastText), count >= 0, lastText.allSatisfy(\.isASCIIDigit) else { return nil }
-                specs.append(.suffix(count))
-            } else {
-                guard firstText.allSatisfy(\.isASCIIDigit), let first = Int64(firstText) else { return nil }
-                if lastText.isEmpty {
-                    specs.append(.from(first))
-                } else {
-                    guard lastText.allSatisfy(\.isASCIIDigit), let last = Int64(lastText), last >= first else {
-                        return nil
-                    }
-                    specs.append(.closed(first, last))
-                }
-            }
-        }
-        guard !specs.isEmpty, specs.count <= 64 else { return nil }
+        let parsed =
+            headerValue.utf8.withContiguousStorageIfAvailable { Self.parse($0, into: &specs) }
+            ?? Array(headerValue.utf8).withUnsafeBufferPointer { Self.parse($0, into: &specs) }
+        guard parsed else { return nil }
         self.ranges = specs
+    }
+
+    /// `bytes=` (any case, after optional spaces), then comma-separated specs with optional spaces
+    /// or tabs around each: `a-b`, `a-` or `-n`, decimal digits only, at most 64 of them.
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, into specs: inout [ByteRangeSpec]) -> Bool {
+        var index = bytes.startIndex
+        while index < bytes.endIndex, bytes[index] == UInt8(ascii: " ") { index += 1 }
+        for expected in "bytes=".utf8 {
+            guard index < bytes.endIndex else { return false }
+            let byte = bytes[index]
+            let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            guard lowered == expected else { return false }
+            index += 1
+        }
+        while true {
+            guard specs.count < 64 else { return false }
+            var end = index
+            while end < bytes.endIndex, bytes[end] != UInt8(ascii: ",") { end += 1 }
+            guard let spec = spec(bytes[index..<end]) else { return false }
+            specs.append(spec)
+            guard end < bytes.endIndex else { return true }
+            index = end + 1
+        }
+    }
+
+    /// One spec between commas, with its optional white space.
+    private static func spec(_ part: Slice<UnsafeBufferPointer<UInt8>>) -> ByteRangeSpec? {
+        var start = part.startIndex
+        var end = part.endIndex
+        func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == 0x09 }
+        while start < end, isSpace(part[start]) { start += 1 }
+        while end > start, isSpace(part[end - 1]) { end -= 1 }
+        guard let dash = part[start..<end].firstIndex(of: UInt8(ascii: "-")) else { return nil }
+        let first = number(part[start..<dash])
+        let last = number(part[(dash + 1)..<end])
+        if dash == start {
+            guard let count = last else { return nil }
+            return .suffix(count)
+        }
+        guard let first else { return nil }
+        if dash + 1 == end { return .from(first) }
+        guard let last, last >= first else { return nil }
+        return .closed(first, last)
+    }
+
+    /// A non-empty run of decimal digits that fits an Int64; nil otherwise (overflow included).
+    private static func number(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
+        guard !digits.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+        }
+        return value
     }
 
     /// Resolves every spec against `length`, dropping unsatisfiable ones and merging overlaps the
@@ -91,8 +131,4 @@ public struct ByteRangeRequest: Sendable, Equatable {
         }
         return merged
     }
-}
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }

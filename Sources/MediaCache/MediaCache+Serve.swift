@@ -9,15 +9,13 @@ extension MediaCache {
     /// shared) where they are not. Never throws: failures become HTTP answers (502, 504, the
     /// origin's own status).
     public func serve(_ request: MediaRequest) async -> MediaResponse {
-        var logger = self.logger
-        logger[metadataKey: "request"] = "\(request.requestID)"
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             request.url.host != nil
         else {
             return .error(status: 400, message: "only http and https URLs can be proxied")
         }
         if request.storage == .passthrough {
-            switch await openUpstream(request, range: request.range, logger: logger) {
+            switch await openUpstream(request, range: request.range, logger: logger(for: request)) {
             case .failure(let answer): return answer.response
             case .success(let response): return passthrough(response, head: request.method == .head)
             }
@@ -29,13 +27,12 @@ extension MediaCache {
         while true {
             switch entry.metaOrProbe() {
             case .known(let meta, let generation):
-                return respondFromCache(
-                    request, entry: entry, meta: meta, generation: generation, attached: [], logger: logger)
+                return respondFromCache(request, entry: entry, meta: meta, generation: generation, attached: [])
             case .wait(let changes):
                 await entry.waitForChange(after: changes)
                 if Task.isCancelled { return .error(status: 499, message: "client went away") }
             case .probe:
-                return await probe(request, entry: entry, logger: logger)
+                return await probe(request, entry: entry, logger: logger(for: request))
             }
         }
     }
@@ -140,8 +137,7 @@ extension MediaCache {
             startFetchTask(
                 entry: entry, id: id, generation: generation, file: file, meta: meta, response: response,
                 layout: layout, logger: logger)
-            return respondFromCache(
-                request, entry: entry, meta: meta, generation: generation, attached: [id], logger: logger)
+            return respondFromCache(request, entry: entry, meta: meta, generation: generation, attached: [id])
         } catch {
             entry.endProbe()
             logger.error("cache could not store a resource; streaming through", metadata: ["error": "\(error)"])
@@ -152,8 +148,7 @@ extension MediaCache {
     // MARK: - Responses
 
     private func respondFromCache(
-        _ request: MediaRequest, entry: ResourceEntry, meta: ResourceMeta, generation: Int, attached: Set<Int>,
-        logger: Logger
+        _ request: MediaRequest, entry: ResourceEntry, meta: ResourceMeta, generation: Int, attached: Set<Int>
     ) -> MediaResponse {
         var headers = HTTPHeaders()
         headers.add(name: "Accept-Ranges", value: "bytes")
@@ -215,12 +210,22 @@ extension MediaCache {
             + Int64(trailer?.utf8.count ?? 0)
         headers.add(name: "Content-Length", value: String(length))
 
+        // Parsed only when it differs: most resources are not redirected, and a URL parse is a
+        // measurable part of a small cached answer.
+        let finalURL = entry.finalURL.flatMap { $0 == request.url.absoluteString ? request.url : URL(string: $0) }
         if isHead || length == 0 {
             entry.detach(attached)
             return MediaResponse(
                 status: status, headers: headers, body: isHead ? nil : MediaBody { _ in },
-                finalURL: entry.finalURL.flatMap(URL.init(string:)) ?? request.url)
+                finalURL: finalURL ?? request.url)
         }
+        if attached.isEmpty, parts.count == 1, parts[0].prefix == nil, length < configuration.fileRegionThreshold,
+            let bytes = readHeld(parts[0].range, entry: entry, generation: generation)
+        {
+            return MediaResponse(
+                status: status, headers: headers, body: MediaBody(bytes: bytes), finalURL: finalURL ?? request.url)
+        }
+        let logger = self.logger(for: request)
         let lease = EntryLease(entry: entry, attached: attached)
         let body = MediaBody { [self] sink in
             var attached = lease.attached
@@ -235,9 +240,36 @@ extension MediaCache {
             }
             if let closing { try await sink.write(ByteBuffer(string: closing)) }
         }
-        return MediaResponse(
-            status: status, headers: headers, body: body,
-            finalURL: entry.finalURL.flatMap(URL.init(string:)) ?? request.url)
+        return MediaResponse(status: status, headers: headers, body: body, finalURL: finalURL ?? request.url)
+    }
+
+    /// The cache's logger with the request's id, so one request's lines can be found together.
+    /// Made only where something may log: the metadata costs an allocation and a redaction pass,
+    /// and a cached answer logs nothing.
+    func logger(for request: MediaRequest) -> Logger {
+        var logger = self.logger
+        logger[metadataKey: "request"] = "\(request.requestID)"
+        return logger
+    }
+
+    /// The bytes of `range` when every one of them is already in the data file, read now: a small
+    /// cached answer then needs no body task and goes out with its head. Nil when a byte is
+    /// missing or the read fails; the streaming body then plans the read (and reports errors).
+    private func readHeld(_ range: Range<Int64>, entry: ResourceEntry, generation: Int) -> ByteBuffer? {
+        let count = range.upperBound - range.lowerBound
+        guard count > 0, count <= Int64(Int32.max), let file = entry.fileHolding(range, generation: generation)
+        else { return nil }
+        // In use while reading, as any reader is (eviction waits), and the access time moves.
+        entry.beginUse()
+        defer { entry.endUse() }
+        var buffer = allocator.buffer(capacity: Int(count))
+        do {
+            try file.read(at: range.lowerBound, count: Int(count), into: &buffer)
+        } catch {
+            return nil
+        }
+        counters.withLockedValue { $0.hitBytes += count }
+        return buffer
     }
 
     /// Streams `range` of a resource into `sink`: disk reads where bytes are held, waits on the

@@ -21,7 +21,9 @@ public struct MediaCacheConfiguration: Sendable {
     /// Size of each read from disk handed to the client.
     public var readChunkSize: Int
     /// Runs of cached bytes at least this long are offered to the sink as file regions
-    /// (sent with `sendfile` by the server); shorter ones are read and written.
+    /// (sent with `sendfile` by the server); shorter ones are read and written. A whole answer
+    /// shorter than this whose bytes are all cached is read before the response is made
+    /// (``MediaBody/bytes``), so the server can send it with its head in one write.
     public var fileRegionThreshold: Int64 = 128 << 10
     /// Data files kept open at most (one per recently used resource); beyond it the least
     /// recently used idle ones are closed, and reopened when next read.

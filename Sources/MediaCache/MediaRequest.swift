@@ -63,10 +63,20 @@ extension MediaBodySink {
 /// arrive from the origin.
 public struct MediaBody: Sendable {
     let produce: @Sendable (inout any MediaBodySink) async throws -> Void
+    /// The whole body, when it was in memory before the response was made (a small cached
+    /// answer): a server can send it together with the head, in one write.
+    public let bytes: ByteBuffer?
 
     /// A body produced by `produce`, which writes every byte into the sink it is given.
     public init(_ produce: @escaping @Sendable (inout any MediaBodySink) async throws -> Void) {
         self.produce = produce
+        self.bytes = nil
+    }
+
+    /// A body that is all of `bytes`, already read.
+    public init(bytes: ByteBuffer) {
+        self.bytes = bytes
+        self.produce = { try await $0.write(bytes) }
     }
 
     /// Writes the whole body into `sink`. Throws when the origin fails midway; the caller must

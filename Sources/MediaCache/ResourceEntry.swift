@@ -308,6 +308,19 @@ final class ResourceEntry: Sendable {
         }
     }
 
+    /// The data file, when every byte of `range` is written to it in `generation`: a reader of
+    /// those bytes needs no plan, no fetch and no wait. Never starts or joins a fetch.
+    func fileHolding(_ range: Range<Int64>, generation: Int) -> DataFile? {
+        state.withLockedValue { state in
+            guard !state.evicted, state.generation == generation, state.meta != nil,
+                state.available.contiguousCount(from: range.lowerBound) >= range.upperBound - range.lowerBound
+            else { return nil }
+            // Closed while idle (see closeFileIfIdle): reopen; the bytes are still there.
+            if state.file == nil { state.file = try? DataFile(path: path, create: false) }
+            return state.file
+        }
+    }
+
     /// Records that the origin sent the whole body to a range request: fetch `id` now covers the
     /// resource from byte 0 to its end, and later readers wait for it (see `State.ignoresRanges`).
     func noteIgnoresRanges(fetch id: Int) {

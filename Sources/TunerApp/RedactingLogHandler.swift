@@ -7,15 +7,16 @@ import MediaFormats
 /// the CLI install it around their standard-error handler; embedders can wrap their own.
 public struct RedactingLogHandler: LogHandler {
     private var wrapped: any LogHandler
-    /// The logger's own metadata, already redacted. Kept here rather than in the wrapped handler
-    /// and merged into each entry as it is logged: code on the request path sets metadata (a
-    /// request id) on every request and logs rarely, and a wrapped `StreamLogHandler` renders its
-    /// whole metadata again on every change.
+    /// The logger's own metadata, as set: redacted whenever it is read or logged. Kept here rather
+    /// than in the wrapped handler and merged into each entry as it is logged: code on the request
+    /// path sets metadata (a request id) on every request and logs rarely, and a wrapped
+    /// `StreamLogHandler` renders its whole metadata again on every change. Redacting when it is
+    /// set cost every request a scan for secrets; redacting on the way out costs only log lines.
     private var ownMetadata: Logger.Metadata
 
     public init(wrapping handler: any LogHandler) {
         var handler = handler
-        self.ownMetadata = Self.redact(handler.metadata)
+        self.ownMetadata = handler.metadata
         handler.metadata = [:]
         self.wrapped = handler
     }
@@ -26,13 +27,13 @@ public struct RedactingLogHandler: LogHandler {
     }
 
     public var metadata: Logger.Metadata {
-        get { ownMetadata }
-        set { ownMetadata = Self.redact(newValue) }
+        get { Self.redact(ownMetadata) }
+        set { ownMetadata = newValue }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { ownMetadata[key] }
-        set { ownMetadata[key] = newValue.map(Self.redact) }
+        get { ownMetadata[key].map(Self.redact) }
+        set { ownMetadata[key] = newValue }
     }
 
     public func log(event: LogEvent) {
@@ -43,7 +44,7 @@ public struct RedactingLogHandler: LogHandler {
             event.metadata = supplied
         } else {
             // The entry's own values win over the logger's, as in swift-log's handlers.
-            event.metadata = ownMetadata.merging(supplied ?? [:]) { _, entry in entry }
+            event.metadata = Self.redact(ownMetadata).merging(supplied ?? [:]) { _, entry in entry }
         }
         if let error = event.error { event.error = RedactedError(description: SecretRedactor.redact("\(error)")) }
         wrapped.log(event: event)

@@ -101,9 +101,10 @@ public struct StreamHeader: Sendable, Equatable, Codable {
 /// the same URL, so a refreshed playlist names its segments as before and players and caches
 /// keep working, while two different links never share a nonce.
 public final class StreamLinkSigner: Sendable {
-    /// The encryption key's bytes: `SymmetricKey` is not `Sendable` in this version of swift-crypto.
-    private let sealKeyBytes: [UInt8]
-    private var sealKey: SymmetricKey { SymmetricKey(data: sealKeyBytes) }
+    /// The encryption key, made once: building a `SymmetricKey` per URL was a measurable part of
+    /// rewriting a long playlist. `SymmetricKey` is not `Sendable` in this version of swift-crypto;
+    /// this one is never mutated, so sharing it is safe.
+    nonisolated(unsafe) private let sealKey: SymmetricKey
     /// An HMAC keyed for nonces, already set up: each URL copies it, so the key is not hashed
     /// again for each of a playlist's thousands of URIs. Never mutated, so sharing it is safe.
     nonisolated(unsafe) private let nonceHMAC: HMAC<SHA256>
@@ -141,7 +142,7 @@ public final class StreamLinkSigner: Sendable {
             inputKeyMaterial: key, info: Data("tuner proxy URL payload v2".utf8), outputByteCount: 32)
         let nonceKey = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: key, info: Data("tuner proxy URL nonce v2".utf8), outputByteCount: 32)
-        self.sealKeyBytes = sealKey.withUnsafeBytes { Array($0) }
+        self.sealKey = sealKey
         self.nonceHMAC = HMAC<SHA256>(key: nonceKey)
     }
 
@@ -164,9 +165,16 @@ public final class StreamLinkSigner: Sendable {
         } catch {
             throw .invalid("the proxy URL's payload cannot be encrypted: \(error)")
         }
-        var body = Array(sealed.ciphertext)
-        body.append(contentsOf: sealed.tag)
-        return "/stream/\(Base64URL.encode(nonceBytes))/\(Base64URL.encode(body))/\(Self.lastComponent(of: link.url))"
+        // `combined` is nonce, ciphertext and tag in one buffer: the URL carries the nonce and the
+        // rest in two components, encoded straight from it without copying them apart.
+        let combined = sealed.combined
+        let (nonceText, bodyText) = combined.withUnsafeBytes { bytes in
+            (
+                Base64URL.encode(UnsafeRawBufferPointer(rebasing: bytes[..<Self.nonceByteCount])),
+                Base64URL.encode(UnsafeRawBufferPointer(rebasing: bytes[Self.nonceByteCount...]))
+            )
+        }
+        return "/stream/\(nonceText)/\(bodyText)/\(Self.lastComponent(of: link.url))"
     }
 
     /// The payload as compact JSON with sorted keys (`c`, `h`, `k`, `p`, `u`; absent ones left out),
@@ -278,7 +286,7 @@ public final class StreamLinkSigner: Sendable {
     private func syntheticNonce(of json: [UInt8]) -> [UInt8] {
         var hmac = nonceHMAC
         hmac.update(data: json)
-        return Array(Array(hmac.finalize()).prefix(Self.nonceByteCount))
+        return hmac.finalize().withUnsafeBytes { Array($0.prefix(Self.nonceByteCount)) }
     }
 
     /// Characters a last path component keeps as they are.
@@ -286,11 +294,48 @@ public final class StreamLinkSigner: Sendable {
 
     /// The origin's last path component, kept so players can pick a demuxer by extension.
     static func lastComponent(of url: URL) -> String {
+        if let plain = plainLastComponent(of: url.absoluteString) { return plain }
         let last = url.lastPathComponent
         guard !last.isEmpty, last != "/" else { return "index" }
         // Most names need no escaping; checking first skips Foundation's slower path.
         if last.utf8.allSatisfy({ isPlainComponentByte($0) }) { return last }
         return last.addingPercentEncoding(withAllowedCharacters: componentAllowed) ?? "index"
+    }
+
+    /// The last path segment of an absolute URL's text when it needs neither decoding nor escaping
+    /// (letters, digits and `-._~` only: the usual `segment123.ts`), read straight from the text;
+    /// nil for anything else (a trailing slash, escapes, no path), which goes through `URL`.
+    static func plainLastComponent(of text: String) -> String? {
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            let colon = UInt8(ascii: ":")
+            let slash = UInt8(ascii: "/")
+            // The scheme: up to the first "://", with no slash, query or fragment before it.
+            var index = 0
+            while index + 2 < bytes.count,
+                !(bytes[index] == colon && bytes[index + 1] == slash && bytes[index + 2] == slash)
+            {
+                if bytes[index] == slash || bytes[index] == UInt8(ascii: "?") || bytes[index] == UInt8(ascii: "#") {
+                    return nil
+                }
+                index += 1
+            }
+            guard index + 2 < bytes.count else { return nil }
+            // The authority holds no slash: the last slash before the query starts the last segment.
+            var end = index + 3
+            var lastSlash: Int?
+            while end < bytes.count, bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") {
+                if bytes[end] == slash { lastSlash = end }
+                end += 1
+            }
+            guard let lastSlash, lastSlash + 1 < end else { return nil }
+            let last = UnsafeBufferPointer(rebasing: bytes[(lastSlash + 1)..<end])
+            // A segment of only dots is not a name: "." and ".." are left to Foundation.
+            guard last.allSatisfy(isPlainComponentByte), !last.allSatisfy({ $0 == UInt8(ascii: ".") }) else {
+                return nil
+            }
+            return String(decoding: last, as: UTF8.self)
+        }
     }
 
     /// Letters, digits and `-._~`: safe in a path component whatever the allowed set says.
@@ -311,6 +356,10 @@ enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     static func encode(_ bytes: [UInt8]) -> String {
+        bytes.withUnsafeBytes { encode($0) }
+    }
+
+    static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
         var out = [UInt8]()
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
         var index = 0

@@ -80,7 +80,11 @@ public final class StreamService: Sendable {
             requestID: requestID, storage: link.kind == .key ? .passthrough : .cache)
         switch link.kind {
         case .playlist:
-            return await servePlaylist(link, request: request, proxyBase: proxyBase)
+            // On the pool: the body is collected chunk by chunk behind the origin fetch (a pool
+            // task), and a loop-bound reader would cost a thread wake-up per chunk.
+            return await withTaskExecutorPreference(globalConcurrentExecutor) {
+                await servePlaylist(link, request: request, proxyBase: proxyBase)
+            }
         case .key, .map, .part, .other:
             return counted(await cache.serve(request), kind: link.kind ?? .other)
         case .segment:
@@ -92,44 +96,56 @@ public final class StreamService: Sendable {
         case nil:
             // A link made by a user: a playlist is recognised by its type or its first bytes.
             if method == .get, let known = freshPlaylist(link.url) {
-                return respond(playlist: link, known: known, method: method, proxyBase: proxyBase)
+                return await respond(playlist: link, known: known, method: method, proxyBase: proxyBase)
             }
             let response = await cache.serve(request)
-            guard method == .get, Self.mayBePlaylist(response),
-                !notPlaylists.withLockedValue({ $0.contains(link.url.absoluteString) })
+            // The set first: a URL already seen not to be a playlist needs no look at its headers.
+            guard method == .get, !notPlaylists.withLockedValue({ $0.contains(link.url.absoluteString) }),
+                Self.mayBePlaylist(response)
             else {
                 return counted(response, kind: .other)
             }
-            var whole = response
-            if response.status == 206 {
-                // Players such as ffmpeg ask for `bytes=0-` even for playlists: a read from the
-                // start is answered whole (a server may ignore Range), so it can be rewritten.
-                guard let contentRange = response.headers.first(name: "Content-Range"),
-                    contentRange.hasPrefix("bytes 0-")
-                else {
-                    return counted(response, kind: .other)
-                }
-                var full = request
-                full.range = nil
-                full.ifRange = nil
-                whole = await cache.serve(full)
+            return await withTaskExecutorPreference(globalConcurrentExecutor) {
+                await sniffPlaylist(link, request: request, response: response, proxyBase: proxyBase)
             }
-            guard whole.status == 200 else { return counted(whole, kind: .other) }
-            guard let body = await whole.collectBody(limit: Self.playlistLimit) else {
-                return MediaResponse(
-                    status: 502, headers: Self.textHeaders,
-                    body: MediaBody { try await $0.write(ByteBuffer(string: "the origin's answer was cut short\n")) })
-            }
-            guard Self.looksLikePlaylist(body) else {
-                notPlaylists.withLockedValue { known in
-                    if known.count >= 10_000 { known.removeAll(keepingCapacity: true) }
-                    known.insert(link.url.absoluteString)
-                }
-                return counted(Self.buffered(whole, body: body), kind: .other)
-            }
-            return processPlaylist(
-                link, bytes: body, finalURL: whole.finalURL ?? link.url, method: method, proxyBase: proxyBase)
         }
+    }
+
+    /// A user's link whose answer may be a playlist: read whole (on the pool, see `.playlist`)
+    /// and served rewritten if its first bytes say it is one.
+    private func sniffPlaylist(
+        _ link: StreamLink, request: MediaRequest, response: MediaResponse, proxyBase: String
+    ) async -> MediaResponse {
+        let method = request.method
+        var whole = response
+        if response.status == 206 {
+            // Players such as ffmpeg ask for `bytes=0-` even for playlists: a read from the
+            // start is answered whole (a server may ignore Range), so it can be rewritten.
+            guard let contentRange = response.headers.first(name: "Content-Range"),
+                contentRange.hasPrefix("bytes 0-")
+            else {
+                return counted(response, kind: .other)
+            }
+            var full = request
+            full.range = nil
+            full.ifRange = nil
+            whole = await cache.serve(full)
+        }
+        guard whole.status == 200 else { return counted(whole, kind: .other) }
+        guard let body = await whole.collectBody(limit: Self.playlistLimit) else {
+            return MediaResponse(
+                status: 502, headers: Self.textHeaders,
+                body: MediaBody { try await $0.write(ByteBuffer(string: "the origin's answer was cut short\n")) })
+        }
+        guard Self.looksLikePlaylist(body) else {
+            notPlaylists.withLockedValue { known in
+                if known.count >= 10_000 { known.removeAll(keepingCapacity: true) }
+                known.insert(link.url.absoluteString)
+            }
+            return counted(Self.buffered(whole, body: body), kind: .other)
+        }
+        return await processPlaylist(
+            link, bytes: body, finalURL: whole.finalURL ?? link.url, method: method, proxyBase: proxyBase)
     }
 
     // MARK: - Playlists
@@ -142,7 +158,7 @@ public final class StreamService: Sendable {
 
     private func servePlaylist(_ link: StreamLink, request: MediaRequest, proxyBase: String) async -> MediaResponse {
         if let known = freshPlaylist(link.url) {
-            return respond(playlist: link, known: known, method: request.method, proxyBase: proxyBase)
+            return await respond(playlist: link, known: known, method: request.method, proxyBase: proxyBase)
         }
         // Playlists are fetched whole: a rewritten playlist has its own length.
         var whole = request
@@ -159,7 +175,7 @@ public final class StreamService: Sendable {
                 })
         }
         guard Self.looksLikePlaylist(body) else { return counted(Self.buffered(response, body: body), kind: .playlist) }
-        return processPlaylist(
+        return await processPlaylist(
             link, bytes: body, finalURL: response.finalURL ?? link.url, method: request.method, proxyBase: proxyBase)
     }
 
@@ -173,15 +189,22 @@ public final class StreamService: Sendable {
 
     private func processPlaylist(
         _ link: StreamLink, bytes: [UInt8], finalURL: URL, method: MediaRequest.Method, proxyBase: String
-    ) -> MediaResponse {
-        guard let known = register(link, bytes: bytes, finalURL: finalURL) else {
+    ) async -> MediaResponse {
+        guard let known = await Self.offLoop({ register(link, bytes: bytes, finalURL: finalURL) }) else {
             return MediaResponse(
                 status: 200,
                 headers: ["Content-Type": "application/vnd.apple.mpegurl", "Content-Length": String(bytes.count)],
                 body: MediaBody { try await $0.write(ByteBuffer(bytes: bytes)) })
         }
         if !known.playlist.isMaster { prefetchStart(of: link.url) }
-        return respond(playlist: link, known: known, method: method, proxyBase: proxyBase)
+        return await respond(playlist: link, known: known, method: method, proxyBase: proxyBase)
+    }
+
+    /// Runs CPU-heavy work (parsing a playlist, rewriting thousands of URIs) on Swift's global
+    /// pool: the server runs a stream request's task on its connection's event loop, and that
+    /// loop must not stall the other connections it serves for the tens of milliseconds it takes.
+    static func offLoop<T>(_ work: () -> T) async -> T {
+        await withTaskExecutorPreference(globalConcurrentExecutor) { work() }
     }
 
     /// Parses a playlist and remembers it: VOD ones stay cached, live ones expire after half
@@ -327,7 +350,7 @@ public final class StreamService: Sendable {
                 "the origin answered \(response.status) for \(link.url.absoluteString)")
         }
         guard let body = await response.collectBody(limit: Self.playlistLimit), Self.looksLikePlaylist(body),
-            let known = register(link, bytes: body, finalURL: response.finalURL ?? link.url)
+            let known = await Self.offLoop({ register(link, bytes: body, finalURL: response.finalURL ?? link.url) })
         else {
             throw FeatureError(.upstream, "\(link.url.absoluteString) is not an HLS playlist")
         }
@@ -336,12 +359,14 @@ public final class StreamService: Sendable {
 
     private func respond(
         playlist link: StreamLink, known: KnownPlaylist, method: MediaRequest.Method, proxyBase: String
-    ) -> MediaResponse {
+    ) async -> MediaResponse {
         let bytes: [UInt8]
         if let cached = known.rewritten[proxyBase] {
             bytes = cached
         } else {
-            bytes = rewrite(known, playlistURL: link.url, proxyBase: proxyBase)
+            bytes = await withTaskExecutorPreference(globalConcurrentExecutor) {
+                await rewrite(known, playlistURL: link.url, proxyBase: proxyBase)
+            }
             playlists.withLockedValue { playlists in
                 // The base comes from the request's Host: bound how many are kept per playlist,
                 // and the rewritten bytes in all, so varying it cannot grow memory.
@@ -371,19 +396,55 @@ public final class StreamService: Sendable {
     }
 
     /// The playlist's text with every URI a signed proxy URL carrying the same headers.
-    private func rewrite(_ known: KnownPlaylist, playlistURL: URL, proxyBase: String) -> [UInt8] {
-        let rewritten = HLSRewriter(baseURL: known.finalURL).rewrite(known.playlist) { url, kind in
-            let streamKind = StreamKind(kind)
-            // Keys may be `skd://` or `data:` URIs that players handle themselves.
-            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                return url.absoluteString
+    ///
+    /// Signing is most of the work (an HMAC and a seal per URI, and a long VOD playlist has
+    /// 40,001), so the URIs are signed first, in parallel (a share per core), and then put in
+    /// place by one rewriting pass.
+    private func rewrite(_ known: KnownPlaylist, playlistURL: URL, proxyBase: String) async -> [UInt8] {
+        let rewriter = HLSRewriter(baseURL: known.finalURL)
+        let uris = rewriter.resolvedURIs(of: known.playlist)
+        let shares = max(1, min(ProcessInfo.processInfo.activeProcessorCount, uris.count / 500))
+        let shareSize = (uris.count + shares - 1) / shares
+        var paths = [String?](repeating: nil, count: uris.count)
+        await withTaskGroup(of: (Int, [String?]).self) { group in
+            for start in stride(from: 0, to: uris.count, by: max(1, shareSize)) {
+                let share = Array(uris[start..<min(uris.count, start + shareSize)])
+                group.addTask { [signer, headers = known.headers] in
+                    (
+                        start,
+                        share.map { Self.signedPath(signer, $0.url, $0.kind, headers: headers, playlist: playlistURL) }
+                    )
+                }
             }
-            let link = StreamLink(
-                url: url, headers: known.headers, kind: streamKind, playlist: streamKind == .segment ? playlistURL : nil
-            )
-            return (try? signer.proxyURL(for: link, baseURL: proxyBase)) ?? url.absoluteString
+            for await (start, signed) in group {
+                paths.replaceSubrange(start..<(start + signed.count), with: signed)
+            }
+        }
+        var position = 0
+        let rewritten = rewriter.rewrite(known.playlist) { url, kind in
+            defer { position += 1 }
+            // The same walk as resolvedURIs, so the positions match; checked all the same.
+            let path =
+                position < uris.count && uris[position].url == url
+                ? paths[position]
+                : Self.signedPath(signer, url, kind, headers: known.headers, playlist: playlistURL)
+            return path.map { proxyBase + $0 } ?? url.absoluteString
         }
         return rewritten.serializedBytes()
+    }
+
+    /// The proxy path of one URI of a playlist, or nil to leave it as it is: keys may be
+    /// `skd://` or `data:` URIs that players handle themselves.
+    private static func signedPath(
+        _ signer: StreamLinkSigner, _ url: URL, _ kind: HLSURIKind, headers: [StreamHeader], playlist: URL
+    ) -> String? {
+        guard let scheme = url.scheme, scheme.lowercased() == "http" || scheme.lowercased() == "https" else {
+            return nil
+        }
+        let streamKind = StreamKind(kind)
+        let link = StreamLink(
+            url: url, headers: headers, kind: streamKind, playlist: streamKind == .segment ? playlist : nil)
+        return try? signer.path(for: link)
     }
 
     // MARK: - Pre-fetching
@@ -450,8 +511,19 @@ public final class StreamService: Sendable {
     }
 
     private func counted(_ response: MediaResponse, kind: StreamKind) -> MediaResponse {
+        guard let body = response.body else {
+            counters.withLockedValue { $0[kind, default: StreamCounters()].requests += 1 }
+            return response
+        }
+        if let bytes = body.bytes {
+            // Already read: counted now, and left as it is so it can go out with the head.
+            counters.withLockedValue {
+                $0[kind, default: StreamCounters()].requests += 1
+                $0[kind, default: StreamCounters()].bytes += Int64(bytes.readableBytes)
+            }
+            return response
+        }
         counters.withLockedValue { $0[kind, default: StreamCounters()].requests += 1 }
-        guard let body = response.body else { return response }
         var counting = response
         counting.body = MediaBody { [counters] sink in
             var tallied: any MediaBodySink = CountingSink(inner: sink) { count in
@@ -465,7 +537,10 @@ public final class StreamService: Sendable {
     /// Whether a response may hold a playlist: an HLS type, or a small body of a generic type.
     static func mayBePlaylist(_ response: MediaResponse) -> Bool {
         let type = response.headers.first(name: "Content-Type")?.lowercased() ?? ""
-        if type.contains("mpegurl") { return true }
+        // Byte-wise: Foundation's `contains` on a String was a measurable part of a cached answer.
+        if type.utf8.count >= 7, type.utf8.indices.contains(where: { type.utf8[$0...].starts(with: "mpegurl".utf8) }) {
+            return true
+        }
         let generic =
             type.isEmpty || type.hasPrefix("text/plain") || type.hasPrefix("application/octet-stream")
             || type.hasPrefix("binary/octet-stream")

@@ -75,7 +75,10 @@ extension Response {
             if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
         }
         let body: ResponseBody
-        if let mediaBody = media.body {
+        if let bytes = media.body?.bytes {
+            // Hummingbird sends a single-buffer body with its head in one write (and one flush).
+            body = ResponseBody(byteBuffer: bytes)
+        } else if let mediaBody = media.body {
             body = ResponseBody { writer in
                 var sink: any MediaBodySink = WriterSink(writer: writer, channel: channel)
                 try await mediaBody.write(into: &sink)

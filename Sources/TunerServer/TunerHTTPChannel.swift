@@ -27,7 +27,10 @@ struct TunerHTTPChannel: ServerChildChannel {
     }
 
     func handle(value: Value, logger: Logger) async {
-        await inner.handle(value: value, logger: logger)
+        // The connection's requests run on its own event loop (see EventLoopTaskExecutor).
+        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+            await inner.handle(value: value, logger: logger)
+        }
     }
 
     /// A server builder for Hummingbird's `Application`.

@@ -51,6 +51,9 @@ public final class TunerServer: Sendable {
     /// Builds the application: routes, middleware and the cache's maintenance service.
     func buildApplication(onListening: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
         let router = Router(context: TunerRequestContext.self)
+        // First, so that everything but the stream proxy runs where it did before connections
+        // preferred their event loops (see RouteExecutorMiddleware).
+        router.add(middleware: RouteExecutorMiddleware())
         // Before the token check: browsers send CORS preflights without credentials.
         let maxUploadSize = engine.uploads.configuration.maxSize
         router.add(
@@ -69,7 +72,7 @@ public final class TunerServer: Sendable {
         router.add(middleware: IdempotencyMiddleware(journal: engine.commands))
         router.add(middleware: RedactingErrorMiddleware())
         // Requests by route and status, and their durations, into swift-metrics (see ProcessMetrics).
-        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: RequestMetricsMiddleware())
         StreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         APIController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         CatalogController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)

@@ -15,13 +15,13 @@ import TunerTesting
         let data = workspace.file("data")
         var server = try await TunerProcess.serve(data: data, arguments: ["--allow-fetch", "loopback"])
         let port = server.port
-        // About twelve seconds of download (16 KiB every 100 ms): time enough for the watcher to
-        // start and the server to restart even on a busy machine.
+        // About 25 seconds of download (8 KiB every 100 ms): time enough for the watcher to start
+        // and the server to restart even on a busy machine.
         let added = try await Curl.fetch(
             tools[.curl], server.baseURL + "/api/v1/transfers",
             options: [
                 "-X", "POST", "-H", "Content-Type: application/json", "--data",
-                #"{"url": "\#(files.baseURL)/files/slow.bin?size=2000000&drip=16384,100"}"#,
+                #"{"url": "\#(files.baseURL)/files/slow.bin?size=2000000&drip=8192,100"}"#,
             ])
         #expect(added.status == 201)
 
@@ -31,10 +31,16 @@ import TunerTesting
             TunerProcess.binary, ["watch", "--until-idle", "--data", data],
             environment: Subprocess.childEnvironment(), standardOutput: .file(output), standardError: .file(errors))
         // Once it has shown progress, the server goes away and comes back on the same port.
+        // A progress line, not the final one: the restart must fall in the middle.
+        var shownBeforeRestart = ""
         for _ in 0..<1200 {
-            if let text = try? String(contentsOfFile: output, encoding: .utf8), text.contains("slow.bin") { break }
+            shownBeforeRestart = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            if shownBeforeRestart.contains("slow.bin") { break }
             try await Task.sleep(for: .milliseconds(25))
         }
+        #expect(
+            shownBeforeRestart.contains("slow.bin") && !shownBeforeRestart.contains("complete"),
+            "the download must still run when the server stops: \(shownBeforeRestart)")
         _ = await server.stop()
         try await Task.sleep(for: .milliseconds(300))
         server = try await TunerProcess.serve(
@@ -43,7 +49,7 @@ import TunerTesting
         let ended = try await withThrowingTaskGroup(of: ChildProcess.Termination?.self) { group in
             group.addTask { await watch.wait() }
             group.addTask {
-                try await Task.sleep(for: .seconds(60))
+                try await Task.sleep(for: .seconds(120))
                 return nil
             }
             let first = try await group.next() ?? nil

@@ -24,6 +24,22 @@ import Testing
         #expect(ByteRangeRequest(headerValue: many) == nil, "too many ranges is refused like nginx does")
     }
 
+    @Test func hostileNumbersAndSpacingAreReadByTheRules() throws {
+        // Overflow, signs, non-ASCII digits and empty specs are refused, never trapped on.
+        for value in [
+            "bytes=99999999999999999999-", "bytes=0-99999999999999999999", "bytes=-99999999999999999999",
+            "bytes=+5-6", "bytes=\u{663}-5", "bytes=0-1,", "bytes=,0-1", "bytes=0 1-2", "bytes = 0-1", "bytes=\u{0}0-1",
+        ] {
+            #expect(ByteRangeRequest(headerValue: value) == nil, "\(value)")
+        }
+        #expect(ByteRangeRequest(headerValue: "  BYTES=\t0-1 ,\t-5\t")?.ranges == [.closed(0, 1), .suffix(5)])
+        #expect(
+            ByteRangeRequest(headerValue: "bytes=9223372036854775807-")?.ranges == [.from(Int64.max)],
+            "the largest Int64 still fits")
+        let exactly64 = "bytes=" + (0..<64).map { "\($0 * 10)-\($0 * 10 + 1)" }.joined(separator: ",")
+        #expect(ByteRangeRequest(headerValue: exactly64)?.ranges.count == 64)
+    }
+
     @Test func overlappingRangesAreMerged() throws {
         let request = try #require(ByteRangeRequest(headerValue: "bytes=0-99,50-149,150-199"))
         #expect(request.resolve(length: 1000) == [0..<200])

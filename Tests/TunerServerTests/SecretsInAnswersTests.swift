@@ -98,6 +98,9 @@ import TunerTesting
         let logged = lines.withLockedValue { $0 }
         #expect(logged.count == 1)
         #expect(!logged.joined().contains(Self.password), "\(logged)")
+        // Kept as set (redacted on the way out), but never read back with its secret.
+        #expect(!"\(logger[metadataKey: "source"] ?? "")".contains(Self.password))
+        #expect(!"\(logger.handler.metadata)".contains(Self.password))
         #expect(logged.joined().contains("http://p.example/live/"), "the URL itself stays: \(logged)")
         #expect(logged.joined().contains("p.example/get.php"), "the logger's own metadata reaches the entry: \(logged)")
     }

@@ -104,4 +104,27 @@ import Testing
                 == "%E2%82%AC%20b%3Bc.mp4")
         #expect(StreamLinkSigner.lastComponent(of: URL(string: "http://e.com/")!) == "index")
     }
+
+    /// The byte-wise shortcut for plain names must give what Foundation's `lastPathComponent`
+    /// gives, and step aside (nil) for everything it does not handle.
+    @Test func thePlainLastComponentShortcutAgreesWithFoundation() {
+        let texts = [
+            "http://e.com/a/seg-01.ts?x=1", "https://e.com:8443/v/1/movie_0.m4s#t=1", "http://u:p@e.com/x/y/z~1.TS",
+            "http://[::1]:80/a.ts?b=/c/d.ts", "http://e.com/a/", "http://e.com", "http://e.com/", "http://e.com/a/..",
+            "http://e.com/a/%41.ts", "http://e.com/a/b;c.ts", "http://e.com/a/b c.ts", "http://e.com?x=/y.ts",
+            "http://e.com/é.ts", "http://e.com/a/.", "http://e.com//x.ts",
+        ]
+        for text in texts {
+            guard let url = URL(string: text) else { continue }
+            let plain = StreamLinkSigner.plainLastComponent(of: url.absoluteString)
+            if let plain {
+                #expect(plain == url.lastPathComponent, "\(text)")
+            }
+            #expect(StreamLinkSigner.lastComponent(of: url).isEmpty == false, "\(text)")
+        }
+        #expect(StreamLinkSigner.plainLastComponent(of: "http://e.com/a/seg-01.ts?x=1") == "seg-01.ts")
+        #expect(StreamLinkSigner.plainLastComponent(of: "http://e.com/a/%41.ts") == nil)
+        #expect(StreamLinkSigner.plainLastComponent(of: "http://e.com/a/") == nil)
+        #expect(StreamLinkSigner.plainLastComponent(of: "http://e.com") == nil)
+    }
 }

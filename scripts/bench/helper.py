@@ -11,7 +11,10 @@
   helper.py median X...                   median of numbers
   helper.py fill-cache CACHE_DIR N BYTES  add N resources of BYTES each to a Tuner cache folder that
                                           `tuner cache stats` created (index rows, spans and data files)
+  helper.py slow-clients URL N RATE SECS  N connections GETting URL, each reading RATE bytes/s, for SECS
+                                          seconds once all are open; prints how many got a 2xx head
 """
+import asyncio
 import json
 import os
 import socket
@@ -112,10 +115,61 @@ def fill_cache(cache_dir, count, size):
     db.close()
 
 
+def slow_clients(url, count, rate, seconds):
+    """Many slow players in one process (1,000 curl processes would need gigabytes themselves)."""
+    parts = urllib.parse.urlsplit(url)
+    target = parts.path + ("?" + parts.query if parts.query else "")
+    request = f"GET {target} HTTP/1.1\r\nHost: {parts.netloc}\r\nConnection: close\r\n\r\n".encode()
+    count, rate, seconds = int(count), int(rate), float(seconds)
+    step = 0.25
+
+    async def one(answered, opened, done):
+        try:
+            # A small receive buffer, as a player's would be in effect: the server then has to keep
+            # writing as the reader reads, instead of filling megabytes of kernel buffer once.
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+            sock.setblocking(False)
+            await asyncio.get_running_loop().sock_connect(sock, (parts.hostname, parts.port))
+            reader, writer = await asyncio.open_connection(sock=sock)
+        except OSError:
+            opened.append(False)
+            return
+        opened.append(True)
+        writer.write(request)
+        head = await reader.readuntil(b"\r\n\r\n")
+        if head.split(b" ", 2)[1].startswith(b"2"):
+            answered.append(True)
+        while not done.is_set():
+            chunk = await reader.read(int(rate * step))
+            if not chunk:
+                break
+            await asyncio.sleep(step)
+        writer.close()
+
+    async def run():
+        answered, opened, done, still = [], [], asyncio.Event(), 0
+        tasks = [asyncio.create_task(one(answered, opened, done)) for _ in range(count)]
+        for _ in range(120):  # up to 30 s for every answer's head; 2 s without a new one ends the wait
+            if len(answered) >= count or (len(opened) >= count and still >= 8):
+                break
+            before = len(answered)
+            await asyncio.sleep(0.25)
+            still = still + 1 if len(answered) == before else 0
+        print(len(answered), flush=True)
+        await asyncio.sleep(seconds)
+        done.set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(run())
+
+
 def main(argv):
     commands = {
         "ports": ports, "proxy-urls": proxy_urls, "lua-paths": lua_paths, "curl-config": curl_config,
-        "origin-bytes": origin_bytes, "stat": stat, "fill-cache": fill_cache,
+        "origin-bytes": origin_bytes, "stat": stat, "fill-cache": fill_cache, "slow-clients": slow_clients,
     }
     if len(argv) >= 2 and argv[1] == "median":
         median(argv[2:])

@@ -29,6 +29,36 @@ public struct HLSRewriter: Sendable {
         return URL(string: absolute) ?? URL(string: HLSRewriter.percentEncodingDisallowed(absolute))
     }
 
+    /// The URIs ``rewrite(_:_:)`` hands to its transform, resolved, in the same order: a caller
+    /// can map them all first (in parallel, say) and then rewrite with the results.
+    public func resolvedURIs(of playlist: HLSPlaylist) -> [ResolvedURI] {
+        var found: [ResolvedURI] = []
+        var sites: [HLSURISite] = []
+        var scratch: [HLSRawAttribute] = []
+        playlist.storage.withUnsafeBufferPointer { p in
+            for index in playlist.lineRecords.indices {
+                let record = playlist.lineRecords[index]
+                guard record.kind == .uri || (record.kind == .tag && !record.tag.spec.uriAttributes.isEmpty) else {
+                    continue
+                }
+                sites.removeAll(keepingCapacity: true)
+                playlist.uriSites(ofLine: index, p, into: &sites, scratch: &scratch)
+                for site in sites {
+                    if let url = resolve(playlist.uriText(site, p)) {
+                        found.append(ResolvedURI(url: url, kind: site.kind))
+                    }
+                }
+            }
+        }
+        return found
+    }
+
+    /// A URI of a playlist, resolved, and what it points at.
+    public struct ResolvedURI: Sendable {
+        public let url: URL
+        public let kind: HLSURIKind
+    }
+
     /// Returns a playlist whose URIs are `transform(resolvedURL, kind)`.
     ///
     /// Only the URI text changes: a URI line is replaced whole; in an attribute list only the
