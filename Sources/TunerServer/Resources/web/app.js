@@ -49,8 +49,18 @@ export function debounce(fn, ms) {
 }
 
 /** `14:05`, in the browser's time zone. */
+// One formatter, and each time formatted once: `toLocaleTimeString` with options builds a new
+// formatter per call, and the guide shows hundreds of times per frame while it scrolls.
+const clockFormat = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit' });
+const clockTexts = new Map();
 export function clock(seconds) {
-  return new Date(seconds * 1000).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  let text = clockTexts.get(seconds);
+  if (text === undefined) {
+    if (clockTexts.size > 4096) clockTexts.clear();
+    text = clockFormat.format(new Date(seconds * 1000));
+    clockTexts.set(seconds, text);
+  }
+  return text;
 }
 
 export function bytes(count) {
