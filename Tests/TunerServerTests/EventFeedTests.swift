@@ -101,4 +101,28 @@ import TunerTesting
         #expect(types.last == "source.changed", "\(types)")
         try await harness.stop()
     }
+
+    @Test("the cache's figures go out while they change: a miss and a hit are heard without asking")
+    func cacheFiguresAreHeard() async throws {
+        let harness = try await ProxyHarness.start()
+        let subscription = harness.server.engine.events.subscribe(topics: [.cache])
+        let proxied = try harness.proxyURL("/files/stats.bin?size=50000")
+        #expect(try await HTTP.fetch(proxied).status == 200)
+        #expect(try await HTTP.fetch(proxied).status == 200)
+        let closer = Task {
+            try? await Task.sleep(for: .seconds(15))
+            subscription.close()
+        }
+        defer { closer.cancel() }
+        var served = 0
+        while let event = await subscription.next() {
+            guard event.type == "cache.stats" else { continue }
+            let object = try JSONSerialization.jsonObject(with: Data(event.data)) as? [String: Any]
+            served = (object?["hitBytes"] as? Int ?? 0) + (object?["missBytes"] as? Int ?? 0)
+            if served >= 100_000 { break }
+        }
+        subscription.close()
+        #expect(served >= 100_000, "the figures after two reads of 50 kB: \(served)")
+        try await harness.stop()
+    }
 }

@@ -1,5 +1,6 @@
 import Catalog
 import Foundation
+import MediaCache
 import MediaFormats
 import Synchronization
 import Transfers
@@ -47,6 +48,21 @@ public struct EventSources: Sendable {
                 }
             }
             group.addTask { await streams() }
+            group.addTask { await cacheStatistics() }
+        }
+    }
+
+    /// The cache's figures every two seconds while they change (bytes served, held, fetches): the
+    /// Cache page's numbers move without asking. One key, so a slow reader gets the newest.
+    private func cacheStatistics() async {
+        var last: CacheStatistics?
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(2))
+            let now = cacheAdmin.statistics().cache
+            if now != last {
+                last = now
+                hub.publish(.cache, "cache.stats", key: "cache.stats", value: now)
+            }
         }
     }
 

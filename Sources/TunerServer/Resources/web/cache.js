@@ -111,7 +111,8 @@ function loadAll() {
   loadPins().catch((error) => say(status, error.message, true));
   loadPreloads().catch((error) => say(status, error.message, true));
 }
-subscribe('cache', loadAll);
+// Pins and preloads change with the cache's own events, not with its running figures.
+subscribe('cache', (event) => { if (event.type !== 'cache.stats') loadAll(); });
 onResync(loadAll);
 // A new sample every minute.
 setInterval(() => loadHistory().catch(() => {}), 60000);

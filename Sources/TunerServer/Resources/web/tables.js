@@ -28,7 +28,10 @@ async function loadStreams() {
 }
 
 async function loadCache() {
-  const stats = await getJSON('/api/v1/cache/stats');
+  drawCache(await getJSON('/api/v1/cache/stats'));
+}
+
+function drawCache(stats) {
   const served = stats.hitBytes + stats.missBytes;
   document.getElementById('cache-bytes').textContent = `${bytes(stats.bytes)} of ${bytes(stats.capacity)}`;
   document.getElementById('cache-entries').textContent = String(stats.entries);
@@ -62,10 +65,13 @@ if (page === 'streams') {
   onResync(loadStreams);
   loadStreams();
 } else if (page === 'cache') {
-  subscribe('cache', () => loadCache().catch(() => {}));
+  // `cache.stats` carries the figures (every two seconds while they change); other cache events
+  // (clear, trim, pins) send for them.
+  subscribe('cache', (event) => {
+    if (event.type === 'cache.stats' && event.data) drawCache(event.data);
+    else loadCache().catch(() => {});
+  });
   onResync(() => loadCache().catch(() => {}));
-  // Hits and misses change with every byte served; no event says so.
-  setInterval(() => loadCache().catch(() => {}), 5000);
 } else if (page === 'outputs') {
   copyButtons();
 }
