@@ -19,7 +19,10 @@ import TunerTesting
                 "run", server.baseURL + "/api/v1/openapi.json",
                 "--checks",
                 "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance",
-                "--max-examples", "25", "--workers", "2", "--no-color", "--generation-database", "none",
+                // One worker: schemathesis' worker threads race CPython 3.11's parser (hypothesis
+                // parses lambdas), which fails the run with "AST constructor recursion depth
+                // mismatch" now and then; the answers are what this test is about.
+                "--max-examples", "25", "--workers", "1", "--no-color", "--generation-database", "none",
             ],
             timeout: .seconds(600))
         #expect(
