@@ -23,51 +23,70 @@ struct MetricsController {
         }
     }
 
+    /// A metric's name and help as swift-prometheus takes them (no unit suffix: the names say it).
+    static func describe(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+    }
+
     static func engineMetrics(_ engine: TunerEngine) async -> String {
         let registry = PrometheusCollectorRegistry()
         let streams = engine.live.streams
         for profile in StreamProfile.allCases {
             let open = streams.filter { $0.profile == profile.rawValue }
             registry.makeGauge(
-                name: "tuner_live_sessions", labels: [("profile", profile.rawValue)],
-                help: "Live sessions open now (one upstream each)"
+                descriptor: Self.describe("tuner_live_sessions", "Live sessions open now (one upstream each)"),
+                labels: [("profile", profile.rawValue)]
             ).set(Double(open.count))
             registry.makeGauge(
-                name: "tuner_live_viewers", labels: [("profile", profile.rawValue)], help: "Viewers of live sessions"
+                descriptor: Self.describe("tuner_live_viewers", "Viewers of live sessions"),
+                labels: [("profile", profile.rawValue)]
             ).set(Double(open.reduce(0) { $0 + $1.viewers.count }))
         }
         let totals = engine.live.totals
-        registry.makeCounter(name: "tuner_live_sessions_opened_total", help: "Live sessions opened")
+        registry.makeCounter(descriptor: Self.describe("tuner_live_sessions_opened_total", "Live sessions opened"))
             .increment(by: Int64(totals.sessionsOpened))
-        registry.makeCounter(name: "tuner_live_upstream_bytes_total", help: "Bytes live sessions read upstream")
-            .increment(by: totals.upstreamBytes)
-        registry.makeCounter(name: "tuner_live_downstream_bytes_total", help: "Bytes live sessions sent to viewers")
-            .increment(by: totals.downstreamBytes)
-        registry.makeCounter(name: "tuner_live_failovers_total", help: "Switches to a channel's next alternative")
-            .increment(by: Int64(totals.failovers))
-        registry.makeCounter(name: "tuner_live_resyncs_total", help: "Viewers moved to a keyframe after falling behind")
-            .increment(by: Int64(totals.resyncs))
+        registry.makeCounter(
+            descriptor: Self.describe("tuner_live_upstream_bytes_total", "Bytes live sessions read upstream")
+        )
+        .increment(by: totals.upstreamBytes)
+        registry.makeCounter(
+            descriptor: Self.describe("tuner_live_downstream_bytes_total", "Bytes live sessions sent to viewers")
+        )
+        .increment(by: totals.downstreamBytes)
+        registry.makeCounter(
+            descriptor: Self.describe("tuner_live_failovers_total", "Switches to a channel's next alternative")
+        )
+        .increment(by: Int64(totals.failovers))
+        registry.makeCounter(
+            descriptor: Self.describe("tuner_live_resyncs_total", "Viewers moved to a keyframe after falling behind")
+        )
+        .increment(by: Int64(totals.resyncs))
 
         let statistics = engine.cacheAdmin.statistics()
         let cache = statistics.cache
-        registry.makeGauge(name: "tuner_cache_bytes", help: "Bytes held by the media cache").set(Double(cache.bytes))
-        registry.makeGauge(name: "tuner_cache_capacity_bytes", help: "The media cache's byte budget")
+        registry.makeGauge(descriptor: Self.describe("tuner_cache_bytes", "Bytes held by the media cache")).set(
+            Double(cache.bytes))
+        registry.makeGauge(descriptor: Self.describe("tuner_cache_capacity_bytes", "The media cache's byte budget"))
             .set(Double(cache.capacity))
-        registry.makeGauge(name: "tuner_cache_entries", help: "Resources in the media cache").set(Double(cache.entries))
-        registry.makeCounter(name: "tuner_cache_hit_bytes_total", help: "Bytes served from the cache")
+        registry.makeGauge(descriptor: Self.describe("tuner_cache_entries", "Resources in the media cache")).set(
+            Double(cache.entries))
+        registry.makeCounter(descriptor: Self.describe("tuner_cache_hit_bytes_total", "Bytes served from the cache"))
             .increment(by: cache.hitBytes)
-        registry.makeCounter(name: "tuner_cache_miss_bytes_total", help: "Bytes served while fetched from the origin")
-            .increment(by: cache.missBytes)
-        registry.makeCounter(name: "tuner_cache_origin_bytes_total", help: "Bytes fetched from origins")
+        registry.makeCounter(
+            descriptor: Self.describe("tuner_cache_miss_bytes_total", "Bytes served while fetched from the origin")
+        )
+        .increment(by: cache.missBytes)
+        registry.makeCounter(descriptor: Self.describe("tuner_cache_origin_bytes_total", "Bytes fetched from origins"))
             .increment(by: cache.originBytes)
-        registry.makeGauge(name: "tuner_cache_active_fetches", help: "Origin fetches running now")
+        registry.makeGauge(descriptor: Self.describe("tuner_cache_active_fetches", "Origin fetches running now"))
             .set(Double(cache.activeFetches))
         for (kind, counters) in statistics.streams.sorted(by: { $0.key < $1.key }) {
             registry.makeCounter(
-                name: "tuner_proxy_requests_total", labels: [("kind", kind)], help: "Proxy requests by kind"
+                descriptor: Self.describe("tuner_proxy_requests_total", "Proxy requests by kind"),
+                labels: [("kind", kind)]
             ).increment(by: counters.requests)
             registry.makeCounter(
-                name: "tuner_proxy_bytes_total", labels: [("kind", kind)], help: "Proxy bytes by kind"
+                descriptor: Self.describe("tuner_proxy_bytes_total", "Proxy bytes by kind"), labels: [("kind", kind)]
             ).increment(by: counters.bytes)
         }
 
@@ -75,8 +94,10 @@ struct MetricsController {
         var byState: [String: Int] = [:]
         for entry in transfers { byState[entry.task.state.rawValue, default: 0] += 1 }
         for state in byState.keys.sorted() {
-            registry.makeGauge(name: "tuner_transfers", labels: [("state", state)], help: "Transfers by state")
-                .set(Double(byState[state] ?? 0))
+            registry.makeGauge(
+                descriptor: Self.describe("tuner_transfers", "Transfers by state"), labels: [("state", state)]
+            )
+            .set(Double(byState[state] ?? 0))
         }
         return registry.emitToString()
     }
