@@ -30,6 +30,14 @@ public final class StreamService: Sendable {
         public var bytes: Int64 = 0
     }
 
+    /// Where a rewritten playlist's URIs point: the proxy's address as the player used it, and
+    /// whether the playlist is served at its link's own `/stream/…` path, so its segments can be
+    /// named relative to it.
+    struct RewriteTarget: Hashable, Sendable {
+        var proxyBase: String
+        var relativeSegments: Bool
+    }
+
     /// A parsed playlist kept in memory: VOD ones until evicted, live ones for half their target
     /// duration, masters briefly.
     struct KnownPlaylist {
@@ -38,10 +46,11 @@ public final class StreamService: Sendable {
         var headers: [StreamHeader]
         var expires: ContinuousClock.Instant?
         var lastUsed: ContinuousClock.Instant
-        /// Resolved segment URL → index in `playlist.segments`.
-        var segmentIndex: [String: Int]
-        /// Rewritten text per proxy base URL.
-        var rewritten: [String: [UInt8]]
+        /// The resolved URLs of segments that left a live playlist's window, by media sequence
+        /// number: a player a little behind may still ask for them (bounded, the newest kept).
+        var departed: [Int: String] = [:]
+        /// Rewritten text per proxy base URL (and whether segments were named relatively).
+        var rewritten: [RewriteTarget: ByteBuffer]
     }
 
     public init(
@@ -59,7 +68,7 @@ public final class StreamService: Sendable {
     var rewrittenTexts: (count: Int, bytes: Int) {
         playlists.withLockedValue { playlists in
             playlists.values.reduce((0, 0)) { sum, known in
-                (sum.0 + known.rewritten.count, sum.1 + known.rewritten.values.reduce(0) { $0 + $1.count })
+                (sum.0 + known.rewritten.count, sum.1 + known.rewritten.values.reduce(0) { $0 + $1.readableBytes })
             }
         }
     }
@@ -70,11 +79,14 @@ public final class StreamService: Sendable {
     }
 
     /// Serves one request of a proxy URL. `proxyBase` (like `http://127.0.0.1:8080`) is where the
-    /// rewritten URIs of a playlist point.
+    /// rewritten URIs of a playlist point. `atStreamPath` says the request's URL is the link's
+    /// own `/stream/…` path: a media playlist's segments can then be named relative to it
+    /// (`s<number>/<name>`), which keeps a long playlist about as small as the origin's.
     public func serve(
         link: StreamLink, method: MediaRequest.Method, range: String?, ifRange: String?, requestID: String,
-        proxyBase: String
+        proxyBase: String, atStreamPath: Bool = false
     ) async -> MediaResponse {
+        let target = RewriteTarget(proxyBase: proxyBase, relativeSegments: atStreamPath)
         let request = MediaRequest(
             url: link.url, upstreamHeaders: link.headerPairs, method: method, range: range, ifRange: ifRange,
             requestID: requestID, storage: link.kind == .key ? .passthrough : .cache)
@@ -83,20 +95,18 @@ public final class StreamService: Sendable {
             // On the pool: the body is collected chunk by chunk behind the origin fetch (a pool
             // task), and a loop-bound reader would cost a thread wake-up per chunk.
             return await withTaskExecutorPreference(globalConcurrentExecutor) {
-                await servePlaylist(link, request: request, proxyBase: proxyBase)
+                await servePlaylist(link, request: request, target: target)
             }
         case .key, .map, .part, .other:
             return counted(await cache.serve(request), kind: link.kind ?? .other)
         case .segment:
-            let response = await cache.serve(request)
-            if method == .get, response.status < 300, let playlist = link.playlist {
-                prefetchAfter(segment: link.url, playlist: playlist)
-            }
-            return counted(response, kind: .segment)
+            // A segment link of its own (made before segments were named by sequence number):
+            // served as it is, without pre-fetching.
+            return counted(await cache.serve(request), kind: .segment)
         case nil:
             // A link made by a user: a playlist is recognised by its type or its first bytes.
             if method == .get, let known = freshPlaylist(link.url) {
-                return await respond(playlist: link, known: known, method: method, proxyBase: proxyBase)
+                return await respond(playlist: link, known: known, method: method, target: target)
             }
             let response = await cache.serve(request)
             // The set first: a URL already seen not to be a playlist needs no look at its headers.
@@ -106,7 +116,7 @@ public final class StreamService: Sendable {
                 return counted(response, kind: .other)
             }
             return await withTaskExecutorPreference(globalConcurrentExecutor) {
-                await sniffPlaylist(link, request: request, response: response, proxyBase: proxyBase)
+                await sniffPlaylist(link, request: request, response: response, target: target)
             }
         }
     }
@@ -114,7 +124,7 @@ public final class StreamService: Sendable {
     /// A user's link whose answer may be a playlist: read whole (on the pool, see `.playlist`)
     /// and served rewritten if its first bytes say it is one.
     private func sniffPlaylist(
-        _ link: StreamLink, request: MediaRequest, response: MediaResponse, proxyBase: String
+        _ link: StreamLink, request: MediaRequest, response: MediaResponse, target: RewriteTarget
     ) async -> MediaResponse {
         let method = request.method
         var whole = response
@@ -145,7 +155,7 @@ public final class StreamService: Sendable {
             return counted(Self.buffered(whole, body: body), kind: .other)
         }
         return await processPlaylist(
-            link, bytes: body, finalURL: whole.finalURL ?? link.url, method: method, proxyBase: proxyBase)
+            link, bytes: body, finalURL: whole.finalURL ?? link.url, method: method, target: target)
     }
 
     // MARK: - Playlists
@@ -156,9 +166,10 @@ public final class StreamService: Sendable {
     static let rewrittenBytesLimit = 64 << 20
     static let textHeaders: HTTPHeaders = ["Content-Type": "text/plain; charset=utf-8"]
 
-    private func servePlaylist(_ link: StreamLink, request: MediaRequest, proxyBase: String) async -> MediaResponse {
+    private func servePlaylist(_ link: StreamLink, request: MediaRequest, target: RewriteTarget) async -> MediaResponse
+    {
         if let known = freshPlaylist(link.url) {
-            return await respond(playlist: link, known: known, method: request.method, proxyBase: proxyBase)
+            return await respond(playlist: link, known: known, method: request.method, target: target)
         }
         // Playlists are fetched whole: a rewritten playlist has its own length.
         var whole = request
@@ -176,7 +187,7 @@ public final class StreamService: Sendable {
         }
         guard Self.looksLikePlaylist(body) else { return counted(Self.buffered(response, body: body), kind: .playlist) }
         return await processPlaylist(
-            link, bytes: body, finalURL: response.finalURL ?? link.url, method: request.method, proxyBase: proxyBase)
+            link, bytes: body, finalURL: response.finalURL ?? link.url, method: request.method, target: target)
     }
 
     /// The remembered playlist of `url`, unless it has expired.
@@ -188,7 +199,7 @@ public final class StreamService: Sendable {
     }
 
     private func processPlaylist(
-        _ link: StreamLink, bytes: [UInt8], finalURL: URL, method: MediaRequest.Method, proxyBase: String
+        _ link: StreamLink, bytes: [UInt8], finalURL: URL, method: MediaRequest.Method, target: RewriteTarget
     ) async -> MediaResponse {
         guard let known = await Self.offLoop({ register(link, bytes: bytes, finalURL: finalURL) }) else {
             return MediaResponse(
@@ -197,7 +208,7 @@ public final class StreamService: Sendable {
                 body: MediaBody { try await $0.write(ByteBuffer(bytes: bytes)) })
         }
         if !known.playlist.isMaster { prefetchStart(of: link.url) }
-        return await respond(playlist: link, known: known, method: method, proxyBase: proxyBase)
+        return await respond(playlist: link, known: known, method: method, target: target)
     }
 
     /// Runs CPU-heavy work (parsing a playlist, rewriting thousands of URIs) on Swift's global
@@ -236,16 +247,13 @@ public final class StreamService: Sendable {
             // Only VOD playlists stay on disk: a live one there would be served stale.
             cache.remove(url: link.url)
         }
-        let rewriter = HLSRewriter(baseURL: finalURL)
-        var index: [String: Int] = [:]
-        if !playlist.isMaster {
-            for (position, segment) in playlist.segments.enumerated() {
-                if let url = rewriter.resolve(segment.uri) { index[url.absoluteString] = position }
-            }
-        }
-        let known = KnownPlaylist(
+        var known = KnownPlaylist(
             playlist: playlist, finalURL: finalURL, headers: link.headers, expires: expires, lastUsed: now,
-            segmentIndex: index, rewritten: [:])
+            rewritten: [:])
+        let previous = playlists.withLockedValue { $0[link.url.absoluteString] }
+        if playlist.isLive, let previous, !previous.playlist.isMaster {
+            known.departed = Self.departedSegments(from: previous, before: playlist.mediaSequence)
+        }
         playlists.withLockedValue { playlists in
             // Bound memory: forget the least recently used playlists beyond 64.
             if playlists.count >= 64, let oldest = playlists.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key {
@@ -254,6 +262,24 @@ public final class StreamService: Sendable {
             playlists[link.url.absoluteString] = known
         }
         return known
+    }
+
+    /// How many segments that left a live playlist stay reachable by their sequence numbers.
+    static let departedLimit = 256
+
+    /// The segments of `previous` numbered below `first` (the new version's first), with those
+    /// that had left before it: the newest `departedLimit` of them.
+    private static func departedSegments(from previous: KnownPlaylist, before first: Int) -> [Int: String] {
+        var departed = previous.departed
+        let rewriter = HLSRewriter(baseURL: previous.finalURL)
+        for segment in previous.playlist.segments.suffix(departedLimit)
+        where segment.mediaSequenceNumber < first {
+            if let url = rewriter.resolveText(segment.uri) { departed[segment.mediaSequenceNumber] = url }
+        }
+        if departed.count > departedLimit {
+            for number in departed.keys.sorted().prefix(departed.count - departedLimit) { departed[number] = nil }
+        }
+        return departed
     }
 
     /// A segment (or init section) to fetch, as a preload plans it.
@@ -358,93 +384,168 @@ public final class StreamService: Sendable {
     }
 
     private func respond(
-        playlist link: StreamLink, known: KnownPlaylist, method: MediaRequest.Method, proxyBase: String
+        playlist link: StreamLink, known: KnownPlaylist, method: MediaRequest.Method, target: RewriteTarget
     ) async -> MediaResponse {
-        let bytes: [UInt8]
-        if let cached = known.rewritten[proxyBase] {
+        let bytes: ByteBuffer
+        if let cached = known.rewritten[target] {
             bytes = cached
         } else {
-            bytes = await withTaskExecutorPreference(globalConcurrentExecutor) {
-                await rewrite(known, playlistURL: link.url, proxyBase: proxyBase)
-            }
+            bytes = await Self.offLoop { rewrite(known, link: link, target: target) }
             playlists.withLockedValue { playlists in
                 // The base comes from the request's Host: bound how many are kept per playlist,
                 // and the rewritten bytes in all, so varying it cannot grow memory.
-                let held = playlists.values.reduce(0) { $0 + $1.rewritten.values.reduce(0) { $0 + $1.count } }
-                if held + bytes.count > Self.rewrittenBytesLimit {
+                let held = playlists.values.reduce(0) { $0 + $1.rewritten.values.reduce(0) { $0 + $1.readableBytes } }
+                if held + bytes.readableBytes > Self.rewrittenBytesLimit {
                     for key in playlists.keys { playlists[key]?.rewritten.removeAll() }
                 }
                 if (playlists[link.url.absoluteString]?.rewritten.count ?? 0) >= Self.rewrittenBasesPerPlaylist {
                     playlists[link.url.absoluteString]?.rewritten.removeAll()
                 }
-                playlists[link.url.absoluteString]?.rewritten[proxyBase] = bytes
+                playlists[link.url.absoluteString]?.rewritten[target] = bytes
             }
         }
         playlists.withLockedValue { $0[link.url.absoluteString]?.lastUsed = .now }
         var headers: HTTPHeaders = [
-            "Content-Type": "application/vnd.apple.mpegurl", "Content-Length": String(bytes.count),
+            "Content-Type": "application/vnd.apple.mpegurl", "Content-Length": String(bytes.readableBytes),
         ]
         headers.add(name: "Cache-Control", value: known.expires == nil ? "max-age=3600" : "no-cache")
         counters.withLockedValue {
             $0[.playlist, default: StreamCounters()].requests += 1
-            $0[.playlist, default: StreamCounters()].bytes += Int64(bytes.count)
+            $0[.playlist, default: StreamCounters()].bytes += Int64(bytes.readableBytes)
         }
         return MediaResponse(
             status: 200, headers: headers,
-            body: method == .head ? nil : MediaBody { try await $0.write(ByteBuffer(bytes: bytes)) },
+            body: method == .head ? nil : MediaBody(bytes: bytes),
             finalURL: known.finalURL)
     }
 
-    /// The playlist's text with every URI a signed proxy URL carrying the same headers.
+    /// The playlist's text with every URI a proxy URL carrying the same headers.
     ///
-    /// Signing is most of the work (an HMAC and a seal per URI, and a long VOD playlist has
-    /// 40,001), so the URIs are signed first, in parallel (a share per core), and then put in
-    /// place by one rewriting pass.
-    private func rewrite(_ known: KnownPlaylist, playlistURL: URL, proxyBase: String) async -> [UInt8] {
+    /// A media playlist names its segments by their media sequence numbers under the playlist's
+    /// own signed path (`/stream/<nonce>/<sealed playlist link>/s<number>/<name>`): what each
+    /// points at is read from the playlist when it is asked for, so a 40,001-segment playlist
+    /// needs one signature rather than 40,001 (which took a third of a second), and the same
+    /// segment keeps its URL in every version of a live playlist. Served at that path (the
+    /// usual case), the playlist names them relatively, `s<number>/<name>`, as origins do, which
+    /// keeps it about as small as the origin's. Every other URI (variants of a master, keys,
+    /// init sections, parts) is a link of its own, signed and sealed.
+    private func rewrite(_ known: KnownPlaylist, link: StreamLink, target: RewriteTarget) -> ByteBuffer {
         let rewriter = HLSRewriter(baseURL: known.finalURL)
-        let uris = rewriter.resolvedURIs(of: known.playlist)
-        let shares = max(1, min(ProcessInfo.processInfo.activeProcessorCount, uris.count / 500))
-        let shareSize = (uris.count + shares - 1) / shares
-        var paths = [String?](repeating: nil, count: uris.count)
-        await withTaskGroup(of: (Int, [String?]).self) { group in
-            for start in stride(from: 0, to: uris.count, by: max(1, shareSize)) {
-                let share = Array(uris[start..<min(uris.count, start + shareSize)])
-                group.addTask { [signer, headers = known.headers] in
-                    (
-                        start,
-                        share.map { Self.signedPath(signer, $0.url, $0.kind, headers: headers, playlist: playlistURL) }
-                    )
-                }
+        let base = Array(target.proxyBase.utf8)
+        var signing = try? StreamLinkSigner.PlaylistSigning(signer: signer, headers: known.headers, playlist: link.url)
+        // Before a segment's number: nothing when relative, else the proxy's base and the
+        // playlist's own path without its name (`/stream/<nonce>/<sealed>/`).
+        let segmentPrefix: [UInt8]? =
+            target.relativeSegments
+            ? []
+            : (try? signer.path(for: link)).map { path in
+                var bytes = base + Array(path.utf8)
+                bytes.removeSubrange((bytes.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? bytes.count)...)
+                return bytes
             }
-            for await (start, signed) in group {
-                paths.replaceSubrange(start..<(start + signed.count), with: signed)
+        let perSegment = (segmentPrefix?.count ?? 0) + 32
+        let text = rewriter.rewrittenBytes(
+            known.playlist, reservingCapacity: known.playlist.segments.count * perSegment
+        ) { site, output in
+            if let segmentPrefix, let number = site.mediaSequenceNumber,
+                let name = Self.segmentName(site.uri, rewriter: rewriter)
+            {
+                output.append(contentsOf: segmentPrefix)
+                output.append(UInt8(ascii: "s"))
+                output.append(contentsOf: String(number).utf8)
+                output.append(UInt8(ascii: "/"))
+                output.append(contentsOf: name.utf8)
+                return true
             }
+            let mark = output.count
+            output.append(contentsOf: base)
+            guard let url = rewriter.resolveText(site.uri),
+                signing?.appendPath(of: url, kind: StreamKind(site.kind), to: &output) == true
+            else {
+                output.removeSubrange(mark...)
+                return false
+            }
+            return true
         }
-        var position = 0
-        let rewritten = rewriter.rewrite(known.playlist) { url, kind in
-            defer { position += 1 }
-            // The same walk as resolvedURIs, so the positions match; checked all the same.
-            let path =
-                position < uris.count && uris[position].url == url
-                ? paths[position]
-                : Self.signedPath(signer, url, kind, headers: known.headers, playlist: playlistURL)
-            return path.map { proxyBase + $0 } ?? url.absoluteString
-        }
-        return rewritten.serializedBytes()
+        return ByteBuffer(bytes: text)
     }
 
-    /// The proxy path of one URI of a playlist, or nil to leave it as it is: keys may be
-    /// `skd://` or `data:` URIs that players handle themselves.
-    private static func signedPath(
-        _ signer: StreamLinkSigner, _ url: URL, _ kind: HLSURIKind, headers: [StreamHeader], playlist: URL
-    ) -> String? {
-        guard let scheme = url.scheme, scheme.lowercased() == "http" || scheme.lowercased() == "https" else {
-            return nil
+    /// The last path segment of a segment's URI, for its proxy URL (players pick a demuxer by
+    /// extension); nil when the URI is not http(s), which is then left as written. Read from the
+    /// text as written when it is a plain name, as nearly all are.
+    static func segmentName(_ uri: String, rewriter: HLSRewriter) -> String? {
+        var uri = uri
+        let plain = uri.withUTF8 { bytes -> String? in
+            var start = 0
+            var end = bytes.count
+            for (index, byte) in bytes.enumerated() {
+                switch byte {
+                case UInt8(ascii: "/"): start = index + 1
+                case UInt8(ascii: "?"), UInt8(ascii: "#"): end = index
+                // A scheme (`https:`, `skd:`) or anything not plain: resolved first.
+                case UInt8(ascii: ":"), UInt8(ascii: "%"), UInt8(ascii: "{"): return nil
+                default: break
+                }
+                if end < bytes.count { break }
+            }
+            guard start < end else { return nil }
+            let name = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            guard name.allSatisfy(StreamLinkSigner.isPlainComponentByte), !name.allSatisfy({ $0 == UInt8(ascii: ".") })
+            else { return nil }
+            return String(decoding: name, as: UTF8.self)
         }
-        let streamKind = StreamKind(kind)
-        let link = StreamLink(
-            url: url, headers: headers, kind: streamKind, playlist: streamKind == .segment ? playlist : nil)
-        return try? signer.path(for: link)
+        if let plain { return plain }
+        guard let text = rewriter.resolveText(uri), let url = URL(string: text),
+            let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }
+        return StreamLinkSigner.lastComponent(of: url)
+    }
+
+    /// Serves segment `number` of the media playlist `playlist` (a link to it, as its rewritten
+    /// text names it): the URL is read from the playlist in memory, reloaded when it has expired
+    /// or is gone (after a restart, say), or from the segments that left a live playlist lately.
+    public func serveSegment(
+        of playlist: StreamLink, number: Int, method: MediaRequest.Method, range: String?, ifRange: String?,
+        requestID: String
+    ) async -> MediaResponse {
+        var known = playlists.withLockedValue { $0[playlist.url.absoluteString] }
+        if known.map({ $0.expires.map { ContinuousClock.now >= $0 } ?? false }) ?? true {
+            // A playlist that cannot be reloaded now still names the segments it had.
+            known = (try? await loadPlaylist(playlist)) ?? known
+        }
+        guard let known, !known.playlist.isMaster else {
+            return Self.answer(404, "the playlist this segment belongs to cannot be read; reload the playlist")
+        }
+        let position = known.playlist.segmentPosition(mediaSequenceNumber: number)
+        let url: String?
+        if let position {
+            let segment = known.playlist.segments[position]
+            url = Self.isUsable(segment.byteRange) ? HLSRewriter(baseURL: known.finalURL).resolveText(segment.uri) : nil
+        } else {
+            url = known.departed[number]
+        }
+        guard let url, let segmentURL = URL(string: url) else {
+            return Self.answer(404, "segment \(number) is not (or no longer) in the playlist; reload the playlist")
+        }
+        let link = StreamLink(url: segmentURL, headers: playlist.headers, kind: .segment, playlist: playlist.url)
+        guard (try? link.validate()) != nil else {
+            return Self.answer(404, "segment \(number) of the playlist is not an http(s) URL")
+        }
+        let request = MediaRequest(
+            url: segmentURL, upstreamHeaders: link.headerPairs, method: method, range: range, ifRange: ifRange,
+            requestID: requestID)
+        let response = await cache.serve(request)
+        if method == .get, response.status < 300, let position {
+            prefetch(known, segments: (position + 1)..<min(known.playlist.segments.count, position + 1 + prefetchCount))
+        }
+        return counted(response, kind: .segment)
+    }
+
+    /// A short plain-text answer.
+    static func answer(_ status: Int, _ message: String) -> MediaResponse {
+        MediaResponse(
+            status: status, headers: textHeaders,
+            body: MediaBody(bytes: ByteBuffer(string: message + "\n")))
     }
 
     // MARK: - Pre-fetching
@@ -457,15 +558,6 @@ public final class StreamService: Sendable {
         let count = known.playlist.segments.count
         let range = known.playlist.isLive ? max(0, count - prefetchCount)..<count : 0..<min(prefetchCount, count)
         prefetch(known, segments: range)
-    }
-
-    /// After a segment is served: the next segments of its playlist.
-    private func prefetchAfter(segment: URL, playlist playlistURL: URL) {
-        guard prefetchCount > 0, let known = playlists.withLockedValue({ $0[playlistURL.absoluteString] }),
-            let position = known.segmentIndex[segment.absoluteString]
-        else { return }
-        let count = known.playlist.segments.count
-        prefetch(known, segments: (position + 1)..<min(count, position + 1 + prefetchCount))
     }
 
     private func prefetch(_ known: KnownPlaylist, segments positions: Range<Int>) {

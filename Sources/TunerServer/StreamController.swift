@@ -6,7 +6,8 @@ import NIOCore
 import NIOHTTP1
 import TunerApp
 
-/// The stream proxy: `GET|HEAD /stream/<signature>/<payload>/<name>`.
+/// The stream proxy: `GET|HEAD /stream/<signature>/<payload>/<name>`, and the segments of a
+/// rewritten media playlist, `GET|HEAD /stream/<signature>/<payload>/s<number>/<name>`.
 struct StreamController {
     let engine: TunerEngine
     let fallbackBaseURL: @Sendable () -> String
@@ -14,6 +15,36 @@ struct StreamController {
     func addRoutes(to router: Router<TunerRequestContext>) {
         router.get("/stream/:signature/:payload/:name", use: stream)
         router.head("/stream/:signature/:payload/:name", use: stream)
+        // Hummingbird's router wants a parameter named alike at the same depth: `name` is the
+        // segment's number here, and `file` its name.
+        router.get("/stream/:signature/:payload/:name/:file", use: segment)
+        router.head("/stream/:signature/:payload/:name/:file", use: segment)
+    }
+
+    /// A segment of a rewritten media playlist: `/stream/<playlist's signature>/<its
+    /// payload>/s<media sequence number>/<name>`. The playlist's link is the credential; what the
+    /// segment is comes from the playlist itself.
+    @Sendable func segment(request: Request, context: TunerRequestContext) async throws -> Response {
+        let signature = try context.parameters.require("signature")
+        let payload = try context.parameters.require("payload")
+        let segment = try context.parameters.require("name")
+        guard segment.utf8.first == UInt8(ascii: "s"), segment.utf8.count <= 17,
+            let number = Int(segment.dropFirst()), number >= 0
+        else {
+            throw HTTPError(.notFound, message: "'\(segment.prefix(20))' does not name a segment")
+        }
+        let playlist: StreamLink
+        do {
+            playlist = try engine.signer.verify(signature: signature, payload: payload)
+        } catch  where error.kind == .forbidden {
+            throw HTTPError(.forbidden, message: error.description)
+        } catch {
+            throw HTTPError(.badRequest, message: error.description)
+        }
+        let media = await engine.streams.serveSegment(
+            of: playlist, number: number, method: request.method == .head ? .head : .get,
+            range: request.headers[.range], ifRange: request.headers[.ifRange], requestID: context.id)
+        return Response(media, channel: context.channel)
     }
 
     @Sendable func stream(request: Request, context: TunerRequestContext) async throws -> Response {
@@ -62,7 +93,7 @@ struct StreamController {
         let proxyBase = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
         let media = await engine.streams.serve(
             link: link, method: request.method == .head ? .head : .get, range: request.headers[.range],
-            ifRange: request.headers[.ifRange], requestID: context.id, proxyBase: proxyBase)
+            ifRange: request.headers[.ifRange], requestID: context.id, proxyBase: proxyBase, atStreamPath: true)
         return Response(media, channel: context.channel)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MediaCache
+import MediaFormats
 import Testing
 import TunerApp
 import TunerServer
@@ -97,7 +98,11 @@ import TunerTesting
                 let text = String(decoding: fetched.body, as: UTF8.self)
                 let references = ProxiedPlaylistCrawl.playlistReferences(text)
                 #expect(!references.isEmpty)
-                let raw = references.map(\.uri).filter { !$0.hasPrefix(harness.server.baseURL + "/stream/") }
+                let raw = references.map(\.uri).filter {
+                    // Segments are named relative to the playlist's own URL.
+                    let absolute = URL(string: $0, relativeTo: URL(string: url))?.absoluteString ?? $0
+                    return !absolute.hasPrefix(harness.server.baseURL + "/stream/")
+                }
                 #expect(raw.isEmpty, "\(kind), \(attempt): not rewritten: \(raw)")
                 if let range = fetched.header("Content-Range") {
                     #expect(
@@ -277,10 +282,13 @@ import TunerTesting
             let sent = mediaBytes(origin)
             // The player now asks for every segment: all from disk.
             let text = String(decoding: playlist.body, as: UTF8.self)
-            let segments = text.split(separator: "\n").filter { $0.contains("/stream/") && $0.hasSuffix(".ts") }
-            #expect(segments.count == 3)
+            let playlistURL = URL(string: try harness.proxyURL(fixtures.encrypted.staticPath))
+            let segments = text.split(separator: "\n").filter { !$0.hasPrefix("#") && $0.hasSuffix(".ts") }.compactMap {
+                URL(string: String($0), relativeTo: playlistURL)?.absoluteString
+            }
+            #expect(segments.count == 3 && segments.allSatisfy { $0.hasPrefix(harness.server.baseURL + "/stream/") })
             for segment in segments {
-                let fetched = try await HTTP.fetch(String(segment))
+                let fetched = try await HTTP.fetch(segment)
                 #expect(fetched.status == 200)
             }
             try await waitForIdleCache(harness)
@@ -304,7 +312,7 @@ import TunerTesting
             let before = origin.liveMediaSequence(name: "ch")!
             let first = try await HTTP.fetch(url)
             #expect(first.status == 200)
-            let firstPlaylist = MediaPlaylistSummary(first.body)
+            let firstPlaylist = MediaPlaylistSummary(first.body, url: url)
             #expect(firstPlaylist.mediaSequence >= before)
             #expect(firstPlaylist.uris.count == 4)
             #expect(
@@ -319,7 +327,7 @@ import TunerTesting
             for _ in 0..<12 where sequences.last! < firstPlaylist.mediaSequence + 2 {
                 try await Task.sleep(for: .milliseconds(target * 500))
                 let atOrigin = origin.liveMediaSequence(name: "ch")!
-                let served = MediaPlaylistSummary(try await HTTP.fetch(url).body)
+                let served = MediaPlaylistSummary(try await HTTP.fetch(url).body, url: url)
                 #expect(
                     served.mediaSequence >= atOrigin - 1,
                     "served \(served.mediaSequence) while the origin was at \(atOrigin)")
@@ -333,7 +341,7 @@ import TunerTesting
             origin.advanceLive(name: "ch", segments: 10)
             let jumped = origin.liveMediaSequence(name: "ch")!
             try await Task.sleep(for: .milliseconds(target * 500 + 700))
-            let afterJump = MediaPlaylistSummary(try await HTTP.fetch(url).body)
+            let afterJump = MediaPlaylistSummary(try await HTTP.fetch(url).body, url: url)
             #expect(
                 afterJump.mediaSequence >= jumped, "the proxy served a playlist older than half its target duration")
 
@@ -341,6 +349,79 @@ import TunerTesting
             let segment = try await HTTP.fetch(afterJump.uris.last!)
             #expect(segment.status == 200)
             #expect(segment.body.first == 0x47)
+        }
+    }
+
+    /// A media playlist names its segments by media sequence number under the playlist's own
+    /// signed path: the same segment keeps its URL in every version of a live playlist, one that
+    /// left the window lately still plays, one after the copy in memory expired is found by
+    /// reloading the playlist, and numbers the playlist never had (or are not numbers) are 404.
+    @Test func liveSegmentsAreNamedByTheirSequenceNumbers() async throws {
+        guard requireTools("ffmpeg") else { return }
+        let fixtures = try await HLSFixtures.shared()
+        try await withHarness { harness in
+            let origin = harness.origin
+            try origin.serveLive(fixtures, name: "seq", window: 4)
+            let url = try harness.proxyURL(origin.livePlaylistPath(name: "seq"))
+            let target = HLSFixtures.segmentDuration
+            let first = MediaPlaylistSummary(try await HTTP.fetch(url).body, url: url)
+            let originText = String(
+                decoding: try await HTTP.fetch(origin.baseURL + origin.livePlaylistPath(name: "seq")).body,
+                as: UTF8.self)
+            let originPlaylist = try HLSPlaylist(parsing: originText)
+            #expect(originPlaylist.mediaSequence == first.mediaSequence)
+            // `<base>/stream/<nonce>/<sealed playlist link>/s<number>/<name>`, numbered from the
+            // media sequence, the name the origin's.
+            let playlistPath = "/" + URL(string: url)!.path.split(separator: "/").prefix(3).joined(separator: "/")
+            for (offset, uri) in first.uris.enumerated() {
+                let parts = URL(string: uri)!.path.split(separator: "/")
+                #expect("/" + parts.prefix(3).joined(separator: "/") == playlistPath, "\(uri)")
+                #expect(parts.count == 5 && parts[3] == "s\(first.mediaSequence + offset)", "\(uri)")
+                #expect(parts.last.map(String.init) == originPlaylist.segments[offset].uri)
+            }
+
+            // One segment on: the segments both versions have keep their URLs.
+            origin.advanceLive(name: "seq", segments: 1)
+            try await Task.sleep(for: .milliseconds(target * 500 + 300))
+            let next = MediaPlaylistSummary(try await HTTP.fetch(url).body, url: url)
+            #expect(next.mediaSequence > first.mediaSequence)
+            let shared = next.mediaSequence - first.mediaSequence
+            #expect(Array(first.uris.dropFirst(shared)) == Array(next.uris.prefix(first.uris.count - shared)))
+
+            // Ten on: the first version's oldest segment has left the window, and is still served
+            // with the origin's bytes.
+            origin.advanceLive(name: "seq", segments: 10)
+            try await Task.sleep(for: .milliseconds(target * 500 + 300))
+            let later = MediaPlaylistSummary(try await HTTP.fetch(url).body, url: url)
+            #expect(later.mediaSequence > first.mediaSequence + first.uris.count)
+            let departed = try await HTTP.fetch(first.uris[0])
+            #expect(departed.status == 200)
+            let direct = try await HTTP.fetch(
+                HLSRewriter(baseURL: URL(string: origin.baseURL + origin.livePlaylistPath(name: "seq"))!)
+                    .resolve(originPlaylist.segments[0].uri)!.absoluteString)
+            #expect(departed.body == direct.body && !direct.body.isEmpty)
+
+            // Further on, with the proxy's copy expired and no player reloading it: a segment
+            // of the origin's newest version is found by reloading the playlist.
+            origin.advanceLive(name: "seq", segments: 3)
+            try await Task.sleep(for: .milliseconds(target * 500 + 300))
+            let newest = origin.liveMediaSequence(name: "seq")!
+            let newestURL = harness.server.baseURL + playlistPath + "/s\(newest)/any-name.ts"
+            let fetched = try await HTTP.fetch(newestURL)
+            #expect(fetched.status == 200, "\(newestURL)")
+            #expect(fetched.body.first == 0x47)
+
+            // Numbers the playlist never had, and what is not a number.
+            for bad in ["s\(newest + 1_000)", "s-1", "x\(newest)", "s", "s99999999999999999999", "s1e3"] {
+                let answer = try await HTTP.fetch(harness.server.baseURL + playlistPath + "/\(bad)/a.ts")
+                #expect(answer.status == 404, "\(bad)")
+            }
+            // And a playlist link that is not this server's.
+            var forged = playlistPath.split(separator: "/").map(String.init)
+            forged[2] = String(forged[2].reversed())
+            let refused = try await HTTP.fetch(
+                harness.server.baseURL + "/" + forged.joined(separator: "/") + "/s\(newest)/a.ts")
+            #expect(refused.status == 403 || refused.status == 400, "\(refused.status)")
         }
     }
 
@@ -457,7 +538,7 @@ private struct ProxiedPlaylistCrawl {
             for reference in playlistReferences(text) {
                 let absolute = URL(string: reference.uri, relativeTo: URL(string: url))?.absoluteString ?? reference.uri
                 guard absolute.hasPrefix(harness.server.baseURL + "/stream/"),
-                    let link = decode(absolute, signer: harness.server.engine.signer)
+                    let link = try await decode(absolute, signer: harness.server.engine.signer)
                 else {
                     crawl.notProxied.append(reference.uri)
                     continue
@@ -470,12 +551,23 @@ private struct ProxiedPlaylistCrawl {
         return crawl
     }
 
-    /// The link a proxy URL carries, if its signature is this server's.
-    static func decode(_ proxyURL: String, signer: StreamLinkSigner) -> StreamLink? {
+    /// The link a proxy URL carries, if its signature is this server's. A media playlist's
+    /// segment (`/stream/<playlist's link>/s<number>/<name>`) is looked up in the playlist as the
+    /// origin has it, read here with MediaFormats' parser.
+    static func decode(_ proxyURL: String, signer: StreamLinkSigner) async throws -> StreamLink? {
         guard let path = URL(string: proxyURL)?.path else { return nil }
         let parts = path.split(separator: "/")
-        guard parts.count >= 3, parts[0] == "stream" else { return nil }
-        return try? signer.verify(signature: parts[1], payload: parts[2])
+        guard parts.count >= 3, parts[0] == "stream",
+            let link = try? signer.verify(signature: parts[1], payload: parts[2])
+        else { return nil }
+        guard parts.count == 5 else { return parts.count == 4 ? link : nil }
+        guard parts[3].hasPrefix("s"), let number = Int(parts[3].dropFirst()) else { return nil }
+        let playlist = try HLSPlaylist(parsing: try await HTTP.fetch(link.url.absoluteString).body)
+        guard let position = playlist.segmentPosition(mediaSequenceNumber: number),
+            let url = HLSRewriter(baseURL: link.url).resolve(playlist.segments[position].uri)
+        else { return nil }
+        #expect(parts[4] == url.lastPathComponent)
+        return StreamLink(url: url, headers: link.headers, kind: .segment, playlist: link.url)
     }
 
     /// Every URI of a playlist: the lines that are not tags, and `URI="…"` in tags, with the byte
@@ -523,13 +615,14 @@ private struct MediaPlaylistSummary {
     var mediaSequence = -1
     var uris: [String] = []
 
-    init(_ body: [UInt8]) {
+    /// `url` is where the playlist was read from: its URIs are resolved against it.
+    init(_ body: [UInt8], url: String) {
         text = String(decoding: body, as: UTF8.self)
         for line in text.split(whereSeparator: \.isNewline) {
             if line.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") {
                 mediaSequence = Int(line.dropFirst("#EXT-X-MEDIA-SEQUENCE:".count)) ?? -1
             } else if !line.hasPrefix("#"), !line.isEmpty {
-                uris.append(String(line))
+                uris.append(URL(string: String(line), relativeTo: URL(string: url))?.absoluteString ?? String(line))
             }
         }
     }

@@ -55,7 +55,10 @@ import TunerTesting
         let site = try Self.serve(
             [
                 "live.m3u8":
-                    "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:4,\na.ts\n#EXTINF:4,\nb.ts\n#EXT-X-ENDLIST\n"
+                    // The key is a link of its own, on the address the player used (segments are
+                    // named relative to the playlist).
+                    "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+                    + "#EXT-X-KEY:METHOD=AES-128,URI=\"k.bin\"\n#EXTINF:4,\na.ts\n#EXTINF:4,\nb.ts\n#EXT-X-ENDLIST\n"
             ], on: harness)
         defer { try? FileManager.default.removeItem(atPath: site) }
         let path = try #require(URL(string: try harness.proxyURL("/static/live.m3u8"))).path

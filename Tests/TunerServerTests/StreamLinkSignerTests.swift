@@ -42,6 +42,42 @@ import Testing
         #expect(back == link)
     }
 
+    /// A playlist's URIs are signed in a batch: each path must be byte for byte the one
+    /// `path(for:)` makes (so the same URI keeps its URL whichever way it was signed), and must
+    /// verify to the link with the playlist's headers, kind and playlist URL.
+    @Test func aPlaylistsBatchSignsEachURIAsThePathForItsLink() throws {
+        let playlist = URL(string: "http://example.com/p/index.m3u8?token=s3cret")!
+        for headers in [[], Self.awkwardLinks[1].headers] {
+            var signing = try StreamLinkSigner.PlaylistSigning(signer: signer, headers: headers, playlist: playlist)
+            let uris: [(String, StreamKind)] = [
+                ("http://example.com/p/seg1.ts", .segment), ("https://cdn.example.com:8443/a/b.m4s?x=1#f", .segment),
+                ("http://example.com/k/key.bin", .key), ("http://example.com/p/init.mp4", .map),
+                ("http://example.com/p/480p.m3u8", .playlist), ("http://[::1]:8080/v6.ts", .segment),
+                ("http://user@example.com/dir/%E2%82%AC%20name.ts", .part),
+                ("http://example.com/dir/", .other),
+            ]
+            for (uri, kind) in uris {
+                var output: [UInt8] = Array("prefix".utf8)
+                #expect(signing.appendPath(of: uri, kind: kind, to: &output), "\(uri)")
+                let link = StreamLink(
+                    url: URL(string: uri)!, headers: headers, kind: kind, playlist: kind == .segment ? playlist : nil)
+                #expect(String(decoding: output, as: UTF8.self) == "prefix" + (try signer.path(for: link)))
+                let parts = String(decoding: output.dropFirst(6), as: UTF8.self).split(separator: "/")
+                #expect(try signer.verify(signature: parts[1], payload: parts[2]) == link)
+            }
+            // Keys a player handles itself are left alone, and nothing is appended for them.
+            var output: [UInt8] = []
+            #expect(!signing.appendPath(of: "skd://00066304-0081", kind: .key, to: &output))
+            #expect(!signing.appendPath(of: "data:text/plain;base64,YQo=", kind: .key, to: &output))
+            #expect(output.isEmpty)
+        }
+        // Headers that could not be attached to a link are refused for the whole playlist.
+        #expect(throws: FeatureError.self) {
+            _ = try StreamLinkSigner.PlaylistSigning(
+                signer: signer, headers: [StreamHeader(name: "X", value: "a\r\nInjected: 1")], playlist: playlist)
+        }
+    }
+
     @Test func aTamperedPayloadOrAnotherKeyIsRefused() throws {
         let link = Self.awkwardLinks[1]
         let parts = try signer.path(for: link).split(separator: "/")

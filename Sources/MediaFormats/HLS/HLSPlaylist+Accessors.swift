@@ -315,3 +315,26 @@ extension HLSPlaylist {
         }
     }
 }
+
+extension HLSPlaylist {
+    /// How many lines the playlist has (blank ones included): `HLSRewriter` works on ranges of them.
+    public var lineCount: Int { lineRecords.count }
+}
+
+extension HLSPlaylist {
+    /// The position in `segments` of the segment with media sequence number `number`, nil when
+    /// the playlist has none (one that left a live playlist's window, say, or any number a
+    /// hostile URL names).
+    public func segmentPosition(mediaSequenceNumber number: Int) -> Int? {
+        // Offsets increase along the segments (`#EXT-X-SKIP` may leave a gap): a binary search.
+        let (offset, overflow) = number.subtractingReportingOverflow(mediaSequence)
+        guard !overflow, offset >= 0 else { return nil }
+        var low = 0
+        var high = segmentRecords.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if segmentRecords[middle].sequenceOffset < offset { low = middle + 1 } else { high = middle }
+        }
+        return low < segmentRecords.count && segmentRecords[low].sequenceOffset == offset ? low : nil
+    }
+}

@@ -37,6 +37,12 @@ extension HLSPlaylist {
         return references
     }
 
+    /// Whether line `index` can hold URIs: a URI line, or a tag with URI attributes.
+    func hasURISites(line index: Int) -> Bool {
+        let record = lineRecords[index]
+        return record.kind == .uri || (record.kind == .tag && !record.tag.spec.uriAttributes.isEmpty)
+    }
+
     /// The URI of a site with variables applied.
     func uriText(_ site: HLSURISite, _ p: UnsafeBufferPointer<UInt8>) -> String {
         HLSBytes.substituteVariables(p, site.valueStart, site.valueEnd, variables)?.text

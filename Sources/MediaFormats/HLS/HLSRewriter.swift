@@ -29,24 +29,97 @@ public struct HLSRewriter: Sendable {
         return URL(string: absolute) ?? URL(string: HLSRewriter.percentEncodingDisallowed(absolute))
     }
 
-    /// The URIs ``rewrite(_:_:)`` hands to its transform, resolved, in the same order: a caller
-    /// can map them all first (in parallel, say) and then rewrite with the results.
-    public func resolvedURIs(of playlist: HLSPlaylist) -> [ResolvedURI] {
-        var found: [ResolvedURI] = []
-        var sites: [HLSURISite] = []
-        var scratch: [HLSRawAttribute] = []
-        playlist.storage.withUnsafeBufferPointer { p in
-            for index in playlist.lineRecords.indices {
-                let record = playlist.lineRecords[index]
-                guard record.kind == .uri || (record.kind == .tag && !record.tag.spec.uriAttributes.isEmpty) else {
+    /// `resolve(_:)` as text: the absolute URI exactly as `resolve(_:)?.absoluteString` gives it.
+    /// The usual URI (an http or https URL with a plain host and only characters a URL may hold,
+    /// see ``isPlainHTTPURL(_:)``) is checked here without building a `URL`: Foundation's parser
+    /// cost more than the resolution itself on a 40,001-segment playlist.
+    public func resolveText(_ uri: String) -> String? {
+        let absolute = resolver.resolve(uri)
+        let text =
+            HLSRewriter.needsPercentEncoding(absolute) ? HLSRewriter.percentEncodingDisallowed(absolute) : absolute
+        if HLSRewriter.isPlainHTTPURL(text) { return text }
+        return resolve(uri)?.absoluteString
+    }
+
+    /// Whether `text` is an absolute `http://` or `https://` URL (lowercase scheme) whose host is
+    /// a name or IPv4 address (letters, digits, `.`, `-`) with at most a numeric port, and whose
+    /// other bytes are RFC 3986 characters a path, query or fragment may hold, `%` only before two
+    /// hex digits. Such a text is a valid URL as it is: `URL(string:)` accepts it unchanged.
+    public static func isPlainHTTPURL(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            let prefix: Int
+            if bytes.starts(with: "http://".utf8) {
+                prefix = 7
+            } else if bytes.starts(with: "https://".utf8) {
+                prefix = 8
+            } else {
+                return false
+            }
+            var index = prefix
+            while index < bytes.count, isHostByte(bytes[index]) { index += 1 }
+            guard index > prefix else { return false }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
+                index += 1
+                var port = 0
+                let digits = index
+                while index < bytes.count, bytes[index] &- 0x30 < 10, index - digits < 5 {
+                    port = port * 10 + Int(bytes[index] &- 0x30)
+                    index += 1
+                }
+                guard index > digits, port <= 65535 else { return false }
+            }
+            guard
+                index == bytes.count || bytes[index] == UInt8(ascii: "/") || bytes[index] == UInt8(ascii: "?")
+                    || bytes[index] == UInt8(ascii: "#")
+            else { return false }
+            var fragments = 0
+            var pendingHexDigits = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                if pendingHexDigits > 0 {
+                    guard byte &- 0x30 < 10 || (byte | 0x20) &- 0x61 < 6 else { return false }
+                    pendingHexDigits -= 1
                     continue
                 }
+                switch byte {
+                case UInt8(ascii: "%"): pendingHexDigits = 2
+                // Brackets belong to IPv6 hosts only; a second `#` is not a URL's.
+                case UInt8(ascii: "["), UInt8(ascii: "]"): return false
+                case UInt8(ascii: "#"):
+                    fragments += 1
+                    guard fragments == 1 else { return false }
+                default:
+                    guard isAllowedInURI(byte) else { return false }
+                }
+            }
+            return pendingHexDigits == 0
+        }
+    }
+
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, UInt8(ascii: "."), UInt8(ascii: "-"): true
+        default: false
+        }
+    }
+
+    /// The URI of every site ``rewrittenBytes(_:reservingCapacity:replacement:)`` visits on the
+    /// lines `lines` (all lines when nil), resolved as text by ``resolveText(_:)``, in order; nil
+    /// for one that cannot be resolved. A caller can map the lines' URIs in shares (in parallel,
+    /// say) and then rewrite with the results, the shares' arrays put one after another.
+    public func resolvedURIs(of playlist: HLSPlaylist, lines: Range<Int>? = nil) -> [ResolvedURI?] {
+        var found: [ResolvedURI?] = []
+        var sites: [HLSURISite] = []
+        var scratch: [HLSRawAttribute] = []
+        let lines = lines?.clamped(to: playlist.lineRecords.indices) ?? playlist.lineRecords.indices
+        playlist.storage.withUnsafeBufferPointer { p in
+            for index in lines where playlist.hasURISites(line: index) {
                 sites.removeAll(keepingCapacity: true)
                 playlist.uriSites(ofLine: index, p, into: &sites, scratch: &scratch)
                 for site in sites {
-                    if let url = resolve(playlist.uriText(site, p)) {
-                        found.append(ResolvedURI(url: url, kind: site.kind))
-                    }
+                    found.append(resolveText(playlist.uriText(site, p)).map { ResolvedURI(text: $0, kind: site.kind) })
                 }
             }
         }
@@ -54,9 +127,111 @@ public struct HLSRewriter: Sendable {
     }
 
     /// A URI of a playlist, resolved, and what it points at.
-    public struct ResolvedURI: Sendable {
-        public let url: URL
+    public struct ResolvedURI: Sendable, Equatable {
+        /// The absolute URI as text (`URL(string:)` accepts it).
+        public let text: String
         public let kind: HLSURIKind
+
+        public init(text: String, kind: HLSURIKind) {
+            self.text = text
+            self.kind = kind
+        }
+    }
+
+    /// Where a URI sits, as ``rewrittenBytes(_:reservingCapacity:replacement:)`` hands it over.
+    public struct Site {
+        /// Its position among all the playlist's URIs, counted as ``resolvedURIs(of:lines:)``
+        /// lists them.
+        public let number: Int
+        /// The 0-based line it is on.
+        public let line: Int
+        public let kind: HLSURIKind
+        /// The URI as written, variables applied (not resolved).
+        public let uri: String
+        /// For a media segment's URI line: the segment's media sequence number, which names it
+        /// in every version of a live playlist.
+        public let mediaSequenceNumber: Int?
+    }
+
+    /// The playlist's text as `HLSPlaylist.serializedBytes()` writes it, with each URI replaced
+    /// by the bytes `replacement(site, &output)` appends to `output`; one that returns false
+    /// (having appended nothing) leaves its URI as written. Bytes that could break the line (CR, LF, a `"` in an
+    /// attribute, a leading `#` or edge blank on a URI line) are percent-encoded after the call,
+    /// so a replacement cannot inject lines or attributes.
+    ///
+    /// Unlike ``rewrite(_:_:)`` it writes the text straight into one buffer (reserve what the
+    /// replacements add with `reservingCapacity`): rewriting a long playlist for a proxy was
+    /// dominated by growing and copying buffers of megabytes.
+    public func rewrittenBytes(
+        _ playlist: HLSPlaylist, reservingCapacity extra: Int, replacement: (Site, inout [UInt8]) -> Bool
+    ) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(playlist.storage.count + playlist.lineRecords.count + max(0, extra))
+        var sites: [HLSURISite] = []
+        var scratch: [HLSRawAttribute] = []
+        var siteNumber = 0
+        // Segments are in line order: a cursor finds each URI line's segment.
+        var segment = 0
+        let segments = playlist.segmentRecords
+        playlist.storage.withUnsafeBufferPointer { p in
+            for (index, record) in playlist.lineRecords.enumerated() {
+                var copied = record.lineStart
+                if playlist.hasURISites(line: index) {
+                    sites.removeAll(keepingCapacity: true)
+                    playlist.uriSites(ofLine: index, p, into: &sites, scratch: &scratch)
+                    for site in sites {
+                        defer { siteNumber += 1 }
+                        let before = output.count
+                        output.append(contentsOf: UnsafeBufferPointer(rebasing: p[copied..<site.valueStart]))
+                        let asLine = site.attributeName == nil
+                        // An unquoted URI attribute (accepted only by a lenient parse) gets quotes,
+                        // as the new text may hold a comma.
+                        let addsQuotes = !asLine && !site.isQuoted
+                        if addsQuotes { output.append(HLSBytes.quote) }
+                        let start = output.count
+                        var sequenceNumber: Int?
+                        if asLine, site.kind == .segment {
+                            while segment < segments.count, segments[segment].uriLine < index { segment += 1 }
+                            if segment < segments.count, segments[segment].uriLine == index {
+                                sequenceNumber = playlist.mediaSequence + segments[segment].sequenceOffset
+                            }
+                        }
+                        let described = Site(
+                            number: siteNumber, line: index, kind: site.kind, uri: playlist.uriText(site, p),
+                            mediaSequenceNumber: sequenceNumber)
+                        guard replacement(described, &output) else {
+                            output.removeSubrange(before...)
+                            continue
+                        }
+                        HLSRewriter.escapeInPlace(&output, from: start, asLine: asLine)
+                        if addsQuotes { output.append(HLSBytes.quote) }
+                        copied = site.valueEnd
+                    }
+                }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: p[copied..<record.end]))
+                output.append(0x0A)
+            }
+        }
+        return output
+    }
+
+    /// Percent-encodes, in `output[start...]`, what `appendEscaped` would: checked first, as a
+    /// proxy's replacements (signed URLs) never hold such bytes.
+    private static func escapeInPlace(_ output: inout [UInt8], from start: Int, asLine: Bool) {
+        let count = output.count - start
+        guard count > 0 else { return }
+        let needsEscaping = output.withUnsafeBufferPointer { bytes in
+            let region = UnsafeBufferPointer(rebasing: bytes[start...])
+            if asLine, region[0] == HLSBytes.hash || HLSBytes.isSpace(region[0]) || HLSBytes.isSpace(region[count - 1])
+            {
+                return true
+            }
+            return region.contains { $0 == 0x0A || $0 == 0x0D || (!asLine && $0 == HLSBytes.quote) }
+        }
+        guard needsEscaping else { return }
+        let text = Array(output[start...])
+        output.removeSubrange(start...)
+        appendEscaped(text, to: &output, asLine: asLine)
     }
 
     /// Returns a playlist whose URIs are `transform(resolvedURL, kind)`.
@@ -77,9 +252,7 @@ public struct HLSRewriter: Sendable {
         try playlist.storage.withUnsafeBufferPointer { (p) throws(Failure) in
             for index in records.indices {
                 let record = records[index]
-                guard record.kind == .uri || (record.kind == .tag && !record.tag.spec.uriAttributes.isEmpty) else {
-                    continue
-                }
+                guard playlist.hasURISites(line: index) else { continue }
                 sites.removeAll(keepingCapacity: true)
                 playlist.uriSites(ofLine: index, p, into: &sites, scratch: &scratch)
                 line.removeAll(keepingCapacity: true)
@@ -89,12 +262,12 @@ public struct HLSRewriter: Sendable {
                     let replacement = try transform(url, site.kind)
                     line.append(contentsOf: UnsafeBufferPointer(rebasing: p[copied..<site.valueStart]))
                     if site.attributeName == nil {
-                        HLSRewriter.appendEscaped(replacement, to: &line, asLine: true)
+                        HLSRewriter.appendEscaped(replacement.utf8, to: &line, asLine: true)
                     } else {
                         // An unquoted URI attribute (accepted only by a lenient parse) gets quotes,
                         // as the new text may hold a comma.
                         if !site.isQuoted { line.append(HLSBytes.quote) }
-                        HLSRewriter.appendEscaped(replacement, to: &line, asLine: false)
+                        HLSRewriter.appendEscaped(replacement.utf8, to: &line, asLine: false)
                         if !site.isQuoted { line.append(HLSBytes.quote) }
                     }
                     copied = site.valueEnd
@@ -121,9 +294,9 @@ public struct HLSRewriter: Sendable {
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
-    private static func appendEscaped(_ text: String, to output: inout [UInt8], asLine: Bool) {
-        let count = text.utf8.count
-        for (offset, byte) in text.utf8.enumerated() {
+    private static func appendEscaped(_ text: some Collection<UInt8>, to output: inout [UInt8], asLine: Bool) {
+        let count = text.count
+        for (offset, byte) in text.enumerated() {
             let atEdge = offset == 0 || offset == count - 1
             let escape =
                 byte == 0x0A || byte == 0x0D || (!asLine && byte == HLSBytes.quote)

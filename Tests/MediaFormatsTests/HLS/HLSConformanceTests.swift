@@ -280,6 +280,39 @@ struct HLSConformanceTests {
         #expect(reparsed.segments.map(\.byteRange) == playlist.segments.map(\.byteRange))
     }
 
+    /// The proxy's fast path: URIs resolved as text (in line shares) and the text written with
+    /// the replacements in place must match `resolve(_:)` and `rewrite(_:_:)` on every real playlist.
+    @Test(arguments: files)
+    func rewritesBytesAsRewriteDoes(file: String) throws {
+        let playlist = try Self.playlist(file)
+        let rewriter = HLSRewriter(baseURL: URL(string: "https://origin.example.com/path/to/playlist.m3u8")!)
+        let whole = rewriter.resolvedURIs(of: playlist)
+        let half = playlist.lineCount / 2
+        #expect(
+            rewriter.resolvedURIs(of: playlist, lines: 0..<half)
+                + rewriter.resolvedURIs(of: playlist, lines: half..<playlist.lineCount) == whole)
+        let references = playlist.uriReferences
+        #expect(whole.count == references.count)
+        for (resolved, reference) in zip(whole, references) {
+            #expect(resolved?.text == rewriter.resolve(reference.uri)?.absoluteString)
+            #expect(resolved.map { URL(string: $0.text)?.absoluteString == $0.text } ?? true)
+            if let resolved { #expect(resolved.kind == reference.kind) }
+        }
+        let expected = rewriter.rewrite(playlist) { url, kind in "p://\(kind)/\(url.absoluteString)" }
+        var sequenceNumbers: [Int] = []
+        let bytes = rewriter.rewrittenBytes(playlist, reservingCapacity: 0) { site, output in
+            #expect(site.uri == references[site.number].uri)
+            #expect(site.line + 1 == references[site.number].line)
+            if let number = site.mediaSequenceNumber { sequenceNumbers.append(number) }
+            guard let uri = whole[site.number] else { return false }
+            output.append(contentsOf: "p://\(uri.kind)/\(uri.text)".utf8)
+            return true
+        }
+        #expect(bytes == expected.serializedBytes())
+        // Every segment's URI line came with the segment's media sequence number.
+        #expect(sequenceNumbers == playlist.segments.map(\.mediaSequenceNumber))
+    }
+
     @Test func readsTheLargePlaylist() throws {
         let file = "grafov-m3u8/sample-playlists/media-playlist-large.m3u8"
         let bytes = try Self.bytes(file)

@@ -144,6 +144,41 @@ struct HLSRewriterTests {
         #expect(try HLSPlaylist(parsing: rewritten.serialized()).segments.count == 1)
     }
 
+    @Test func bytesWrittenInPlaceCannotBreakTheLineEither() throws {
+        let playlist = try HLSPlaylist(
+            parsing: "#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=\"k\"\n#EXTINF:4,\na.ts\n#EXTINF:4,\nb.ts\n")
+        let bytes = HLSRewriter(baseURL: Self.base).rewrittenBytes(playlist, reservingCapacity: 0) { site, output in
+            switch site.number {
+            case 0: output.append(contentsOf: "x\"y\nz".utf8)
+            case 1: output.append(contentsOf: "#not a comment\r".utf8)
+            default: return false
+            }
+            return true
+        }
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == "#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=\"x%22y%0Az\"\n#EXTINF:4,\n%23not a comment%0D\n#EXTINF:4,\nb.ts\n"
+        )
+    }
+
+    @Test func plainHTTPURLsAreThoseFoundationTakesAsTheyAre() {
+        let plain = [
+            "http://a.example.com/x.ts", "https://h:8080/a/b%20c.ts?x=1&y=(2)#f", "http://1.2.3.4", "https://h?q",
+            "http://h/~a-b_c.d!$&'*+,;=:@/",
+        ]
+        for text in plain {
+            #expect(HLSRewriter.isPlainHTTPURL(text), "\(text)")
+            #expect(URL(string: text)?.absoluteString == text)
+        }
+        let notPlain = [
+            "HTTP://h/x", "ftp://h/x", "http://", "http:///x", "http://u@h/x", "http://[::1]/x", "http://h:99999/x",
+            "http://h:/x", "http://h/a b", "http://h/%zz", "http://h/%2", "http://h/a#b#c", "http://h/[x]",
+            "http://h/é",
+            "http://h/\"", "//h/x",
+        ]
+        for text in notPlain { #expect(!HLSRewriter.isPlainHTTPURL(text), "\(text)") }
+    }
+
     @Test func rewritesURIsThatUseVariables() throws {
         let playlist = try HLSPlaylist(
             parsing: """
