@@ -314,7 +314,8 @@ private struct Download {
         if task.expectedSHA256 != nil && hasher == nil { try hashPrefix() }
         let writer = DownloadWriter(
             file: file, offset: committed, hasher: hasher,
-            batchBytes: tuning.writeBufferBytes, maximumBytesInFlight: 8 * tuning.writeBufferBytes)
+            batchBytes: tuning.writeBufferBytes, maximumBytesInFlight: 8 * tuning.writeBufferBytes,
+            expectedBytes: total.map { $0 - committed })
         var pendingSync: (task: Task<Void, any Error>, offset: Int64)?
         var lastSyncStart = Date()
         var lastSyncOffset = committed
@@ -348,10 +349,11 @@ private struct Download {
                     lastSyncOffset = offset
                 }
             }
-            let written = try await writer.drain()
+            // The last bytes are written and the file synced in one step on the writer's queue;
+            // a periodic sync still running covers only earlier bytes, so it may end later.
+            let written = try await writer.drainAndSync()
             if let pending = pendingSync { try await pending.task.value }
             pendingSync = nil
-            try await file.syncOffPool()
             // Synced; `complete()` commits this offset together with the final name, saving a
             // store write per file (it matters for many small files).
             committed = written

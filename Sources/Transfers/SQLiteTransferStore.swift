@@ -34,16 +34,18 @@ public final class SQLiteTransferStore: TransferStore {
     public func insert(_ tasks: [TransferTask]) async throws -> [TransferTask] {
         try await database.write { db in
             var stored: [TransferTask] = []
+            // One statement compiled once for the whole batch (and kept for the next).
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO transfer (kind, sourceURL, headers, destinationName, priority, position, state,
+                        committedBytes,
+                        totalBytes, expectedSHA256, etag, lastModified, errorReason, errorClass, retryCount,
+                            nextAttemptAt,
+                        history, properties, createdAt, updatedAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
             for var task in tasks {
-                try db.execute(
-                    sql: """
-                        INSERT INTO transfer (kind, sourceURL, headers, destinationName, priority, position, state,
-                            committedBytes,
-                            totalBytes, expectedSHA256, etag, lastModified, errorReason, errorClass, retryCount,
-                                nextAttemptAt,
-                            history, properties, createdAt, updatedAt)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: try Self.arguments(task))
+                try statement.execute(arguments: try Self.arguments(task))
                 task.id = db.lastInsertedRowID
                 stored.append(task)
             }
@@ -54,20 +56,21 @@ public final class SQLiteTransferStore: TransferStore {
     public func update(_ tasks: [TransferTask]) async throws {
         guard !tasks.isEmpty else { return }
         try await database.write { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    UPDATE transfer SET kind = ?, sourceURL = ?, headers = ?, destinationName = ?, priority =
+                        ?, position = ?,
+                        state = ?, committedBytes = ?, totalBytes = ?, expectedSHA256 = ?, etag = ?,
+                            lastModified = ?,
+                        errorReason = ?, errorClass = ?, retryCount = ?, nextAttemptAt = ?, history = ?,
+                            properties = ?,
+                        createdAt = ?, updatedAt = ?
+                    WHERE id = ?
+                    """)
             for task in tasks {
                 var arguments = try Self.arguments(task)
                 arguments += [task.id]
-                try db.execute(
-                    sql: """
-                        UPDATE transfer SET kind = ?, sourceURL = ?, headers = ?, destinationName = ?, priority =
-                            ?, position = ?,
-                            state = ?, committedBytes = ?, totalBytes = ?, expectedSHA256 = ?, etag = ?,
-                                lastModified = ?,
-                            errorReason = ?, errorClass = ?, retryCount = ?, nextAttemptAt = ?, history = ?,
-                                properties = ?,
-                            createdAt = ?, updatedAt = ?
-                        WHERE id = ?
-                        """, arguments: arguments)
+                try statement.execute(arguments: arguments)
             }
         }
     }
@@ -100,12 +103,14 @@ public final class SQLiteTransferStore: TransferStore {
 
     private static func arguments(_ task: TransferTask) throws -> StatementArguments {
         [
-            task.kind.rawValue, task.sourceURL, try json(task.headers), task.destinationName, task.priority,
+            task.kind.rawValue, task.sourceURL, task.headers.isEmpty ? "[]" : try json(task.headers),
+            task.destinationName, task.priority,
             task.position,
             task.state.rawValue, task.committedBytes, task.totalBytes, task.expectedSHA256, task.etag,
             task.lastModified,
             task.errorReason, task.errorClass?.rawValue, task.retryCount, task.nextAttemptAt?.timeIntervalSince1970,
-            try json(task.history), try json(task.properties), task.createdAt.timeIntervalSince1970,
+            try json(task.history), task.properties.isEmpty ? "{}" : try json(task.properties),
+            task.createdAt.timeIntervalSince1970,
             task.updatedAt.timeIntervalSince1970,
         ]
     }

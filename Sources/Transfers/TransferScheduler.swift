@@ -70,32 +70,34 @@ public struct TransferScheduler: Sendable, Hashable {
     }
 
     /// Which of `waiting` start, given the hosts of the runs going on: due tasks in queue order
-    /// while the global limit and their host's limit allow.
-    ///
-    /// It runs every time a task ends, so with a long queue it must stay cheap: one pass over the
-    /// candidates and a sort of the due ones, and nothing at all while every slot is taken.
+    /// while the global limit and their host's limit allow. `waiting` may come in any order.
     public func plan(waiting: some Sequence<Candidate>, runningHosts: [String], now: Date) -> Plan {
+        plan(inQueueOrder: waiting.sorted(by: Candidate.runsBefore), runningHosts: runningHosts, now: now)
+    }
+
+    /// ``plan(waiting:runningHosts:now:)`` for candidates already in queue order (the manager keeps
+    /// its waiting tasks so).
+    ///
+    /// It runs every time a task ends, so with a long queue it must stay cheap: it reads the
+    /// candidates only until every slot is taken, and nothing at all while they are. Then `wakeAt`
+    /// is nil, as no slot could take a held-back task anyway: the end of a run plans again.
+    public func plan(inQueueOrder waiting: some Sequence<Candidate>, runningHosts: [String], now: Date) -> Plan {
         var active = runningHosts.count
         guard active < maximumActive else { return Plan(start: [], wakeAt: nil) }
         var perHost: [String: Int] = [:]
         for host in runningHosts { perHost[host, default: 0] += 1 }
         var wakeAt: Date?
-        var due: [Candidate] = []
+        var start: [Int64] = []
         for candidate in waiting {
             if let at = candidate.nextAttemptAt, at > now {
                 wakeAt = min(wakeAt ?? at, at)
                 continue
             }
-            due.append(candidate)
-        }
-        due.sort(by: Candidate.runsBefore)
-        var start: [Int64] = []
-        for candidate in due {
-            guard active < maximumActive else { break }
             guard perHost[candidate.host, default: 0] < maximumActivePerHost else { continue }
             start.append(candidate.id)
             active += 1
             perHost[candidate.host, default: 0] += 1
+            if active == maximumActive { return Plan(start: start, wakeAt: nil) }
         }
         return Plan(start: start, wakeAt: wakeAt)
     }

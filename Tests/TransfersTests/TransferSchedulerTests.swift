@@ -1,5 +1,6 @@
 import Foundation
 import MediaFormats
+import NIOConcurrencyHelpers
 import Testing
 import Transfers
 
@@ -42,6 +43,24 @@ import Transfers
         #expect(plan.start == [3], "a moment that has come is due")
         #expect(plan.wakeAt == soon, "the earliest held-back moment")
         #expect(scheduler.plan(waiting: [candidate(2, at: soon)], runningHosts: [], now: soon).start == [2])
+    }
+
+    @Test func aPlanInQueueOrderReadsOnlyAsFarAsTheFreeSlots() {
+        let scheduler = TransferScheduler(maximumActive: 2, maximumActivePerHost: 5)
+        let later = now.addingTimeInterval(60)
+        let queue = [candidate(1, at: later)] + (2...1000).map { candidate(Int64($0)) }
+        let read = NIOLockedValueBox(0)
+        let counted = queue.lazy.map { candidate in
+            read.withLockedValue { $0 += 1 }
+            return candidate
+        }
+        let plan = scheduler.plan(inQueueOrder: counted, runningHosts: [], now: now)
+        #expect(plan.start == [2, 3])
+        #expect(read.withLockedValue { $0 } == 3, "a queue of thousands costs the few it starts")
+        #expect(plan.wakeAt == nil, "no slot is free for the held-back task: the next end plans again")
+        let spare = scheduler.plan(inQueueOrder: [candidate(1, at: later), candidate(2)], runningHosts: [], now: now)
+        #expect(spare.start == [2])
+        #expect(spare.wakeAt == later, "a slot stays free, so the backoff's end is the next look")
     }
 
     @Test func failuresRetryWithBackoffUntilTheAttemptsAreUsedUp() {
