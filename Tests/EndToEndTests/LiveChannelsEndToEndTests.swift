@@ -553,6 +553,10 @@ import TunerTesting
         let fixture = try await Self.start(curl: tools[.curl])
         defer { Task { await fixture.remove() } }
         async let viewer = Curl.fetch(tools[.curl], fixture.server.baseURL + "/play/default/1", timeout: .seconds(4))
+        // Stream URLs are counted under their routes, a media playlist's segments under their own.
+        let forged = try await Curl.fetch(tools[.curl], fixture.server.baseURL + "/stream/AAAA/BBBB/a.ts")
+        let forgedSegment = try await Curl.fetch(tools[.curl], fixture.server.baseURL + "/stream/AAAA/BBBB/s1/a.ts")
+        #expect(forged.status == 403 && forgedSegment.status == 403)
         try await Task.sleep(for: .seconds(2))
         let scraped = try await Curl.fetch(tools[.curl], fixture.server.baseURL + "/metrics")
         _ = try await viewer
@@ -572,6 +576,12 @@ import TunerTesting
                 #"tuner_http_requests_total{http_route="/api/v1/sources/{id}/refresh",http_request_method="POST",http_response_status_code="200"} 2"#
             ), "\(text)")
         #expect(text.contains(#"tuner_import_duration_seconds_count{kind="m3u",outcome="ok"} 2"#))
+        for route in ["/stream/{signature}/{payload}/{name}", "/stream/{signature}/{payload}/{name}/{file}"] {
+            #expect(
+                text.contains(
+                    #"tuner_http_requests_total{http_route=""# + route
+                        + #"",http_request_method="GET",http_response_status_code="403"} 1"#), "\(route)")
+        }
         let path = fixture.workspace.file("metrics.txt")
         try Data(scraped.body).write(to: URL(fileURLWithPath: path))
         let checked = try await Subprocess.run(
