@@ -110,10 +110,7 @@ struct RequestGuardMiddleware: RouterMiddleware {
     /// loopback only (any local program may act; a credential there only narrows it). Beyond
     /// loopback, nobody: 401 (a page asked for by a browser is sent to the sign-in page instead).
     func authenticate(_ request: Request, path: RequestPath) async throws -> AccessPrincipal? {
-        let bearer = request.headers[.authorization].flatMap { value -> String? in
-            value.hasPrefix("Bearer ") ? String(value.dropFirst("Bearer ".count)) : nil
-        }
-        if let supplied = bearer ?? request.uri.queryParameters["token"].map(String.init) {
+        if let supplied = Self.suppliedToken(request) {
             if let principal = await access.principal(bearer: supplied) { return principal }
             if token != nil, !isOpen(path) {
                 throw HTTPError(
@@ -206,22 +203,17 @@ struct RequestGuardMiddleware: RouterMiddleware {
         return length.trimmingCharacters(in: .whitespaces) != "0"
     }
 
-    static func carriesToken(_ request: Request, token: String) -> Bool {
+    /// The secret a request presents: `Authorization: Bearer <secret>`, else `?token=`.
+    static func suppliedToken(_ request: Request) -> String? {
         let bearer = request.headers[.authorization].flatMap { value -> String? in
             value.hasPrefix("Bearer ") ? String(value.dropFirst("Bearer ".count)) : nil
         }
-        guard let supplied = bearer ?? request.uri.queryParameters["token"].map(String.init) else { return false }
-        return constantTimeEquals(supplied, token)
+        return bearer ?? request.uri.queryParameters["token"].map(String.init)
     }
 
-    /// Compares without an early exit, so response times do not reveal how much of a guess matched.
-    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let left = Array(a.utf8)
-        let right = Array(b.utf8)
-        guard left.count == right.count else { return false }
-        var difference: UInt8 = 0
-        for index in left.indices { difference |= left[index] ^ right[index] }
-        return difference == 0
+    static func carriesToken(_ request: Request, token: String) -> Bool {
+        guard let supplied = suppliedToken(request) else { return false }
+        return AccessControl.constantTimeEquals(supplied, token)
     }
 
     /// A header value safe to repeat in an error message: short, printable ASCII.

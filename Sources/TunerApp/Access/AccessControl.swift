@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import Logging
+import Outputs
 import Synchronization
 import TunerStorage
 
@@ -206,13 +207,9 @@ public final class AccessControl: Sendable {
         return Data(bytes).base64URLEncodedString()
     }
 
-    /// Compares without an early exit, so response times do not reveal how much of a guess matched.
+    /// Compares without an early exit, so response times do not reveal how much of a guess matched
+    /// (`PasswordHash.constantTimeEquals` on the UTF-8 bytes: one comparison for every secret).
     public static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let left = Array(a.utf8)
-        let right = Array(b.utf8)
-        guard left.count == right.count else { return false }
-        var difference: UInt8 = 0
-        for index in left.indices { difference |= left[index] ^ right[index] }
-        return difference == 0
+        PasswordHash.constantTimeEquals(Array(a.utf8), Array(b.utf8))
     }
 }
