@@ -51,8 +51,8 @@ struct IdempotencyMiddleware: RouterMiddleware {
         }
         let fingerprint = CommandJournal.fingerprint(
             method: request.method.rawValue, target: request.uri.description, body: body.readableBytesView)
-        let claim = try CatalogController.answeringSync {
-            try journal.claim(key: key, fingerprint: fingerprint, caller: context.principal?.caller ?? "owner")
+        let claim = try await CatalogController.answering {
+            try await journal.claim(key: key, fingerprint: fingerprint, caller: context.principal?.caller ?? "owner")
         }
         switch claim {
         case .replay(let receipt):
@@ -91,18 +91,18 @@ struct IdempotencyMiddleware: RouterMiddleware {
         } catch let error as any HTTPResponseError where error.status.code < 500 {
             response = try error.response(from: request, context: context)
         } catch {
-            journal.abandon(ticket)
+            await journal.abandon(ticket)
             throw error
         }
         guard response.status.code < 500 else {
-            journal.abandon(ticket)
+            await journal.abandon(ticket)
             return response
         }
         let collector = BodyCollector()
         try await response.body.write(collector)
         let bytes = collector.buffer
-        try CatalogController.answeringSync {
-            try journal.finish(
+        try await CatalogController.answering {
+            try await journal.finish(
                 ticket,
                 with: CommandReceipt(
                     status: response.status.code, contentType: response.headers[.contentType],

@@ -25,67 +25,67 @@ import TunerStorage
     static let receipt = CommandReceipt(status: 201, contentType: "application/json", body: Array(#"{"id":7}"#.utf8))
 
     @Test("a key runs once; a resend gets the first answer, also from a new process on the same file")
-    func aKeyIsAppliedOnceAcrossRestarts() throws {
+    func aKeyIsAppliedOnceAcrossRestarts() async throws {
         defer { try? FileManager.default.removeItem(atPath: folder.path) }
         let first = try journal()
         let print = CommandJournal.fingerprint(method: "post", target: "/api/v1/transfers", body: Array("{}".utf8))
-        guard case .run(let ticket) = try first.claim(key: "k1", fingerprint: print, caller: "owner") else {
+        guard case .run(let ticket) = try await first.claim(key: "k1", fingerprint: print, caller: "owner") else {
             Issue.record("a new key must run")
             return
         }
         // While it runs, a resend races it.
-        #expect(try first.claim(key: "k1", fingerprint: print, caller: "owner") == .inProgress)
-        try first.finish(ticket, with: Self.receipt)
-        #expect(try first.claim(key: "k1", fingerprint: print, caller: "owner") == .replay(Self.receipt))
+        #expect(try await first.claim(key: "k1", fingerprint: print, caller: "owner") == .inProgress)
+        try await first.finish(ticket, with: Self.receipt)
+        #expect(try await first.claim(key: "k1", fingerprint: print, caller: "owner") == .replay(Self.receipt))
         // Another caller's same key is its own.
-        #expect(Self.runs(try first.claim(key: "k1", fingerprint: print, caller: "other")))
+        #expect(Self.runs(try await first.claim(key: "k1", fingerprint: print, caller: "other")))
         // The same key for another request is refused.
         let other = CommandJournal.fingerprint(method: "POST", target: "/api/v1/transfers", body: Array("{ }".utf8))
         #expect(other != print)
-        #expect(try first.claim(key: "k1", fingerprint: other, caller: "owner") == .mismatch)
+        #expect(try await first.claim(key: "k1", fingerprint: other, caller: "owner") == .mismatch)
 
         // A new process: the finished key still replays; the one left pending was interrupted.
         let second = try journal()
-        #expect(try second.claim(key: "k1", fingerprint: print, caller: "owner") == .replay(Self.receipt))
-        #expect(try second.claim(key: "k1", fingerprint: print, caller: "other") == .interrupted)
+        #expect(try await second.claim(key: "k1", fingerprint: print, caller: "owner") == .replay(Self.receipt))
+        #expect(try await second.claim(key: "k1", fingerprint: print, caller: "other") == .interrupted)
     }
 
     @Test("an abandoned key (a server error) may run again")
-    func anAbandonedKeyRunsAgain() throws {
+    func anAbandonedKeyRunsAgain() async throws {
         defer { try? FileManager.default.removeItem(atPath: folder.path) }
         let journal = try journal()
-        guard case .run(let ticket) = try journal.claim(key: "k", fingerprint: "f", caller: "owner") else {
+        guard case .run(let ticket) = try await journal.claim(key: "k", fingerprint: "f", caller: "owner") else {
             Issue.record("a new key must run")
             return
         }
-        journal.abandon(ticket)
-        #expect(try journal.claim(key: "k", fingerprint: "f", caller: "owner") == .run(ticket))
+        await journal.abandon(ticket)
+        #expect(try await journal.claim(key: "k", fingerprint: "f", caller: "owner") == .run(ticket))
     }
 
     @Test("receipts older than a day are dropped; a long answer is kept without its body")
-    func receiptsExpireAndLongBodiesAreNotKept() throws {
+    func receiptsExpireAndLongBodiesAreNotKept() async throws {
         defer { try? FileManager.default.removeItem(atPath: folder.path) }
         let clock = Mutex(Date(timeIntervalSince1970: 1_000_000))
         let journal = try journal(now: { clock.withLock { $0 } })
-        guard case .run(let old) = try journal.claim(key: "old", fingerprint: "f", caller: "owner") else {
+        guard case .run(let old) = try await journal.claim(key: "old", fingerprint: "f", caller: "owner") else {
             Issue.record("a new key must run")
             return
         }
         let long = CommandReceipt(
             status: 200, contentType: "application/json",
             body: Array(repeating: 0x20, count: CommandJournal.maxStoredBodySize + 1))
-        try journal.finish(old, with: long)
+        try await journal.finish(old, with: long)
         #expect(
-            try journal.claim(key: "old", fingerprint: "f", caller: "owner")
+            try await journal.claim(key: "old", fingerprint: "f", caller: "owner")
                 == .replay(CommandReceipt(status: 200, contentType: "application/json", body: [])))
         clock.withLock { $0 += CommandJournal.retention - 1 }
-        _ = try journal.claim(key: "young", fingerprint: "f", caller: "owner")
+        _ = try await journal.claim(key: "young", fingerprint: "f", caller: "owner")
         #expect(try journal.prune() == 0)
         clock.withLock { $0 += 2 }
         #expect(try journal.prune() == 1)
         #expect(try journal.count() == 1)
         // Forgotten, so the key is new again.
-        #expect(Self.runs(try journal.claim(key: "old", fingerprint: "g", caller: "owner")))
+        #expect(Self.runs(try await journal.claim(key: "old", fingerprint: "g", caller: "owner")))
     }
 
     @Test(

@@ -77,18 +77,27 @@ public final class CommandJournal: Sendable {
     }
 
     /// Claims `key` for a request with `fingerprint`, or says why it must not run.
-    public func claim(key: String, fingerprint: String, caller: String) throws -> CommandClaim {
+    /// Async, as are ``finish(_:with:)`` and ``abandon(_:)``: they run in request handlers, and
+    /// GRDB's async writes wait for the writer without holding a thread of the pool.
+    public func claim(key: String, fingerprint: String, caller: String) async throws -> CommandClaim {
         let due = claimsSincePrune.withLock { count in
             count += 1
             guard count >= Self.pruneInterval else { return false }
             count = 0
             return true
         }
-        if due { try prune() }
+        if due {
+            let cutoff = now().timeIntervalSince1970 - Self.retention
+            do {
+                _ = try await pool.write { db in try Self.prune(db, before: cutoff) }
+            } catch {
+                throw FeatureError(.failed, "could not prune the command journal: \(error)")
+            }
+        }
         let process = self.process
         let createdAt = now().timeIntervalSince1970
         do {
-            return try pool.write { db in
+            return try await pool.write { db in
                 if let row = try Row.fetchOne(
                     db,
                     sql: """
@@ -121,10 +130,10 @@ public final class CommandJournal: Sendable {
     }
 
     /// Keeps the answer of a claimed key, so resends replay it.
-    public func finish(_ ticket: CommandTicket, with receipt: CommandReceipt) throws {
+    public func finish(_ ticket: CommandTicket, with receipt: CommandReceipt) async throws {
         let body = receipt.body.count <= Self.maxStoredBodySize ? Data(receipt.body) : Data()
         do {
-            try pool.write { db in
+            try await pool.write { db in
                 try db.execute(
                     sql: """
                         UPDATE commandReceipt SET state = 'done', status = ?, contentType = ?, body = ?
@@ -139,9 +148,9 @@ public final class CommandJournal: Sendable {
 
     /// Forgets a claimed key whose request failed without effect (a server error), so a resend
     /// may try again.
-    public func abandon(_ ticket: CommandTicket) {
+    public func abandon(_ ticket: CommandTicket) async {
         do {
-            try pool.write { db in
+            try await pool.write { db in
                 try db.execute(
                     sql: "DELETE FROM commandReceipt WHERE caller = ? AND key = ? AND state = 'pending'",
                     arguments: [ticket.caller, ticket.key])
@@ -157,24 +166,26 @@ public final class CommandJournal: Sendable {
     public func prune() throws -> Int {
         let cutoff = now().timeIntervalSince1970 - Self.retention
         do {
-            return try pool.write { db in
-                try db.execute(sql: "DELETE FROM commandReceipt WHERE createdAt < ?", arguments: [cutoff])
-                var dropped = db.changesCount
-                let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM commandReceipt") ?? 0
-                if count > Self.maxReceipts {
-                    try db.execute(
-                        sql: """
-                            DELETE FROM commandReceipt WHERE (caller, key) IN (
-                                SELECT caller, key FROM commandReceipt ORDER BY createdAt LIMIT ?)
-                            """,
-                        arguments: [count - Self.maxReceipts])
-                    dropped += db.changesCount
-                }
-                return dropped
-            }
+            return try pool.write { db in try Self.prune(db, before: cutoff) }
         } catch {
             throw FeatureError(.failed, "could not prune the command journal: \(error)")
         }
+    }
+
+    private static func prune(_ db: Database, before cutoff: TimeInterval) throws -> Int {
+        try db.execute(sql: "DELETE FROM commandReceipt WHERE createdAt < ?", arguments: [cutoff])
+        var dropped = db.changesCount
+        let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM commandReceipt") ?? 0
+        if count > Self.maxReceipts {
+            try db.execute(
+                sql: """
+                    DELETE FROM commandReceipt WHERE (caller, key) IN (
+                        SELECT caller, key FROM commandReceipt ORDER BY createdAt LIMIT ?)
+                    """,
+                arguments: [count - Self.maxReceipts])
+            dropped += db.changesCount
+        }
+        return dropped
     }
 
     /// How many receipts (pending or done) are kept.
