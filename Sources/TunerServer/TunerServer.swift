@@ -51,29 +51,32 @@ public final class TunerServer: Sendable {
     /// Builds the application: routes, middleware and the cache's maintenance service.
     func buildApplication(onListening: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
         let router = Router(context: TunerRequestContext.self)
-        // First, so that everything but the stream proxy runs where it did before connections
-        // preferred their event loops (see RouteExecutorMiddleware).
-        router.add(middleware: RouteExecutorMiddleware())
-        // Before the token check: browsers send CORS preflights without credentials.
-        let maxUploadSize = engine.uploads.configuration.maxSize
-        router.add(
-            middleware: UploadsCORSMiddleware(
-                allowedOrigins: engine.configuration.uploadAllowedOrigins,
-                capabilities: { UploadsController.capabilities(maxSize: maxUploadSize) }))
         let configuration = engine.configuration
         let token = engine.accessToken
-        router.add(
-            middleware: RequestGuardMiddleware(
+        let maxUploadSize = engine.uploads.configuration.maxSize
+        // In this order, for the router and for the stream proxy's own path (StreamResponder).
+        let middleware: [any MiddlewareProtocol<Request, Response, TunerRequestContext>] = [
+            // First, so that everything but the stream proxy runs where it did before connections
+            // preferred their event loops (see RouteExecutorMiddleware).
+            RouteExecutorMiddleware(),
+            // Before the token check: browsers send CORS preflights without credentials.
+            UploadsCORSMiddleware(
+                allowedOrigins: engine.configuration.uploadAllowedOrigins,
+                capabilities: { UploadsController.capabilities(maxSize: maxUploadSize) }),
+            RequestGuardMiddleware(
                 token: token, access: engine.access,
                 publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
                 allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
-                uploadOrigins: Set(configuration.uploadAllowedOrigins.map { $0.lowercased() })))
-        // Behind the guard, outside the error middleware: a resent command gets its first answer.
-        router.add(middleware: IdempotencyMiddleware(journal: engine.commands))
-        router.add(middleware: RedactingErrorMiddleware())
-        // Requests by route and status, and their durations, into swift-metrics (see ProcessMetrics).
-        router.add(middleware: RequestMetricsMiddleware())
-        StreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
+                uploadOrigins: Set(configuration.uploadAllowedOrigins.map { $0.lowercased() })),
+            // Behind the guard, outside the error middleware: a resent command gets its first answer.
+            IdempotencyMiddleware(journal: engine.commands),
+            RedactingErrorMiddleware(),
+            // Requests by route and status, and their durations, into swift-metrics (see ProcessMetrics).
+            RequestMetricsMiddleware(),
+        ]
+        for layer in middleware { router.add(middleware: layer) }
+        let streams = StreamController(engine: engine, fallbackBaseURL: { [self] in baseURL })
+        streams.addRoutes(to: router)
         APIController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         CatalogController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         UploadsController(store: engine.uploads, fallbackBaseURL: { [self] in baseURL }, logger: engine.logger)
@@ -136,7 +139,7 @@ public final class TunerServer: Sendable {
         let webSocket = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: http1, ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(15))))
         return Application(
-            router: router,
+            responder: StreamResponder(fallback: router.buildResponder(), middleware: middleware, streams: streams),
             server: TunerHTTPChannel.builder(router: router, configuration: webSocket),
             configuration: .init(
                 address: .hostname(engine.configuration.host, port: engine.configuration.port), serverName: "Tuner"),

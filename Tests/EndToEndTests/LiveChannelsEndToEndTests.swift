@@ -552,13 +552,18 @@ import TunerTesting
         guard let tools = Tools.require(.curl, .ffmpeg, .promtool) else { return }
         let fixture = try await Self.start(curl: tools[.curl])
         defer { Task { await fixture.remove() } }
-        async let viewer = Curl.fetch(tools[.curl], fixture.server.baseURL + "/play/default/1", timeout: .seconds(4))
+        async let viewer = Curl.fetch(tools[.curl], fixture.server.baseURL + "/play/default/1", timeout: .seconds(8))
         // Stream URLs are counted under their routes, a media playlist's segments under their own.
         let forged = try await Curl.fetch(tools[.curl], fixture.server.baseURL + "/stream/AAAA/BBBB/a.ts")
         let forgedSegment = try await Curl.fetch(tools[.curl], fixture.server.baseURL + "/stream/AAAA/BBBB/s1/a.ts")
         #expect(forged.status == 403 && forgedSegment.status == 403)
-        try await Task.sleep(for: .seconds(2))
-        let scraped = try await Curl.fetch(tools[.curl], fixture.server.baseURL + "/metrics")
+        // Scraped once the viewer plays (on a loaded machine that can take more than a second).
+        var scraped = try await Curl.fetch(tools[.curl], fixture.server.baseURL + "/metrics")
+        for _ in 0..<40
+        where !String(decoding: scraped.body, as: UTF8.self).contains(#"tuner_live_viewers{profile="direct"} 1"#) {
+            try await Task.sleep(for: .milliseconds(250))
+            scraped = try await Curl.fetch(tools[.curl], fixture.server.baseURL + "/metrics")
+        }
         _ = try await viewer
         let text = String(decoding: scraped.body, as: UTF8.self)
         #expect(scraped.status == 200)
