@@ -202,6 +202,7 @@ let package = Package(
                 .embedInCode("Resources/web/app.js"),
                 .embedInCode("Resources/web/events.js"),
                 .embedInCode("Resources/web/command.js"),
+                .embedInCode("Resources/web/paged.js"),
                 .embedInCode("Resources/web/vlist.js"),
                 .embedInCode("Resources/web/tv.js"),
                 .embedInCode("Resources/web/player.js"),

@@ -29,6 +29,7 @@ enum WebAssets {
         ("app.js", PackageResources.app_js),
         ("events.js", PackageResources.events_js),
         ("command.js", PackageResources.command_js),
+        ("paged.js", PackageResources.paged_js),
         ("vlist.js", PackageResources.vlist_js),
         ("tv.js", PackageResources.tv_js),
         ("player.js", PackageResources.player_js),

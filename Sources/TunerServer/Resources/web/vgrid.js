@@ -3,21 +3,25 @@
 // kept in a small cache. Arrow keys move by one cell or one row, PageUp/PageDown by a screen, Home
 // and End to the ends; the cells are links, so Enter (or a click) opens them.
 
+import { PagedItems, frameScheduler } from './paged.js';
+
 export class VirtualGrid {
   constructor(container, { cellWidth, rowHeight, pageSize = 120, fetchPage, renderCell, onEmpty }) {
     this.container = container;
     this.cellWidth = cellWidth;
     this.rowHeight = rowHeight;
-    this.pageSize = pageSize;
-    this.fetchPage = fetchPage;
     this.renderCell = renderCell;
-    this.onEmpty = onEmpty;
-    this.total = null;
-    this.pages = new Map(); // page number -> items
-    this.loading = new Map(); // page number -> promise
+    this.items = new PagedItems({
+      pageSize, keep: 4, fetchPage,
+      onPage: (total) => {
+        this.layout();
+        if (total === 0 && onEmpty) onEmpty();
+        this.render(true);
+      },
+    });
+    this.schedule = frameScheduler(() => this.render(false));
     this.cells = new Map(); // index -> element
     this.focusIndex = 0;
-    this.generation = 0;
     this.columns = 1;
     this.sizer = document.createElement('div');
     this.sizer.className = 'vgrid-sizer';
@@ -38,22 +42,22 @@ export class VirtualGrid {
     });
   }
 
+  get total() {
+    return this.items.total;
+  }
+
   /** Forgets everything and loads from the first cell. */
   reset() {
-    this.generation++;
-    this.pages.clear();
-    this.loading.clear();
-    this.total = null;
+    this.items.clear({ total: true });
     this.focusIndex = 0;
     this.container.scrollTop = 0;
     for (const cell of this.cells.values()) cell.remove();
     this.cells.clear();
-    return this.load(0);
+    return this.items.load(0);
   }
 
   itemAt(index) {
-    const page = this.pages.get(Math.floor(index / this.pageSize));
-    return page ? page[index % this.pageSize] : undefined;
+    return this.items.itemAt(index);
   }
 
   layout() {
@@ -61,35 +65,6 @@ export class VirtualGrid {
     this.columns = Math.max(1, Math.floor(width / this.cellWidth));
     this.width = width / this.columns;
     if (this.total !== null) this.sizer.style.height = `${Math.ceil(this.total / this.columns) * this.rowHeight}px`;
-  }
-
-  load(page) {
-    if (this.pages.has(page)) return Promise.resolve();
-    if (this.loading.has(page)) return this.loading.get(page);
-    const generation = this.generation;
-    const promise = this.fetchPage(page * this.pageSize, this.pageSize)
-      .then(({ total, items }) => {
-        if (generation !== this.generation) return;
-        this.total = total;
-        this.pages.set(page, items);
-        for (const key of this.pages.keys()) if (Math.abs(key - page) > 4) this.pages.delete(key);
-        this.layout();
-        if (total === 0 && this.onEmpty) this.onEmpty();
-        this.render(true);
-      })
-      .finally(() => {
-        if (generation === this.generation) this.loading.delete(page);
-      });
-    this.loading.set(page, promise);
-    return promise;
-  }
-
-  schedule() {
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = null;
-      this.render(false);
-    });
   }
 
   /** Draws the rows in view (and one either side), asking for the pages they need; `force` places
@@ -114,7 +89,7 @@ export class VirtualGrid {
     for (let index = first; index <= last; index++) {
       const item = this.itemAt(index);
       if (item === undefined) {
-        this.load(Math.floor(index / this.pageSize));
+        this.items.load(this.items.pageOf(index));
         continue;
       }
       let cell = this.cells.get(index);
@@ -152,7 +127,7 @@ export class VirtualGrid {
     else if (top + this.rowHeight > this.container.scrollTop + view) {
       this.container.scrollTop = top + this.rowHeight - view;
     }
-    await this.load(Math.floor(index / this.pageSize));
+    await this.items.load(this.items.pageOf(index));
     this.render(false);
     for (const [i, cell] of this.cells) cell.tabIndex = i === index ? 0 : -1;
     const cell = this.cells.get(index);

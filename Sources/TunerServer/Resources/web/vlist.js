@@ -2,21 +2,25 @@
 // one height; data comes in pages from `fetchPage(offset, limit)`, kept in a small cache. Arrow
 // keys, PageUp/PageDown, Home and End move the focus; Enter activates the focused row.
 
+import { PagedItems, frameScheduler } from './paged.js';
+
 export class VirtualList {
   constructor(container, { rowHeight, pageSize = 100, fetchPage, renderRow, onActivate, onKey, onEmpty }) {
     this.container = container;
     this.rowHeight = rowHeight;
-    this.pageSize = pageSize;
-    this.fetchPage = fetchPage;
     this.renderRow = renderRow;
     this.onActivate = onActivate;
     this.onKey = onKey;
-    this.onEmpty = onEmpty;
-    this.total = null;
-    this.pages = new Map(); // page number -> items
-    this.loading = new Map(); // page number -> promise
+    this.items = new PagedItems({
+      pageSize, keep: 6, fetchPage,
+      onPage: (total) => {
+        this.sizer.style.height = `${total * this.rowHeight}px`;
+        if (total === 0 && onEmpty) onEmpty();
+        this.render(true);
+      },
+    });
+    this.schedule = frameScheduler(() => this.render(false));
     this.focusIndex = 0;
-    this.generation = 0;
     this.rows = new Map(); // index -> element
     this.sizer = document.createElement('div');
     this.sizer.className = 'vlist-sizer';
@@ -41,61 +45,29 @@ export class VirtualList {
     });
   }
 
+  get total() {
+    return this.items.total;
+  }
+
   /** Forgets everything and loads from the first row. */
   reset() {
-    this.generation++;
-    this.pages.clear();
-    this.loading.clear();
-    this.total = null;
+    this.items.clear({ total: true });
     this.focusIndex = 0;
     this.container.scrollTop = 0;
     for (const row of this.rows.values()) row.remove();
     this.rows.clear();
-    return this.load(0);
+    return this.items.load(0);
   }
 
   /** Loads the rows in view again, keeping the position (after a change or a resync). */
   reload() {
-    this.generation++;
-    this.pages.clear();
-    this.loading.clear();
+    this.items.clear();
     const first = Math.floor(this.container.scrollTop / this.rowHeight);
-    return this.load(Math.floor(first / this.pageSize));
+    return this.items.load(this.items.pageOf(first));
   }
 
   itemAt(index) {
-    const page = this.pages.get(Math.floor(index / this.pageSize));
-    return page ? page[index % this.pageSize] : undefined;
-  }
-
-  load(page) {
-    if (this.pages.has(page)) return Promise.resolve();
-    if (this.loading.has(page)) return this.loading.get(page);
-    const generation = this.generation;
-    const promise = this.fetchPage(page * this.pageSize, this.pageSize)
-      .then(({ total, items }) => {
-        if (generation !== this.generation) return;
-        this.total = total;
-        this.pages.set(page, items);
-        // Keep the cache small: drop pages far from this one.
-        for (const key of this.pages.keys()) if (Math.abs(key - page) > 6) this.pages.delete(key);
-        this.sizer.style.height = `${total * this.rowHeight}px`;
-        if (total === 0 && this.onEmpty) this.onEmpty();
-        this.render(true);
-      })
-      .finally(() => {
-        if (generation === this.generation) this.loading.delete(page);
-      });
-    this.loading.set(page, promise);
-    return promise;
-  }
-
-  schedule() {
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = null;
-      this.render(false);
-    });
+    return this.items.itemAt(index);
   }
 
   /** Draws the rows in view (plus a few), and asks for the pages they need. */
@@ -116,7 +88,7 @@ export class VirtualList {
     for (let index = first; index <= last; index++) {
       const item = this.itemAt(index);
       if (item === undefined) {
-        this.load(Math.floor(index / this.pageSize));
+        this.items.load(this.items.pageOf(index));
         continue;
       }
       let row = this.rows.get(index);
@@ -150,7 +122,7 @@ export class VirtualList {
     else if (top + this.rowHeight > this.container.scrollTop + view) {
       this.container.scrollTop = top + this.rowHeight - view;
     }
-    await this.load(Math.floor(index / this.pageSize));
+    await this.items.load(this.items.pageOf(index));
     this.render(false);
     for (const [i, row] of this.rows) row.tabIndex = i === index ? 0 : -1;
     const row = this.rows.get(index);
