@@ -508,6 +508,11 @@ public final class StreamService: Sendable {
         of playlist: StreamLink, number: Int, method: MediaRequest.Method, range: String?, ifRange: String?,
         requestID: String
     ) async -> MediaResponse {
+        // Only a playlist's link (or a user's, which may be one) has segments: a key's link must
+        // not be fetched as one, which would write the key to the disk cache.
+        guard playlist.kind == nil || playlist.kind == .playlist else {
+            return Self.answer(404, "this link is not a playlist's, so it has no segments")
+        }
         var known = playlists.withLockedValue { $0[playlist.url.absoluteString] }
         if known.map({ $0.expires.map { ContinuousClock.now >= $0 } ?? false }) ?? true {
             // A playlist that cannot be reloaded now still names the segments it had.

@@ -158,6 +158,14 @@ import TunerTesting
             harness.origin.serveDirectory(fixtures.directory)
             let proxied = try harness.proxyURL(fixtures.encrypted.staticPath)
             _ = try await md5(of: proxied)
+            // A key's link named as a playlist (`/stream/<key link>/s0/…`) must not fetch the key
+            // into the cache either: only playlists (and users' links) have segments.
+            let playlistText = String(decoding: try await HTTP.fetch(proxied).body, as: UTF8.self)
+            let keyLink = try #require(playlistText.firstMatch(of: /URI="([^"]+)"/)?.1)
+            let keyPath = try #require(URL(string: String(keyLink))?.path)
+            let keyDirectory = keyPath.split(separator: "/").prefix(3).joined(separator: "/")
+            let misused = try await HTTP.fetch(harness.server.baseURL + "/" + keyDirectory + "/s0/seg0.ts")
+            #expect(misused.status == 404, "\(keyDirectory)")
             try await waitForIdleCache(harness)
             harness.server.engine.cache.flush()
 
