@@ -349,6 +349,8 @@ private struct Download {
                     lastSyncOffset = offset
                 }
             }
+            // Nothing more to receive: the next download may start while these bytes reach the disk.
+            if !Task.isCancelled { context.releaseSlot() }
             // The last bytes are written and the file synced in one step on the writer's queue;
             // a periodic sync still running covers only earlier bytes, so it may end later.
             let written = try await writer.drainAndSync()
@@ -419,7 +421,8 @@ private struct Download {
             committed = size
             var point = checkpoint
             point.properties["finalName"] = name
-            try await context.commit(point)
+            // The next download may start now: the link and the directory sync need no slot.
+            try await context.commitFinal(point)
             if try PartialFile.linkWithoutReplacing(partial, to: directory + "/" + name) { break }
             counter += 1
             name = DestinationName.unique(task.destinationName) { candidate in

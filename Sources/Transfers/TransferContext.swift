@@ -45,6 +45,22 @@ public final class TransferContext: Sendable {
         try await manager.recordCheckpoint(id: taskID, checkpoint, note: note)
     }
 
+    /// Says every byte has arrived and the run only waits for the disk now (writing, syncing,
+    /// moving into place): the manager may start the next task in its slot. The task stays
+    /// active until the run returns; pause, cancel and shutdown still reach it. Returns at once.
+    func releaseSlot() {
+        Task { [manager, taskID] in await manager.releaseSlot(id: taskID) }
+    }
+
+    /// `commit(_:)` of the run's last checkpoint (every byte synced, nothing left to receive),
+    /// which also gives up the run's slot (`releaseSlot()`). Only for a checkpoint from which the
+    /// executor recognises a finished result after a crash: the manager then writes the task's
+    /// completion lazily (with the next write, at most a progress tick later).
+    func commitFinal(_ checkpoint: TransferCheckpoint) async throws {
+        meter.update(bytes: checkpoint.committedBytes, total: checkpoint.totalBytes)
+        try await manager.recordCheckpoint(id: taskID, checkpoint, note: nil, releasingSlot: true)
+    }
+
     /// Adds a line to the task's history.
     public func note(_ message: String) async {
         await manager.recordNote(id: taskID, message)

@@ -60,6 +60,13 @@ public actor TransferManager {
         var meter: TransferMeter
         var intent: StopIntent?
         var lastProgress: (bytes: Int64, at: Date, speed: Double)
+        /// False once the run has only the disk left to wait for (every byte received): it no
+        /// longer counts against the limits, so the next task starts meanwhile. At most
+        /// `maximumActive` such runs wait at once, so a slow disk cannot pile up runs.
+        var holdsSlot = true
+        /// The run committed a checkpoint from which a crash recovers its completion
+        /// (`TransferContext.commitFinal`), so its end may be written lazily.
+        var recoverable = false
     }
 
     nonisolated public let configuration: Configuration
@@ -486,7 +493,9 @@ public actor TransferManager {
 
     // MARK: - Executor callbacks
 
-    func recordCheckpoint(id: Int64, _ checkpoint: TransferCheckpoint, note: String?) async throws {
+    func recordCheckpoint(
+        id: Int64, _ checkpoint: TransferCheckpoint, note: String?, releasingSlot: Bool = false
+    ) async throws {
         guard var task = tasks[id] else { throw CancellationError() }
         // Progress is a new high-water mark: bytes re-downloaded after a restart from 0 do not
         // count, or a resource that changes on every request would be retried forever.
@@ -504,7 +513,19 @@ public actor TransferManager {
             logger.info("transfer note", metadata: ["transfer": "\(id)", "note": "\(note)"])
         }
         store(task, publish: note != nil)
+        if releasingSlot, runs[id] != nil {
+            runs[id]?.recoverable = true
+            // Before the flush, so the next task's launch joins this write.
+            releaseSlot(id: id)
+        }
         await flush()
+    }
+
+    /// The run of `id` only waits for the disk now: the next task may start (see `Run.holdsSlot`).
+    func releaseSlot(id: Int64) {
+        guard runs[id]?.intent == nil, runs[id]?.holdsSlot == true else { return }
+        runs[id]?.holdsSlot = false
+        schedule()
     }
 
     func recordNote(id: Int64, _ message: String) {
@@ -525,12 +546,15 @@ public actor TransferManager {
     /// It runs every time a task ends, so with a long queue it must stay cheap: nothing happens
     /// while every slot is taken, and it reads the `waiting` queue in order, only as far as needed.
     private func schedule() {
-        guard started, !stopping, runs.count < configuration.maximumActive else { return }
+        let holders = runs.filter(\.value.holdsSlot)
+        guard started, !stopping, holders.count < configuration.maximumActive,
+            runs.count < 2 * configuration.maximumActive
+        else { return }
         let candidates = waiting.inOrder.lazy.filter { entry in
             self.runs[entry.candidate.id] == nil && self.executors[entry.kind] != nil
                 && (self.configuration.runsStoredTasks || self.addedHere.contains(entry.candidate.id))
         }.map(\.candidate)
-        let runningHosts = runs.keys.compactMap { tasks[$0]?.host }
+        let runningHosts = holders.keys.compactMap { tasks[$0]?.host }
         let plan = scheduler.plan(inQueueOrder: candidates, runningHosts: runningHosts, now: time.now())
         for id in plan.start {
             if let task = tasks[id] { launch(task) }
@@ -628,7 +652,11 @@ public actor TransferManager {
                 fail(&task, TransferError.classify(error))
             }
         }
-        if run.intent != .shutdown { store(task) }
+        // A run that gave up its slot committed a checkpoint from which a crash recovers the
+        // completion (see `TransferContext.commitFinal`): its end is written with the next write
+        // or the ticker's flush, which spares a transaction per file when many small ones finish.
+        let recoverable = run.recoverable && task.state == .complete
+        if run.intent != .shutdown { store(task, lazily: recoverable) }
         schedule()
     }
 
@@ -660,6 +688,8 @@ public actor TransferManager {
     // MARK: - Progress and stalls
 
     private func tick() {
+        // Changes stored lazily wait at most a tick when nothing else writes.
+        startFlushing()
         let now = time.now()
         for (id, run) in runs {
             let reading = run.meter.reading

@@ -31,6 +31,32 @@ import Testing
         func deleteResult(_ task: TransferTask, context: TransferContext) async throws {}
     }
 
+    /// Gives up its slot and commits its last checkpoint with `commitFinal` (as a file download
+    /// does once the body is in and again before linking), then waits until released, as a
+    /// download waits for its directory sync.
+    final class FinishingExecutor: TransferExecutor {
+        let finishing = NIOLockedValueBox<[Int64]>([])
+        let released = NIOLockedValueBox(false)
+        var kinds: [TransferKind] { [.downloadFile] }
+
+        func run(_ task: TransferTask, context: TransferContext) async throws -> TransferOutcome {
+            context.releaseSlot()
+            try await context.commitFinal(
+                TransferCheckpoint(
+                    committedBytes: 1, totalBytes: 1, etag: nil, lastModified: nil,
+                    properties: ["finalName": task.destinationName]))
+            finishing.withLockedValue { $0.append(task.id) }
+            while !released.withLockedValue({ $0 }) {
+                try Task.checkCancellation()
+                try await Task.sleep(nanoseconds: 1_000_000)
+            }
+            return TransferOutcome(resultName: task.destinationName, bytes: 1)
+        }
+
+        func discard(_ task: TransferTask, context: TransferContext) async throws {}
+        func deleteResult(_ task: TransferTask, context: TransferContext) async throws {}
+    }
+
     static func folder() throws -> String {
         let directory = NSTemporaryDirectory() + "transfer-batching-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -133,6 +159,38 @@ import Testing
         await manager.shutdown()
     }
 
+    @Test func aRunLeftWaitingForTheDiskGivesItsSlotAwayYetCanBePausedAndIsStored() async throws {
+        let directory = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let executor = FinishingExecutor()
+        let manager = try await Self.manager(directory, executor, maximumActive: 1)
+        let added = try await manager.add((0..<3).map { TransferRequest(sourceURL: "http://h.example/s\($0).bin") })
+        await manager.start()
+        // One slot, yet the second starts while the first waits for the disk; no more than one
+        // such run waits at a time, so the third does not start yet.
+        #expect(await Self.eventually { executor.finishing.withLockedValue { $0.count } == 2 })
+        #expect(await manager.task(id: added[0].id)?.state == .active)
+        #expect(await manager.task(id: added[2].id)?.state == .waiting)
+
+        // Pausing in that window still reaches the run; its end makes room for the third.
+        try await manager.pause(id: added[0].id)
+        #expect(await manager.task(id: added[0].id)?.state == .paused)
+        #expect(await Self.eventually { executor.finishing.withLockedValue { $0.count } == 3 })
+        executor.released.withLockedValue { $0 = true }
+        try await manager.resume(id: added[0].id)
+        let finished = await manager.waitUntilFinished(ids: added.map(\.id))
+        #expect(finished.map(\.state) == [.complete, .complete, .complete])
+
+        // The completions are written lazily, but without any other write or a shutdown they
+        // still reach the store (the ticker flushes).
+        #expect(
+            await Self.eventually {
+                let stored = (try? SQLiteTransferStore(path: directory + "/tuner.sqlite").loadAllNow()) ?? []
+                return stored.count == 3 && stored.allSatisfy { $0.state == .complete }
+            })
+        await manager.shutdown()
+    }
+
     @Test func everyCallerOfADirectorySyncReturnsAndAfterASyncThatBeganLater() async throws {
         let directory = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -144,6 +202,27 @@ import Testing
             }
         }
         await sync.sync()
+    }
+
+    @Test func theHandWrittenHistoryReadsBackAsWritten() throws {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        let entries = [
+            TransferHistoryEntry(at: Date(timeIntervalSince1970: 1_764_142_800.123456), message: "added"),
+            TransferHistoryEntry(at: Date(timeIntervalSince1970: 0), message: "quote \" back\\slash / é 🎬"),
+            TransferHistoryEntry(
+                at: Date(timeIntervalSince1970: -1.5), message: "lines\nand\ttabs\r\u{0}\u{1f}\u{7f} end"),
+            TransferHistoryEntry(at: Date(timeIntervalSince1970: 1e16 + 2), message: ""),
+        ]
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        // Read back exactly as what JSONEncoder wrote before (dates pass through the same Double).
+        let before = try decoder.decode([TransferHistoryEntry].self, from: encoder.encode(entries))
+        let text = try SQLiteTransferStore.historyJSON(entries)
+        let after = try decoder.decode([TransferHistoryEntry].self, from: Data(text.utf8))
+        #expect(after == before)
+        #expect(after.map(\.message) == entries.map(\.message))
+        #expect(try SQLiteTransferStore.historyJSON([]) == "[]")
     }
 
     @Test func aBodyLongerThanExpectedStillLandsWhole() async throws {
