@@ -58,7 +58,9 @@ import TunerTesting
         for index in 0..<6 {
             // Two host names for the same origin: 127.0.0.1 and localhost.
             let host = index % 2 == 0 ? "127.0.0.1" : "localhost"
-            let url = "http://\(host):\(harness.origin.port)/files/limit\(index).bin?size=400000&drip=65536,30"
+            // Slow enough (about 0.6 s each) that a watcher behind on a loaded machine still sees
+            // the ones running together as receiving.
+            let url = "http://\(host):\(harness.origin.port)/files/limit\(index).bin?size=400000&drip=65536,100"
             ids.append(try await harness.manager.add(TransferRequest(sourceURL: url)).id)
         }
         await harness.manager.start()

@@ -407,7 +407,8 @@ import TunerTesting
             // of the origin's newest version is found by reloading the playlist.
             origin.advanceLive(name: "seq", segments: 3)
             try await Task.sleep(for: .milliseconds(target * 500 + 300))
-            let newest = origin.liveMediaSequence(name: "seq")!
+            // The window's last segment: still there if the origin moves on meanwhile.
+            let newest = origin.liveMediaSequence(name: "seq")! + 3
             let newestURL = harness.server.baseURL + playlistPath + "/s\(newest)/any-name.ts"
             let fetched = try await HTTP.fetch(newestURL)
             #expect(fetched.status == 200, "\(newestURL)")
