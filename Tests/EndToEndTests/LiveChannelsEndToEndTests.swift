@@ -111,8 +111,13 @@ import TunerTesting
         try await Task.sleep(for: .milliseconds(1500))
         async let second = Curl.fetch(tools[.curl], url, timeout: .seconds(3))
         async let third = Curl.fetch(tools[.curl], url, timeout: .seconds(3))
-        try await Task.sleep(for: .milliseconds(1000))
-        let listed = try await Self.streams(fixture, curl: tools[.curl])
+        // Listed once all three play (on a loaded machine joining can take more than a second).
+        try await Task.sleep(for: .milliseconds(500))
+        var listed = try await Self.streams(fixture, curl: tools[.curl])
+        for _ in 0..<20 where listed.first?["viewers"]?.array?.count != 3 {
+            try await Task.sleep(for: .milliseconds(100))
+            listed = try await Self.streams(fixture, curl: tools[.curl])
+        }
         let (a, b, c) = try await (first, second, third)
 
         // ffmpeg, as a player, on the same channel: still the one upstream.

@@ -54,7 +54,15 @@ import TunerTesting
         }
         let result = try await browser.value
         let values = HeadlessChromium.results(of: result)
-        #expect(result.succeeded, "\(result.transcript)\n\(second?.log.suffix(2000) ?? first.log.suffix(2000))")
+        // What the server holds, to tell a download that did not finish from a page that missed it.
+        let listing = second == nil ? nil : try? await Curl.fetch(tools[.curl], base + "/api/v1/transfers")
+        #expect(
+            result.succeeded,
+            """
+            \(result.transcript)
+            \(second?.log.suffix(2000) ?? first.log.suffix(2000))
+            transfers: \(listing.map { String(decoding: $0.body.prefix(2000), as: UTF8.self) } ?? "-")
+            """)
         #expect(values["done"] as? Bool == true, "\(result.transcript)")
         #expect(values["offline"] as? String == "reconnecting", "\(values)")
         if let second { _ = await second.stop() }
