@@ -13,6 +13,7 @@ final class OriginState: @unchecked Sendable {
     private var requestCount = 0
     private var requestsByPath: [String: Int] = [:]
     private var bodyBytesByPath: [String: Int] = [:]
+    private var bodySpans: [String: ClosedRange<ContinuousClock.Instant>] = [:]
     private var lastHeadersByPath: [String: [(String, String)]] = [:]
     private var lastURIByPath: [String: String] = [:]
     /// Every request target by path, oldest first (the newest 256 per path), for tests where a
@@ -50,10 +51,18 @@ final class OriginState: @unchecked Sendable {
     var totalRequestCount: Int { locked { requestCount } }
 
     func addBodyBytes(_ count: Int, path: String) {
+        let now = ContinuousClock.now
         locked {
             bodyBytesSent += count
             bodyBytesByPath[path, default: 0] += count
+            bodySpans[path] = (bodySpans[path]?.lowerBound ?? now)...now
         }
+    }
+
+    /// When the first and the last body bytes of `path` were handed over, on the origin's own
+    /// threads (a test's tasks may run late on a loaded machine; these times do not).
+    func bodySpan(path: String) -> ClosedRange<ContinuousClock.Instant>? {
+        locked { bodySpans[path] }
     }
 
     var bodyBytesSentByPath: [String: Int] { locked { bodyBytesByPath } }

@@ -92,6 +92,12 @@ public final class TestOrigin: Sendable {
     /// `bodyBytesSent` by path, for sums over a kind of file (say every path ending in `.ts`).
     public var bodyBytesSentByPath: [String: Int] { state.bodyBytesSentByPath }
 
+    /// When the first and the last body bytes of `path` were handed to the socket (nil before
+    /// any): the spans of several responses tell which were sent at the same time.
+    public func bodySpan(path: String) -> ClosedRange<ContinuousClock.Instant>? {
+        state.bodySpan(path: path)
+    }
+
     /// Requests received since start or `resetCounters()`, on any route.
     public var requestCount: Int { state.totalRequestCount }
 

@@ -55,32 +55,29 @@ import TunerTesting
             let url = "http://\(hosts[index]):\(origin.port)/files/limit\(index).bin?size=400000&drip=65536,100"
             ids.append(try await harness.manager.add(TransferRequest(sourceURL: url)).id)
         }
-        // Which downloads the origin is sending at once (begun, not all 400,000 bytes handed
-        // over), read from the origin itself every 10 ms: a run with every byte in gives up its
-        // slot while it waits for the disk, so the manager's own `active` count may be higher.
-        let sampling = Task {
-            var maxTotal = 0
-            var maxPerHost: [String: Int] = [:]
-            while !Task.isCancelled {
-                let sending = (0..<6).filter { index in
-                    let sent = origin.bodyBytesSent(path: "/files/limit\(index).bin")
-                    return sent > 0 && sent < 400_000
-                }
-                maxTotal = max(maxTotal, sending.count)
-                for host in Set(hosts) {
-                    maxPerHost[host] = max(maxPerHost[host] ?? 0, sending.filter { hosts[$0] == host }.count)
-                }
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-            return (maxTotal, maxPerHost)
-        }
         await harness.manager.start()
         for id in ids {
             let done = try await harness.waitFinished(id)
             #expect(done.state == .complete)
         }
-        sampling.cancel()
-        let (maxTotal, maxPerHost) = await sampling.value
+        // Which downloads the origin was sending at once, from when it handed over each one's
+        // first and last bytes (a run with every byte in gives up its slot while it waits for
+        // the disk, so the manager's own `active` count may be higher).
+        var spans: [(host: String, span: ClosedRange<ContinuousClock.Instant>)] = []
+        for index in 0..<6 {
+            let span = try #require(origin.bodySpan(path: "/files/limit\(index).bin"))
+            spans.append((hosts[index], span))
+        }
+        var maxTotal = 0
+        var maxPerHost: [String: Int] = [:]
+        for (_, span) in spans {
+            // Those sending when this one began.
+            let sending = spans.filter { $0.span.lowerBound <= span.lowerBound && $0.span.upperBound > span.lowerBound }
+            maxTotal = max(maxTotal, sending.count)
+            for host in Set(hosts) {
+                maxPerHost[host] = max(maxPerHost[host] ?? 0, sending.filter { $0.host == host }.count)
+            }
+        }
         #expect(maxTotal == 3)
         #expect(maxPerHost.values.allSatisfy { $0 <= 2 })
         #expect(maxPerHost.values.contains(2))
