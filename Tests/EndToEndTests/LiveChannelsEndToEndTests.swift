@@ -107,8 +107,13 @@ import TunerTesting
         defer { Task { await fixture.remove() } }
         let url = fixture.server.baseURL + "/play/default/1"
 
-        async let first = Curl.fetch(tools[.curl], url, timeout: .seconds(5))
-        try await Task.sleep(for: .milliseconds(1500))
+        async let first = Curl.fetch(tools[.curl], url, timeout: .seconds(8))
+        // The others join a session that plays: wait for its first viewer (at most 5 s; on a
+        // loaded machine curl itself can take a second to connect), then a little longer.
+        for _ in 0..<50 where try await Self.streams(fixture, curl: tools[.curl]).first?["viewers"]?.array?.count != 1 {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await Task.sleep(for: .milliseconds(1000))
         async let second = Curl.fetch(tools[.curl], url, timeout: .seconds(3))
         async let third = Curl.fetch(tools[.curl], url, timeout: .seconds(3))
         // Listed once all three play (on a loaded machine joining can take more than a second).

@@ -47,6 +47,8 @@ import TunerTesting
     @Test func theGlobalAndPerHostLimitsHold() async throws {
         let harness = try await TransfersHarness()
         let origin = harness.origin
+        // The manager's own view, in event order: how many it started at once.
+        let watcher = ActiveWatcher(harness.manager.events())
         // Two host names for the same origin: 127.0.0.1 and localhost.
         let hosts = (0..<6).map { $0 % 2 == 0 ? "127.0.0.1" : "localhost" }
         var ids: [Int64] = []
@@ -78,9 +80,15 @@ import TunerTesting
                 maxPerHost[host] = max(maxPerHost[host] ?? 0, sending.filter { $0.host == host }.count)
             }
         }
-        #expect(maxTotal == 3)
+        // Never more at once than the limits allow, on the wire…
+        #expect(maxTotal <= 3)
         #expect(maxPerHost.values.allSatisfy { $0 <= 2 })
-        #expect(maxPerHost.values.contains(2))
+        // …and the scheduler does use them: three started together, two on one host. (Whether
+        // the third one's bytes overlap the first one's on the wire depends on the machine's load.)
+        let started = watcher.state.withLockedValue { $0 }
+        #expect(started.maxTotal >= 3)
+        #expect(started.maxPerHost.values.contains { $0 >= 2 })
+        watcher.task.cancel()
         await harness.close()
     }
 
