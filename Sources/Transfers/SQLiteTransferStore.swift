@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MediaFormats
 import TunerStorage
 
 /// The embedded transfer store: table `transfer` in the data folder's ``TunerDatabase``
@@ -125,26 +126,9 @@ public final class SQLiteTransferStore: TransferStore {
             // Not a JSON number: the encoder refuses it, as it always did.
             guard seconds.isFinite else { return try json(history) }
             if index > 0 { text += "," }
-            text += "{\"at\":\(seconds),\"message\":\""
-            // Most messages need no escaping and go in whole.
-            if entry.message.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-                text += entry.message + "\"}"
-                continue
-            }
-            for scalar in entry.message.unicodeScalars {
-                switch scalar {
-                case "\"": text += "\\\""
-                case "\\": text += "\\\\"
-                case "\n": text += "\\n"
-                case "\r": text += "\\r"
-                case "\t": text += "\\t"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: text.unicodeScalars.append(scalar)
-                }
-            }
-            text += "\"}"
+            text += "{\"at\":\(seconds),\"message\":"
+            JSONString.append(entry.message, to: &text)
+            text += "}"
         }
         return text + "]"
     }

@@ -31,32 +31,11 @@ enum M3UHTTPHeadersJSON {
         var out = "{"
         for (index, pair) in pairs.enumerated() {
             if index > 0 { out += "," }
-            appendQuoted(pair.name, to: &out)
+            JSONString.append(pair.name, to: &out)
             out += ":"
-            appendQuoted(pair.value, to: &out)
+            JSONString.append(pair.value, to: &out)
         }
         return out + "}"
-    }
-
-    private static func appendQuoted(_ text: String, to out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
     }
 
     private struct Reader {
