@@ -92,8 +92,17 @@ public struct HLSDownloadExecutor: TransferExecutor {
         if FileManager.default.fileExists(atPath: final) { try FileManager.default.removeItem(atPath: final) }
     }
 
+    /// The bytes of a finished folder's media files: what `HLSDownloadResult.totalBytes` counts
+    /// for the run that made it. The playlists Tuner wrote and its journal (dot files) are left
+    /// out, so a task finished by a second run (after a crash or stall between the move and the
+    /// store's update) reports the same size as one finished in a single run.
     static func folderBytes(_ path: String) -> Int64 {
+        let playlists: Set<String> = [
+            HLSDownloader.localPlaylistName, HLSDownloader.localVideoPlaylistName,
+            HLSDownloader.localAudioPlaylistName,
+        ]
         let files = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-        return files.reduce(Int64(0)) { $0 + (HLSDownloadFiles.size(of: path + "/" + $1) ?? 0) }
+        return files.filter { !$0.hasPrefix(".") && !playlists.contains($0) }
+            .reduce(Int64(0)) { $0 + (HLSDownloadFiles.size(of: path + "/" + $1) ?? 0) }
     }
 }

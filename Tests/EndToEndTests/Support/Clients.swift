@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Testing
+import TunerTesting
 
 /// What curl received: the status and headers of the last response, and the body.
 struct CurlResponse: Sendable {
@@ -36,8 +37,15 @@ enum Curl {
                 url
             ],
             timeout: timeout + .seconds(5))
-        let head = (try? String(contentsOfFile: headerPath, encoding: .utf8)) ?? ""
-        // The last response head wins (a 100 Continue or redirect may precede it).
+        let (status, headers) = lastHead(in: headerPath)
+        let body = bodyPath == nil ? [UInt8](FileManager.default.contents(atPath: output) ?? Data()) : []
+        return CurlResponse(status: status, headers: headers, body: body, process: result)
+    }
+
+    /// The status and headers of the last response head curl wrote with `-D` (a 100 Continue or
+    /// redirect may precede it).
+    static func lastHead(in path: String) -> (status: Int, headers: [(String, String)]) {
+        let head = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         let blocks = head.components(separatedBy: "\r\n\r\n").filter {
             !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
         }
@@ -55,8 +63,51 @@ enum Curl {
                     (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
             }
         }
-        let body = bodyPath == nil ? [UInt8](FileManager.default.contents(atPath: output) ?? Data()) : []
-        return CurlResponse(status: status, headers: headers, body: body, process: result)
+        return (status, headers)
+    }
+}
+
+/// curl on an endless stream, kept open as a player keeps it: the test watches what has arrived
+/// and stops it once it has what it needs, so no deadline decides whether two viewers overlap.
+final class CurlStream: Sendable {
+    private let process: ChildProcess
+    private let headPath: String
+    private let bodyPath: String
+
+    /// Starts `curl <url>`, writing the head and body to files under `directory`.
+    init(_ curl: String, _ url: String, directory: String) throws {
+        let name = UUID().uuidString.prefix(8)
+        headPath = directory + "/stream-\(name).head"
+        bodyPath = directory + "/stream-\(name).body"
+        process = try ChildProcess(
+            curl, ["-s", "-S", "-N", "-D", headPath, "-o", bodyPath, url],
+            environment: Subprocess.childEnvironment())
+    }
+
+    /// The body received so far.
+    var body: [UInt8] { [UInt8](FileManager.default.contents(atPath: bodyPath) ?? Data()) }
+
+    /// Waits (at most `seconds`, generous for a loaded machine) until `condition` holds for the
+    /// body received so far; records an issue naming `what` if it never does.
+    func wait(
+        for what: String, seconds: Int = 60, sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: ([UInt8]) -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if condition(body) { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("curl never received \(what) in \(seconds) s", sourceLocation: sourceLocation)
+        throw EndToEndError("curl never received \(what)")
+    }
+
+    /// Stops curl (as a player closes the stream) and returns what it received.
+    func stop() async -> (status: Int, headers: [(String, String)], body: [UInt8]) {
+        process.send(SIGTERM)
+        _ = await process.wait()
+        let (status, headers) = Curl.lastHead(in: headPath)
+        return (status, headers, body)
     }
 }
 
