@@ -37,6 +37,35 @@ extension MediaCache {
         }
     }
 
+    /// The answer to a `GET` whose bytes are all in the data file and few enough to read now (the
+    /// whole of a small resource, or one range of it), made without waiting: the same status,
+    /// headers and bytes ``serve(_:)`` would give, with the body read. Nil when anything would
+    /// wait, fetch or stream (a resource not known yet, a missing byte, several ranges, a long
+    /// body); the caller then calls ``serve(_:)``, and nothing here has had an effect that it
+    /// would not repeat.
+    ///
+    /// For a caller that cannot wait: the server answers warm stream requests this way on the
+    /// connection's event loop, without a request task.
+    ///
+    /// `accepting` sees the answer's status and headers (without a body) before any byte is
+    /// read; false gives nil, as if the bytes were not held.
+    public func serveHeld(_ request: MediaRequest, accepting: (MediaResponse) -> Bool = { _ in true })
+        -> MediaResponse?
+    {
+        guard request.method == .get, request.storage == .cache,
+            let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            request.url.host != nil
+        else { return nil }
+        let key = cacheKey(for: request.url)
+        guard let entry = existingEntry(key: key), case .known(let meta, let generation) = entry.knownMeta()
+        else { return nil }
+        entry.setLatestRequest(url: request.url.absoluteString, headers: request.upstreamHeaders)
+        return withoutActuallyEscaping(accepting) { accepting in
+            respondFromCache(
+                request, entry: entry, meta: meta, generation: generation, attached: [], heldOnly: accepting)
+        }
+    }
+
     /// Asks the origin for a resource whose length is not known yet, with the client's own range.
     /// A cacheable answer becomes the first fetch of the resource; anything else streams through.
     /// An error answer, as a type so it can travel in a `Result`.
@@ -150,6 +179,19 @@ extension MediaCache {
     private func respondFromCache(
         _ request: MediaRequest, entry: ResourceEntry, meta: ResourceMeta, generation: Int, attached: Set<Int>
     ) -> MediaResponse {
+        // Without `heldOnly` every path gives an answer.
+        respondFromCache(
+            request, entry: entry, meta: meta, generation: generation, attached: attached, heldOnly: nil)
+            ?? .error(status: 500, message: "the cache gave no answer")
+    }
+
+    /// The answer from the data file. With `heldOnly`, nil where the answer would not be a body
+    /// read now (see ``serveHeld(_:accepting:)``) or `heldOnly` refuses its head, before anything
+    /// is changed.
+    private func respondFromCache(
+        _ request: MediaRequest, entry: ResourceEntry, meta: ResourceMeta, generation: Int, attached: Set<Int>,
+        heldOnly: ((MediaResponse) -> Bool)?
+    ) -> MediaResponse? {
         var headers = HTTPHeaders()
         headers.add(name: "Accept-Ranges", value: "bytes")
         if let etag = meta.etag { headers.add(name: "ETag", value: etag) }
@@ -163,6 +205,7 @@ extension MediaCache {
         let isHead = request.method == .head
 
         if let ranges, ranges.isEmpty {
+            if heldOnly != nil { return nil }
             entry.detach(attached)
             headers.add(name: "Content-Range", value: "bytes */\(meta.length)")
             headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
@@ -177,6 +220,7 @@ extension MediaCache {
         let parts: [(range: Range<Int64>, prefix: String?)]
         var trailer: String?
         if let ranges, ranges.count > 1 {
+            if heldOnly != nil { return nil }
             // multipart/byteranges (RFC 9110 §14.6), with a boundary that cannot occur by accident.
             let boundary = "tuner-" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
             parts = ranges.enumerated().map { index, range in
@@ -214,17 +258,20 @@ extension MediaCache {
         // measurable part of a small cached answer.
         let finalURL = entry.finalURL.flatMap { $0 == request.url.absoluteString ? request.url : URL(string: $0) }
         if isHead || length == 0 {
+            if heldOnly != nil { return nil }
             entry.detach(attached)
             return MediaResponse(
                 status: status, headers: headers, body: isHead ? nil : MediaBody { _ in },
                 finalURL: finalURL ?? request.url)
         }
+        if let heldOnly, !heldOnly(MediaResponse(status: status, headers: headers, body: nil)) { return nil }
         if attached.isEmpty, parts.count == 1, parts[0].prefix == nil, length < configuration.fileRegionThreshold,
             let bytes = readHeld(parts[0].range, entry: entry, generation: generation)
         {
             return MediaResponse(
                 status: status, headers: headers, body: MediaBody(bytes: bytes), finalURL: finalURL ?? request.url)
         }
+        if heldOnly != nil { return nil }
         let logger = self.logger(for: request)
         let lease = EntryLease(entry: entry, attached: attached)
         let body = MediaBody { [self] sink in

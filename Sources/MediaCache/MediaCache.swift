@@ -132,6 +132,17 @@ public final class MediaCache: Sendable {
 
     /// The entry of `key`, created if new. An entry loaded from the index whose data file is
     /// gone is replaced by a blank one, so the index never serves bytes that are not on disk.
+    /// The entry of `key` when it exists, is not evicted and its data file can be opened;
+    /// nil otherwise (then ``entry(key:url:)`` makes or replaces it).
+    func existingEntry(key: String) -> ResourceEntry? {
+        if DataFile.openCount.withLockedValue({ $0 }) > configuration.maxOpenFiles { closeIdleFiles() }
+        return entries.withLockedValue { entries in
+            guard let existing = entries[key], !existing.isEvicted, existing.meta != nil, existing.openFileIfNeeded()
+            else { return nil }
+            return existing
+        }
+    }
+
     func entry(key: String, url: String) -> ResourceEntry {
         if DataFile.openCount.withLockedValue({ $0 }) > configuration.maxOpenFiles { closeIdleFiles() }
         let path = Self.dataPath(directory: configuration.directory, key: key)

@@ -167,6 +167,11 @@ final class ResourceEntry: Sendable {
 
     /// Whether the resource's length and validators are known; if not, exactly one caller is told
     /// to ask the origin, and the rest wait for its answer.
+    /// The metadata when it is known, without starting a probe (see ``metaOrProbe()``).
+    func knownMeta() -> ProbeStep? {
+        state.withLockedValue { state in state.meta.map { .known($0, generation: state.generation) } }
+    }
+
     func metaOrProbe() -> ProbeStep {
         state.withLockedValue { state in
             if let meta = state.meta { return .known(meta, generation: state.generation) }

@@ -121,6 +121,34 @@ public final class StreamService: Sendable {
         }
     }
 
+    /// What ``serve(link:method:range:ifRange:requestID:proxyBase:atStreamPath:)`` answers to a `GET`
+    /// of `link`, when that is cached bytes read now (``MediaCache/serveHeld(_:)``), counted the
+    /// same way. Nil for anything else: a playlist (rewritten), a key (never stored), a user's
+    /// link not yet seen not to be a playlist, or bytes the cache would have to wait for; the
+    /// caller then uses `serve`.
+    public func serveHeld(link: StreamLink, range: String?, ifRange: String?, requestID: String) -> MediaResponse? {
+        var isNotPlaylist: (MediaResponse) -> Bool = { _ in true }
+        switch link.kind {
+        case .map, .part, .other, .segment:
+            break
+        case nil:
+            // As `serve` decides it: a known playlist is rewritten, and an answer that may be one
+            // is sniffed, unless its URL was seen not to be one.
+            guard freshPlaylist(link.url) == nil else { return nil }
+            let url = link.url.absoluteString
+            isNotPlaylist = { [notPlaylists] head in
+                !Self.mayBePlaylist(head) || notPlaylists.withLockedValue { $0.contains(url) }
+            }
+        case .playlist, .key:
+            return nil
+        }
+        let request = MediaRequest(
+            url: link.url, upstreamHeaders: link.headerPairs, method: .get, range: range, ifRange: ifRange,
+            requestID: requestID, storage: .cache)
+        guard let response = cache.serveHeld(request, accepting: isNotPlaylist) else { return nil }
+        return counted(response, kind: link.kind ?? .other)
+    }
+
     /// A user's link whose answer may be a playlist: read whole (on the pool, see `.playlist`)
     /// and served rewritten if its first bytes say it is one.
     private func sniffPlaylist(
@@ -518,32 +546,74 @@ public final class StreamService: Sendable {
             // A playlist that cannot be reloaded now still names the segments it had.
             known = (try? await loadPlaylist(playlist)) ?? known
         }
+        let link: StreamLink
+        let position: Int?
+        switch Self.segment(number, of: playlist, in: known) {
+        case .missing(let answer): return answer
+        case .found(let found, let at): (link, position) = (found, at)
+        }
+        let request = MediaRequest(
+            url: link.url, upstreamHeaders: link.headerPairs, method: method, range: range, ifRange: ifRange,
+            requestID: requestID)
+        let response = await cache.serve(request)
+        if method == .get, response.status < 300, let position, let known {
+            prefetch(known, segments: (position + 1)..<min(known.playlist.segments.count, position + 1 + prefetchCount))
+        }
+        return counted(response, kind: .segment)
+    }
+
+    /// What ``serveSegment(of:number:method:range:ifRange:requestID:)`` answers to a `GET`, when
+    /// the playlist in memory is current and the answer is cached bytes read now
+    /// (``MediaCache/serveHeld(_:accepting:)``), with the same pre-fetch and counting. Nil for
+    /// anything else (a playlist to reload, a missing segment, bytes to wait for): then call
+    /// `serveSegment`.
+    public func serveSegmentHeld(
+        of playlist: StreamLink, number: Int, range: String?, ifRange: String?, requestID: String
+    ) -> MediaResponse? {
+        guard playlist.kind == nil || playlist.kind == .playlist,
+            let known = playlists.withLockedValue({ $0[playlist.url.absoluteString] }),
+            known.expires.map({ ContinuousClock.now < $0 }) ?? true,
+            case .found(let link, let position) = Self.segment(number, of: playlist, in: known)
+        else { return nil }
+        let request = MediaRequest(
+            url: link.url, upstreamHeaders: link.headerPairs, method: .get, range: range, ifRange: ifRange,
+            requestID: requestID)
+        guard let response = cache.serveHeld(request) else { return nil }
+        if response.status < 300, let position {
+            prefetch(known, segments: (position + 1)..<min(known.playlist.segments.count, position + 1 + prefetchCount))
+        }
+        return counted(response, kind: .segment)
+    }
+
+    /// A segment of a playlist in memory: its link and position, or the answer saying why there
+    /// is none.
+    enum SegmentLookup {
+        case found(StreamLink, position: Int?)
+        case missing(MediaResponse)
+    }
+
+    /// Segment `number` of `known` (the playlist `playlist` links to): in the playlist, or among
+    /// the segments that left its live window lately (no position then).
+    static func segment(_ number: Int, of playlist: StreamLink, in known: KnownPlaylist?) -> SegmentLookup {
         guard let known, !known.playlist.isMaster else {
-            return Self.answer(404, "the playlist this segment belongs to cannot be read; reload the playlist")
+            return .missing(answer(404, "the playlist this segment belongs to cannot be read; reload the playlist"))
         }
         let position = known.playlist.segmentPosition(mediaSequenceNumber: number)
         let url: String?
         if let position {
             let segment = known.playlist.segments[position]
-            url = Self.isUsable(segment.byteRange) ? HLSRewriter(baseURL: known.finalURL).resolveText(segment.uri) : nil
+            url = isUsable(segment.byteRange) ? HLSRewriter(baseURL: known.finalURL).resolveText(segment.uri) : nil
         } else {
             url = known.departed[number]
         }
         guard let url, let segmentURL = URL(string: url) else {
-            return Self.answer(404, "segment \(number) is not (or no longer) in the playlist; reload the playlist")
+            return .missing(answer(404, "segment \(number) is not (or no longer) in the playlist; reload the playlist"))
         }
         let link = StreamLink(url: segmentURL, headers: playlist.headers, kind: .segment, playlist: playlist.url)
         guard (try? link.validate()) != nil else {
-            return Self.answer(404, "segment \(number) of the playlist is not an http(s) URL")
+            return .missing(answer(404, "segment \(number) of the playlist is not an http(s) URL"))
         }
-        let request = MediaRequest(
-            url: segmentURL, upstreamHeaders: link.headerPairs, method: method, range: range, ifRange: ifRange,
-            requestID: requestID)
-        let response = await cache.serve(request)
-        if method == .get, response.status < 300, let position {
-            prefetch(known, segments: (position + 1)..<min(known.playlist.segments.count, position + 1 + prefetchCount))
-        }
-        return counted(response, kind: .segment)
+        return .found(link, position: position)
     }
 
     /// A short plain-text answer.

@@ -135,6 +135,7 @@ public enum ProcessMetrics {
         "tuner_http_request_duration_seconds": "Time to answer HTTP requests, by route, method and status",
         "tuner_http_active_requests": "HTTP requests being answered now, by method",
         "tuner_import_duration_seconds": "Time source imports took, by kind and outcome",
+        "tuner_stream_fast_answers_total": "Warm stream answers given on the event loop, without a request task",
     ]
 
     /// The registry's text, with a HELP line before each family's TYPE line.

@@ -71,19 +71,17 @@ struct RequestGuardMiddleware: RouterMiddleware {
         }
         // HTTP/1.1's `Host` arrives as the request's authority.
         let host = request.head.authority
-        if let host, !acceptedHosts.contains(host) {
-            guard HostRule.accepts(host, publicHosts: publicHosts) else {
-                throw HTTPError(
-                    .misdirectedRequest,
-                    message:
-                        """
-                        this Tuner does not answer to the host name in 'Host: \(Self.printable(host))': use its \
-                        IP address or localhost, or start it with --public-host <name>
-                        """
-                )
-            }
-            acceptedHosts.remember(host)
+        if let host, !accepts(host: host) {
+            throw HTTPError(
+                .misdirectedRequest,
+                message:
+                    """
+                    this Tuner does not answer to the host name in 'Host: \(Self.printable(host))': use its \
+                    IP address or localhost, or start it with --public-host <name>
+                    """
+            )
         }
+        // Whatever is checked from here on, ``letsThrough(_:path:)`` must say when it is not needed.
         var context = context
         if !isOpen(path) || path.text == Self.sessionPath {
             context.principal = try await authenticate(request, path: path)
@@ -103,6 +101,24 @@ struct RequestGuardMiddleware: RouterMiddleware {
             try checkCrossSite(request, path: path, host: host)
         }
         return try await next(request, context)
+    }
+
+    /// Whether a `Host` value is one the server answers to (remembered once it is).
+    func accepts(host: String) -> Bool {
+        if acceptedHosts.contains(host) { return true }
+        guard HostRule.accepts(host, publicHosts: publicHosts) else { return false }
+        acceptedHosts.remember(host)
+        return true
+    }
+
+    /// Whether ``handle(_:context:next:)`` passes `request` on as it is, with no principal and no
+    /// other check: an accepted `Host` (or none), a path open without a credential (not the
+    /// session's), a safe method and no upgrade. `path` is the request's normalised path. The
+    /// stream fast path answers only such requests; anything else goes through the guard.
+    func letsThrough(_ request: HTTPRequest, path: RequestPath) -> Bool {
+        if let host = request.authority, !accepts(host: host) { return false }
+        return isOpen(path) && path.text != Self.sessionPath && Self.isSafe(request.method)
+            && request.headerFields[.upgrade] == nil
     }
 
     /// Who the request acts as: the owner's token or an API key (`Authorization: Bearer`, or

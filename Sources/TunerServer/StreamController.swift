@@ -21,26 +21,37 @@ struct StreamController {
         router.head("/stream/:signature/:payload/:name/:file", use: segment)
     }
 
-    /// A segment of a rewritten media playlist: `/stream/<playlist's signature>/<its
-    /// payload>/s<media sequence number>/<name>`. The playlist's link is the credential; what the
-    /// segment is comes from the playlist itself.
-    @Sendable func segment(request: Request, context: TunerRequestContext) async throws -> Response {
+    /// The media sequence number a segment's path component (`s<number>`) names, or nil.
+    static func segmentNumber(_ component: some StringProtocol) -> Int? {
+        guard component.utf8.first == UInt8(ascii: "s"), component.utf8.count <= 17,
+            let number = Int(component.dropFirst()), number >= 0
+        else { return nil }
+        return number
+    }
+
+    /// The link the path's signature and payload carry: 403 for a forged or expired one, 400 for
+    /// one that cannot be read.
+    private func verifiedLink(_ context: TunerRequestContext) throws -> StreamLink {
         let signature = try context.parameters.require("signature")
         let payload = try context.parameters.require("payload")
-        let segment = try context.parameters.require("name")
-        guard segment.utf8.first == UInt8(ascii: "s"), segment.utf8.count <= 17,
-            let number = Int(segment.dropFirst()), number >= 0
-        else {
-            throw HTTPError(.notFound, message: "'\(segment.prefix(20))' does not name a segment")
-        }
-        let playlist: StreamLink
         do {
-            playlist = try engine.signer.verify(signature: signature, payload: payload)
+            return try engine.signer.verify(signature: signature, payload: payload)
         } catch  where error.kind == .forbidden {
             throw HTTPError(.forbidden, message: error.description)
         } catch {
             throw HTTPError(.badRequest, message: error.description)
         }
+    }
+
+    /// A segment of a rewritten media playlist: `/stream/<playlist's signature>/<its
+    /// payload>/s<media sequence number>/<name>`. The playlist's link is the credential; what the
+    /// segment is comes from the playlist itself.
+    @Sendable func segment(request: Request, context: TunerRequestContext) async throws -> Response {
+        let segment = try context.parameters.require("name")
+        guard let number = Self.segmentNumber(segment) else {
+            throw HTTPError(.notFound, message: "'\(segment.prefix(20))' does not name a segment")
+        }
+        let playlist = try verifiedLink(context)
         let media = await engine.streams.serveSegment(
             of: playlist, number: number, method: request.method == .head ? .head : .get,
             range: request.headers[.range], ifRange: request.headers[.ifRange], requestID: context.id)
@@ -48,16 +59,7 @@ struct StreamController {
     }
 
     @Sendable func stream(request: Request, context: TunerRequestContext) async throws -> Response {
-        let signature = try context.parameters.require("signature")
-        let payload = try context.parameters.require("payload")
-        let link: StreamLink
-        do {
-            link = try engine.signer.verify(signature: signature, payload: payload)
-        } catch  where error.kind == .forbidden {
-            throw HTTPError(.forbidden, message: error.description)
-        } catch {
-            throw HTTPError(.badRequest, message: error.description)
-        }
+        let link = try verifiedLink(context)
         if let channel = link.channel, LiveSessions.isHLS(link.url) {
             // An HLS channel's playlist: its segments are shared through the cache, and the
             // channel counts as one connection of its source while anyone asks for it.

@@ -17,11 +17,9 @@ struct StreamResponder<Fallback: HTTPResponder>: HTTPResponder where Fallback.Co
     let middleware: [any MiddlewareProtocol<Request, Response, Context>]
     let streams: StreamController
 
-    static var streamRoute: String { "/stream/{signature}/{payload}/{name}" }
-    static var segmentRoute: String { "/stream/{signature}/{payload}/{name}/{file}" }
-
     func respond(to request: Request, context: Context) async throws -> Response {
-        guard request.method == .get || request.method == .head, let parts = Self.streamComponents(request.uri.path)
+        guard request.method == .get || request.method == .head,
+            let parts = StreamPaths.components(request.uri.path)
         else {
             return try await fallback.respond(to: request, context: context)
         }
@@ -32,7 +30,7 @@ struct StreamResponder<Fallback: HTTPResponder>: HTTPResponder where Fallback.Co
         parameters.append(key: "name", value: parts[2])
         if parts.count == 4 { parameters.append(key: "file", value: parts[3]) }
         context.coreContext.parameters = parameters
-        context.coreContext.endpointPath.value = parts.count == 3 ? Self.streamRoute : Self.segmentRoute
+        context.coreContext.endpointPath.value = parts.count == 3 ? StreamPaths.streamRoute : StreamPaths.segmentRoute
         let handler = parts.count == 3 ? streams.stream : streams.segment
         do {
             return try await run(0, request, context, handler)
@@ -52,9 +50,18 @@ struct StreamResponder<Fallback: HTTPResponder>: HTTPResponder where Fallback.Co
         }
     }
 
+}
+
+/// The stream proxy's two path shapes, read without the router (``StreamResponder``,
+/// ``StreamFastPath``).
+enum StreamPaths {
+    /// The routes as the router names them (in metrics).
+    static let streamRoute = "/stream/{signature}/{payload}/{name}"
+    static let segmentRoute = "/stream/{signature}/{payload}/{name}/{file}"
+
     /// The components after `/stream/` of a stream URL (three, or four for a playlist's
     /// segment), or nil for any other path, which the router then answers (and refuses) as before.
-    static func streamComponents(_ path: String) -> [Substring]? {
+    static func components(_ path: String) -> [Substring]? {
         guard path.hasPrefix("/stream/") else { return nil }
         let parts = path.utf8.dropFirst(8).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         guard parts.count == 3 || parts.count == 4, parts.allSatisfy({ !$0.isEmpty }) else { return nil }

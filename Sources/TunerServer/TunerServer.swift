@@ -48,12 +48,21 @@ public final class TunerServer: Sendable {
         return proxied
     }
 
+    /// The `Server` header of every answer.
+    static let serverName = "Tuner"
+
     /// Builds the application: routes, middleware and the cache's maintenance service.
     func buildApplication(onListening: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
         let router = Router(context: TunerRequestContext.self)
         let configuration = engine.configuration
         let token = engine.accessToken
         let maxUploadSize = engine.uploads.configuration.maxSize
+        let requestGuard = RequestGuardMiddleware(
+            token: token, access: engine.access,
+            publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
+            allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
+            uploadOrigins: Set(configuration.uploadAllowedOrigins.map { $0.lowercased() }))
+        let requestMetrics = RequestMetricsMiddleware()
         // In this order, for the router and for the stream proxy's own path (StreamResponder).
         let middleware: [any MiddlewareProtocol<Request, Response, TunerRequestContext>] = [
             // First, so that everything but the stream proxy runs where it did before connections
@@ -63,16 +72,12 @@ public final class TunerServer: Sendable {
             UploadsCORSMiddleware(
                 allowedOrigins: engine.configuration.uploadAllowedOrigins,
                 capabilities: { UploadsController.capabilities(maxSize: maxUploadSize) }),
-            RequestGuardMiddleware(
-                token: token, access: engine.access,
-                publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
-                allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
-                uploadOrigins: Set(configuration.uploadAllowedOrigins.map { $0.lowercased() })),
+            requestGuard,
             // Behind the guard, outside the error middleware: a resent command gets its first answer.
             IdempotencyMiddleware(journal: engine.commands),
             RedactingErrorMiddleware(),
             // Requests by route and status, and their durations, into swift-metrics (see ProcessMetrics).
-            RequestMetricsMiddleware(),
+            requestMetrics,
         ]
         for layer in middleware { router.add(middleware: layer) }
         let streams = StreamController(engine: engine, fallbackBaseURL: { [self] in baseURL })
@@ -93,7 +98,13 @@ public final class TunerServer: Sendable {
         // Request heads are bounded (NIO's decoder: 80 KiB per field and in all, here at most 200
         // fields) and a connection that sends no complete request within the idle timeout is
         // closed, so slow or endless headers cannot hold connections or memory.
+        // Warm stream answers are given on the event loop, by the same guard, signer, cache and
+        // metrics (see StreamFastPath).
+        let fastPath = StreamFastPath(
+            requestGuard: requestGuard, signer: engine.signer, streams: engine.streams,
+            metrics: requestMetrics.store, serverName: Self.serverName)
         let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [StreamFastPathInstaller(fastPath: fastPath)],
             idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1_000_000_000)),
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: 80 * 1024, maxHeaderListSize: 80 * 1024, maxHeaderFieldCount: 200))
@@ -142,7 +153,8 @@ public final class TunerServer: Sendable {
             responder: StreamResponder(fallback: router.buildResponder(), middleware: middleware, streams: streams),
             server: TunerHTTPChannel.builder(router: router, configuration: webSocket),
             configuration: .init(
-                address: .hostname(engine.configuration.host, port: engine.configuration.port), serverName: "Tuner"),
+                address: .hostname(engine.configuration.host, port: engine.configuration.port),
+                serverName: Self.serverName),
             services: [
                 CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine),
                 TransferService(engine: engine),

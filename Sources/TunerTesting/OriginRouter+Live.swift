@@ -1,4 +1,5 @@
 import Foundation
+import MediaFormats
 import NIOCore
 import NIOHTTP1
 

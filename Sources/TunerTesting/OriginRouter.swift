@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MediaFormats
 import NIOCore
 import NIOHTTP1
 
