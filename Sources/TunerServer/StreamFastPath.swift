@@ -38,8 +38,11 @@ struct StreamFastPath: Sendable {
     static let answers = Counter(label: "tuner_stream_fast_answers_total")
 
     /// A cheap first look, at the head: a `GET` of a stream URL, which ``answer(_:)`` may take.
+    /// Not one that asks to close the connection: Hummingbird closes after its answer (on
+    /// exactly `Connection: close`), so it gives that answer.
     static func mayAnswer(_ request: HTTPRequest) -> Bool {
         request.method == .get && request.path?.utf8.starts(with: "/stream/".utf8) == true
+            && request.headerFields[.connection] != "close"
     }
 
     /// `/` and RFC 3986's unreserved characters: the bytes of the proxy's own URLs.

@@ -181,6 +181,18 @@ import TunerTesting
         // slow.ts (2000 bytes), small.ts (1000), the health document, small.ts again, in that order.
         #expect(lengths.count == 4, "\(lengths)")
         #expect(lengths.first == 2000 && lengths.dropFirst().first == 1000 && lengths.last == 1000, "\(lengths)")
+
+        // `Connection: close` on a warm link: the whole answer, then the server closes (before
+        // this client's 10 s receive timeout would end the read).
+        let socket = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 10)
+        defer { close(socket) }
+        let started = ContinuousClock.now
+        #expect(
+            RawHTTP.write(
+                socket, Array("GET \(path(small)) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)))
+        let closing = RawHTTP.readAll(socket)
+        #expect(Self.bodyLengths(closing) == [1000])
+        #expect(ContinuousClock.now - started < .seconds(9), "the server closed the connection after its answer")
     }
 
     /// The body lengths of the answers in `bytes`, one after another (each with Content-Length).
