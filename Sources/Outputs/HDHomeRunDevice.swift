@@ -1,4 +1,5 @@
 import Foundation
+import MediaFormats
 
 /// A profile as an HDHomeRun network tuner (model HDTC-2US), in the shapes Plex, Jellyfin and
 /// Emby read: `discover.json`, `lineup.json`, `lineup_status.json` and UPnP's `device.xml`.
@@ -62,39 +63,12 @@ public struct HDHomeRunDevice: Sendable {
         for (index, channel) in channels.enumerated() {
             if index > 0 { text += "," }
             text += "{\"GuideNumber\":\"\(channel.number)\",\"GuideName\":"
-            Self.appendJSONString(channel.name, to: &text)
+            JSONString.append(channel.name, to: &text)
             text += ",\"URL\":"
-            Self.appendJSONString(links.play(channel.number), to: &text)
+            JSONString.append(links.play(channel.number), to: &text)
             text += ",\"HD\":\(Self.looksHD(channel.name) ? 1 : 0),\"Favorite\":\(channel.item.isFavourite ? 1 : 0)}"
         }
         return text + "]"
-    }
-
-    /// `value` as a JSON string: quotes, backslashes and control characters escaped, `/` as is.
-    static func appendJSONString(_ value: String, to text: inout String) {
-        text += "\""
-        let clean = !value.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
-        if clean {
-            text += value
-        } else {
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "\"": text += "\\\""
-                case "\\": text += "\\\\"
-                case "\n": text += "\\n"
-                case "\r": text += "\\r"
-                case "\t": text += "\\t"
-                default:
-                    if scalar.value < 0x20 {
-                        let hex = String(scalar.value, radix: 16)
-                        text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                    } else {
-                        text.unicodeScalars.append(scalar)
-                    }
-                }
-            }
-        }
-        text += "\""
     }
 
     /// `lineup_status.json`: never scanning (the lineup comes from the playlists).

@@ -190,7 +190,7 @@ public final class StreamLinkSigner: Sendable {
         func key(_ name: String) {
             if !first { json.append(UInt8(ascii: ",")) }
             first = false
-            appendJSONString(name, to: &json)
+            JSONString.append(name, to: &json)
             json.append(UInt8(ascii: ":"))
         }
         if let channel = link.channel {
@@ -204,54 +204,31 @@ public final class StreamLinkSigner: Sendable {
         }
         if let kind = link.kind {
             key("k")
-            appendJSONString(kind.rawValue, to: &json)
+            JSONString.append(kind.rawValue, to: &json)
         }
         if let playlist = link.playlist {
             key("p")
-            appendJSONString(playlist.absoluteString, to: &json)
+            JSONString.append(playlist.absoluteString, to: &json)
         }
         key("u")
-        appendJSONString(link.url.absoluteString, to: &json)
+        JSONString.append(link.url.absoluteString, to: &json)
         json.append(UInt8(ascii: "}"))
         return json
     }
 
     /// Appends the payload's `"h":[["name","value"],…]` member.
     static func appendHeadersMember(_ headers: [StreamHeader], to json: inout [UInt8]) {
-        appendJSONString("h", to: &json)
+        JSONString.append("h", to: &json)
         json.append(contentsOf: ":[".utf8)
         for (index, header) in headers.enumerated() {
             if index > 0 { json.append(UInt8(ascii: ",")) }
             json.append(UInt8(ascii: "["))
-            appendJSONString(header.name, to: &json)
+            JSONString.append(header.name, to: &json)
             json.append(UInt8(ascii: ","))
-            appendJSONString(header.value, to: &json)
+            JSONString.append(header.value, to: &json)
             json.append(UInt8(ascii: "]"))
         }
         json.append(UInt8(ascii: "]"))
-    }
-
-    /// Appends `text` as a JSON string (RFC 8259 §7): quotes, backslashes and control
-    /// characters escaped, everything else as UTF-8.
-    static func appendJSONString(_ text: String, to json: inout [UInt8]) {
-        json.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: json.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                json.append(contentsOf: [
-                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)],
-                    hex[Int(byte & 0xF)],
-                ])
-            default: json.append(byte)
-            }
-        }
-        json.append(UInt8(ascii: "\""))
     }
 
     /// Signs the URIs of one playlist: links that share their headers and playlist and differ in
@@ -277,7 +254,7 @@ public final class StreamLinkSigner: Sendable {
             if !headers.isEmpty { StreamLinkSigner.appendHeadersMember(headers, to: &opening) }
             self.opening = opening
             var member: [UInt8] = Array(#","p":"#.utf8)
-            StreamLinkSigner.appendJSONString(playlist.absoluteString, to: &member)
+            JSONString.append(playlist.absoluteString, to: &member)
             self.playlistMember = member
             json.reserveCapacity(256)
         }
@@ -298,7 +275,7 @@ public final class StreamLinkSigner: Sendable {
             json.append(contentsOf: opening)
             if opening.count > 1 { json.append(UInt8(ascii: ",")) }
             json.append(contentsOf: #""k":"#.utf8)
-            StreamLinkSigner.appendJSONString(kind.rawValue, to: &json)
+            JSONString.append(kind.rawValue, to: &json)
             if kind == .segment { json.append(contentsOf: playlistMember) }
             json.append(contentsOf: #","u":"#.utf8)
             if isPlain {
@@ -307,7 +284,7 @@ public final class StreamLinkSigner: Sendable {
                 json.append(contentsOf: url.utf8)
                 json.append(UInt8(ascii: "\""))
             } else {
-                StreamLinkSigner.appendJSONString(url, to: &json)
+                JSONString.append(url, to: &json)
             }
             json.append(UInt8(ascii: "}"))
             let last =
