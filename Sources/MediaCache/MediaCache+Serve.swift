@@ -37,12 +37,12 @@ extension MediaCache {
         }
     }
 
-    /// The answer to a `GET` whose bytes are all in the data file and few enough to read now (the
-    /// whole of a small resource, or one range of it), made without waiting: the same status,
-    /// headers and bytes ``serve(_:)`` would give, with the body read. Nil when anything would
-    /// wait, fetch or stream (a resource not known yet, a missing byte, several ranges, a long
-    /// body); the caller then calls ``serve(_:)``, and nothing here has had an effect that it
-    /// would not repeat.
+    /// The answer to a `GET` whose bytes are all in the data file (the whole of a resource, or
+    /// one range of it, up to 16 MiB), made without waiting: the same status, headers and bytes
+    /// ``serve(_:)`` would give, with the body read (under `fileRegionThreshold`) or as one
+    /// ``MediaBody/region``. Nil when anything would wait, fetch or stream (a resource not known
+    /// yet, a missing byte, several ranges, a longer body); the caller then calls ``serve(_:)``,
+    /// and nothing here has had an effect that it would not repeat.
     ///
     /// For a caller that cannot wait: the server answers warm stream requests this way on the
     /// connection's event loop, without a request task.
@@ -271,7 +271,22 @@ extension MediaCache {
             return MediaResponse(
                 status: status, headers: headers, body: MediaBody(bytes: bytes), finalURL: finalURL ?? request.url)
         }
-        if heldOnly != nil { return nil }
+        if heldOnly != nil {
+            // Longer, but all on disk: one region for the caller to send with `sendfile`. A data
+            // file's held bytes never change (a new version gets a new inode) and a descriptor
+            // keeps an evicted file's bytes, so the region stays true while it is sent.
+            guard attached.isEmpty, parts.count == 1, parts[0].prefix == nil, length <= Self.heldRegionLimit,
+                let file = entry.fileHolding(parts[0].range, generation: generation)
+            else { return nil }
+            entry.beginUse()  // the access time moves, as a read's does
+            entry.endUse()
+            counters.withLockedValue { $0.hitBytes += length }
+            let region = CachedFileRegion(file: file, offset: parts[0].range.lowerBound, count: length)
+            return MediaResponse(
+                status: status, headers: headers,
+                body: MediaBody(region: region, chunkSize: configuration.readChunkSize),
+                finalURL: finalURL ?? request.url)
+        }
         let logger = self.logger(for: request)
         let lease = EntryLease(entry: entry, attached: attached)
         let body = MediaBody { [self] sink in
@@ -298,6 +313,10 @@ extension MediaCache {
         logger[metadataKey: "request"] = "\(request.requestID)"
         return logger
     }
+
+    /// The longest answer ``serveHeld(_:accepting:)`` gives as one file region (a segment or a
+    /// seek's range; a whole film goes the streaming way, 16 MiB at a time).
+    static let heldRegionLimit: Int64 = 16 << 20
 
     /// The bytes of `range` when every one of them is already in the data file, read now: a small
     /// cached answer then needs no body task and goes out with its head. Nil when a byte is

@@ -71,12 +71,39 @@ public struct MediaBody: Sendable {
     public init(_ produce: @escaping @Sendable (inout any MediaBodySink) async throws -> Void) {
         self.produce = produce
         self.bytes = nil
+        self.region = nil
     }
+
+    /// The whole body as one run of a data file, every byte of it written there before the
+    /// response was made: a server can send it with `sendfile` right after the head.
+    public let region: CachedFileRegion?
 
     /// A body that is all of `bytes`, already read.
     public init(bytes: ByteBuffer) {
         self.bytes = bytes
+        self.region = nil
         self.produce = { try await $0.write(bytes) }
+    }
+
+    /// A body that is all of `region`, held on disk: written as the region where the sink can
+    /// take one, else read in chunks of `chunkSize`.
+    init(region: CachedFileRegion, chunkSize: Int) {
+        self.bytes = nil
+        self.region = region
+        self.produce = { sink in
+            if try await sink.write(region) { return }
+            var chunk = ByteBufferAllocator().buffer(capacity: chunkSize)
+            var offset = region.offset
+            let end = region.offset + region.count
+            while offset < end {
+                let count = Int(min(Int64(chunkSize), end - offset))
+                chunk.clear()
+                try region.file.read(at: offset, count: count, into: &chunk)
+                try await sink.write(chunk)
+                await sink.waitUntilHandedOver()
+                offset += Int64(count)
+            }
+        }
     }
 
     /// Writes the whole body into `sink`. Throws when the origin fails midway; the caller must

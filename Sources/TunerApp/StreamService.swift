@@ -682,6 +682,14 @@ public final class StreamService: Sendable {
             counters.withLockedValue { $0[kind, default: StreamCounters()].requests += 1 }
             return response
         }
+        if let region = body.region {
+            // One region, sent whole: counted now, and left as it is for `sendfile`.
+            counters.withLockedValue {
+                $0[kind, default: StreamCounters()].requests += 1
+                $0[kind, default: StreamCounters()].bytes += region.count
+            }
+            return response
+        }
         if let bytes = body.bytes {
             // Already read: counted now, and left as it is so it can go out with the head.
             counters.withLockedValue {
