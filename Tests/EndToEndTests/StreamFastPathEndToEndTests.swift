@@ -196,6 +196,64 @@ import TunerTesting
         #expect(ContinuousClock.now - started < .seconds(9), "the server closed the connection after its answer")
     }
 
+    @Test("answers from the event loop count as the connection's activity: no idle close while they flow, one after")
+    func idleTimeoutSeesTheAnswers() async throws {
+        guard let tools = Tools.require(.curl) else { return }
+        let workspace = try Workspace()
+        let origin = try await TestOrigin.start()
+        let server = try await TunerProcess.serve(data: workspace.file("data"), arguments: ["--idle-timeout", "2"])
+        let fixture = Fixture(workspace: workspace, origin: origin, server: server, curl: tools[.curl])
+        defer { Task { await fixture.remove() } }
+        let url = try await TunerProcess.proxyURL(
+            for: origin.baseURL + "/files/idle.ts?size=5000", data: server.dataDirectory)
+        #expect(try await Curl.fetch(fixture.curl, url).status == 200)
+        let target = "/stream/" + url.components(separatedBy: "/stream/")[1]
+        let before = try await fixture.fastAnswers()
+
+        // Ten answers 0.6 s apart on one connection: 6 s, three idle timeouts long.
+        let socket = try RawHTTP.connect(port: server.port, timeoutSeconds: 10)
+        defer { close(socket) }
+        var answered = 0
+        for _ in 0..<10 {
+            guard RawHTTP.write(socket, Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)),
+                Self.readAnswer(socket)?.count == 5000
+            else { break }
+            answered += 1
+            try await Task.sleep(for: .milliseconds(600))
+        }
+        #expect(answered == 10, "the connection was closed while answers flowed")
+        #expect(try await fixture.fastAnswers() == before + 10)
+        // Idle now: the server closes it after its 2 s (the read ends before this client's 10 s).
+        let started = ContinuousClock.now
+        #expect(RawHTTP.readAll(socket).isEmpty)
+        #expect(ContinuousClock.now - started < .seconds(9), "closed by the server's idle timeout")
+    }
+
+    /// One answer's body from `socket` (its head read up to the blank line, then Content-Length
+    /// bytes), or nil when the connection ends first.
+    static func readAnswer(_ socket: Int32) -> [UInt8]? {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var bodyStart: Int?
+        var length = 0
+        while true {
+            if bodyStart == nil,
+                let end = (0..<max(0, received.count - 3)).first(where: {
+                    received[$0] == 13 && received[$0 + 1] == 10 && received[$0 + 2] == 13 && received[$0 + 3] == 10
+                })
+            {
+                bodyStart = end + 4
+                length = bodyLengths(received).first ?? 0
+            }
+            if let start = bodyStart, received.count - start >= length {
+                return Array(received[start..<start + length])
+            }
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return nil }
+            received.append(contentsOf: buffer[0..<count])
+        }
+    }
+
     /// The body lengths of the answers in `bytes`, one after another (each with Content-Length).
     static func bodyLengths(_ bytes: [UInt8]) -> [Int] {
         var lengths: [Int] = []
