@@ -57,8 +57,7 @@ extension MediaCache {
             request.url.host != nil
         else { return nil }
         let key = cacheKey(for: request.url)
-        guard let entry = existingEntry(key: key), case .known(let meta, let generation) = entry.knownMeta()
-        else { return nil }
+        guard let entry = existingEntry(key: key), let (meta, generation) = entry.knownMeta() else { return nil }
         entry.setLatestRequest(url: request.url.absoluteString, headers: request.upstreamHeaders)
         return withoutActuallyEscaping(accepting) { accepting in
             respondFromCache(

@@ -130,8 +130,6 @@ public final class MediaCache: Sendable {
 
     // MARK: - Entries
 
-    /// The entry of `key`, created if new. An entry loaded from the index whose data file is
-    /// gone is replaced by a blank one, so the index never serves bytes that are not on disk.
     /// The entry of `key` when it exists, is not evicted and its data file can be opened;
     /// nil otherwise (then ``entry(key:url:)`` makes or replaces it).
     func existingEntry(key: String) -> ResourceEntry? {
@@ -143,6 +141,8 @@ public final class MediaCache: Sendable {
         }
     }
 
+    /// The entry of `key`, created if new. An entry loaded from the index whose data file is
+    /// gone is replaced by a blank one, so the index never serves bytes that are not on disk.
     func entry(key: String, url: String) -> ResourceEntry {
         if DataFile.openCount.withLockedValue({ $0 }) > configuration.maxOpenFiles { closeIdleFiles() }
         let path = Self.dataPath(directory: configuration.directory, key: key)

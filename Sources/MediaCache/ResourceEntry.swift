@@ -165,13 +165,14 @@ final class ResourceEntry: Sendable {
         case wait(changes: UInt64)
     }
 
-    /// Whether the resource's length and validators are known; if not, exactly one caller is told
-    /// to ask the origin, and the rest wait for its answer.
-    /// The metadata when it is known, without starting a probe (see ``metaOrProbe()``).
-    func knownMeta() -> ProbeStep? {
-        state.withLockedValue { state in state.meta.map { .known($0, generation: state.generation) } }
+    /// The metadata and its generation when they are known, without starting a probe (see
+    /// ``metaOrProbe()``).
+    func knownMeta() -> (meta: ResourceMeta, generation: Int)? {
+        state.withLockedValue { state in state.meta.map { ($0, state.generation) } }
     }
 
+    /// Whether the resource's length and validators are known; if not, exactly one caller is told
+    /// to ask the origin, and the rest wait for its answer.
     func metaOrProbe() -> ProbeStep {
         state.withLockedValue { state in
             if let meta = state.meta { return .known(meta, generation: state.generation) }

@@ -556,9 +556,7 @@ public final class StreamService: Sendable {
             url: link.url, upstreamHeaders: link.headerPairs, method: method, range: range, ifRange: ifRange,
             requestID: requestID)
         let response = await cache.serve(request)
-        if method == .get, response.status < 300, let position, let known {
-            prefetch(known, segments: (position + 1)..<min(known.playlist.segments.count, position + 1 + prefetchCount))
-        }
+        if method == .get, response.status < 300, let position, let known { prefetch(after: position, of: known) }
         return counted(response, kind: .segment)
     }
 
@@ -579,9 +577,7 @@ public final class StreamService: Sendable {
             url: link.url, upstreamHeaders: link.headerPairs, method: .get, range: range, ifRange: ifRange,
             requestID: requestID)
         guard let response = cache.serveHeld(request) else { return nil }
-        if response.status < 300, let position {
-            prefetch(known, segments: (position + 1)..<min(known.playlist.segments.count, position + 1 + prefetchCount))
-        }
+        if response.status < 300, let position { prefetch(after: position, of: known) }
         return counted(response, kind: .segment)
     }
 
@@ -635,6 +631,11 @@ public final class StreamService: Sendable {
         prefetch(known, segments: range)
     }
 
+    /// After a segment is served: the ones that follow it, which a player asks for next.
+    private func prefetch(after position: Int, of known: KnownPlaylist) {
+        prefetch(known, segments: (position + 1)..<min(known.playlist.segments.count, position + 1 + prefetchCount))
+    }
+
     private func prefetch(_ known: KnownPlaylist, segments positions: Range<Int>) {
         let rewriter = HLSRewriter(baseURL: known.finalURL)
         let headers = known.headers.map { ($0.name, $0.value) }
@@ -682,19 +683,12 @@ public final class StreamService: Sendable {
             counters.withLockedValue { $0[kind, default: StreamCounters()].requests += 1 }
             return response
         }
-        if let region = body.region {
-            // One region, sent whole: counted now, and left as it is for `sendfile`.
+        // Already read, or one region sent whole: counted now, and left as it is so it can go out
+        // with the head (or by `sendfile`).
+        if let length = body.bytes.map({ Int64($0.readableBytes) }) ?? body.region?.count {
             counters.withLockedValue {
                 $0[kind, default: StreamCounters()].requests += 1
-                $0[kind, default: StreamCounters()].bytes += region.count
-            }
-            return response
-        }
-        if let bytes = body.bytes {
-            // Already read: counted now, and left as it is so it can go out with the head.
-            counters.withLockedValue {
-                $0[kind, default: StreamCounters()].requests += 1
-                $0[kind, default: StreamCounters()].bytes += Int64(bytes.readableBytes)
+                $0[kind, default: StreamCounters()].bytes += length
             }
             return response
         }

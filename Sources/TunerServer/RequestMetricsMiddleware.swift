@@ -40,9 +40,7 @@ struct RequestMetricsMiddleware: RouterMiddleware {
         }
         let key = Key(route: context.endpointPath ?? "Unknown", method: request.method, status: response.status)
         let record: @Sendable () -> Void = { [store] in
-            let metrics = store.endpoint(key)
-            metrics.requests.increment()
-            metrics.duration.recordNanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds &- start))
+            store.recordAnswer(key, startedAt: start)
             active.decrement()
         }
         if let length = response.body.contentLength, length < Self.inlineLimit {
@@ -100,6 +98,13 @@ struct RequestMetricsMiddleware: RouterMiddleware {
                 endpoints[key] = made
                 return made
             }
+        }
+
+        /// Counts one answer of `key` and its duration since `start` (`DispatchTime` nanoseconds).
+        func recordAnswer(_ key: Key, startedAt start: UInt64) {
+            let metrics = endpoint(key)
+            metrics.requests.increment()
+            metrics.duration.recordNanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds &- start))
         }
 
         func active(_ method: HTTPRequest.Method) -> Meter {

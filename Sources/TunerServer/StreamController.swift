@@ -100,13 +100,22 @@ struct StreamController {
     }
 }
 
+extension MediaResponse {
+    /// The answer's headers as swift-http-types fields (a name that is not a valid field name is
+    /// left out), for Hummingbird's response and the stream fast path alike.
+    var httpFields: HTTPFields {
+        var fields = HTTPFields()
+        for header in headers {
+            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+        }
+        return fields
+    }
+}
+
 extension Response {
     /// Converts the cache's answer, streaming its body into the connection.
     init(_ media: MediaResponse, channel: (any Channel)? = nil) {
-        var fields = HTTPFields()
-        for header in media.headers {
-            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
-        }
+        let fields = media.httpFields
         let body: ResponseBody
         if let bytes = media.body?.bytes {
             // Hummingbird sends a single-buffer body with its head in one write (and one flush).

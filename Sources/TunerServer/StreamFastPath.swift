@@ -90,28 +90,24 @@ struct StreamFastPath: Sendable {
             guard link.channel == nil else { return nil }
             media = streams.serveHeld(link: link, range: range, ifRange: ifRange, requestID: "loop")
         }
+        guard let media else { return nil }
         let body: Body
-        if let bytes = media?.body?.bytes {
+        if let bytes = media.body?.bytes {
             body = .bytes(bytes)
-        } else if let region = media?.body?.region {
+        } else if let region = media.body?.region {
             body = .region(region)
         } else {
             return nil
         }
-        guard let media else { return nil }
-        var fields = HTTPFields()
-        for header in media.headers {
-            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
-        }
+        var fields = media.httpFields
         fields[.date] = dates.current
         if let serverName { fields[.server] = serverName }
         let head = HTTPResponse(status: HTTPResponse.Status(code: media.status), headerFields: fields)
-        let endpoint = metrics.endpoint(
+        metrics.recordAnswer(
             RequestMetricsMiddleware.Key(
                 route: parts.count == 4 ? StreamPaths.segmentRoute : StreamPaths.streamRoute, method: .get,
-                status: head.status))
-        endpoint.requests.increment()
-        endpoint.duration.recordNanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds &- start))
+                status: head.status),
+            startedAt: start)
         Self.answers.increment()
         return (head, body)
     }

@@ -49,7 +49,6 @@ struct StreamResponder<Fallback: HTTPResponder>: HTTPResponder where Fallback.Co
             try await run(index + 1, request, context, handler)
         }
     }
-
 }
 
 /// The stream proxy's two path shapes, read without the router (``StreamResponder``,

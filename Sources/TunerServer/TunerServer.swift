@@ -95,14 +95,14 @@ public final class TunerServer: Sendable {
         AccessController(access: engine.access).addRoutes(to: router)
         // Last: the web app takes the paths nothing above claims (its 404 page wraps only what follows).
         PagesController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
-        // Request heads are bounded (NIO's decoder: 80 KiB per field and in all, here at most 200
-        // fields) and a connection that sends no complete request within the idle timeout is
-        // closed, so slow or endless headers cannot hold connections or memory.
         // Warm stream answers are given on the event loop, by the same guard, signer, cache and
         // metrics (see StreamFastPath).
         let fastPath = StreamFastPath(
             requestGuard: requestGuard, signer: engine.signer, streams: engine.streams,
             metrics: requestMetrics.store, serverName: Self.serverName)
+        // Request heads are bounded (NIO's decoder: 80 KiB per field and in all, here at most 200
+        // fields) and a connection that sends no complete request within the idle timeout is
+        // closed, so slow or endless headers cannot hold connections or memory.
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [StreamFastPathInstaller(fastPath: fastPath)],
             idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1_000_000_000)),

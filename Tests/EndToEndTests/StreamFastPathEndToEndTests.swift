@@ -19,6 +19,21 @@ import TunerTesting
             workspace.remove()
         }
 
+        /// The proxy URL of the origin's `/files/<file>` (name and query), made by `tuner proxy-url`.
+        func proxyURL(_ file: String) async throws -> String {
+            try await TunerProcess.proxyURL(for: origin.baseURL + "/files/" + file, data: server.dataDirectory)
+        }
+
+        /// The same URL asked for once, so its answer is cached.
+        func warmURL(_ file: String) async throws -> String {
+            let url = try await proxyURL(file)
+            #expect(try await Curl.fetch(curl, url).status == 200, "\(file)")
+            return url
+        }
+
+        /// A proxy URL's path (what a raw request line names).
+        static func path(of url: String) -> String { "/stream/" + url.components(separatedBy: "/stream/")[1] }
+
         /// `tuner_stream_fast_answers_total`, read from `/metrics`.
         func fastAnswers() async throws -> Int {
             let metrics = try await Curl.fetch(curl, server.baseURL + "/metrics")
@@ -28,11 +43,11 @@ import TunerTesting
         }
     }
 
-    static func start() async throws -> Fixture? {
+    static func start(arguments: [String] = []) async throws -> Fixture? {
         guard let tools = Tools.require(.curl) else { return nil }
         let workspace = try Workspace()
         let origin = try await TestOrigin.start()
-        let server = try await TunerProcess.serve(data: workspace.file("data"))
+        let server = try await TunerProcess.serve(data: workspace.file("data"), arguments: arguments)
         return Fixture(workspace: workspace, origin: origin, server: server, curl: tools[.curl])
     }
 
@@ -52,10 +67,7 @@ import TunerTesting
         // be a playlist), and a bigger one whose whole answers go out as a file region (sendfile).
         let sizes = ["film.mp4": 40_000, "blob.bin": 40_000, "large.mp4": 600_000]
         for name in ["film.mp4", "blob.bin", "large.mp4"] {
-            let url = try await TunerProcess.proxyURL(
-                for: fixture.origin.baseURL + "/files/\(name)?size=\(sizes[name] ?? 0)",
-                data: fixture.server.dataDirectory)
-            links.append((name, url))
+            links.append((name, try await fixture.proxyURL("\(name)?size=\(sizes[name] ?? 0)")))
         }
         for (name, url) in links {
             let cold = try await Curl.fetch(fixture.curl, url)
@@ -137,9 +149,7 @@ import TunerTesting
     func refusalsStayTheRouters() async throws {
         guard let fixture = try await Self.start() else { return }
         defer { Task { await fixture.remove() } }
-        let url = try await TunerProcess.proxyURL(
-            for: fixture.origin.baseURL + "/files/warm.ts?size=30000", data: fixture.server.dataDirectory)
-        #expect(try await Curl.fetch(fixture.curl, url).status == 200)
+        let url = try await fixture.warmURL("warm.ts?size=30000")
         let before = try await fixture.fastAnswers()
         // DNS rebinding: a page's own name pointed at this address.
         let rebound = try await Curl.fetch(fixture.curl, url, options: ["-H", "Host: evil.example"])
@@ -165,13 +175,10 @@ import TunerTesting
     func pipelinedAnswersKeepTheirOrder() async throws {
         guard let fixture = try await Self.start() else { return }
         defer { Task { await fixture.remove() } }
-        let small = try await TunerProcess.proxyURL(
-            for: fixture.origin.baseURL + "/files/small.ts?size=1000", data: fixture.server.dataDirectory)
+        let small = try await fixture.warmURL("small.ts?size=1000")
         // Cold and slow (the origin waits 300 ms before its first byte): the router's answer.
-        let slow = try await TunerProcess.proxyURL(
-            for: fixture.origin.baseURL + "/files/slow.ts?size=2000&delay=300", data: fixture.server.dataDirectory)
-        #expect(try await Curl.fetch(fixture.curl, small).status == 200)
-        func path(_ url: String) -> String { "/stream/" + url.components(separatedBy: "/stream/")[1] }
+        let slow = try await fixture.proxyURL("slow.ts?size=2000&delay=300")
+        let path = Fixture.path(of:)
         var request = ""
         for (index, target) in [path(slow), path(small), "/api/v1/health", path(small)].enumerated() {
             request += "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Index: \(index)\r\n"
@@ -198,20 +205,13 @@ import TunerTesting
 
     @Test("answers from the event loop count as the connection's activity: no idle close while they flow, one after")
     func idleTimeoutSeesTheAnswers() async throws {
-        guard let tools = Tools.require(.curl) else { return }
-        let workspace = try Workspace()
-        let origin = try await TestOrigin.start()
-        let server = try await TunerProcess.serve(data: workspace.file("data"), arguments: ["--idle-timeout", "2"])
-        let fixture = Fixture(workspace: workspace, origin: origin, server: server, curl: tools[.curl])
+        guard let fixture = try await Self.start(arguments: ["--idle-timeout", "2"]) else { return }
         defer { Task { await fixture.remove() } }
-        let url = try await TunerProcess.proxyURL(
-            for: origin.baseURL + "/files/idle.ts?size=5000", data: server.dataDirectory)
-        #expect(try await Curl.fetch(fixture.curl, url).status == 200)
-        let target = "/stream/" + url.components(separatedBy: "/stream/")[1]
+        let target = Fixture.path(of: try await fixture.warmURL("idle.ts?size=5000"))
         let before = try await fixture.fastAnswers()
 
         // Ten answers 0.6 s apart on one connection: 6 s, three idle timeouts long.
-        let socket = try RawHTTP.connect(port: server.port, timeoutSeconds: 10)
+        let socket = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 10)
         defer { close(socket) }
         var answered = 0
         for _ in 0..<10 {
