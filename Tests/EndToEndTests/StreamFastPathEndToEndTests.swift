@@ -210,19 +210,39 @@ import TunerTesting
         let target = Fixture.path(of: try await fixture.warmURL("idle.ts?size=5000"))
         let before = try await fixture.fastAnswers()
 
-        // Ten answers 0.6 s apart on one connection: 6 s, three idle timeouts long.
-        let socket = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 10)
-        defer { close(socket) }
+        // Answers 0.1 s apart on one connection for 7 s, three idle timeouts long. A client that
+        // is itself held up for 2 s between two answers (a loaded machine) is rightly closed:
+        // such an attempt proves nothing and is made again, at most three times.
+        var socket: Int32 = -1
+        defer { if socket >= 0 { close(socket) } }
         var answered = 0
-        for _ in 0..<10 {
-            guard RawHTTP.write(socket, Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)),
-                Self.readAnswer(socket)?.count == 5000
-            else { break }
-            answered += 1
-            try await Task.sleep(for: .milliseconds(600))
+        var answeredInAll = 0
+        var kept = false
+        for _ in 0..<3 where !kept {
+            if socket >= 0 { close(socket) }
+            socket = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 10)
+            answered = 0
+            let started = ContinuousClock.now
+            var last = started
+            var longestGap = Duration.zero
+            while ContinuousClock.now - started < .seconds(7) {
+                guard RawHTTP.write(socket, Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)),
+                    Self.readAnswer(socket)?.count == 5000
+                else { break }
+                answered += 1
+                answeredInAll += 1
+                longestGap = max(longestGap, ContinuousClock.now - last)
+                last = ContinuousClock.now
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            kept = ContinuousClock.now - started >= .seconds(7)
+            longestGap = max(longestGap, ContinuousClock.now - last)
+            // Closed with every gap under the timeout: the server missed the answers' activity.
+            if !kept && longestGap < .milliseconds(1900) { break }
         }
-        #expect(answered == 10, "the connection was closed while answers flowed")
-        #expect(try await fixture.fastAnswers() == before + 10)
+        #expect(kept, "the connection was closed while answers flowed (\(answered) answered)")
+        #expect(try await fixture.fastAnswers() == before + answeredInAll)
+        #expect(answered > 20)
         // Idle now: the server closes it after its 2 s (the read ends before this client's 10 s).
         let started = ContinuousClock.now
         #expect(RawHTTP.readAll(socket).isEmpty)
