@@ -242,7 +242,8 @@ import TunerTesting
         }
         #expect(kept, "the connection was closed while answers flowed (\(answered) answered)")
         #expect(try await fixture.fastAnswers() == before + answeredInAll)
-        #expect(answered > 20)
+        // Seven seconds of answers, each within the timeout of the last: at least four of them.
+        #expect(answered >= 4)
         // Idle now: the server closes it after its 2 s (the read ends before this client's 10 s).
         let started = ContinuousClock.now
         #expect(RawHTTP.readAll(socket).isEmpty)
