@@ -46,18 +46,6 @@ public final class MediaCache: Sendable {
         self.freeSpace = FreeSpaceGauge(path: configuration.directory)
         try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
         index = try CacheIndex(path: configuration.directory + "/index.sqlite")
-        let client: HTTPClient
-        if let httpClient {
-            client = httpClient
-            ownsHTTPClient = false
-        } else {
-            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.httpClientConfiguration())
-            ownsHTTPClient = true
-        }
-        upstream = UpstreamClient(
-            httpClient: client, headTimeout: .seconds(configuration.headTimeoutSeconds), logger: logger,
-            fetchPolicy: configuration.fetchPolicy)
-
         var loaded: [String: ResourceEntry] = [:]
         var durable: Int64 = 0
         for stored in try index.loadAll() {
@@ -74,6 +62,18 @@ public final class MediaCache: Sendable {
         var errors: [String: UpstreamErrorRecord] = [:]
         for record in try index.loadErrors() { errors[record.url] = record }
         recentErrors = NIOLockedValueBox(errors)
+        // The client last, once nothing can throw: one made and dropped unshut traps (debug builds).
+        let client: HTTPClient
+        if let httpClient {
+            client = httpClient
+            ownsHTTPClient = false
+        } else {
+            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.httpClientConfiguration())
+            ownsHTTPClient = true
+        }
+        upstream = UpstreamClient(
+            httpClient: client, headTimeout: .seconds(configuration.headTimeoutSeconds), logger: logger,
+            fetchPolicy: configuration.fetchPolicy)
         logger.info(
             "cache opened",
             metadata: ["directory": "\(configuration.directory)", "entries": "\(loaded.count)", "bytes": "\(durable)"])

@@ -87,6 +87,9 @@ public final class ChildProcess: Sendable {
     /// True until the child has ended and been reaped.
     public var isRunning: Bool { state.withLock { $0.ended == nil } }
 
+    /// How the child ended, or nil while it runs.
+    public var termination: Termination? { state.withLock { $0.ended } }
+
     /// Waits (without blocking a thread) for the child to end.
     public func wait() async -> Termination {
         await withCheckedContinuation { continuation in

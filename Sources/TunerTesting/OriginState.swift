@@ -55,7 +55,10 @@ final class OriginState: @unchecked Sendable {
         locked {
             bodyBytesSent += count
             bodyBytesByPath[path, default: 0] += count
-            bodySpans[path] = (bodySpans[path]?.lowerBound ?? now)...now
+            // Two event loops may report out of order (one read the clock, then waited for the
+            // lock): the span only ever widens, so it never becomes a range that traps.
+            let span = bodySpans[path] ?? now...now
+            bodySpans[path] = min(span.lowerBound, now)...max(span.upperBound, now)
         }
     }
 

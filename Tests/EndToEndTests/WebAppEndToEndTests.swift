@@ -354,6 +354,15 @@ import TunerTesting
         values = js("return window.downloadValues")
         check(any(0 < v < 1 for v in values), "the bar never moved between 0 and 1: " + repr(values[:20]))
         screenshot("downloads")
+        # A reload's list (here three seconds late) is older than the events that came meanwhile (a
+        # download added and finished): it must not hide them.
+        import time
+        js("const f = window.fetch; window.fetch = async (...a) => { const r = await f(...a); if (!(a[1] && a[1].method) && String(a[0]).endsWith('/api/v1/transfers')) await new Promise(s => setTimeout(s, 3000)); return r; }")
+        js("document.querySelector('[data-all=resume-all]').click()")
+        time.sleep(1)
+        driver.find_element(By.ID, "download-url").send_keys(files + "/files/short.bin?size=65536")
+        driver.find_element(By.ID, "download-url").send_keys(Keys.ENTER)
+        wait_for("return [...document.querySelectorAll('#transfers li[data-state=complete] .name')].some(n => n.textContent === 'short.bin')", 30)
 
         for name in ["streams", "outputs", "cache", "settings"]:
             driver.get(base + "/" + name)

@@ -55,7 +55,8 @@ import Testing
         // The newest 500 stay, on disk and in the index.
         #expect(FileManager.default.fileExists(atPath: MediaCache.dataPath(directory: directory, key: keys[count - 1])))
         #expect(!FileManager.default.fileExists(atPath: MediaCache.dataPath(directory: directory, key: keys[0])))
-        let reopened = try CacheIndex(path: directory + "/index.sqlite").loadAll()
+        // Not thrown before the shutdown below (a cache dropped unshut traps in a debug build).
+        let reopened = (try? CacheIndex(path: directory + "/index.sqlite").loadAll()) ?? []
         #expect(reopened.count == 500)
         #expect(Set(reopened.map(\.key)) == Set(keys.suffix(500)))
         try await cache.shutdown()

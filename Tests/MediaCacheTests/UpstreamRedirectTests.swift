@@ -15,41 +15,47 @@ import TunerTesting
         let httpClient = HTTPClient(
             eventLoopGroupProvider: .singleton, configuration: MediaCache.httpClientConfiguration())
         let client = UpstreamClient(httpClient: httpClient, headTimeout: .seconds(10), logger: Logger(label: "test"))
-        let headers = [
-            ("Authorization", "Basic c2VjcmV0"), ("Cookie", "session=SECRET"),
-            ("Proxy-Authorization", "Basic eA=="), ("X-Provider", "kept"),
-        ]
+        // A client dropped without shutdown traps in a debug build: shut it down on failure too.
+        do {
+            let headers = [
+                ("Authorization", "Basic c2VjcmV0"), ("Cookie", "session=SECRET"),
+                ("Proxy-Authorization", "Basic eA=="), ("X-Provider", "kept"),
+            ]
 
-        // Same origin: everything is sent.
-        let sameTarget = "\(first.baseURL)/files/same.bin?size=10"
-        let same = try await client.send(
-            url: URL(
-                string:
-                    "\(first.baseURL)/redirect-to?url=\(sameTarget.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
-            )!,
-            headers: headers)
-        _ = try await same.body.collect(upTo: 1 << 20)
-        let sameHeaders = try #require(first.lastRequestHeaders(path: "/files/same.bin"))
-        #expect(sameHeaders.contains { $0.name.lowercased() == "authorization" && $0.value == "Basic c2VjcmV0" })
-        #expect(sameHeaders.contains { $0.name.lowercased() == "cookie" })
+            // Same origin: everything is sent.
+            let sameTarget = "\(first.baseURL)/files/same.bin?size=10"
+            let same = try await client.send(
+                url: URL(
+                    string:
+                        "\(first.baseURL)/redirect-to?url=\(sameTarget.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+                )!,
+                headers: headers)
+            _ = try await same.body.collect(upTo: 1 << 20)
+            let sameHeaders = try #require(first.lastRequestHeaders(path: "/files/same.bin"))
+            #expect(sameHeaders.contains { $0.name.lowercased() == "authorization" && $0.value == "Basic c2VjcmV0" })
+            #expect(sameHeaders.contains { $0.name.lowercased() == "cookie" })
 
-        // Another port is another origin: credentials stay behind, other headers go on.
-        let otherTarget = "\(second.baseURL)/files/other.bin?size=10"
-        let other = try await client.send(
-            url: URL(
-                string:
-                    "\(first.baseURL)/redirect-to?url=\(otherTarget.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
-            )!,
-            headers: headers)
-        #expect(other.status == 200)
-        #expect(other.finalURL.port == second.port)
-        _ = try await other.body.collect(upTo: 1 << 20)
-        let otherHeaders = try #require(second.lastRequestHeaders(path: "/files/other.bin"))
-        let names = Set(otherHeaders.map { $0.name.lowercased() })
-        #expect(!names.contains("authorization"))
-        #expect(!names.contains("cookie"))
-        #expect(!names.contains("proxy-authorization"))
-        #expect(otherHeaders.contains { $0.name.lowercased() == "x-provider" && $0.value == "kept" })
+            // Another port is another origin: credentials stay behind, other headers go on.
+            let otherTarget = "\(second.baseURL)/files/other.bin?size=10"
+            let other = try await client.send(
+                url: URL(
+                    string:
+                        "\(first.baseURL)/redirect-to?url=\(otherTarget.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+                )!,
+                headers: headers)
+            #expect(other.status == 200)
+            #expect(other.finalURL.port == second.port)
+            _ = try await other.body.collect(upTo: 1 << 20)
+            let otherHeaders = try #require(second.lastRequestHeaders(path: "/files/other.bin"))
+            let names = Set(otherHeaders.map { $0.name.lowercased() })
+            #expect(!names.contains("authorization"))
+            #expect(!names.contains("cookie"))
+            #expect(!names.contains("proxy-authorization"))
+            #expect(otherHeaders.contains { $0.name.lowercased() == "x-provider" && $0.value == "kept" })
+        } catch {
+            try? await httpClient.shutdown()
+            throw error
+        }
 
         try await httpClient.shutdown()
         try await first.shutdown()

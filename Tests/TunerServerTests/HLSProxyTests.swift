@@ -354,7 +354,7 @@ import TunerTesting
                 afterJump.mediaSequence >= jumped, "the proxy served a playlist older than half its target duration")
 
             // The newest segment is there through the proxy.
-            let segment = try await HTTP.fetch(afterJump.uris.last!)
+            let segment = try await HTTP.fetch(try #require(afterJump.uris.last))
             #expect(segment.status == 200)
             #expect(segment.body.first == 0x47)
         }

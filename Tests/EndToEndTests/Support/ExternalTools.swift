@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TunerTesting
 
 /// The programs the end-to-end tests drive besides `tuner`.
 enum ExternalTool: String, Sendable, CaseIterable {
@@ -49,14 +50,12 @@ enum ExternalTool: String, Sendable, CaseIterable {
 
     /// Whether `python` can import `module`.
     static func imports(_ python: String, _ module: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", "import \(module)"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        // ChildProcess, not Foundation's Process (see ChildProcess); polled, as callers are synchronous.
+        guard let child = try? ChildProcess(python, ["-c", "import \(module)"]) else { return false }
+        while true {
+            if let ended = child.termination { return !ended.signaled && ended.status == 0 }
+            usleep(10_000)
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 // Escape goes back to the grid.
 import { el, say, duration, arrowNavigation } from './app.js';
 import { getJSON } from './command.js';
-import { subscribe } from './events.js';
+import { subscribe, onResync } from './events.js';
 import { position, mmss } from './resume.js';
 import { playLink, addDownload } from './vod.js';
 
@@ -14,6 +14,9 @@ const id = Number(section.dataset.id);
 const kind = section.dataset.kind;
 const name = document.getElementById('title-name').textContent;
 const watched = new Map(); // transfer id -> {bar, words}
+// The newest event of each transfer not watched (yet): a short download can end before the
+// answer to its POST arrives here, and its last event must not be lost then.
+const unwatched = new Map(); // transfer id -> [task, progress]
 
 /** Year · rating · running time · genre, from what the provider told. */
 async function loadDetails() {
@@ -50,6 +53,8 @@ async function download(control, episode) {
     holder.dataset.transfer = transfer.id;
     watched.set(transfer.id, { bar, words, holder, title });
     show(transfer);
+    const early = unwatched.get(transfer.id);
+    if (early) show(...early);
     say(status, `${title} is downloading.`);
   } catch (error) {
     say(status, error.message, true);
@@ -71,10 +76,29 @@ function show(task, progress) {
 }
 
 subscribe('transfers', (event) => {
-  if (event.type === 'transfer.changed') show(event.data);
-  else if (event.type === 'transfer.progress') {
-    const entry = watched.get(event.data.id);
-    if (entry) show({ id: event.data.id, state: 'active' }, event.data);
+  let args;
+  if (event.type === 'transfer.changed') args = [event.data];
+  else if (event.type === 'transfer.progress') args = [{ id: event.data.id, state: 'active' }, event.data];
+  else return;
+  if (watched.has(event.data.id)) {
+    show(...args);
+  } else if (event.type === 'transfer.changed' || !unwatched.has(event.data.id)) {
+    // A change (a new state) is kept over progress; a few dozen at most are kept.
+    unwatched.delete(event.data.id);
+    unwatched.set(event.data.id, args);
+    if (unwatched.size > 50) unwatched.delete(unwatched.keys().next().value);
+  }
+});
+
+// Events were missed (a reconnect too late to resume, a server restart): ask for each bar's task.
+onResync(async () => {
+  for (const id of watched.keys()) {
+    try {
+      const entry = await getJSON(`/api/v1/transfers/${id}`);
+      show(entry, entry.state === 'active' ? entry.progress : undefined);
+    } catch {
+      // Deleted meanwhile: the bar keeps its last state.
+    }
   }
 });
 

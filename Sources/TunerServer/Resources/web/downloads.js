@@ -9,12 +9,26 @@ const status = document.getElementById('transfers-status');
 const form = document.getElementById('add-download');
 const entries = new Map(); // id -> {task fields…, progress}
 
+// A reload's list can be older than the events that arrive while it is fetched (a download that
+// ends meanwhile): put in place, it would hide them for good. So a list is put in place only if no
+// task changed during its fetch; otherwise it is fetched again (a few times at most; the events
+// keep the page current meanwhile). A newer reload supersedes an older one.
+let reloads = 0;
+let changedDuringReload = false;
+
 async function reload() {
+  const generation = ++reloads;
   try {
-    const answer = await getJSON('/api/v1/transfers');
-    entries.clear();
-    for (const entry of answer.transfers) entries.set(entry.id, entry);
-    draw();
+    for (let attempt = 1; ; attempt++) {
+      changedDuringReload = false;
+      const answer = await getJSON('/api/v1/transfers');
+      if (generation !== reloads) return;
+      if (changedDuringReload && attempt < 5) continue;
+      entries.clear();
+      for (const entry of answer.transfers) entries.set(entry.id, entry);
+      draw();
+      return;
+    }
   } catch (error) {
     say(status, error.message, true);
   }
@@ -148,6 +162,7 @@ for (const control of document.querySelectorAll('[data-all]')) {
 
 subscribe('transfers', (event) => {
   const data = event.data;
+  if (event.type !== 'transfer.progress') changedDuringReload = true;
   if (event.type === 'transfer.changed') {
     const previous = entries.get(data.id) || {};
     entries.set(data.id, { ...previous, ...data, progress: data.state === 'active' ? previous.progress : undefined });
