@@ -133,7 +133,7 @@ public final class MediaCache: Sendable {
     /// The entry of `key` when it exists, is not evicted and its data file can be opened;
     /// nil otherwise (then ``entry(key:url:)`` makes or replaces it).
     func existingEntry(key: String) -> ResourceEntry? {
-        if DataFile.openCount.withLockedValue({ $0 }) > configuration.maxOpenFiles { closeIdleFiles() }
+        closeIdleFilesIfOverLimit()
         return entries.withLockedValue { entries in
             guard let existing = entries[key], !existing.isEvicted, existing.meta != nil, existing.openFileIfNeeded()
             else { return nil }
@@ -144,7 +144,7 @@ public final class MediaCache: Sendable {
     /// The entry of `key`, created if new. An entry loaded from the index whose data file is
     /// gone is replaced by a blank one, so the index never serves bytes that are not on disk.
     func entry(key: String, url: String) -> ResourceEntry {
-        if DataFile.openCount.withLockedValue({ $0 }) > configuration.maxOpenFiles { closeIdleFiles() }
+        closeIdleFilesIfOverLimit()
         let path = Self.dataPath(directory: configuration.directory, key: key)
         return entries.withLockedValue { entries in
             if let existing = entries[key], !existing.isEvicted {
@@ -156,6 +156,11 @@ public final class MediaCache: Sendable {
             entries[key] = entry
             return entry
         }
+    }
+
+    /// Before an entry's file may be opened: ``closeIdleFiles()`` when over `maxOpenFiles`.
+    private func closeIdleFilesIfOverLimit() {
+        if DataFile.openCount.withLockedValue({ $0 }) > configuration.maxOpenFiles { closeIdleFiles() }
     }
 
     /// Closes the data files of the least recently used idle entries until three quarters of

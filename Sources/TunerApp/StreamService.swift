@@ -109,10 +109,7 @@ public final class StreamService: Sendable {
                 return await respond(playlist: link, known: known, method: method, target: target)
             }
             let response = await cache.serve(request)
-            // The set first: a URL already seen not to be a playlist needs no look at its headers.
-            guard method == .get, !notPlaylists.withLockedValue({ $0.contains(link.url.absoluteString) }),
-                Self.mayBePlaylist(response)
-            else {
+            guard method == .get, mayNeedSniffing(response, url: link.url.absoluteString) else {
                 return counted(response, kind: .other)
             }
             return await withTaskExecutorPreference(globalConcurrentExecutor) {
@@ -136,9 +133,7 @@ public final class StreamService: Sendable {
             // is sniffed, unless its URL was seen not to be one.
             guard freshPlaylist(link.url) == nil else { return nil }
             let url = link.url.absoluteString
-            isNotPlaylist = { [notPlaylists] head in
-                !Self.mayBePlaylist(head) || notPlaylists.withLockedValue { $0.contains(url) }
-            }
+            isNotPlaylist = { [self] head in !mayNeedSniffing(head, url: url) }
         case .playlist, .key:
             return nil
         }
@@ -147,6 +142,12 @@ public final class StreamService: Sendable {
             requestID: requestID, storage: .cache)
         guard let response = cache.serveHeld(request, accepting: isNotPlaylist) else { return nil }
         return counted(response, kind: link.kind ?? .other)
+    }
+
+    /// Whether the answer to a user's link (`url`) may be a playlist, so its first bytes must be
+    /// read: not when the URL was seen not to be one (checked first: no look at the headers).
+    private func mayNeedSniffing(_ response: MediaResponse, url: String) -> Bool {
+        !notPlaylists.withLockedValue { $0.contains(url) } && Self.mayBePlaylist(response)
     }
 
     /// A user's link whose answer may be a playlist: read whole (on the pool, see `.playlist`)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import MediaFormats
 import NIOCore
 import Transfers
 import TunerApp
@@ -308,11 +309,7 @@ struct UploadsController {
     }
 
     static func httpDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
+        HTTPDate.string(secondsSince1970: Int(date.timeIntervalSince1970.rounded(.down)))
     }
 }
 

@@ -13,7 +13,7 @@ const status = document.getElementById('title-status');
 const id = Number(section.dataset.id);
 const kind = section.dataset.kind;
 const name = document.getElementById('title-name').textContent;
-const watched = new Map(); // transfer id -> {bar, words}
+const watched = new Map(); // transfer id -> {bar, words, holder, title, events}
 // The newest event of each transfer not watched (yet): a short download can end before the
 // answer to its POST arrives here, and its last event must not be lost then.
 const unwatched = new Map(); // transfer id -> [task, progress]
@@ -51,9 +51,10 @@ async function download(control, episode) {
     holder.replaceChildren(bar, ' ', words, ' ', el('a', { href: '/downloads', text: 'Downloads' }));
     holder.hidden = false;
     holder.dataset.transfer = transfer.id;
-    watched.set(transfer.id, { bar, words, holder, title });
+    watched.set(transfer.id, { bar, words, holder, title, events: 0 });
     show(transfer);
     const early = unwatched.get(transfer.id);
+    unwatched.delete(transfer.id);
     if (early) show(...early);
     say(status, `${title} is downloading.`);
   } catch (error) {
@@ -80,7 +81,9 @@ subscribe('transfers', (event) => {
   if (event.type === 'transfer.changed') args = [event.data];
   else if (event.type === 'transfer.progress') args = [{ id: event.data.id, state: 'active' }, event.data];
   else return;
-  if (watched.has(event.data.id)) {
+  const entry = watched.get(event.data.id);
+  if (entry) {
+    entry.events += 1;
     show(...args);
   } else if (event.type === 'transfer.changed' || !unwatched.has(event.data.id)) {
     // A change (a new state) is kept over progress; a few dozen at most are kept.
@@ -91,11 +94,14 @@ subscribe('transfers', (event) => {
 });
 
 // Events were missed (a reconnect too late to resume, a server restart): ask for each bar's task.
+// An answer is older than an event that came while it was fetched (as with the Downloads page's
+// reload), so it is shown only if none did.
 onResync(async () => {
-  for (const id of watched.keys()) {
+  for (const [id, watching] of watched) {
     try {
+      const events = watching.events;
       const entry = await getJSON(`/api/v1/transfers/${id}`);
-      show(entry, entry.state === 'active' ? entry.progress : undefined);
+      if (watching.events === events) show(entry, entry.state === 'active' ? entry.progress : undefined);
     } catch {
       // Deleted meanwhile: the bar keeps its last state.
     }
