@@ -305,6 +305,8 @@ import TunerTesting
         js("document.querySelector('#episodes li .download').focus()")
         press(Keys.ENTER)
         wait_for("const d = document.querySelector('#episodes li .download-progress'); return d?.dataset.state === 'complete' && d.querySelector('progress').value === 1", 60)
+        said = js("return document.getElementById('title-status').textContent")
+        check(said.endswith("is downloaded (in the data folder's downloads/)."), "the page says " + repr(said))
         screenshot("show")
         js("document.querySelector('#seasons button').focus()")
         press(Keys.ARROW_RIGHT, Keys.ENTER)

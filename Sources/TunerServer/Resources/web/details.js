@@ -52,11 +52,12 @@ async function download(control, episode) {
     holder.hidden = false;
     holder.dataset.transfer = transfer.id;
     watched.set(transfer.id, { bar, words, holder, title, events: 0 });
+    // Said first: an early event applied below may already say it is downloaded.
+    say(status, `${title} is downloading.`);
     show(transfer);
     const early = unwatched.get(transfer.id);
     unwatched.delete(transfer.id);
     if (early) show(...early);
-    say(status, `${title} is downloading.`);
   } catch (error) {
     say(status, error.message, true);
   }
