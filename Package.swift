@@ -194,6 +194,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                // The main port's own server quiesces its connections at shutdown.
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
                 // The web app's asset names carry a SHA-256 of their content.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

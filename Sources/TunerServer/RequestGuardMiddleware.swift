@@ -116,9 +116,15 @@ struct RequestGuardMiddleware: RouterMiddleware {
     /// session's), a safe method and no upgrade. `path` is the request's normalised path. The
     /// stream fast path answers only such requests; anything else goes through the guard.
     func letsThrough(_ request: HTTPRequest, path: RequestPath) -> Bool {
-        if let host = request.authority, !accepts(host: host) { return false }
-        return isOpen(path) && path.text != Self.sessionPath && Self.isSafe(request.method)
-            && request.headerFields[.upgrade] == nil
+        Self.isSafe(request.method) && request.headerFields[.upgrade] == nil
+            && letsThroughSafeRequest(host: request.authority, path: path)
+    }
+
+    /// ``letsThrough(_:path:)`` for a request already known to use a safe method and to ask for
+    /// no upgrade: an accepted `Host` (or none) and a path open without a credential.
+    func letsThroughSafeRequest(host: String?, path: RequestPath) -> Bool {
+        if let host, !accepts(host: host) { return false }
+        return isOpen(path) && path.text != Self.sessionPath
     }
 
     /// Who the request acts as: the owner's token or an API key (`Authorization: Bearer`, or

@@ -7,6 +7,7 @@ import MediaFormats
 import Metrics
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 import TunerApp
 
@@ -27,6 +28,9 @@ import TunerApp
 /// `Date` and `Server` as Hummingbird adds them, and the same request metrics. Anything else (a
 /// cold or long answer, a playlist, a channel, a forged link, a refused host) goes on to
 /// Hummingbird untouched, which then answers or refuses it as before.
+///
+/// Two handlers send its answers: ``StreamFrontHandler`` on a connection Hummingbird has not
+/// taken yet (most players' connections never need it), ``StreamFastPathHandler`` after that.
 struct StreamFastPath: Sendable {
     let requestGuard: RequestGuardMiddleware
     let signer: StreamLinkSigner
@@ -64,31 +68,58 @@ struct StreamFastPath: Sendable {
         case region(CachedFileRegion)
     }
 
+    /// What this path reads of a `GET` request with no body and no upgrade; each handler fills
+    /// it from its own request type.
+    struct Request {
+        /// The request target, as sent.
+        var target: String
+        /// The `Host` field (swift-http-types' authority), if any.
+        var host: String?
+        var range: String?
+        var ifRange: String?
+    }
+
     /// The whole answer to `request` (which has no body), or nil when Hummingbird should give it.
     func answer(_ request: HTTPRequest) -> (head: HTTPResponse, body: Body)? {
+        guard request.method == .get, let target = request.path,
+            request.headerFields[.transferEncoding] == nil, request.headerFields[.expect] == nil,
+            request.headerFields[.contentLength].map({ $0 == "0" }) ?? true, request.headerFields[.upgrade] == nil
+        else { return nil }
+        let fastRequest = Request(
+            target: target, host: request.authority, range: request.headerFields[.range],
+            ifRange: request.headerFields[.ifRange])
+        return answer(fastRequest) { media in
+            var fields = media.httpFields
+            fields[.date] = dates.current
+            if let serverName { fields[.server] = serverName }
+            return HTTPResponse(status: HTTPResponse.Status(code: media.status), headerFields: fields)
+        }
+    }
+
+    /// The held answer to `request` with the head `makeHead` gives it, or nil when Hummingbird
+    /// should answer (also when `makeHead` gives no head). Records the answer's request metrics;
+    /// the caller sends it.
+    func answer<Head>(_ request: Request, head makeHead: (MediaResponse) -> Head?) -> (head: Head, body: Body)? {
         // A plain path (no query, escapes or dot segments) reads the same before and after the
         // guard's normalisation, so the components below are the ones the guard judged.
-        guard request.method == .get, let target = request.path, target.utf8.allSatisfy(Self.isPlainPathByte),
-            let parts = StreamPaths.components(target),
+        let target = request.target
+        guard target.utf8.allSatisfy(Self.isPlainPathByte), let parts = StreamPaths.components(target),
             !parts.contains(where: { $0 == "." || $0 == ".." }),
-            request.headerFields[.transferEncoding] == nil, request.headerFields[.expect] == nil,
-            request.headerFields[.contentLength].map({ $0 == "0" }) ?? true,
-            let path = try? RequestPath(normalising: target), requestGuard.letsThrough(request, path: path)
+            let path = try? RequestPath(normalising: target),
+            requestGuard.letsThroughSafeRequest(host: request.host, path: path)
         else { return nil }
         let start = DispatchTime.now().uptimeNanoseconds
         guard let link = try? signer.verify(signature: String(parts[0]), payload: String(parts[1])) else { return nil }
-        let range = request.headerFields[.range]
-        let ifRange = request.headerFields[.ifRange]
         let media: MediaResponse?
         if parts.count == 4 {
             // A playlist's segment, `s<media sequence number>/<name>`, read as `StreamController` does.
             guard let number = StreamController.segmentNumber(parts[2]) else { return nil }
             media = streams.serveSegmentHeld(
-                of: link, number: number, range: range, ifRange: ifRange, requestID: "loop")
+                of: link, number: number, range: request.range, ifRange: request.ifRange, requestID: "loop")
         } else {
             // A channel's link plays through its live session.
             guard link.channel == nil else { return nil }
-            media = streams.serveHeld(link: link, range: range, ifRange: ifRange, requestID: "loop")
+            media = streams.serveHeld(link: link, range: request.range, ifRange: request.ifRange, requestID: "loop")
         }
         guard let media else { return nil }
         let body: Body
@@ -99,17 +130,52 @@ struct StreamFastPath: Sendable {
         } else {
             return nil
         }
-        var fields = media.httpFields
-        fields[.date] = dates.current
-        if let serverName { fields[.server] = serverName }
-        let head = HTTPResponse(status: HTTPResponse.Status(code: media.status), headerFields: fields)
+        guard let head = makeHead(media) else { return nil }
         metrics.recordAnswer(
             RequestMetricsMiddleware.Key(
                 route: parts.count == 4 ? StreamPaths.segmentRoute : StreamPaths.streamRoute, method: .get,
-                status: head.status),
+                status: HTTPResponse.Status(code: media.status)),
             startedAt: start)
         Self.answers.increment()
         return (head, body)
+    }
+
+    /// The head of `media` for NIO's HTTP/1 encoder, with the bytes the router's answer has: its
+    /// fields in order, then `Date` and `Server`, and swift-http-types' reason phrase. Nil when a
+    /// field would read differently through swift-http-types (a name or value it does not take
+    /// as it is, or a `Date` or `Server` of its own); the router then gives that answer.
+    func head(of media: MediaResponse) -> HTTPResponseHead? {
+        var headers = media.headers
+        for header in headers {
+            guard Self.isToken(header.name), HTTPField.isValidValue(header.value),
+                !Self.isAddedHere(header.name)
+            else { return nil }
+        }
+        headers.add(name: "Date", value: dates.current)
+        if let serverName { headers.add(name: "Server", value: serverName) }
+        let status = HTTPResponse.Status(code: media.status)
+        return HTTPResponseHead(
+            version: .http1_1, status: HTTPResponseStatus(statusCode: status.code, reasonPhrase: status.reasonPhrase),
+            headers: headers)
+    }
+
+    /// RFC 9110's token: the bytes a field name may have.
+    static func isToken(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    return true
+                default:
+                    return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                }
+            }
+    }
+
+    /// `Date` or `Server`, which the answer's head gets here.
+    static func isAddedHere(_ name: String) -> Bool {
+        name.utf8.count == 4 && name.lowercased() == "date" || name.utf8.count == 6 && name.lowercased() == "server"
     }
 }
 

@@ -5,22 +5,52 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// The server's connections: HTTP/1 with the WebSocket upgrade of `/api/v1/events`
-/// (hummingbird-websocket's channel), plus an answer to requests whose head breaks the limits.
+/// The main port's connections: HTTP/1 with the WebSocket upgrade of `/api/v1/events`
+/// (hummingbird-websocket's channel), warm stream answers before Hummingbird, and an answer to
+/// requests whose head breaks the limits. ``TunerHTTPServer`` sets each connection up and runs
+/// ``handle(value:logger:)`` once the connection is handed to Hummingbird.
 ///
 /// The upgrade channel negotiates before Hummingbird sees a request, and a head that fails to
 /// decode (more than 200 header fields, a field over 80 KiB) ends that negotiation with a silent
 /// close. The plain HTTP/1 channel answers 400; `BadRequestAnswerer`, right after the decoder,
 /// answers the same before the connection closes, so a client learns why.
-struct TunerHTTPChannel: ServerChildChannel {
+struct TunerHTTPChannel: Sendable {
     typealias Value = HTTP1WebSocketUpgradeChannel.Value
     let inner: HTTP1WebSocketUpgradeChannel
+    /// Answers warm stream requests before Hummingbird sets the connection up (see
+    /// ``StreamFrontHandler``); nil to hand every connection over at once.
+    let fastPath: StreamFastPath?
+    let idleTimeout: TimeAmount
 
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+    init(
+        responder: @escaping HTTPChannelHandler.Responder, webSocketResponder: RouterResponder<TunerRequestContext>,
+        configuration: HTTP1WebSocketUpgradeChannel.Configuration, fastPath: StreamFastPath?,
+        idleTimeout: TimeAmount
+    ) {
+        inner = HTTP1WebSocketUpgradeChannel(
+            responder: responder, webSocketResponder: webSocketResponder, configuration: configuration)
+        self.fastPath = fastPath
+        self.idleTimeout = idleTimeout
+    }
+
+    /// Builds the connection's pipeline; `handOff` gets its value when Hummingbird should take
+    /// the connection (at once without a fast path).
+    func setup(
+        channel: any Channel, logger: Logger, handOff: @escaping @Sendable (Value) -> Void
+    ) -> EventLoopFuture<Value> {
         inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
-            if let decoder = try? pipeline.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self) {
-                try pipeline.addHandler(BadRequestAnswerer(), position: .after(decoder.handler))
+            guard let decoder = try? pipeline.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self) else {
+                handOff(value)
+                return value
+            }
+            let answerer = BadRequestAnswerer()
+            try pipeline.addHandler(answerer, position: .after(decoder.handler))
+            if let fastPath {
+                let front = StreamFrontHandler(fastPath: fastPath, idleTimeout: idleTimeout) { handOff(value) }
+                try pipeline.addHandler(front, position: .after(answerer))
+            } else {
+                handOff(value)
             }
             return value
         }
@@ -30,18 +60,6 @@ struct TunerHTTPChannel: ServerChildChannel {
         // The connection's requests run on its own event loop (see EventLoopTaskExecutor).
         await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
             await inner.handle(value: value, logger: logger)
-        }
-    }
-
-    /// A server builder for Hummingbird's `Application`.
-    static func builder(
-        router: Router<TunerRequestContext>, configuration: HTTP1WebSocketUpgradeChannel.Configuration
-    ) -> HTTPServerBuilder {
-        let webSocketResponder = router.buildResponder()
-        return HTTPServerBuilder { responder in
-            TunerHTTPChannel(
-                inner: HTTP1WebSocketUpgradeChannel(
-                    responder: responder, webSocketResponder: webSocketResponder, configuration: configuration))
         }
     }
 }

@@ -52,7 +52,7 @@ public final class TunerServer: Sendable {
     static let serverName = "Tuner"
 
     /// Builds the application: routes, middleware and the cache's maintenance service.
-    func buildApplication(onListening: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
+    func buildApplication(onListening: @escaping @Sendable (Int) async -> Void) throws -> some Service {
         let router = Router(context: TunerRequestContext.self)
         let configuration = engine.configuration
         let token = engine.accessToken
@@ -103,9 +103,10 @@ public final class TunerServer: Sendable {
         // Request heads are bounded (NIO's decoder: 80 KiB per field and in all, here at most 200
         // fields) and a connection that sends no complete request within the idle timeout is
         // closed, so slow or endless headers cannot hold connections or memory.
+        let idleTimeout = TimeAmount.nanoseconds(Int64(configuration.idleTimeoutSeconds * 1_000_000_000))
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [StreamFastPathInstaller(fastPath: fastPath)],
-            idleTimeout: .nanoseconds(Int64(configuration.idleTimeoutSeconds * 1_000_000_000)),
+            idleTimeout: idleTimeout,
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: 80 * 1024, maxHeaderListSize: 80 * 1024, maxHeaderFieldCount: 200))
         var discovery: [any Service] = []
@@ -149,12 +150,11 @@ public final class TunerServer: Sendable {
         // guard. Pings every 15 s; a peer that leaves one unanswered until the next is closed.
         let webSocket = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: http1, ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(15))))
-        return Application(
+        return TunerHTTPApplication(
             responder: StreamResponder(fallback: router.buildResponder(), middleware: middleware, streams: streams),
-            server: TunerHTTPChannel.builder(router: router, configuration: webSocket),
-            configuration: .init(
-                address: .hostname(engine.configuration.host, port: engine.configuration.port),
-                serverName: Self.serverName),
+            webSocketResponder: router.buildResponder(), webSocket: webSocket, fastPath: fastPath,
+            idleTimeout: idleTimeout,
+            host: engine.configuration.host, port: engine.configuration.port, serverName: Self.serverName,
             services: [
                 CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine),
                 TransferService(engine: engine),

@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+import TunerTesting
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A connection's life before and after Hummingbird takes it (`TunerHTTPServer` and
+/// `StreamFrontHandler`), through the real binary: warm answers first, then any other request
+/// on the same connection (a route, a WebSocket upgrade) answered in order; the idle timeout for
+/// a connection that never completes a request; a client that half-closes; a shutdown while an
+/// answer is being sent; and a port already taken.
+@Suite struct ConnectionFrontEndToEndTests {
+    typealias Fixture = StreamFastPathEndToEndTests.Fixture
+
+    @Test("warm answers first, then a route, a cold answer and warm ones again, all in request order")
+    func handOffKeepsTheOrder() async throws {
+        guard let fixture = try await StreamFastPathEndToEndTests.start() else { return }
+        defer { Task { await fixture.remove() } }
+        let small = Fixture.path(of: try await fixture.warmURL("front.ts?size=1000"))
+        let large = Fixture.path(of: try await fixture.warmURL("front-large.mp4?size=600000"))
+        let cold = Fixture.path(of: try await fixture.proxyURL("cold.ts?size=3000&delay=200"))
+        let before = try await fixture.fastAnswers()
+        // Pipelined in one write: two warm answers (one a file region) before any route.
+        let targets = [small, large, "/api/v1/health", cold, small, large]
+        var request = ""
+        for (index, target) in targets.enumerated() {
+            request += "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            request += index == targets.count - 1 ? "Connection: close\r\n\r\n" : "\r\n"
+        }
+        let answer = try await RawHTTP.send(port: fixture.server.port, request)
+        let lengths = StreamFastPathEndToEndTests.bodyLengths(answer.bytes)
+        #expect(lengths.count == 6, "\(lengths)")
+        #expect(Array(lengths.prefix(2)) == [1000, 600_000] && lengths.dropFirst(3).first == 3000, "\(lengths)")
+        #expect(lengths.last == 600_000, "\(lengths)")
+        // The first two on the event loop before the hand-off; the rest by Hummingbird (the
+        // warm ones arrived while the cold answer was still being sent, so they wait their turn).
+        #expect(try await fixture.fastAnswers() == before + 2)
+
+        // One request at a time: warm, a route, warm again.
+        let socket = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 10)
+        defer { close(socket) }
+        for target in [small, "/api/v1/health", small] {
+            #expect(RawHTTP.write(socket, Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)))
+            let body = StreamFastPathEndToEndTests.readAnswer(socket)
+            #expect(target == small ? body?.count == 1000 : body.map { !$0.isEmpty } == true, "\(target)")
+        }
+    }
+
+    @Test("a WebSocket upgrade after warm answers on the same connection")
+    func upgradeAfterWarmAnswers() async throws {
+        guard let fixture = try await StreamFastPathEndToEndTests.start() else { return }
+        defer { Task { await fixture.remove() } }
+        let small = Fixture.path(of: try await fixture.warmURL("ws.ts?size=2000"))
+        let socket = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 10)
+        defer { close(socket) }
+        for _ in 0..<2 {
+            #expect(RawHTTP.write(socket, Array("GET \(small) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)))
+            #expect(StreamFastPathEndToEndTests.readAnswer(socket)?.count == 2000)
+        }
+        let upgrade = """
+            GET /api/v1/events?topics=transfers HTTP/1.1\r
+            Host: 127.0.0.1\r
+            Upgrade: websocket\r
+            Connection: Upgrade\r
+            Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r
+            Sec-WebSocket-Version: 13\r
+            \r
+
+            """
+        #expect(RawHTTP.write(socket, Array(upgrade.utf8)))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        // The 101 head, then the hub's first message as a text frame (0x81).
+        while !received.starts(with: Array("HTTP/1.1 101".utf8)) || Self.afterHead(received).isEmpty {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            received += buffer[0..<count]
+        }
+        #expect(received.starts(with: Array("HTTP/1.1 101".utf8)), "\(String(decoding: received, as: UTF8.self))")
+        #expect(Self.afterHead(received).first == 0x81, "a text frame follows the upgrade")
+    }
+
+    @Test("a connection that never completes a request is closed after the idle timeout")
+    func silentAndHalfHeadConnectionsAreClosed() async throws {
+        guard let fixture = try await StreamFastPathEndToEndTests.start(arguments: ["--idle-timeout", "2"]) else {
+            return
+        }
+        defer { Task { await fixture.remove() } }
+        let silent = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 15)
+        defer { close(silent) }
+        let halfHead = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 15)
+        defer { close(halfHead) }
+        #expect(RawHTTP.write(halfHead, Array("GET /stream/abc HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8)))
+        let started = ContinuousClock.now
+        // Each read ends when the server closes (this client would wait 15 s without a byte).
+        #expect(RawHTTP.readAll(silent).isEmpty)
+        #expect(RawHTTP.readAll(halfHead).isEmpty)
+        #expect(ContinuousClock.now - started < .seconds(12), "closed by the server's 2 s idle timeout")
+    }
+
+    @Test("a client that half-closes after its request still gets the whole answer")
+    func halfCloseAfterTheRequest() async throws {
+        guard let fixture = try await StreamFastPathEndToEndTests.start() else { return }
+        defer { Task { await fixture.remove() } }
+        let size = 8_000_000
+        let large = Fixture.path(of: try await fixture.warmURL("half.mp4?size=\(size)"))
+        let before = try await fixture.fastAnswers()
+        let socket = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 10)
+        defer { close(socket) }
+        #expect(RawHTTP.write(socket, Array("GET \(large) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)))
+        #expect(shutdown(socket, Int32(SHUT_WR)) == 0)
+        // Read only once the server has seen the end of input, with most of the answer unsent.
+        try await Task.sleep(for: .seconds(1))
+        let answer = RawHTTP.readAll(socket)
+        #expect(StreamFastPathEndToEndTests.bodyLengths(answer) == [size])
+        let headEnd = (answer.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound) ?? 0
+        #expect(answer.count - headEnd == size, "every byte of the answer, then the close")
+        #expect(try await fixture.fastAnswers() == before + 1)
+    }
+
+    @Test("at shutdown an answer being sent is finished before its connection closes")
+    func shutdownFinishesTheAnswerInFlight() async throws {
+        guard let fixture = try await StreamFastPathEndToEndTests.start() else { return }
+        defer { Task { await fixture.remove() } }
+        let size = 16_000_000
+        let large = Fixture.path(of: try await fixture.warmURL("shutdown.mp4?size=\(size)"))
+        let socket = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 20)
+        defer { close(socket) }
+        #expect(RawHTTP.write(socket, Array("GET \(large) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while received.count < 100_000 {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            received += buffer[0..<count]
+        }
+        // SIGTERM while most of the answer is still to be sent, and a pause so the server
+        // handles it before this client reads on.
+        let stopped = Task { await fixture.server.stop() }
+        try await Task.sleep(for: .seconds(1))
+        received += RawHTTP.readAll(socket)
+        #expect(StreamFastPathEndToEndTests.bodyLengths(received) == [size])
+        let headEnd = (received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound) ?? 0
+        #expect(received.count - headEnd == size, "every byte of the answer, then the close")
+        expectSameBytes(Array(received[headEnd...]), TestOrigin.content(name: "shutdown.mp4", range: 0..<size), "body")
+        let ending = await stopped.value
+        #expect(ending.status == 0 && !ending.timedOut, "\(ending)")
+    }
+
+    @Test("a port another server listens on is refused, as a plain bind is")
+    func aTakenPortIsRefused() async throws {
+        guard let fixture = try await StreamFastPathEndToEndTests.start() else { return }
+        defer { Task { await fixture.remove() } }
+        let second = try await TunerProcess.run(
+            ["serve", "--port", "\(fixture.server.port)", "--data", fixture.workspace.file("second")],
+            timeout: .seconds(30))
+        #expect(second.status != 0, "\(second.transcript)")
+        #expect(second.transcript.lowercased().contains("in use"), "\(second.transcript)")
+        // The first server still answers every connection.
+        for _ in 0..<8 {
+            #expect(try await RawHTTP.get(port: fixture.server.port, target: "/api/v1/health").status == 200)
+        }
+    }
+
+    /// The bytes after the first blank line.
+    static func afterHead(_ bytes: [UInt8]) -> ArraySlice<UInt8> {
+        guard let range = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else { return [] }
+        return bytes[range.upperBound...]
+    }
+}
