@@ -59,7 +59,8 @@ public struct StreamLink: Sendable, Equatable, Codable {
         "keep-alive",
     ]
 
-    static func isTokenByte(_ byte: UInt8) -> Bool {
+    /// RFC 9110's `tchar`: a byte a field name may have.
+    public static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):

@@ -155,13 +155,8 @@ private struct WriterSink: MediaBodySink {
     /// frames it like any body part; see ``FileRegionBodyWriter``.
     mutating func write(_ region: CachedFileRegion) async throws -> Bool {
         guard let channel else { return false }
-        // NIO has no other way to a FileRegion: every NIOFileHandle constructor is marked deprecated
-        // or spelled `_deprecated…` (NIO's word for "supported; prefer NIOFileSystem"), and
-        // NIOFileSystem cannot write to a socket. Copying through a buffer instead costs the warm
-        // path more than 5% (measured for issue 11), so this one call stays, here only.
-        let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: try region.openDescriptor())
-        let fileRegion = FileRegion(
-            fileHandle: handle, readerIndex: Int(region.offset), endIndex: Int(region.offset + region.count))
+        let fileRegion = try region.fileRegion()
+        let handle = fileRegion.fileHandle
         let sent: EventLoopFuture<Void>?
         do {
             sent = try await channel.eventLoop.submit { FileRegionBodyWriter.write(fileRegion, on: channel) }.get()
@@ -191,6 +186,20 @@ private struct WriterSink: MediaBodySink {
             guard let (active, writable) = state, active, !writable else { return }
             try? await Task.sleep(for: .milliseconds(10))
         }
+    }
+}
+
+extension CachedFileRegion {
+    /// The run as a NIO `FileRegion` on a descriptor of its own (the caller closes its
+    /// `fileHandle` once it is sent): the bytes stay readable even if the cache evicts the file
+    /// meanwhile (held bytes never change: a new version gets a new inode).
+    func fileRegion() throws -> FileRegion {
+        // NIO has no other way to a FileRegion: every NIOFileHandle constructor is marked deprecated
+        // or spelled `_deprecated…` (NIO's word for "supported; prefer NIOFileSystem"), and
+        // NIOFileSystem cannot write to a socket. Copying through a buffer instead costs the warm
+        // path more than 5% (measured for issue 11), so this one call stays, here only.
+        let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: try openDescriptor())
+        return FileRegion(fileHandle: handle, readerIndex: Int(offset), endIndex: Int(offset + count))
     }
 }
 

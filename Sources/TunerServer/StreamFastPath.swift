@@ -147,8 +147,8 @@ struct StreamFastPath: Sendable {
     func head(of media: MediaResponse) -> HTTPResponseHead? {
         var headers = media.headers
         for header in headers {
-            guard Self.isToken(header.name), HTTPField.isValidValue(header.value),
-                !Self.isAddedHere(header.name)
+            guard !header.name.isEmpty, header.name.utf8.allSatisfy(StreamLink.isTokenByte),
+                HTTPField.isValidValue(header.value), !Self.isAddedHere(header.name)
             else { return nil }
         }
         headers.add(name: "Date", value: dates.current)
@@ -159,23 +159,20 @@ struct StreamFastPath: Sendable {
             headers: headers)
     }
 
-    /// RFC 9110's token: the bytes a field name may have.
-    static func isToken(_ name: String) -> Bool {
-        !name.isEmpty
-            && name.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    return true
-                default:
-                    return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-                }
-            }
-    }
-
     /// `Date` or `Server`, which the answer's head gets here.
     static func isAddedHere(_ name: String) -> Bool {
-        name.utf8.count == 4 && name.lowercased() == "date" || name.utf8.count == 6 && name.lowercased() == "server"
+        Self.name(name, is: "date") || Self.name(name, is: "server")
+    }
+
+    /// Whether `text` is `lowercase` in any case (ASCII), without making a string.
+    static func name(_ text: String, is lowercase: StaticString) -> Bool {
+        let utf8 = text.utf8
+        guard utf8.count == lowercase.utf8CodeUnitCount else { return false }
+        return lowercase.withUTF8Buffer { expected in
+            zip(utf8, expected).allSatisfy { byte, wanted in
+                byte == wanted || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) && byte | 0x20 == wanted
+            }
+        }
     }
 }
 
@@ -276,18 +273,16 @@ final class StreamFastPathHandler: ChannelDuplexHandler, RemovableChannelHandler
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             context.write(wrapOutboundOut(.body(bytes)), promise: nil)
         case .region(let region):
-            // `sendfile` from a descriptor of its own (closed once sent): the bytes stay readable
-            // even if the cache evicts the file meanwhile. The region enters the pipeline above
-            // NIO's HTTP/1 encoder, after the head and before the end (all written here, in order).
-            guard let descriptor = try? region.openDescriptor() else {
+            // `sendfile` from a descriptor of its own (closed once sent). The region enters the
+            // pipeline above NIO's HTTP/1 encoder, after the head and before the end (all written
+            // here, in order).
+            guard let fileRegion = try? region.fileRegion() else {
                 // No descriptor to spare: an answer that cannot be sent ends the connection,
                 // as a failed body does on Hummingbird's path.
                 context.close(promise: nil)
                 return
             }
-            let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
-            let fileRegion = FileRegion(
-                fileHandle: handle, readerIndex: Int(region.offset), endIndex: Int(region.offset + region.count))
+            let handle = fileRegion.fileHandle
             // The head goes out on its own first (it cannot share a system call with the region):
             // the player has it while the kernel copies the body.
             context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)

@@ -27,8 +27,9 @@ final class StreamFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private let fastPath: StreamFastPath
     private let idleTimeout: TimeAmount
-    /// The head of a request this handler may answer, held until its end arrives.
-    private var held: HTTPRequestHead?
+    /// A request this handler may answer (its head, and what the fast path reads of it), held
+    /// until its end arrives.
+    private var held: (head: HTTPRequestHead, request: StreamFastPath.Request)?
     /// Answers written whose last part has not been sent yet.
     private var answersInFlight = 0
     /// When a request part arrived or an answer was sent last.
@@ -69,21 +70,21 @@ final class StreamFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
         lastActivity = .now()
         switch unwrapInboundIn(data) {
         case .head(let head):
-            if held == nil, !ending, context.channel.isWritable, Self.mayAnswer(head) {
-                held = head
+            if held == nil, !ending, context.channel.isWritable, let request = Self.request(head) {
+                held = (head, request)
             } else {
                 handOff(held: nil, then: data, context: context)
             }
         case .body:
             // A body: not a request this path answers.
-            handOff(held: held, then: data, context: context)
+            handOff(held: held?.head, then: data, context: context)
         case .end:
-            guard let head = held else {
+            guard let (head, request) = held else {
                 handOff(held: nil, then: data, context: context)
                 return
             }
             held = nil
-            if let (responseHead, body) = fastPath.answer(Self.request(head), head: fastPath.head(of:)) {
+            if let (responseHead, body) = fastPath.answer(request, head: fastPath.head(of:)) {
                 write(responseHead, body, context: context)
             } else {
                 handOff(held: head, then: data, context: context)
@@ -108,60 +109,39 @@ final class StreamFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// A `GET` of a stream URL over HTTP/1.1 that keeps the connection open, with nothing that
-    /// asks for Hummingbird's handling (a body, an upgrade, an expectation), and each field the
-    /// answer reads given once, so it reads the same as through swift-http-types.
-    static func mayAnswer(_ head: HTTPRequestHead) -> Bool {
+    /// What ``StreamFastPath`` reads of `head`, read in one pass, when it is a `GET` of a stream
+    /// URL over HTTP/1.1 that keeps the connection open, with nothing that asks for Hummingbird's
+    /// handling (a body, an upgrade, an expectation), and each field the answer reads given once,
+    /// so it reads the same as through swift-http-types; else nil.
+    static func request(_ head: HTTPRequestHead) -> StreamFastPath.Request? {
         guard head.method == .GET, head.version == .http1_1, head.uri.utf8.starts(with: "/stream/".utf8) else {
-            return false
+            return nil
         }
+        let name = StreamFastPath.name(_:is:)
+        var request = StreamFastPath.Request(target: head.uri)
         var host = 0
         var range = 0
         var ifRange = 0
         for header in head.headers {
-            let name = header.name
-            if Self.name(name, is: "host") {
+            if name(header.name, "host") {
                 host += 1
-            } else if Self.name(name, is: "range") {
-                range += 1
-            } else if Self.name(name, is: "if-range") {
-                ifRange += 1
-            } else if Self.name(name, is: "connection") {
-                // Hummingbird answers a request that asks to close (it closes after the answer).
-                guard Self.name(header.value, is: "keep-alive") else { return false }
-            } else if Self.name(name, is: "content-length") || Self.name(name, is: "transfer-encoding")
-                || Self.name(name, is: "expect") || Self.name(name, is: "upgrade")
-            {
-                return false
-            }
-        }
-        return host <= 1 && range <= 1 && ifRange <= 1
-    }
-
-    /// Whether `text` is `lowercase` in any case (ASCII), without making a string.
-    static func name(_ text: String, is lowercase: StaticString) -> Bool {
-        let utf8 = text.utf8
-        guard utf8.count == lowercase.utf8CodeUnitCount else { return false }
-        return lowercase.withUTF8Buffer { expected in
-            zip(utf8, expected).allSatisfy { byte, wanted in
-                byte == wanted || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) && byte | 0x20 == wanted
-            }
-        }
-    }
-
-    /// What ``StreamFastPath`` reads of a request ``mayAnswer(_:)`` took.
-    static func request(_ head: HTTPRequestHead) -> StreamFastPath.Request {
-        var request = StreamFastPath.Request(target: head.uri)
-        for header in head.headers {
-            if Self.name(header.name, is: "host") {
                 request.host = header.value
-            } else if Self.name(header.name, is: "range") {
+            } else if name(header.name, "range") {
+                range += 1
                 request.range = header.value
-            } else if Self.name(header.name, is: "if-range") {
+            } else if name(header.name, "if-range") {
+                ifRange += 1
                 request.ifRange = header.value
+            } else if name(header.name, "connection") {
+                // Hummingbird answers a request that asks to close (it closes after the answer).
+                guard name(header.value, "keep-alive") else { return nil }
+            } else if name(header.name, "content-length") || name(header.name, "transfer-encoding")
+                || name(header.name, "expect") || name(header.name, "upgrade")
+            {
+                return nil
             }
         }
-        return request
+        return host <= 1 && range <= 1 && ifRange <= 1 ? request : nil
     }
 
     private func write(_ head: HTTPResponseHead, _ body: StreamFastPath.Body, context: ChannelHandlerContext) {
@@ -170,17 +150,14 @@ final class StreamFrontHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(bytes))), promise: nil)
         case .region(let region):
-            // `sendfile` from a descriptor of its own (closed once sent): the bytes stay readable
-            // even if the cache evicts the file meanwhile.
-            guard let descriptor = try? region.openDescriptor() else {
+            // `sendfile` from a descriptor of its own (closed once sent).
+            guard let fileRegion = try? region.fileRegion() else {
                 // No descriptor to spare: an answer that cannot be sent ends the connection, as
                 // a failed body does on Hummingbird's path.
                 context.close(promise: nil)
                 return
             }
-            let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
-            let fileRegion = FileRegion(
-                fileHandle: handle, readerIndex: Int(region.offset), endIndex: Int(region.offset + region.count))
+            let handle = fileRegion.fileHandle
             // The head goes out on its own first (it cannot share a system call with the region):
             // the player has it while the kernel copies the body.
             context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
