@@ -69,7 +69,12 @@ struct RequestGuardMiddleware: RouterMiddleware {
                     """
             )
         }
-        // HTTP/1.1's `Host` arrives as the request's authority.
+        // HTTP/1.1's `Host` arrives as the request's authority; a second `Host` stays among the
+        // fields, and RFC 9112 (3.2) says such a request gets 400: which one a rule judged would
+        // otherwise depend on who reads it.
+        if Self.hasSecondHost(request.headers) {
+            throw HTTPError(.badRequest, message: "the request has more than one Host field: send one")
+        }
         let host = request.head.authority
         if let host, !accepts(host: host) {
             throw HTTPError(
@@ -112,12 +117,19 @@ struct RequestGuardMiddleware: RouterMiddleware {
     }
 
     /// Whether ``handle(_:context:next:)`` passes `request` on as it is, with no principal and no
-    /// other check: an accepted `Host` (or none), a path open without a credential (not the
+    /// other check: one accepted `Host` (or none), a path open without a credential (not the
     /// session's), a safe method and no upgrade. `path` is the request's normalised path. The
     /// stream fast path answers only such requests; anything else goes through the guard.
     func letsThrough(_ request: HTTPRequest, path: RequestPath) -> Bool {
         Self.isSafe(request.method) && request.headerFields[.upgrade] == nil
+            && !Self.hasSecondHost(request.headerFields)
             && letsThroughSafeRequest(host: request.authority, path: path)
+    }
+
+    /// Whether a request's fields still hold a `Host`: the first became its authority, so this is
+    /// a second one.
+    static func hasSecondHost(_ fields: HTTPFields) -> Bool {
+        fields.contains { $0.name.canonicalName == "host" }
     }
 
     /// ``letsThrough(_:path:)`` for a request already known to use a safe method and to ask for

@@ -151,6 +151,42 @@ import TunerTesting
         #expect(ending.status == 0 && !ending.timedOut, "\(ending)")
     }
 
+    @Test("odd requests for a warm link go to the router as a whole: bodies, framing, repeats, HTTP/1.0")
+    func oddRequestsAreNotAnsweredEarly() async throws {
+        guard let fixture = try await StreamFastPathEndToEndTests.start() else { return }
+        defer { Task { await fixture.remove() } }
+        let target = Fixture.path(of: try await fixture.warmURL("odd.ts?size=4000"))
+        let cases: [(label: String, request: String, status: Int, length: Int?)] = [
+            // A body on a GET, declared either way: the router reads it and answers.
+            ("a Content-Length body", "Content-Length: 5\r\n\r\nhello", 200, 4000),
+            ("a chunked body", "Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", 200, 4000),
+            // Two ranges in two fields read as a list of two: not one range, so 206 multipart
+            // or the whole, never the first field's bytes alone.
+            ("two Range fields", "Range: bytes=0-9\r\nRange: bytes=20-29\r\n\r\n", 206, nil),
+            ("two Host fields", "Host: evil.example\r\n\r\n", 400, nil),
+            ("an expectation", "Expect: 100-continue\r\n\r\n", 200, 4000),
+        ]
+        for item in cases {
+            let before = try await fixture.fastAnswers()
+            let answer = try await RawHTTP.send(
+                port: fixture.server.port,
+                "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + item.request)
+            #expect(
+                answer.status == item.status || item.status == 206 && answer.status == 200,
+                "\(item.label): \(answer.status)")
+            if let length = item.length {
+                #expect(StreamFastPathEndToEndTests.bodyLengths(answer.bytes).last == length, "\(item.label)")
+            }
+            #expect(try await fixture.fastAnswers() == before, "\(item.label): answered by the router")
+        }
+        // HTTP/1.0 goes to Hummingbird too (this handler takes HTTP/1.1 only).
+        let before = try await fixture.fastAnswers()
+        let old = try await RawHTTP.send(
+            port: fixture.server.port, "GET \(target) HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(old.status == 200 && StreamFastPathEndToEndTests.bodyLengths(old.bytes) == [4000])
+        #expect(try await fixture.fastAnswers() == before)
+    }
+
     @Test("a port another server listens on is refused, as a plain bind is")
     func aTakenPortIsRefused() async throws {
         guard let fixture = try await StreamFastPathEndToEndTests.start() else { return }

@@ -103,6 +103,13 @@ import TunerTesting
             #expect([400, 421].contains(answer.status), "Host: \(host) answered \(answer.status)")
             #expect(!answer.body.contains("\"bytes\""))
         }
+        // Two Host fields, an accepted one first: refused whatever the second says.
+        for second in ["attacker.example", "127.0.0.1:\(port)"] {
+            let answer = try await RawHTTP.get(
+                port: port, target: "/api/v1/cache/stats", host: "127.0.0.1:\(port)", headers: ["Host: \(second)"])
+            #expect(answer.status == 400, "a second Host: \(second) answered \(answer.status)")
+            #expect(!answer.body.contains("\"bytes\""))
+        }
         try await harness.stop()
     }
 
