@@ -300,6 +300,8 @@ let package = Package(
                 "TunerServer", "TunerApp", "MediaCache", "Transfers", "TunerTesting", "TunerAPI", "ServerLink", "Tus",
                 "TusServer",
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

@@ -140,23 +140,45 @@ struct StreamFastPath: Sendable {
         return (head, body)
     }
 
-    /// The head of `media` for NIO's HTTP/1 encoder, with the bytes the router's answer has: its
-    /// fields in order, then `Date` and `Server`, and swift-http-types' reason phrase. Nil when a
-    /// field would read differently through swift-http-types (a name or value it does not take
-    /// as it is, or a `Date` or `Server` of its own); the router then gives that answer.
-    func head(of media: MediaResponse) -> HTTPResponseHead? {
-        var headers = media.headers
-        for header in headers {
+    /// The head of `media` as the bytes NIO's HTTP/1 encoder writes for the router's answer: the
+    /// status line with the reason phrase NIO gives the code, the fields in order, then `Date`
+    /// and `Server`. Nil when the router's answer could read differently: a field swift-http-types
+    /// would not take as it is, a `Date` or `Server` of its own, a status without a body or a body
+    /// without `Content-Length` (the encoder would change the framing fields); the router then
+    /// gives that answer.
+    func encodedHead(of media: MediaResponse, allocator: ByteBufferAllocator) -> ByteBuffer? {
+        let code = media.status
+        guard code >= 200, code != 204, code != 304, code <= 999 else { return nil }
+        var buffer = allocator.buffer(capacity: 512)
+        buffer.writeStaticString("HTTP/1.1 ")
+        buffer.writeString(String(code))
+        buffer.writeStaticString(" ")
+        let status = HTTPResponse.Status(code: code)
+        buffer.writeString(HTTPResponseStatus(statusCode: code, reasonPhrase: status.reasonPhrase).reasonPhrase)
+        buffer.writeStaticString("\r\n")
+        var hasLength = false
+        for header in media.headers {
             guard !header.name.isEmpty, header.name.utf8.allSatisfy(StreamLink.isTokenByte),
-                HTTPField.isValidValue(header.value), !Self.isAddedHere(header.name)
+                HTTPField.isValidValue(header.value), !Self.isAddedHere(header.name),
+                !Self.name(header.name, is: "transfer-encoding")
             else { return nil }
+            if Self.name(header.name, is: "content-length") { hasLength = true }
+            buffer.writeString(header.name)
+            buffer.writeStaticString(": ")
+            buffer.writeString(header.value)
+            buffer.writeStaticString("\r\n")
         }
-        headers.add(name: "Date", value: dates.current)
-        if let serverName { headers.add(name: "Server", value: serverName) }
-        let status = HTTPResponse.Status(code: media.status)
-        return HTTPResponseHead(
-            version: .http1_1, status: HTTPResponseStatus(statusCode: status.code, reasonPhrase: status.reasonPhrase),
-            headers: headers)
+        guard hasLength else { return nil }
+        buffer.writeStaticString("Date: ")
+        buffer.writeString(dates.current)
+        buffer.writeStaticString("\r\n")
+        if let serverName {
+            buffer.writeStaticString("Server: ")
+            buffer.writeString(serverName)
+            buffer.writeStaticString("\r\n")
+        }
+        buffer.writeStaticString("\r\n")
+        return buffer
     }
 
     /// `Date` or `Server`, which the answer's head gets here.

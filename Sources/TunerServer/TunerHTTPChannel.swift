@@ -47,8 +47,9 @@ struct TunerHTTPChannel: Sendable {
             let answerer = BadRequestAnswerer()
             try pipeline.addHandler(answerer, position: .after(decoder.handler))
             if let fastPath {
+                // First, before the decoder: it reads the bytes of the requests it answers.
                 let front = StreamFrontHandler(fastPath: fastPath, idleTimeout: idleTimeout) { handOff(value) }
-                try pipeline.addHandler(front, position: .after(answerer))
+                try pipeline.addHandler(front, position: .first)
             } else {
                 handOff(value)
             }

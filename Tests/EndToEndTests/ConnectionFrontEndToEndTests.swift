@@ -187,6 +187,52 @@ import TunerTesting
         #expect(try await fixture.fastAnswers() == before)
     }
 
+    @Test("a warm answer's head on the wire is the router's, byte for byte but the date")
+    func headBytesAreTheRouters() async throws {
+        guard let fixture = try await StreamFastPathEndToEndTests.start() else { return }
+        defer { Task { await fixture.remove() } }
+        let small = Fixture.path(of: try await fixture.warmURL("wire.ts?size=3000"))
+        let large = Fixture.path(of: try await fixture.warmURL("wire-large.mp4?size=600000"))
+        for (target, fields) in [
+            (small, ""), (small, "Range: bytes=10-99\r\n"), (large, ""), (large, "Range: bytes=-7\r\n"),
+        ] {
+            let before = try await fixture.fastAnswers()
+            // In one write: the warm answer, the same request the router's way (a query), and a
+            // last request that closes.
+            let request =
+                "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(fields)\r\n"
+                + "GET \(target)?routed HTTP/1.1\r\nHost: 127.0.0.1\r\n\(fields)\r\n"
+                + "GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+            let answers = Self.answers(try await RawHTTP.send(port: fixture.server.port, request).bytes)
+            #expect(answers.count == 3, "\(target) \(fields)")
+            guard answers.count == 3 else { continue }
+            // The date may tick between the two.
+            let heads = answers.prefix(2).map { answer in
+                String(decoding: answer.head, as: UTF8.self).split(separator: "\r\n").filter { !$0.hasPrefix("Date: ") }
+            }
+            #expect(heads[0] == heads[1], "\(target) \(fields)")
+            #expect(heads[0].first == (fields.isEmpty ? "HTTP/1.1 200 OK" : "HTTP/1.1 206 Partial Content"))
+            #expect(answers[0].body == answers[1].body && !answers[0].body.isEmpty, "\(target) \(fields)")
+            #expect(try await fixture.fastAnswers() == before + 1, "\(target) \(fields)")
+        }
+    }
+
+    /// The answers in `bytes`, each its head (without the blank line) and its body (by its
+    /// `Content-Length`).
+    static func answers(_ bytes: [UInt8]) -> [(head: ArraySlice<UInt8>, body: ArraySlice<UInt8>)] {
+        var answers: [(head: ArraySlice<UInt8>, body: ArraySlice<UInt8>)] = []
+        var rest = bytes[...]
+        while let blank = rest.firstRange(of: Array("\r\n\r\n".utf8)) {
+            let head = rest[..<blank.lowerBound]
+            let length = String(decoding: head, as: UTF8.self).lowercased().split(separator: "\r\n")
+                .first { $0.hasPrefix("content-length: ") }.flatMap { Int($0.dropFirst("content-length: ".count)) }
+            guard let length, length <= rest.count - (blank.upperBound - rest.startIndex) else { break }
+            answers.append((head, rest[blank.upperBound..<blank.upperBound + length]))
+            rest = rest[(blank.upperBound + length)...]
+        }
+        return answers
+    }
+
     @Test("a port another server listens on is refused, as a plain bind is")
     func aTakenPortIsRefused() async throws {
         guard let fixture = try await StreamFastPathEndToEndTests.start() else { return }

@@ -388,8 +388,11 @@ import TunerTesting
             try await Task.sleep(for: .milliseconds(target * 500 + 300))
             let next = MediaPlaylistSummary(try await HTTP.fetch(url).body, url: url)
             #expect(next.mediaSequence > first.mediaSequence)
-            let shared = next.mediaSequence - first.mediaSequence
-            #expect(Array(first.uris.dropFirst(shared)) == Array(next.uris.prefix(first.uris.count - shared)))
+            // The origin's clock moves the window on as well, so on a slow machine more than one
+            // segment may have gone: compare what both versions still have, whatever that is.
+            let gone = next.mediaSequence - first.mediaSequence
+            let kept = max(0, first.uris.count - gone)
+            #expect(Array(first.uris.suffix(kept)) == Array(next.uris.prefix(kept)))
 
             // Ten on: the first version's oldest segment has left the window, and is still served
             // with the origin's bytes.
