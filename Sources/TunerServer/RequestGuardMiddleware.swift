@@ -135,8 +135,18 @@ struct RequestGuardMiddleware: RouterMiddleware {
     /// ``letsThrough(_:path:)`` for a request already known to use a safe method and to ask for
     /// no upgrade: an accepted `Host` (or none) and a path open without a credential.
     func letsThroughSafeRequest(host: String?, path: RequestPath) -> Bool {
-        if let host, !accepts(host: host) { return false }
-        return isOpen(path) && path.text != Self.sessionPath
+        acceptsHost(host) && letsThroughSafePath(path)
+    }
+
+    /// The `Host` part of ``letsThroughSafeRequest(host:path:)``: an accepted `Host`, or none.
+    func acceptsHost(_ host: String?) -> Bool {
+        host.map(accepts(host:)) ?? true
+    }
+
+    /// The path part of ``letsThroughSafeRequest(host:path:)``: open without a credential, and
+    /// not the session's. It depends on the path alone, so a verdict may be kept per path.
+    func letsThroughSafePath(_ path: RequestPath) -> Bool {
+        isOpen(path) && path.text != Self.sessionPath
     }
 
     /// Who the request acts as: the owner's token or an API key (`Authorization: Bearer`, or

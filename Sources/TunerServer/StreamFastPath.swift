@@ -38,6 +38,7 @@ struct StreamFastPath: Sendable {
     let metrics: RequestMetricsMiddleware.Store
     let serverName: String?
     let dates = HTTPDateCache()
+    let verdicts = PathVerdicts()
 
     /// Counts the answers given here, so `/metrics` (and the tests) can tell the path is used.
     static let answers = Counter(label: "tuner_stream_fast_answers_total")
@@ -100,26 +101,15 @@ struct StreamFastPath: Sendable {
     /// should answer (also when `makeHead` gives no head). Records the answer's request metrics;
     /// the caller sends it.
     func answer<Head>(_ request: Request, head makeHead: (MediaResponse) -> Head?) -> (head: Head, body: Body)? {
-        // A plain path (no query, escapes or dot segments) reads the same before and after the
-        // guard's normalisation, so the components below are the ones the guard judged.
-        let target = request.target
-        guard target.utf8.allSatisfy(Self.isPlainPathByte), let parts = StreamPaths.components(target),
-            !parts.contains(where: { $0 == "." || $0 == ".." }),
-            let path = try? RequestPath(normalising: target),
-            requestGuard.letsThroughSafeRequest(host: request.host, path: path)
-        else { return nil }
         let start = DispatchTime.now().uptimeNanoseconds
-        guard let link = try? signer.verify(signature: String(parts[0]), payload: String(parts[1])) else { return nil }
+        guard let verdict = pathVerdict(request.target), requestGuard.acceptsHost(request.host) else { return nil }
         let media: MediaResponse?
-        if parts.count == 4 {
-            // A playlist's segment, `s<media sequence number>/<name>`, read as `StreamController` does.
-            guard let number = StreamController.segmentNumber(parts[2]) else { return nil }
+        if let number = verdict.segment {
             media = streams.serveSegmentHeld(
-                of: link, number: number, range: request.range, ifRange: request.ifRange, requestID: "loop")
+                of: verdict.link, number: number, range: request.range, ifRange: request.ifRange, requestID: "loop")
         } else {
-            // A channel's link plays through its live session.
-            guard link.channel == nil else { return nil }
-            media = streams.serveHeld(link: link, range: request.range, ifRange: request.ifRange, requestID: "loop")
+            media = streams.serveHeld(
+                link: verdict.link, range: request.range, ifRange: request.ifRange, requestID: "loop")
         }
         guard let media else { return nil }
         let body: Body
@@ -133,11 +123,45 @@ struct StreamFastPath: Sendable {
         guard let head = makeHead(media) else { return nil }
         metrics.recordAnswer(
             RequestMetricsMiddleware.Key(
-                route: parts.count == 4 ? StreamPaths.segmentRoute : StreamPaths.streamRoute, method: .get,
+                route: verdict.segment != nil ? StreamPaths.segmentRoute : StreamPaths.streamRoute, method: .get,
                 status: HTTPResponse.Status(code: media.status)),
             startedAt: start)
         Self.answers.increment()
         return (head, body)
+    }
+
+    /// What a stream request's target says, once it is known to be one this path answers: the
+    /// verified link, and the media sequence number for a playlist's segment.
+    struct PathVerdict: Sendable {
+        let link: StreamLink
+        let segment: Int?
+    }
+
+    /// The verdict on `target`, or nil when the router should judge it. The checks depend on the
+    /// target alone (the guard's `Host` check is the caller's, per request), so a verdict is kept
+    /// and a player's next range of the same file, or the next viewer's request for the same
+    /// segment, skips them.
+    func pathVerdict(_ target: String) -> PathVerdict? {
+        if let known = verdicts.verdict(for: target) { return known }
+        // A plain path (no query, escapes or dot segments) reads the same before and after the
+        // guard's normalisation, so the components below are the ones the guard judged.
+        guard target.utf8.allSatisfy(Self.isPlainPathByte), let parts = StreamPaths.components(target),
+            !parts.contains(where: { $0 == "." || $0 == ".." }),
+            let path = try? RequestPath(normalising: target), requestGuard.letsThroughSafePath(path),
+            let link = try? signer.verify(signature: String(parts[0]), payload: String(parts[1]))
+        else { return nil }
+        let verdict: PathVerdict
+        if parts.count == 4 {
+            // A playlist's segment, `s<media sequence number>/<name>`, read as `StreamController` does.
+            guard let number = StreamController.segmentNumber(parts[2]) else { return nil }
+            verdict = PathVerdict(link: link, segment: number)
+        } else {
+            // A channel's link plays through its live session.
+            guard link.channel == nil else { return nil }
+            verdict = PathVerdict(link: link, segment: nil)
+        }
+        verdicts.remember(verdict, for: target)
+        return verdict
     }
 
     /// The head of `media` as the bytes NIO's HTTP/1 encoder writes for the router's answer: the
@@ -194,6 +218,27 @@ struct StreamFastPath: Sendable {
             zip(utf8, expected).allSatisfy { byte, wanted in
                 byte == wanted || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) && byte | 0x20 == wanted
             }
+        }
+    }
+}
+
+/// ``StreamFastPath``'s verdicts by request target, at most ``maximumCount`` (then all are
+/// dropped at once, as the signer's verified links are: a miss costs the checks again).
+final class PathVerdicts: Sendable {
+    static let maximumCount = 4096
+    private let verdicts = NIOLockedValueBox<[String: StreamFastPath.PathVerdict]>([:])
+
+    func verdict(for target: String) -> StreamFastPath.PathVerdict? {
+        verdicts.withLockedValue { $0[target] }
+    }
+
+    /// How many verdicts are kept.
+    var count: Int { verdicts.withLockedValue { $0.count } }
+
+    func remember(_ verdict: StreamFastPath.PathVerdict, for target: String) {
+        verdicts.withLockedValue { verdicts in
+            if verdicts.count >= Self.maximumCount { verdicts.removeAll(keepingCapacity: true) }
+            verdicts[target] = verdict
         }
     }
 }
