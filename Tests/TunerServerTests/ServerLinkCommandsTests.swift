@@ -87,7 +87,8 @@ import TunerTesting
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Idempotency-Key", value: "0123456789abcdef0123456789abcdef")
         request.body = .bytes(.init(data: body))
-        let first = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        // As long as the link itself waits: a loaded machine can take seconds over a POST.
+        let first = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         #expect(first.status.code == 201)
         try outbox.keep(
             CommandOutbox.Entry(
