@@ -237,8 +237,10 @@ import TunerTesting
             }
             kept = ContinuousClock.now - started >= .seconds(7)
             longestGap = max(longestGap, ContinuousClock.now - last)
-            // Closed with every gap under the timeout: the server missed the answers' activity.
-            if !kept && longestGap < .milliseconds(1900) { break }
+            // Closed with every gap well under the timeout: the server missed the answers'
+            // activity. The client sees a gap later than the server does (an answer takes a while
+            // to arrive on a loaded machine), so only gaps well short of the timeout count.
+            if !kept && longestGap < .milliseconds(1500) { break }
         }
         #expect(kept, "the connection was closed while answers flowed (\(answered) answered)")
         #expect(try await fixture.fastAnswers() == before + answeredInAll)
