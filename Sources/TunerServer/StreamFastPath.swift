@@ -212,10 +212,15 @@ struct StreamFastPath: Sendable {
 
     /// Whether `text` is `lowercase` in any case (ASCII), without making a string.
     static func name(_ text: String, is lowercase: StaticString) -> Bool {
-        let utf8 = text.utf8
-        guard utf8.count == lowercase.utf8CodeUnitCount else { return false }
+        name(bytes: text.utf8, is: lowercase)
+    }
+
+    /// Whether `bytes` are `lowercase` in any case (ASCII): a field's name or value as a string,
+    /// or still in the request's bytes (``StreamRequestParser``).
+    static func name(bytes: some Collection<UInt8>, is lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
         return lowercase.withUTF8Buffer { expected in
-            zip(utf8, expected).allSatisfy { byte, wanted in
+            zip(bytes, expected).allSatisfy { byte, wanted in
                 byte == wanted || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) && byte | 0x20 == wanted
             }
         }

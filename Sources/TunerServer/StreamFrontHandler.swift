@@ -1,5 +1,4 @@
 import NIOCore
-import NIOHTTP1
 
 /// Answers a connection's warm stream requests as its first handler, before NIO's HTTP/1
 /// decoder and before Hummingbird has anything running for the connection, and hands the

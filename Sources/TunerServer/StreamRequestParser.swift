@@ -151,20 +151,7 @@ enum StreamRequestParser {
 
         /// Whether the bytes in `range` are `lowercase` in any case (ASCII).
         func name(_ range: Range<Int>, is lowercase: StaticString) -> Bool {
-            guard range.count == lowercase.utf8CodeUnitCount else { return false }
-            return lowercase.withUTF8Buffer { expected in
-                var offset = 0
-                for index in range {
-                    let byte = bytes[index]
-                    let wanted = expected[offset]
-                    guard
-                        byte == wanted
-                            || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) && byte | 0x20 == wanted
-                    else { return false }
-                    offset += 1
-                }
-                return true
-            }
+            StreamFastPath.name(bytes: UnsafeRawBufferPointer(rebasing: bytes[range]), is: lowercase)
         }
 
         static func isWhiteSpace(_ byte: UInt8) -> Bool {
