@@ -231,9 +231,9 @@ private struct Download {
                 try await restart("the server's Content-Range was unreadable", etag: nil, lastModified: nil, total: nil)
                 return nil
             }
-            if range.start != committed {
+            if range.first != committed {
                 try await restart(
-                    "the server sent bytes from \(range.start ?? -1) instead of \(committed)", etag: nil,
+                    "the server sent bytes from \(range.first ?? -1) instead of \(committed)", etag: nil,
                     lastModified: nil, total: nil)
                 return nil
             }
@@ -435,30 +435,6 @@ private struct Download {
         unlink(partial)
         await executor.directorySyncs.sync(directory)
         return TransferOutcome(resultName: name, bytes: size)
-    }
-}
-
-/// `Content-Range: bytes START-END/TOTAL` (TOTAL may be `*`), or `bytes */TOTAL` on a 416.
-struct ContentRange {
-    var start: Int64?
-    var total: Int64?
-
-    init?(_ header: String) {
-        let text = header.trimmingCharacters(in: .whitespaces)
-        guard text.lowercased().hasPrefix("bytes ") else { return nil }
-        let spec = text.dropFirst(6)
-        let parts = spec.split(separator: "/", maxSplits: 1)
-        guard parts.count == 2 else { return nil }
-        total = HeaderNumber.nonNegative(parts[1])
-        if parts[1] != "*" && total == nil { return nil }
-        if parts[0] != "*" {
-            guard let dash = parts[0].firstIndex(of: "-"), let start = HeaderNumber.nonNegative(parts[0][..<dash]),
-                let last = HeaderNumber.nonNegative(parts[0][parts[0].index(after: dash)...]), start <= last
-            else { return nil }
-            // The last byte must lie inside the declared length.
-            if let total, last >= total { return nil }
-            self.start = start
-        }
     }
 }
 

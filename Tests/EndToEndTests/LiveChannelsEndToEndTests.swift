@@ -664,3 +664,42 @@ import TunerTesting
         #expect(other.status == 404)
     }
 }
+
+extension LiveChannelsEndToEndTests {
+    @Test("a file played as a channel that stalls goes on with a Range request: every byte once, in order")
+    func aStalledFileResumesWhereItStopped() async throws {
+        guard let tools = Tools.require(.curl) else { return }
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let origin = try await TestOrigin.start()
+        defer { Task { try? await origin.shutdown() } }
+        // A song (not MPEG-TS) whose first answer stops sending after 200,000 of its 600,000
+        // bytes and keeps the connection open: a stall. The second request has no fault.
+        let size = 600_000
+        let song = "\(origin.baseURL)/files/song.mp3?size=\(size)&type=audio/mpeg&hold=200000&failfirst=1"
+        let served = workspace.file("served")
+        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+        try Data("#EXTM3U\n#EXTINF:-1,Song\n\(song)\n".utf8).write(to: URL(fileURLWithPath: served + "/a.m3u"))
+        origin.serveDirectory(served)
+        let data = workspace.file("data")
+        let added = try await TunerProcess.run(["sources", "add", origin.baseURL + "/static/a.m3u", "--data", data])
+        #expect(added.succeeded, "\(added.transcript)")
+        let server = try await TunerProcess.serve(data: data, arguments: ["--live-stall-timeout", "2"])
+        defer { Task { _ = await server.stop() } }
+
+        let answer = try await Curl.fetch(tools[.curl], server.baseURL + "/play/default/1", timeout: .seconds(60))
+
+        #expect(answer.status == 200)
+        // The viewer got the file once, whole and in order: not its first 200,000 bytes twice.
+        #expect(answer.body.count == size)
+        #expect(answer.body == TestOrigin.content(name: "song.mp3", range: 0..<size), "the bytes differ")
+        #expect(origin.requests(path: "/files/song.mp3") == 2)
+        let resumed = origin.lastRequestHeaders(path: "/files/song.mp3") ?? []
+        #expect(resumed.contains { $0.name.lowercased() == "range" && $0.value == "bytes=200000-" }, "\(resumed)")
+        #expect(
+            resumed.contains {
+                $0.name.lowercased() == "if-range" && $0.value == TestOrigin.etag(name: "song.mp3", size: size)
+            }, "\(resumed)")
+        #expect(server.log.contains("stalled"), "the stall was noticed: \(server.log.suffix(2000))")
+    }
+}

@@ -15,8 +15,9 @@ import Testing
     }
 
     @Test func contentRangeIsCheckedWhole() {
-        #expect(ContentRange("bytes 100-199/5000")?.start == 100)
+        #expect(ContentRange("bytes 100-199/5000")?.first == 100)
         #expect(ContentRange("bytes 100-199/5000")?.total == 5000)
+        #expect(ContentRange("bytes 100-199/5000")?.last == 199)
         #expect(ContentRange("bytes */5000")?.total == 5000)
         #expect(ContentRange("bytes 0-9/*")?.total == nil)
         for value in [

@@ -7,8 +7,11 @@ import NIOHTTP1
 
 /// A channel's stream read straight from its provider, with the headers the playlist set.
 enum LiveHTTPUpstream {
+    /// `resumePoint`: how far the session got into this channel before (a file it was playing
+    /// goes on where it stopped).
     static func make(
-        channel: CatalogItem, source: CatalogSource?, client: HTTPClient, fetchPolicy: FetchPolicy
+        channel: CatalogItem, source: CatalogSource?, client: HTTPClient, fetchPolicy: FetchPolicy,
+        resumePoint: LiveResumePoint
     ) -> LiveUpstream {
         let label = "channel \(channel.id) of source \(channel.sourceID)"
         return LiveUpstream(
@@ -17,6 +20,11 @@ enum LiveHTTPUpstream {
             guard let text = channel.url, let first = URL(string: text) else {
                 throw LiveUpstreamError("channel \(channel.id) has no URL that can be read")
             }
+            // A file played to its end has nothing more to give: the session goes on to what
+            // follows (an alternative, or its end) instead of playing it again.
+            let point = resumePoint.file
+            if let point, point.delivered >= point.length { return }
+            let resuming = point.flatMap { $0.delivered > 0 ? $0 : nil }
             // Redirects are followed here, not by the client, so every hop is checked against the
             // fetch policy, and credentials never follow a redirect to another origin.
             var current = first
@@ -35,6 +43,14 @@ enum LiveHTTPUpstream {
                 }
                 if !request.headers.contains(name: "User-Agent") {
                     request.headers.add(name: "User-Agent", value: "Tuner")
+                }
+                if let resuming {
+                    // Only a 206 that continues the same file is taken (an If-Range that no longer
+                    // matches gets the new file whole, from its start).
+                    request.headers.replaceOrAdd(name: "Range", value: "bytes=\(resuming.delivered)-")
+                    if let validator = resuming.validator {
+                        request.headers.replaceOrAdd(name: "If-Range", value: validator)
+                    }
                 }
                 // No deadline: the body never ends. A stall is the session's watchdog's to notice.
                 let response = try await client.execute(request, deadline: .distantFuture)
@@ -55,8 +71,30 @@ enum LiveHTTPUpstream {
             guard (200..<300).contains(response.status.code) else {
                 throw LiveUpstreamError("the provider answered HTTP \(response.status.code) for \(label)")
             }
-            for try await chunk in response.body { deliver(chunk) }
+            if let resuming, response.status == .partialContent {
+                guard LiveResumePoint.continues(resuming, contentRange: response.headers.first(name: "Content-Range"))
+                else {
+                    throw LiveUpstreamError(
+                        "the provider's part of \(label) does not continue it at byte \(resuming.delivered)")
+                }
+            } else {
+                // The answer from its start: a file (with a length) or an endless stream.
+                resumePoint.started(
+                    length: response.status == .ok
+                        ? response.headers.first(name: "Content-Length").flatMap { HeaderNumber.nonNegative($0) } : nil,
+                    validator: Self.validator(of: response.headers))
+            }
+            for try await chunk in response.body {
+                deliver(chunk)
+                resumePoint.delivered(chunk.readableBytes)
+            }
         }
+    }
+
+    /// What `If-Range` may carry for an answer: its ETag when strong, else its Last-Modified.
+    static func validator(of headers: HTTPHeaders) -> String? {
+        if let etag = headers.first(name: "ETag"), !etag.hasPrefix("W/") { return etag }
+        return headers.first(name: "Last-Modified")
     }
 
     /// The client live sessions use: redirects are followed by ``make`` (providers send live

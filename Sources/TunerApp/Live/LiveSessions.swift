@@ -228,21 +228,27 @@ public final class LiveSessions: Sendable {
                 "every connection the provider allows is in use (\(limit) on source \(item.sourceID), and no "
                     + "alternative has a free one); try again when a stream stops")
         }
-        let upstream = upstream(for: chosen, profile: profile, isHLS: isHLS, sources: sources)
+        let resumePoints = LiveResumePoints()
+        let upstream = upstream(
+            for: chosen, profile: profile, isHLS: isHLS, sources: sources, resumePoints: resumePoints)
         let chosenProfile = profile
         return try open(key, item: item, upstream: upstream, request: request, info: info, sources: sources) {
             [self] failed, failures in
-            await nextUpstream(after: failed, failures: failures, of: item, profile: chosenProfile)
+            await nextUpstream(
+                after: failed, failures: failures, of: item, profile: chosenProfile, resumePoints: resumePoints)
         }
     }
 
     /// The upstream that reads `channel`: its URL, or ffmpeg on its HLS playlist through the proxy.
+    /// `resumePoints`: the session's, so a file it was playing goes on where it stopped.
     private func upstream(
-        for channel: CatalogItem, profile: StreamProfile, isHLS: Bool, sources: [Int64: CatalogSource]
+        for channel: CatalogItem, profile: StreamProfile, isHLS: Bool, sources: [Int64: CatalogSource],
+        resumePoints: LiveResumePoints
     ) -> LiveUpstream {
         guard isHLS else {
             return LiveHTTPUpstream.make(
-                channel: channel, source: sources[channel.sourceID], client: client, fetchPolicy: fetchPolicy)
+                channel: channel, source: sources[channel.sourceID], client: client, fetchPolicy: fetchPolicy,
+                resumePoint: resumePoints.point(for: channel.id))
         }
         let signer = signer
         let base = state.withLockedValue { $0.localBaseURL }
@@ -329,7 +335,8 @@ public final class LiveSessions: Sendable {
     /// failed one) whose source has a free connection, two rounds at most, a second apart between
     /// rounds.
     private func nextUpstream(
-        after failed: LiveUpstream, failures: Int, of item: CatalogItem, profile: StreamProfile
+        after failed: LiveUpstream, failures: Int, of item: CatalogItem, profile: StreamProfile,
+        resumePoints: LiveResumePoints
     ) async -> LiveUpstream? {
         let candidates = [item] + ((try? await catalog.alternatives(of: item.id)) ?? [])
         guard failures <= candidates.count * 2 else { return nil }
@@ -342,7 +349,8 @@ public final class LiveSessions: Sendable {
             let candidate = candidates[index]
             guard hasRoom(sourceID: candidate.sourceID, sources: sources, excluding: failed.sourceID) else { continue }
             let isHLS = candidate.url.flatMap(URL.init(string:)).map(Self.isHLS) ?? false
-            return upstream(for: candidate, profile: profile, isHLS: isHLS, sources: sources)
+            return upstream(
+                for: candidate, profile: profile, isHLS: isHLS, sources: sources, resumePoints: resumePoints)
         }
         return nil
     }
