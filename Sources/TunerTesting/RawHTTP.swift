@@ -99,7 +99,18 @@ public enum RawHTTP {
         return true
     }
 
-    /// Reads until the peer closes, an error, or the receive timeout.
+    /// Runs blocking socket work (``readAll(_:)``, a read of an answer) on a thread of its own
+    /// and waits for it. A test's blocking read must not hold one of the concurrency pool's
+    /// threads (as many as the cores): every other test running meanwhile waits for them, and on
+    /// a 2-core machine two such reads stop them all (a download "stalls", a deadline passes).
+    public static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: work()) }.start()
+        }
+    }
+
+    /// Reads until the peer closes, an error, or the receive timeout. Blocking: from async code,
+    /// call it through ``offPool(_:)``.
     public static func readAll(_ fd: Int32) -> [UInt8] {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -109,6 +120,24 @@ public enum RawHTTP {
             received.append(contentsOf: buffer[0..<count])
         }
         return received
+    }
+
+    /// Reads until the connection ends and says who ended it: `closedByPeer` is true when the
+    /// server closed or reset it, false when this client's receive timeout passed first (or
+    /// another error). Tells "the server closed the connection" apart from "it went quiet"
+    /// without asserting on how long either took. Blocking: call it through ``offPool(_:)``.
+    public static func readUntilClosed(_ fd: Int32) -> (bytes: [UInt8], closedByPeer: Bool) {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                received.append(contentsOf: buffer[0..<count])
+                continue
+            }
+            if count < 0 && errno == EINTR { continue }
+            return (received, count == 0 || errno == ECONNRESET)
+        }
     }
 
     static func sendBlocking(port: Int, _ request: [UInt8], timeoutSeconds: Int) throws -> Answer {

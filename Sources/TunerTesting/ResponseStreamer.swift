@@ -11,6 +11,8 @@ import NIOHTTP1
 /// class needs no locks and uses `assumeIsolated()` callbacks.
 final class ResponseStreamer {
     private static let defaultChunkLength = 256 * 1024
+    /// Chunks produced before the event loop gets a turn for its other work.
+    private static let chunksPerTurn = 4
 
     private let context: ChannelHandlerContext
     private let plan: ResponsePlan
@@ -33,6 +35,12 @@ final class ResponseStreamer {
     /// The pending delay or drip pause, cancelled with the response so a long `delay=` does not
     /// keep a dead connection's state alive until it fires.
     private var timer: Scheduled<Void>?
+    /// Chunks produced since this response last let the event loop run its other work. With a
+    /// fast client every write completes at once and the next chunk follows in the same turn,
+    /// so a large body would keep the loop (shared by every connection and timer of the tests
+    /// in this process: a drip's pauses, other origins, HTTP clients) to itself for seconds.
+    private var chunksThisTurn = 0
+    private var isYielding = false
 
     init(context: ChannelHandlerContext, plan: ResponsePlan, state: OriginState) {
         self.context = context
@@ -85,7 +93,18 @@ final class ResponseStreamer {
             }
             return
         }
-        guard !isReading, !isPausing, writesInFlight < maximumWritesInFlight else { return }
+        guard !isReading, !isPausing, !isYielding, writesInFlight < maximumWritesInFlight else { return }
+        if chunksThisTurn >= Self.chunksPerTurn {
+            // Go on after the loop's pending I/O and tasks (a task added now runs next turn).
+            isYielding = true
+            context.eventLoop.assumeIsolated().execute {
+                self.isYielding = false
+                self.chunksThisTurn = 0
+                self.pump()
+            }
+            return
+        }
+        chunksThisTurn += 1
 
         let offset = cursor
         let count = min(chunkLength, plan.bodyRange.upperBound - offset)

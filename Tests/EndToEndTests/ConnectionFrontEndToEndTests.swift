@@ -45,7 +45,7 @@ import TunerTesting
         defer { close(socket) }
         for target in [small, "/api/v1/health", small] {
             #expect(RawHTTP.write(socket, Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)))
-            let body = StreamFastPathEndToEndTests.readAnswer(socket)
+            let body = await RawHTTP.offPool { [socket] in StreamFastPathEndToEndTests.readAnswer(socket) }
             #expect(target == small ? body?.count == 1000 : body.map { !$0.isEmpty } == true, "\(target)")
         }
     }
@@ -59,7 +59,8 @@ import TunerTesting
         defer { close(socket) }
         for _ in 0..<2 {
             #expect(RawHTTP.write(socket, Array("GET \(small) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)))
-            #expect(StreamFastPathEndToEndTests.readAnswer(socket)?.count == 2000)
+            let answered = await RawHTTP.offPool { [socket] in StreamFastPathEndToEndTests.readAnswer(socket) }
+            #expect(answered?.count == 2000)
         }
         let upgrade = """
             GET /api/v1/events?topics=transfers HTTP/1.1\r
@@ -72,13 +73,16 @@ import TunerTesting
 
             """
         #expect(RawHTTP.write(socket, Array(upgrade.utf8)))
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
         // The 101 head, then the hub's first message as a text frame (0x81).
-        while !received.starts(with: Array("HTTP/1.1 101".utf8)) || Self.afterHead(received).isEmpty {
-            let count = recv(socket, &buffer, buffer.count, 0)
-            guard count > 0 else { break }
-            received += buffer[0..<count]
+        let received = await RawHTTP.offPool { [socket] in
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !received.starts(with: Array("HTTP/1.1 101".utf8)) || Self.afterHead(received).isEmpty {
+                let count = recv(socket, &buffer, buffer.count, 0)
+                guard count > 0 else { break }
+                received += buffer[0..<count]
+            }
+            return received
         }
         #expect(received.starts(with: Array("HTTP/1.1 101".utf8)), "\(String(decoding: received, as: UTF8.self))")
         #expect(Self.afterHead(received).first == 0x81, "a text frame follows the upgrade")
@@ -90,16 +94,16 @@ import TunerTesting
             return
         }
         defer { Task { await fixture.remove() } }
-        let silent = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 15)
+        // This client would wait 60 s without a byte: the server's 2 s close comes long before.
+        let silent = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 60)
         defer { close(silent) }
-        let halfHead = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 15)
+        let halfHead = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 60)
         defer { close(halfHead) }
         #expect(RawHTTP.write(halfHead, Array("GET /stream/abc HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8)))
-        let started = ContinuousClock.now
-        // Each read ends when the server closes (this client would wait 15 s without a byte).
-        #expect(RawHTTP.readAll(silent).isEmpty)
-        #expect(RawHTTP.readAll(halfHead).isEmpty)
-        #expect(ContinuousClock.now - started < .seconds(12), "closed by the server's 2 s idle timeout")
+        let fromSilent = await RawHTTP.offPool { [silent] in RawHTTP.readUntilClosed(silent) }
+        #expect(fromSilent.bytes.isEmpty && fromSilent.closedByPeer, "closed by the server's idle timeout")
+        let fromHalfHead = await RawHTTP.offPool { [halfHead] in RawHTTP.readUntilClosed(halfHead) }
+        #expect(fromHalfHead.bytes.isEmpty && fromHalfHead.closedByPeer, "closed by the server's idle timeout")
     }
 
     @Test("a client that half-closes after its request still gets the whole answer")
@@ -115,7 +119,7 @@ import TunerTesting
         #expect(shutdown(socket, Int32(SHUT_WR)) == 0)
         // Read only once the server has seen the end of input, with most of the answer unsent.
         try await Task.sleep(for: .seconds(1))
-        let answer = RawHTTP.readAll(socket)
+        let answer = await RawHTTP.offPool { [socket] in RawHTTP.readAll(socket) }
         #expect(StreamFastPathEndToEndTests.bodyLengths(answer) == [size])
         let headEnd = (answer.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound) ?? 0
         #expect(answer.count - headEnd == size, "every byte of the answer, then the close")
@@ -131,18 +135,21 @@ import TunerTesting
         let socket = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 20)
         defer { close(socket) }
         #expect(RawHTTP.write(socket, Array("GET \(large) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)))
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while received.count < 100_000 {
-            let count = recv(socket, &buffer, buffer.count, 0)
-            guard count > 0 else { break }
-            received += buffer[0..<count]
+        var received = await RawHTTP.offPool { [socket] in
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while received.count < 100_000 {
+                let count = recv(socket, &buffer, buffer.count, 0)
+                guard count > 0 else { break }
+                received += buffer[0..<count]
+            }
+            return received
         }
         // SIGTERM while most of the answer is still to be sent, and a pause so the server
         // handles it before this client reads on.
         let stopped = Task { await fixture.server.stop() }
         try await Task.sleep(for: .seconds(1))
-        received += RawHTTP.readAll(socket)
+        received += await RawHTTP.offPool { [socket] in RawHTTP.readAll(socket) }
         #expect(StreamFastPathEndToEndTests.bodyLengths(received) == [size])
         let headEnd = (received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound) ?? 0
         #expect(received.count - headEnd == size, "every byte of the answer, then the close")

@@ -66,15 +66,17 @@ import TunerTesting
     /// counted) and lets the download finish.
     @Test func aSlowHLSDownloadWhoseSegmentsOutlastTheStallTimeoutIsNotStalled() async throws {
         var configuration = TransfersHarness.fastConfiguration
-        // 3 s: long next to the 200 ms between bytes even on a loaded machine, short next to a segment.
-        configuration.stallTimeout = 3
+        // 10 s: long next to the 200 ms between bytes even while the whole suite runs in this
+        // process (its concurrency pool then runs a ready task up to ~4 s late), short next to a
+        // segment.
+        configuration.stallTimeout = 10
         let harness = try await TransfersHarness(configuration: configuration)
         await harness.manager.register(HLSDownloadExecutor(httpClient: harness.httpClient))
         let served = harness.directory + "/origin"
         try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
         let segment = 600_000
-        // 20 kB every 200 ms: 6 s per segment, twice the stall timeout.
-        let segments = (0..<2).map { harness.url("slow\($0).ts", size: segment, "drip=20000,200") }
+        // 6 kB every 200 ms: 20 s per segment, twice the stall timeout.
+        let segments = (0..<2).map { harness.url("slow\($0).ts", size: segment, "drip=6000,200") }
         try Data(
             ("#EXTM3U\n#EXT-X-TARGETDURATION:10\n" + segments.map { "#EXTINF:10,\n\($0)\n" }.joined()
                 + "#EXT-X-ENDLIST\n").utf8
@@ -86,9 +88,9 @@ import TunerTesting
                 kind: .downloadHLS, sourceURL: harness.origin.baseURL + "/static/slow.m3u8", destinationName: "slow"))
         let done = try await harness.waitFinished(task.id)
         #expect(done.state == .complete, "\(done.errorReason ?? "")")
-        // Without the liveness signal no segment could ever finish (each attempt is cut after 3 s
-        // and a segment needs 6), so the task would end in error. (A stall may still be seen on a
-        // machine so loaded that 3 s pass without a byte; it is not asserted away.)
+        // Without the liveness signal no segment could ever finish (each attempt is cut after 10 s
+        // and a segment needs 20), so the task would end in error. (A stall may still be seen on
+        // a machine so loaded that 10 s pass without a byte; it is not asserted away.)
         #expect(done.committedBytes == Int64(2 * segment))
         await harness.close()
     }
