@@ -130,9 +130,9 @@ struct TunerHTTPServer: Service {
         let address = try SocketAddress.makeAddressResolvingHost(host, port: port)
         #if canImport(Glibc)
             let descriptor = socket(
-                address.protocolFamily, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+                address.protocol.rawValue, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
-            let descriptor = socket(address.protocolFamily, SOCK_STREAM, 0)
+            let descriptor = socket(address.protocol.rawValue, SOCK_STREAM, 0)
         #endif
         guard descriptor >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
         var one: CInt = 1
