@@ -6,8 +6,9 @@ import NIOCore
 import NIOHTTP1
 
 /// The main port's connections: HTTP/1 with the WebSocket upgrade of `/api/v1/events`
-/// (hummingbird-websocket's channel), warm stream answers before Hummingbird, and an answer to
-/// requests whose head breaks the limits. ``TunerHTTPServer`` sets each connection up and runs
+/// (hummingbird-websocket's channel), warm stream answers before Hummingbird, HTTP/1.0 framing
+/// for HTTP/1.0 clients (``HTTP10Compatibility``), and an answer to requests whose head breaks
+/// the limits. ``TunerHTTPServer`` sets each connection up and runs
 /// ``handle(value:logger:)`` once the connection is handed to Hummingbird.
 ///
 /// The upgrade channel negotiates before Hummingbird sees a request, and a head that fails to
@@ -46,6 +47,7 @@ struct TunerHTTPChannel: Sendable {
             }
             let answerer = BadRequestAnswerer()
             try pipeline.addHandler(answerer, position: .after(decoder.handler))
+            try pipeline.addHandler(HTTP10Compatibility(), position: .after(decoder.handler))
             if let fastPath {
                 // First, before the decoder: it reads the bytes of the requests it answers.
                 let front = StreamFrontHandler(fastPath: fastPath, idleTimeout: idleTimeout) { handOff(value) }

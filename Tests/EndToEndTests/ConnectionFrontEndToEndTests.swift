@@ -261,3 +261,44 @@ import TunerTesting
         return bytes[range.upperBound...]
     }
 }
+
+extension ConnectionFrontEndToEndTests {
+    @Test("HTTP/1.0 clients get HTTP/1.0 answers: never chunked, and the server closes after each")
+    func http10ClientsGetHTTP10Framing() async throws {
+        guard let fixture = try await StreamFastPathEndToEndTests.start() else { return }
+        defer { Task { await fixture.remove() } }
+        let warm = Fixture.path(of: try await fixture.warmURL("old.ts?size=3000"))
+        // The XMLTV output is streamed (no length): over HTTP/1.1 it is chunked, which an
+        // HTTP/1.0 client would read as part of the guide.
+        for target in ["/output/default.xml", "/api/v1/health", warm] {
+            let socket = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 30)
+            defer { close(socket) }
+            #expect(RawHTTP.write(socket, Array("GET \(target) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)))
+            let answer = await RawHTTP.offPool { [socket] in RawHTTP.readUntilClosed(socket) }
+            let text = String(decoding: answer.bytes, as: UTF8.self)
+            let head = text.components(separatedBy: "\r\n\r\n").first ?? ""
+            #expect(head.hasPrefix("HTTP/1.0 200 "), "\(target): \(head)")
+            #expect(!head.lowercased().contains("transfer-encoding"), "\(target): \(head)")
+            #expect(answer.closedByPeer, "\(target): the server closes after an HTTP/1.0 answer")
+            let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+            if target.hasSuffix(".xml") {
+                #expect(body.hasPrefix("<?xml") && body.hasSuffix("</tv>\n"), "the guide as it is: \(body.prefix(80))")
+            } else if target == warm {
+                #expect(answer.bytes.count - head.utf8.count - 4 == 3000)
+            }
+        }
+
+        // HTTP/1.1 then HTTP/1.0 on one connection: each answer in its own version, then the close.
+        let socket = try RawHTTP.connect(port: fixture.server.port, timeoutSeconds: 30)
+        defer { close(socket) }
+        let requests =
+            "GET /output/default.xml HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            + "GET /output/default.xml HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n"
+        #expect(RawHTTP.write(socket, Array(requests.utf8)))
+        let answers = await RawHTTP.offPool { [socket] in RawHTTP.readUntilClosed(socket) }
+        let text = String(decoding: answers.bytes, as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 200 ") && text.lowercased().contains("transfer-encoding: chunked"))
+        #expect(text.contains("</tv>\n\r\n0\r\n\r\nHTTP/1.0 200 "), "the second answer follows the first's last chunk")
+        #expect(text.hasSuffix("</tv>\n") && answers.closedByPeer)
+    }
+}
