@@ -112,14 +112,7 @@ public enum RawHTTP {
     /// Reads until the peer closes, an error, or the receive timeout. Blocking: from async code,
     /// call it through ``offPool(_:)``.
     public static func readAll(_ fd: Int32) -> [UInt8] {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            received.append(contentsOf: buffer[0..<count])
-        }
-        return received
+        readUntilClosed(fd).bytes
     }
 
     /// Reads until the connection ends and says who ended it: `closedByPeer` is true when the

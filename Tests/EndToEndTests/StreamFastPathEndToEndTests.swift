@@ -219,8 +219,8 @@ import TunerTesting
         // the other tests' work in the concurrency pool cannot hold it up.
         let port = fixture.server.port
         let request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-        let attempts = await RawHTTP.offPool {
-            () -> (socket: Int32, answered: Int, inAll: Int, kept: Bool, early: Bool) in
+        let (socket, answered, answeredInAll, kept, closedEarly) = await RawHTTP.offPool {
+            () -> (Int32, Int, Int, Bool, Bool) in
             var socket: Int32 = -1
             var answered = 0
             var answeredInAll = 0
@@ -246,10 +246,7 @@ import TunerTesting
             }
             return (socket, answered, answeredInAll, kept, closedEarly)
         }
-        let socket = attempts.socket
         defer { if socket >= 0 { close(socket) } }
-        let (answered, answeredInAll, kept, closedEarly) =
-            (attempts.answered, attempts.inAll, attempts.kept, attempts.early)
         #expect(!closedEarly, "closed sooner than the idle timeout after a request (\(answered) answered)")
         #expect(kept, "three attempts in a row were held up for the whole idle timeout")
         #expect(try await fixture.fastAnswers() == before + answeredInAll)
