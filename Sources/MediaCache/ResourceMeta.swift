@@ -1,4 +1,5 @@
 import Foundation
+import MediaFormats
 import NIOHTTP1
 
 /// What the origin said about a resource: enough to serve it from disk and to tell whether a later
@@ -18,8 +19,7 @@ public struct ResourceMeta: Sendable, Equatable, Codable {
 
     /// The validator for `If-Range`: a strong ETag, else Last-Modified (RFC 9110 §13.1.5).
     var ifRangeValidator: String? {
-        if let etag, !etag.hasPrefix("W/") { return etag }
-        return lastModified
+        IfRange.validator(etag: etag, lastModified: lastModified)
     }
 
     /// Whether `other` describes the same version of the resource.

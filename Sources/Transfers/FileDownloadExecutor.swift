@@ -206,11 +206,8 @@ private struct Download {
         request.headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
         if committed > 0 {
             request.headers.replaceOrAdd(name: "Range", value: "bytes=\(committed)-")
-            // If-Range needs a strong validator; a weak ETag falls back to Last-Modified.
-            if let etag, !etag.hasPrefix("W/") {
-                request.headers.replaceOrAdd(name: "If-Range", value: etag)
-            } else if let lastModified {
-                request.headers.replaceOrAdd(name: "If-Range", value: lastModified)
+            if let validator = IfRange.validator(etag: etag, lastModified: lastModified) {
+                request.headers.replaceOrAdd(name: "If-Range", value: validator)
             }
         }
         let response: HTTPClientResponse

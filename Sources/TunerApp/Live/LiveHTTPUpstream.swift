@@ -82,19 +82,15 @@ enum LiveHTTPUpstream {
                 resumePoint.started(
                     length: response.status == .ok
                         ? response.headers.first(name: "Content-Length").flatMap { HeaderNumber.nonNegative($0) } : nil,
-                    validator: Self.validator(of: response.headers))
+                    validator: IfRange.validator(
+                        etag: response.headers.first(name: "ETag"),
+                        lastModified: response.headers.first(name: "Last-Modified")))
             }
             for try await chunk in response.body {
                 deliver(chunk)
                 resumePoint.delivered(chunk.readableBytes)
             }
         }
-    }
-
-    /// What `If-Range` may carry for an answer: its ETag when strong, else its Last-Modified.
-    static func validator(of headers: HTTPHeaders) -> String? {
-        if let etag = headers.first(name: "ETag"), !etag.hasPrefix("W/") { return etag }
-        return headers.first(name: "Last-Modified")
     }
 
     /// The client live sessions use: redirects are followed by ``make`` (providers send live
