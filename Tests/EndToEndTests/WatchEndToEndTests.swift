@@ -15,13 +15,14 @@ import TunerTesting
         let data = workspace.file("data")
         var server = try await TunerProcess.serve(data: data, arguments: ["--allow-fetch", "loopback"])
         let port = server.port
-        // About 25 seconds of download (8 KiB every 100 ms): time enough for the watcher to start
-        // and the server to restart even on a busy machine.
+        // About 50 seconds of download (8 KiB every 100 ms): time enough for the watcher to start
+        // and the server to restart even while the whole suite runs (a watcher started 25 s
+        // late has been seen).
         let added = try await Curl.fetch(
             tools[.curl], server.baseURL + "/api/v1/transfers",
             options: [
                 "-X", "POST", "-H", "Content-Type: application/json", "--data",
-                #"{"url": "\#(files.baseURL)/files/slow.bin?size=2000000&drip=8192,100"}"#,
+                #"{"url": "\#(files.baseURL)/files/slow.bin?size=4000000&drip=8192,100"}"#,
             ])
         #expect(added.status == 201)
 
@@ -33,7 +34,7 @@ import TunerTesting
         // Once it has shown progress, the server goes away and comes back on the same port.
         // A progress line, not the final one: the restart must fall in the middle.
         var shownBeforeRestart = ""
-        for _ in 0..<1200 {
+        for _ in 0..<2400 {
             shownBeforeRestart = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
             if shownBeforeRestart.contains("slow.bin") { break }
             try await Task.sleep(for: .milliseconds(25))

@@ -15,6 +15,8 @@ struct CatalogGuideAPITests {
     }
 
     /// A playlist of three channels with a guide around the current hour, served by the origin.
+    /// Now/next is asked at the middle of that hour (`at=`), so a run that crosses the hour
+    /// boundary still finds the same programme on.
     struct Library {
         let harness: ProxyHarness
         let served: URL
@@ -95,7 +97,7 @@ struct CatalogGuideAPITests {
         let api = library.harness.api
         let news = try #require(library.channels["News One"])
 
-        let nowNext = try HTTP.json(try await HTTP.fetch(api + "/guide/now?limit=10"))
+        let nowNext = try HTTP.json(try await HTTP.fetch(api + "/guide/now?limit=10&at=\(library.hour + 1800)"))
         let rows = try #require(nowNext["channels"] as? [[String: Any]])
         #expect(rows.count == 3)
         let newsRow = try #require(rows.first { ($0["item"] as? [String: Any])?["id"] as? Int == news })
@@ -118,7 +120,8 @@ struct CatalogGuideAPITests {
         let briefProgrammes = ((brief["channels"] as? [[String: Any]])?.first?["programmes"] as? [[String: Any]]) ?? []
         #expect(briefProgrammes.compactMap { $0["title"] as? String } == ["News 2", "News 3", "News 4"])
         #expect(briefProgrammes.allSatisfy { $0["description"] == nil })
-        let briefNow = try HTTP.json(try await HTTP.fetch(api + "/guide/now?limit=10&brief=1"))
+        let briefNow = try HTTP.json(
+            try await HTTP.fetch(api + "/guide/now?limit=10&brief=1&at=\(library.hour + 1800)"))
         let briefRow = (briefNow["channels"] as? [[String: Any]])?.first {
             ($0["item"] as? [String: Any])?["id"] as? Int == news
         }
@@ -144,7 +147,7 @@ struct CatalogGuideAPITests {
             api + "/channels/\(films)/guide-mapping", method: "PUT", json: #"{"epgID":"films.example"}"#)
         #expect(set.status == 200)
         func nowTitle() async throws -> String? {
-            let page = try HTTP.json(try await HTTP.fetch(api + "/guide/now?ids=\(films)"))
+            let page = try HTTP.json(try await HTTP.fetch(api + "/guide/now?ids=\(films)&at=\(library.hour + 1800)"))
             let row = (page["channels"] as? [[String: Any]])?.first
             return (row?["now"] as? [String: Any])?["title"] as? String
         }
