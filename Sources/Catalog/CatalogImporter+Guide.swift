@@ -28,7 +28,7 @@ extension CatalogImporter {
             throw CatalogError.unsupported("a source without guide URLs has no guide to import")
         }
 
-        var paths: [String] = []
+        var paths: [(path: String, inflated: Bool)] = []
         var downloaded: [String] = []
         defer { for path in downloaded { try? FileManager.default.removeItem(atPath: path) } }
         do {
@@ -42,22 +42,25 @@ extension CatalogImporter {
                                 sourceID: sourceID, phase: .downloading, bytes: bytes, totalBytes: total))
                     }
                     downloaded.append(path)
-                    paths.append(path)
+                    paths.append((path, false))
                 } else {
-                    paths.append(location)
+                    paths.append((location, false))
                 }
-                if let inflated = try inflatedCopy(of: paths[paths.count - 1]) {
+                if let inflated = try inflatedCopy(of: paths[paths.count - 1].path) {
                     downloaded.append(inflated)
-                    paths[paths.count - 1] = inflated
+                    paths[paths.count - 1] = (inflated, true)
                 }
             }
             let cutoff = now - retention
             let interval = max(1, configuration.progressInterval)
-            let counts = try await store.replaceGuide(ofSource: sourceID) { [paths] sink in
+            let files = paths.map { (path: $0.path, reader: fileReader(inflated: $0.inflated)) }
+            let counts = try await store.replaceGuide(ofSource: sourceID) { [files] sink in
                 var entries = 0
-                for path in paths {
-                    try XMLTVFileImport.run(path: path, into: sink, endingAfter: cutoff, languages: languages) {
-                        bytes in
+                for (path, reader) in files {
+                    try XMLTVFileImport.run(
+                        path: path, reader: reader, into: sink, endingAfter: cutoff,
+                        languages: languages
+                    ) { bytes in
                         entries += 1
                         if entries % interval == 0 {
                             progress(

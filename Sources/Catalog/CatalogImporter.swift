@@ -19,6 +19,9 @@ public final class CatalogImporter: Sendable {
         public var maxDownloadBytes: Int64
         /// A gzip source that inflates to more than this is refused.
         public var maxInflatedBytes: Int64 = 8 << 30
+        /// A provider's API answer (an Xtream panel's `player_api.php` lists) larger than this is
+        /// refused: it is decoded in memory, so it is kept far below the download limit.
+        public var maxProviderAnswerBytes: Int64 = 256 << 20
         /// Where downloads wait to be imported.
         public var temporaryDirectory: URL
         /// How many items go by between two progress reports.
@@ -83,13 +86,19 @@ public final class CatalogImporter: Sendable {
             let counts: CatalogImportCounts
             switch source.kind {
             case .m3u:
-                counts = try await refreshPlaylist(source, logger: logger, progress: progress)
+                (counts, notice) = try await refreshPlaylist(source, logger: logger, progress: progress)
+            // What the import refused but did not fail for (a playlist naming a local file as its
+            // guide), recorded on the source for the user to see.
+            var notice: String?
             case .xtream:
                 counts = try await refreshXtream(source, logger: logger, progress: progress)
             default:
                 throw CatalogError.unsupported("refreshing \(source.kind) sources")
             }
-            try await store.setSourceStatus(id: sourceID, status: .ok, error: nil, refreshedAt: Date())
+            try await store.setSourceStatus(id: sourceID, status: .ok, error: notice, refreshedAt: Date())
+            if let notice {
+                logger.info("Catalog source named locations Tuner refused", metadata: ["refused": "\(notice)"])
+            }
             progress(CatalogImportProgress(sourceID: sourceID, phase: .finished, entries: counts.total))
             record("ok")
             logger.info(
@@ -110,7 +119,7 @@ public final class CatalogImporter: Sendable {
     /// A plain copy of a gzip file, made before the import's database transaction (so the
     /// transaction never waits on decompression) and checked whole: nil when `path` is not gzip.
     func inflatedCopy(of path: String) throws -> String? {
-        guard GzipFile.isGzip(path: path) else { return nil }
+        guard try GzipFile.isGzip(path: path) else { return nil }
         let output = configuration.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString).inflated")
             .path
         do {
@@ -126,28 +135,31 @@ public final class CatalogImporter: Sendable {
         _ source: CatalogSource,
         logger: Logger,
         progress: @escaping @Sendable (CatalogImportProgress) -> Void
-    ) async throws -> CatalogImportCounts {
+    ) async throws -> (CatalogImportCounts, refused: String?) {
         let sourceID = source.id
         var path = source.location
-        var downloaded = false
+        // The download and the inflated copy are each removed whatever happens next (`path` is
+        // reassigned below, so neither cleanup may read it).
+        var download: String?
+        defer { if let download { try? FileManager.default.removeItem(atPath: download) } }
         if !source.isLocalFile {
             let downloader = SourceDownloader(httpClient: httpClient, configuration: configuration, logger: logger)
-            path = try await downloader.download(source.location) { bytes, total in
+            download = try await downloader.download(source.location) { bytes, total in
                 progress(
                     CatalogImportProgress(sourceID: sourceID, phase: .downloading, bytes: bytes, totalBytes: total))
             }
-            downloaded = true
+            path = download ?? path
         }
-        defer { if downloaded { try? FileManager.default.removeItem(atPath: path) } }
         let inflated = try inflatedCopy(of: path)
         defer { if let inflated { try? FileManager.default.removeItem(atPath: inflated) } }
         if let inflated { path = inflated }
 
         let totalBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value
         let interval = max(1, configuration.progressInterval)
+        let reader = fileReader(inflated: inflated != nil)
         let header = HeaderBox()
         let counts = try await store.replaceItems(ofSource: sourceID) { [path] sink in
-            try M3UFileImport.run(path: path, into: sink, header: header) { bytes, entries in
+            try M3UFileImport.run(path: path, reader: reader, into: sink, header: header) { bytes, entries in
                 if entries % interval == 0 {
                     progress(
                         CatalogImportProgress(
@@ -156,12 +168,25 @@ public final class CatalogImporter: Sendable {
                 }
             }
         }
-        // The playlist's own guide URLs are used until the user sets some.
-        if source.epgURLs.isEmpty, let urls = header.value?.tvgURLs, !urls.isEmpty {
+        // The playlist's own guide URLs are used until the user sets some; only http(s) ones:
+        // a provider never names a local file for Tuner to read.
+        let named = header.value?.tvgURLs ?? []
+        let urls = named.filter(ProviderLocation.isHTTP)
+        header.refused.record(named.filter { !ProviderLocation.isHTTP($0) }, as: "guide")
+        if source.epgURLs.isEmpty, !urls.isEmpty {
             var updated = source
             updated.epgURLs = urls
             try await store.updateSource(updated)
         }
-        return counts
+        return (counts, header.refused.summary)
+    }
+
+    /// The reader of a playlist or guide file: the size limit for what the user or provider gave
+    /// (an inflated copy is already bounded by ``Configuration/maxInflatedBytes``), and the time
+    /// limit, since parsing runs while the import holds the database writer.
+    func fileReader(inflated: Bool) -> ChunkedFileReader {
+        ChunkedFileReader(
+            limit: inflated ? configuration.maxInflatedBytes : configuration.maxDownloadBytes,
+            deadline: .now + .nanoseconds(configuration.requestTimeout.nanoseconds))
     }
 }

@@ -34,8 +34,14 @@ public enum CatchupURLBuilder {
     }
 
     /// The catch-up URL, or `nil` when the settings cannot produce one (an unknown type without
-    /// a template, or a Flussonic/Xtream URL of an unrecognised shape).
+    /// a template, or a Flussonic/Xtream URL of an unrecognised shape), or when it would not be an
+    /// http(s) URL: the template comes from the provider, which never names a local file.
     public static func url(for request: Request) -> String? {
+        guard let url = anyURL(for: request), ProviderLocation.isHTTP(url) else { return nil }
+        return url
+    }
+
+    private static func anyURL(for request: Request) -> String? {
         // Times outside years 1-9999 are no programme; bounding them keeps the arithmetic below exact.
         guard GuideTime.supported.contains(request.start), GuideTime.supported.contains(request.end),
             GuideTime.supported.contains(request.now)
@@ -57,7 +63,7 @@ public enum CatchupURLBuilder {
         default:
             // `default` and unknown types: the template is the whole URL.
             guard let template = request.catchup.source, !template.isEmpty else { return nil }
-            if template.hasPrefix("http://") || template.hasPrefix("https://") || template.hasPrefix("rtmp://") {
+            if ProviderLocation.isHTTP(template) {
                 return fill(template, request)
             }
             // A relative template is appended, as players do.

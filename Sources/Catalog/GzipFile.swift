@@ -9,9 +9,10 @@ import Foundation
 /// start another one are refused too (zero padding excepted, as gzip allows), so a damaged file
 /// never replaces a good catalog. The output is capped, so a small bomb cannot fill the disk.
 enum GzipFile {
-    /// Whether the file starts with the gzip magic bytes.
-    static func isGzip(path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    /// Whether the file starts with the gzip magic bytes; throws when it is no regular file
+    /// (``LocalSourceFile``) or cannot be opened.
+    static func isGzip(path: String) throws -> Bool {
+        let handle = try LocalSourceFile.open(path)
         defer { try? handle.close() }
         guard let head = try? handle.read(upToCount: 2), head.count == 2 else { return false }
         return head[head.startIndex] == 0x1F && head[head.startIndex + 1] == 0x8B
@@ -19,9 +20,7 @@ enum GzipFile {
 
     /// Inflates `path` into a new file `output`; returns the bytes written.
     static func inflate(path: String, to output: String, limit: Int64, chunkSize: Int = 1 << 20) throws -> Int64 {
-        guard let input = FileHandle(forReadingAtPath: path) else {
-            throw CatalogError.fetchFailed("cannot open \(path)")
-        }
+        let input = try LocalSourceFile.open(path)
         defer { try? input.close() }
         guard FileManager.default.createFile(atPath: output, contents: nil),
             let writer = FileHandle(forWritingAtPath: output)

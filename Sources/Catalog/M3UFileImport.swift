@@ -10,12 +10,13 @@ import MediaFormats
 enum M3UFileImport {
     static func run(
         path: String,
+        reader: ChunkedFileReader,
         into sink: any CatalogImportSink,
         header: HeaderBox,
         progress: (_ bytes: Int64, _ entries: Int) -> Void
     ) throws {
         guard let sqliteSink = sink as? SQLiteImportSink else {
-            try runSerially(path: path, into: sink, header: header, progress: progress)
+            try runSerially(path: path, reader: reader, into: sink, header: header, progress: progress)
             return
         }
         var entries = 0
@@ -23,7 +24,7 @@ enum M3UFileImport {
             produce: { emit in
                 var encoder = ImportRowEncoder()
                 var batch = ImportBatch(capacity: ImportBatch.standardSize)
-                try parse(path: path, header: header) { mapped, bytesRead in
+                try parse(path: path, reader: reader, header: header) { mapped, bytesRead in
                     switch mapped {
                     case .item(let item): try encoder.encode(item, sourceBytes: bytesRead, into: &batch)
                     case .episode(let episode, let series):
@@ -49,12 +50,13 @@ enum M3UFileImport {
     /// Any other sink: the same import, one entry at a time on the calling thread.
     private static func runSerially(
         path: String,
+        reader: ChunkedFileReader,
         into sink: any CatalogImportSink,
         header: HeaderBox,
         progress: (_ bytes: Int64, _ entries: Int) -> Void
     ) throws {
         var entries = 0
-        try parse(path: path, header: header) { mapped, bytesRead in
+        try parse(path: path, reader: reader, header: header) { mapped, bytesRead in
             switch mapped {
             case .item(let item): try sink.add(item)
             case .episode(let episode, let series): try sink.add(episode, of: series)
@@ -67,6 +69,7 @@ enum M3UFileImport {
     /// Reads and parses the file, handing each entry, mapped, to `body` with the bytes read so far.
     private static func parse(
         path: String,
+        reader: ChunkedFileReader,
         header: HeaderBox,
         _ body: (M3UItemMapper.Mapped, Int64) throws -> Void
     ) throws {
@@ -79,16 +82,43 @@ enum M3UFileImport {
                 mapper.header = playlistHeader
                 header.value = playlistHeader
             case .entry(let entry):
-                try body(mapper.map(entry), bytesRead)
+                try body(screened(mapper.map(entry), refused: header.refused), bytesRead)
             case .warning:
                 // Warnings are the parser's business; the M3U check command reports them.
                 break
             }
         }
-        try ChunkedFileReader().read(path: path) { chunk in
+        try reader.read(path: path) { chunk in
             bytesRead += Int64(chunk.count)
             try parser.feed(chunk, onEvent: handle)
         }
         try parser.finish(onEvent: handle)
+    }
+
+    /// `mapped` without the locations a provider may not name: a logo that is not http(s), and a
+    /// catch-up template with another scheme (`file:`), or one used as the whole URL that is not
+    /// http(s). Each is recorded in `refused` for the source's status.
+    static func screened(_ mapped: M3UItemMapper.Mapped, refused: RefusedLocations) -> M3UItemMapper.Mapped {
+        func screen(_ draft: CatalogItemDraft) -> CatalogItemDraft {
+            var draft = draft
+            if let logo = draft.logo, !ProviderLocation.isHTTP(logo) {
+                refused.record([logo], as: "logo")
+                draft.logo = nil
+            }
+            if let template = draft.catchup?.source, !ProviderLocation.isHTTP(template) {
+                // Flussonic and Xtream types use the template as the whole URL; the others append it.
+                let type = draft.catchup?.type.lowercased() ?? "default"
+                let whole = ["flussonic", "flussonic-hls", "flussonic-ts", "fs", "xc"].contains(type)
+                if ProviderLocation.hasScheme(template) || whole {
+                    refused.record([template], as: "catch-up template")
+                    draft.catchup?.source = nil
+                }
+            }
+            return draft
+        }
+        switch mapped {
+        case .item(let item): return .item(screen(item))
+        case .episode(let episode, let series): return .episode(episode, series: screen(series))
+        }
     }
 }

@@ -71,7 +71,8 @@ struct SourceDownloader: Sendable {
             for try await var chunk in response.body {
                 received += Int64(chunk.readableBytes)
                 guard received <= configuration.maxDownloadBytes else {
-                    throw CatalogError.fetchFailed("larger than the limit of \(configuration.maxDownloadBytes) bytes")
+                    throw ImportLimits.tooLarge(
+                        "the download from \(Self.redacted(url))", limit: configuration.maxDownloadBytes)
                 }
                 if let bytes = chunk.readBytes(length: chunk.readableBytes) {
                     try handle.write(contentsOf: bytes)

@@ -4,6 +4,7 @@ import MediaFormats
 enum XMLTVFileImport {
     static func run(
         path: String,
+        reader: ChunkedFileReader,
         into sink: any GuideImportSink,
         endingAfter cutoff: Int64,
         languages: [String],
@@ -57,7 +58,7 @@ enum XMLTVFileImport {
             }
         }
 
-        try ChunkedFileReader().read(path: path) { chunk in
+        try reader.read(path: path) { chunk in
             bytesRead += Int64(chunk.count)
             try parser.feed(chunk, onEvent: handle)
         }

@@ -281,7 +281,8 @@ struct XtreamClient: Sendable {
         guard response.status.code == 200 else {
             throw CatalogError.fetchFailed("HTTP \(response.status.code) for \(action ?? "account info")")
         }
-        let body = try await response.body.collect(upTo: Int(min(configuration.maxDownloadBytes, Int64(Int.max))))
+        let body = try await XtreamAnswer.collect(
+            response.body, limit: configuration.maxProviderAnswerBytes, what: action ?? "account info")
         do {
             return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))
         } catch {

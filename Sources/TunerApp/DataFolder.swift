@@ -5,10 +5,10 @@ import Foundation
 public struct DataFolder: Sendable {
     public let path: String
 
-    /// Creates the folder if needed.
+    /// Creates the folder (and its imports folder) if needed.
     public init(path: String) throws {
         self.path = (path as NSString).standardizingPath
-        try FileManager.default.createDirectory(atPath: self.path, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: importsDirectory, withIntermediateDirectories: true)
     }
 
     public var cacheDirectory: String { path + "/cache" }
@@ -16,6 +16,9 @@ public struct DataFolder: Sendable {
     public var databasePath: String { path + "/tuner.sqlite" }
     /// tus uploads received by `tuner serve` (see TusServer.TusUploadStore).
     public var uploadsDirectory: String { path + "/uploads" }
+    /// Where imports download playlists and guides (and inflate gzipped ones) before parsing;
+    /// each file is removed when its import ends, however it ends.
+    public var importsDirectory: String { path + "/imports" }
     public var secretPath: String { path + "/secret" }
     public var tokenPath: String { path + "/token" }
     /// Where a running server writes its base URL, so the CLI can find it.

@@ -271,16 +271,29 @@ public final class Library: Sendable {
             guard FileManager.default.fileExists(atPath: resolved) else {
                 throw FeatureError(.invalid, "no such file: \(resolved)")
             }
-            return resolved
+            return try regularFile(resolved)
         }
         guard path.hasPrefix("/") else {
             throw FeatureError(.invalid, "'\(location)' is neither an http(s) URL nor an absolute path to a local file")
         }
+        let resolved: String
         do {
-            return try localFiles.fileToRead(path)
+            resolved = try localFiles.fileToRead(path)
         } catch {
             throw FeatureError(.forbidden, error.description)
         }
+        return try regularFile(resolved)
+    }
+
+    /// `path` when it is a regular file: a device, FIFO, socket or folder (or a link to one) is
+    /// refused by its type, whatever its name, for the command line's paths too.
+    private func regularFile(_ path: String) throws -> String {
+        do {
+            try LocalSourceFile.check(path)
+        } catch {
+            throw FeatureError(.invalid, "\(error)")
+        }
+        return path
     }
 
     private func checkPolicy(_ location: String) throws {

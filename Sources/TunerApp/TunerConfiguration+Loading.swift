@@ -64,6 +64,7 @@ extension TunerConfiguration {
         case publicHosts, allowFetch, allowedOrigins, filesRoots, idleTimeout
         case transfersMaxActive, transfersPerHost, transfersStallTimeout, transfersSyncMs
         case catalogCheckInterval, catalogRefreshInterval
+        case importMaxSize, importTimeout, providerAnswerMaxSize
         case hdhomerunDiscoveryPort, hdhomerunHttpPort, baseUrl, ssdpPort, guidePlaceholders
         case liveBuffer, liveLinger, liveStallTimeout, livePreempt, transcodeArgs
 
@@ -250,6 +251,13 @@ struct SettingsReader {
     }
 
     func readLive(into configuration: inout TunerConfiguration) throws {
+        if let bytes = try size(.importMaxSize, example: "2GiB", positive: true) { configuration.importMaxSize = bytes }
+        if let seconds = try duration(.importTimeout, "a positive duration like 600 or 10m", positive: true) {
+            configuration.importTimeoutSeconds = seconds
+        }
+        if let bytes = try size(.providerAnswerMaxSize, example: "256MiB", positive: true) {
+            configuration.providerAnswerMaxSize = bytes
+        }
         if let bytes = try size(.liveBuffer, example: "8MiB", positive: true) {
             guard bytes >= 64 << 10, bytes <= 1 << 30 else {
                 throw FeatureError.invalid(

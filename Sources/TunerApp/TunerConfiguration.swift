@@ -82,6 +82,15 @@ public struct TunerConfiguration: Sendable {
     /// The refresh interval a catalog source gets when it is added without one of its own
     /// (env TUNER_CATALOG_REFRESH_INTERVAL, default a day).
     public var catalogDefaultRefreshSeconds: Double = 86_400
+    /// The largest playlist or guide an import reads, downloaded or local (env
+    /// TUNER_IMPORT_MAX_SIZE, default 2 GiB); beyond it the import fails and the catalog is kept.
+    public var importMaxSize: Int64 = 2 << 30
+    /// How long one playlist or guide download, or the parsing of a local one, may take (env
+    /// TUNER_IMPORT_TIMEOUT, default 10 minutes).
+    public var importTimeoutSeconds: Double = 600
+    /// The largest answer of a provider's API (an Xtream panel's lists) Tuner holds in memory
+    /// (env TUNER_PROVIDER_ANSWER_MAX_SIZE, default 256 MiB).
+    public var providerAnswerMaxSize: Int64 = 256 << 20
     /// Downloads and uploads running at once (env TUNER_TRANSFERS_MAX_ACTIVE, default 3).
     public var transfersMaximumActive: Int = 3
     /// Of those, at once against one host (env TUNER_TRANSFERS_PER_HOST, default 2).

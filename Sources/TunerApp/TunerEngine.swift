@@ -193,7 +193,8 @@ public final class TunerEngine: Sendable {
         configuration: TunerConfiguration, logger: Logger
     ) -> CatalogParts {
         let catalog = SQLiteCatalogStore(database: database, logger: logger)
-        let importer = CatalogImporter(store: catalog, httpClient: httpClient, logger: logger)
+        let importer = CatalogImporter(
+            store: catalog, httpClient: httpClient, configuration: configuration.importerConfiguration, logger: logger)
         let player = Player(catalog: catalog, signer: signer, fetchPolicy: configuration.allowFetch)
         let outputs = OutputCenter(
             store: OutputStore(database: database, catalog: catalog, logger: logger), player: player, catalog: catalog,

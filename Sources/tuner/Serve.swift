@@ -168,6 +168,28 @@ struct Serve: AsyncParsableCommand {
     var catalogRefreshInterval: String?
     @Option(
         name: .customLong("log-level"),
+    @Option(
+        name: .customLong("import-max-size"),
+        help: "The largest playlist or guide an import reads, e.g. 4GiB (env TUNER_IMPORT_MAX_SIZE, default 2GiB).")
+    var importMaxSize: String?
+    @Option(
+        name: .customLong("import-timeout"),
+        help:
+            """
+            How long a playlist or guide download, or reading a local one, may take, e.g. 600 or 30m (env \
+            TUNER_IMPORT_TIMEOUT, default 10m).
+            """
+    )
+    var importTimeout: String?
+    @Option(
+        name: .customLong("provider-answer-max-size"),
+        help:
+            """
+            The largest Xtream panel answer held in memory, e.g. 512MiB (env TUNER_PROVIDER_ANSWER_MAX_SIZE, \
+            default 256MiB).
+            """
+    )
+    var providerAnswerMaxSize: String?
         help: "trace, debug, info, notice, warning, error (env TUNER_LOG_LEVEL or LOG_LEVEL, default info).")
     var logLevel: String?
 
@@ -198,6 +220,9 @@ struct Serve: AsyncParsableCommand {
         flags[.catalogRefreshInterval] = catalogRefreshInterval
         flags[.logLevel] = logLevel
         let lists: [Setting: [String]] = [
+        flags[.importMaxSize] = importMaxSize
+        flags[.importTimeout] = importTimeout
+        flags[.providerAnswerMaxSize] = providerAnswerMaxSize
             .cacheIgnoreParams: cacheIgnoreParams, .uploadOrigins: uploadOrigins, .publicHosts: publicHosts,
             .allowedOrigins: allowedOrigins, .filesRoots: filesRoots.map { URL(fileURLWithPath: $0).path },
         ]

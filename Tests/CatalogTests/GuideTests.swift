@@ -11,14 +11,15 @@ struct GuideTests {
     // 2024-03-05 06:00:00 UTC
     let six: Int64 = 1_709_618_400
 
-    /// A playlist whose guide URL points at the fixture guide, imported with its guide.
+    /// A playlist whose guide is the fixture guide, named by the user (a playlist may not name a
+    /// local file), imported with its guide.
     func makeCatalog(guide: String = Fixtures.path("guide.xml")) async throws -> (
         TemporaryCatalog, CatalogSource, [CatalogItem]
     ) {
         let catalog = try TemporaryCatalog()
         let path = try catalog.write(
             """
-            #EXTM3U x-tvg-url="\(guide)"
+            #EXTM3U
             #EXTINF:-1 tvg-id="bbc1.uk",BBC One HD
             http://example.com/1
             #EXTINF:-1,Télé Matin
@@ -26,7 +27,8 @@ struct GuideTests {
             #EXTINF:-1,Mystery Channel
             http://example.com/3
             """, to: "guide.m3u")
-        let source = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: path))
+        let source = try await catalog.store.addSource(
+            CatalogSourceDraft(kind: .m3u, location: path, epgURLs: [guide]))
         try await withImporter(catalog) { importer in
             _ = try await importer.refresh(sourceID: source.id)
             let counts = try await importer.refreshGuide(sourceID: source.id, now: six, retention: 86_400 * 365 * 100)
