@@ -84,12 +84,12 @@ public final class CatalogImporter: Sendable {
         }
         do {
             let counts: CatalogImportCounts
-            switch source.kind {
-            case .m3u:
-                (counts, notice) = try await refreshPlaylist(source, logger: logger, progress: progress)
             // What the import refused but did not fail for (a playlist naming a local file as its
             // guide), recorded on the source for the user to see.
             var notice: String?
+            switch source.kind {
+            case .m3u:
+                (counts, notice) = try await refreshPlaylist(source, logger: logger, progress: progress)
             case .xtream:
                 counts = try await refreshXtream(source, logger: logger, progress: progress)
             default:

@@ -17,14 +17,19 @@ struct SourceDownloader: Sendable {
 
     /// Downloads `url` into a new file in the temporary directory and returns its path. A
     /// transient failure (no answer, a reset, 408/429/5xx, a truncated body) is tried again as the
-    /// configuration's ``RetryPolicy`` says.
+    /// configuration's ``RetryPolicy`` says. Each try, body included, gets the configuration's
+    /// `requestTimeout` (``ImportDeadline``); one out of time is not tried again.
     func download(
         _ url: String,
         headers: [CatalogHeader] = [],
-        progress: (Int64, Int64?) -> Void
+        progress: @escaping @Sendable (Int64, Int64?) -> Void
     ) async throws -> String {
         try await configuration.retryPolicy.run {
-            try await downloadOnce(url, headers: headers, progress: progress)
+            try await ImportDeadline.run(
+                within: configuration.requestTimeout, what: "the download from \(Self.redacted(url))"
+            ) {
+                try await downloadOnce(url, headers: headers, progress: progress)
+            }
         } transience: { error in
             (error as? CatalogError)?.isTransient
         } onRetry: { error, failures, delay in
@@ -47,6 +52,9 @@ struct SourceDownloader: Sendable {
         let response: HTTPClientResponse
         do {
             response = try await httpClient.execute(request, timeout: configuration.requestTimeout, logger: logger)
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            // Not transient: a retry would multiply the import's time limit.
+            throw ImportLimits.tooSlow("the download from \(Self.redacted(url))")
         } catch {
             throw CatalogError.fetchFailed("\(error)", transient: true)
         }
@@ -84,6 +92,8 @@ struct SourceDownloader: Sendable {
             }
         } catch let error as CatalogError {
             throw error
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            throw ImportLimits.tooSlow("the download from \(Self.redacted(url))")
         } catch {
             // A reset or timeout mid-body: what arrived is not a playlist to trust.
             throw CatalogError.fetchFailed("the download broke off after \(received) bytes: \(error)", transient: true)

@@ -282,7 +282,8 @@ struct XtreamClient: Sendable {
             throw CatalogError.fetchFailed("HTTP \(response.status.code) for \(action ?? "account info")")
         }
         let body = try await XtreamAnswer.collect(
-            response.body, limit: configuration.maxProviderAnswerBytes, what: action ?? "account info")
+            response.body, limit: configuration.maxProviderAnswerBytes, timeout: configuration.requestTimeout,
+            what: action ?? "account info")
         do {
             return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))
         } catch {

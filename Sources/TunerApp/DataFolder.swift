@@ -19,6 +19,21 @@ public struct DataFolder: Sendable {
     /// Where imports download playlists and guides (and inflate gzipped ones) before parsing;
     /// each file is removed when its import ends, however it ends.
     public var importsDirectory: String { path + "/imports" }
+
+    /// Removes what imports left in ``importsDirectory`` when the process running them died
+    /// (kill -9, power loss): files not changed for `age` seconds, which no running import (each
+    /// bounded by `--import-timeout`, the `age` `tuner serve` passes) can still be using.
+    public func removeStaleImports(olderThan age: Double) {
+        let manager = FileManager.default
+        let cutoff = Date().addingTimeInterval(-max(age, 0))
+        for name in (try? manager.contentsOfDirectory(atPath: importsDirectory)) ?? [] {
+            let file = importsDirectory + "/" + name
+            guard let modified = (try? manager.attributesOfItem(atPath: file))?[.modificationDate] as? Date,
+                modified < cutoff
+            else { continue }
+            try? manager.removeItem(atPath: file)
+        }
+    }
     public var secretPath: String { path + "/secret" }
     public var tokenPath: String { path + "/token" }
     /// Where a running server writes its base URL, so the CLI can find it.

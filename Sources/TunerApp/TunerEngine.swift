@@ -68,6 +68,7 @@ public final class TunerEngine: Sendable {
         self.configuration = configuration
         self.logger = logger
         dataFolder = try DataFolder(path: configuration.dataDirectory)
+        dataFolder.removeStaleImports(olderThan: configuration.importTimeoutSeconds)
         signer = StreamLinkSigner(key: try dataFolder.loadOrCreateSecret())
         localFiles = try LocalFileAccess(
             roots: (configuration.filesRoots ?? [dataFolder.path + "/files"]).map {

@@ -50,6 +50,12 @@ struct ProviderLocationTests {
         }
         #expect(seen <= 2500, "nothing past the limit is parsed")
         #expect(try ChunkedFileReader(chunkSize: 1000, limit: 5000).read(path: path) { _ in } == 5000)
+        // Past the deadline, reading stops at the next chunk.
+        #expect {
+            try ChunkedFileReader(chunkSize: 1000, deadline: .now - .seconds(1)).read(path: path) { _ in }
+        } throws: { error in
+            "\(error)".contains("took longer than --import-timeout")
+        }
     }
 
     @Test("A playlist naming local guides, logos and catch-up templates keeps none and says so")

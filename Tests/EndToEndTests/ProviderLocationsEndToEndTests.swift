@@ -214,6 +214,52 @@ import TunerTesting
         }
         let channels = try await Self.call(curl, server.baseURL + "/api/v1/channels")
         #expect(channels.body["total"] as? Int == 4, "the catalog keeps what it had: \(channels.text)")
+        // The failed downloads are gone too.
+        let imports = try FileManager.default.contentsOfDirectory(atPath: workspace.file("data") + "/imports")
+        #expect(imports.isEmpty, "left after failed imports: \(imports)")
+        await server.stop()
+        try await origin.shutdown()
+    }
+
+    @Test("A download slower than --import-timeout fails clearly; a dead import's leftovers are swept at start")
+    func importsAreBoundedInTime() async throws {
+        guard let tools = Tools.require(.curl) else { return }
+        let curl = tools[.curl]
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let origin = try await TestOrigin.start()
+        let served = workspace.file("served")
+        let data = workspace.file("data")
+        let imports = data + "/imports"
+        for folder in [served, imports] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        try Data(
+            ("#EXTM3U\n" + (0..<200).map { "#EXTINF:-1,Channel \($0)\nhttp://127.0.0.1:9/\($0).ts\n" }.joined()).utf8
+        ).write(to: URL(fileURLWithPath: served + "/list.m3u"))
+        origin.serveDirectory(served)
+        // What a killed server left an hour ago, and a file an import may still be writing.
+        for (name, age) in [("catalog-dead.download", -3600.0), ("catalog-live.download", 3600.0)] {
+            try Data("x".utf8).write(to: URL(fileURLWithPath: imports + "/" + name))
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date().addingTimeInterval(age)], ofItemAtPath: imports + "/" + name)
+        }
+        let server = try await TunerProcess.serve(data: data, arguments: ["--import-timeout", "2"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: imports) == ["catalog-live.download"])
+        try FileManager.default.removeItem(atPath: imports + "/catalog-live.download")
+
+        // About 10 KiB at 200 bytes every 200 ms: some 10 s, five times the limit.
+        let added = try await Self.call(
+            curl, server.baseURL + "/api/v1/sources", method: "POST",
+            json: #"{"location":"\#(origin.baseURL)/static/list.m3u?drip=200,200"}"#)
+        let id = try #require(added.body["id"] as? Int, "\(added.text)")
+        let refreshed = try await Self.call(curl, server.baseURL + "/api/v1/sources/\(id)/refresh", method: "POST")
+        #expect(refreshed.status >= 400, "\(refreshed.text)")
+        #expect(
+            refreshed.text.contains("took longer than --import-timeout; raise it if it is genuine"), "\(refreshed.text)"
+        )
+        #expect(origin.requests(path: "/static/list.m3u") == 1, "a download out of time is not tried again")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: imports).isEmpty)
         await server.stop()
         try await origin.shutdown()
     }
