@@ -29,9 +29,10 @@ public struct HDHomeRunDevice: Sendable {
 
     public var discover: Discover {
         Discover(
-            FriendlyName: profile.name, ModelNumber: "HDTC-2US", FirmwareName: "hdhomeruntc_atsc",
-            FirmwareVersion: "20200101", DeviceID: deviceID, DeviceAuth: deviceAuth, BaseURL: links.deviceBase,
-            LineupURL: links.deviceBase + "/lineup.json", TunerCount: profile.streamLimit)
+            FriendlyName: OutputText.line(profile.name), ModelNumber: "HDTC-2US", FirmwareName: "hdhomeruntc_atsc",
+            FirmwareVersion: "20200101", DeviceID: deviceID, DeviceAuth: deviceAuth,
+            BaseURL: OutputText.line(links.deviceBase), LineupURL: OutputText.line(links.deviceBase + "/lineup.json"),
+            TunerCount: profile.streamLimit)
     }
 
     /// A value real tuners send for their cloud guide; players only pass it on. Derived from
@@ -50,22 +51,24 @@ public struct HDHomeRunDevice: Sendable {
     public func lineup(_ channels: [OutputChannel]) -> [LineupEntry] {
         channels.map { channel in
             LineupEntry(
-                GuideNumber: String(channel.number), GuideName: channel.name, URL: links.play(channel.number),
+                GuideNumber: String(channel.number), GuideName: OutputText.line(channel.name),
+                URL: OutputText.line(links.play(channel.number)),
                 HD: Self.looksHD(channel.name) ? 1 : 0, Favorite: channel.item.isFavourite ? 1 : 0)
         }
     }
 
     /// `lineup.json` as text, written directly: Foundation's encoder boxes every value and is the
-    /// larger part of a 10,000-channel lineup's cost.
+    /// larger part of a 10,000-channel lineup's cost. Names and URLs pass ``OutputText`` first:
+    /// JSON escapes C0 itself, but C1 and U+2028/U+2029 would reach players that split lines.
     public func lineupJSON(_ channels: [OutputChannel]) -> String {
         var text = "["
         text.reserveCapacity(channels.count * 120)
         for (index, channel) in channels.enumerated() {
             if index > 0 { text += "," }
             text += "{\"GuideNumber\":\"\(channel.number)\",\"GuideName\":"
-            JSONString.append(channel.name, to: &text)
+            JSONString.append(OutputText.line(channel.name), to: &text)
             text += ",\"URL\":"
-            JSONString.append(links.play(channel.number), to: &text)
+            JSONString.append(OutputText.line(links.play(channel.number)), to: &text)
             text += ",\"HD\":\(Self.looksHD(channel.name) ? 1 : 0),\"Favorite\":\(channel.item.isFavourite ? 1 : 0)}"
         }
         return text + "]"

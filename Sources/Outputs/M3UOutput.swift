@@ -14,24 +14,26 @@ public struct M3UOutput: Sendable {
     }
 
     public func header() -> String {
-        M3UWriter().headerLine(
-            M3UPlaylistHeader(
-                tvgURLs: [links.guide], extraAttributes: [M3UAttribute(name: "url-tvg", value: links.guide)]))
+        let guide = OutputText.attribute(links.guide)
+        return M3UWriter().headerLine(
+            M3UPlaylistHeader(tvgURLs: [guide], extraAttributes: [M3UAttribute(name: "url-tvg", value: guide)]))
     }
 
     public func lines(for channel: OutputChannel) -> String {
-        var entry = M3UEntry(url: links.play(channel.number), title: channel.name)
+        // Provider text on one line, attributes without `"` (``OutputText``): one entry per channel
+        // for every parser, whatever the provider put in a name.
+        var entry = M3UEntry(url: OutputText.line(links.play(channel.number)), title: OutputText.line(channel.name))
         entry.tvgID = channel.guideID
-        entry.tvgName = channel.name
-        entry.tvgLogo = logo(channel.item)
+        entry.tvgName = OutputText.attribute(channel.name)
+        entry.tvgLogo = logo(channel.item).map(OutputText.attribute)
         entry.channelNumber = String(channel.number)
-        entry.groupTitle = channel.item.group
+        entry.groupTitle = channel.item.group.map(OutputText.attribute)
         if channel.item.isRadio { entry.radio = "true" }
         if let catchup = channel.item.catchup {
             // Tuner's own catch-up URL, whatever the provider's scheme: players fill in the times.
             entry.catchup = "default"
             entry.catchupDays = catchup.days.map(String.init)
-            entry.catchupSource = links.catchup(channel.number)
+            entry.catchupSource = OutputText.attribute(links.catchup(channel.number))
         }
         return M3UWriter().lines(for: entry)
     }

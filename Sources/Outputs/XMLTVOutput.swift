@@ -78,13 +78,15 @@ public struct XMLTVOutput: Sendable {
         XMLTVDate(secondsSince1970: seconds).description
     }
 
-    /// Text and attribute values with XML's five specials escaped and the characters XML 1.0
-    /// forbids (controls other than tab and line breaks) dropped. Text without any of those (most
-    /// titles) is returned as it is.
+    /// Text and attribute values on one line (``OutputText/line(_:)``: line breaks, C0 and C1
+    /// controls, U+2028/U+2029 as a space, since `tv_validate_file` refuses NEL and XML 1.0 most
+    /// C0), with XML's five specials escaped and U+FFFE/U+FFFF (also not XML) dropped. Text
+    /// without any of those (most titles) is returned as it is.
     public static func escaped(_ text: String) -> String {
+        let text = OutputText.line(text)
         let needsWork = text.utf8.contains { byte in
             switch byte {
-            case 0..<0x20, 0x22, 0x26, 0x27, 0x3C, 0x3E, 0xEF: true  // controls " & ' < > and U+FFFx's lead
+            case 0x22, 0x26, 0x27, 0x3C, 0x3E, 0xEF: true  // " & ' < > and U+FFFx's lead
             default: false
             }
         }
@@ -98,10 +100,8 @@ public struct XMLTVOutput: Sendable {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&apos;"
-            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-            default:
-                if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF { continue }
-                out.unicodeScalars.append(scalar)
+            case "\u{FFFE}", "\u{FFFF}": continue
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out

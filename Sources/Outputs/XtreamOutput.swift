@@ -80,7 +80,7 @@ public struct XtreamOutput: Sendable {
         var seen = Set<String>()
         return channels.compactMap { channel in
             guard let group = channel.item.group, seen.insert(group).inserted else { return nil }
-            return Category(category_id: Self.categoryID(group), category_name: group)
+            return Category(category_id: Self.categoryID(group), category_name: OutputText.line(group))
         }
     }
 
@@ -102,8 +102,8 @@ public struct XtreamOutput: Sendable {
     public func liveStreams(_ channels: [OutputChannel], category: String?) -> [LiveStream] {
         filtered(channels, category).map { channel in
             LiveStream(
-                num: channel.number, name: channel.name, stream_id: channel.item.id,
-                stream_icon: logo(channel.item) ?? "", epg_channel_id: channel.guideID,
+                num: channel.number, name: OutputText.line(channel.name), stream_id: channel.item.id,
+                stream_icon: icon(channel), epg_channel_id: channel.guideID,
                 category_id: channel.item.group.map(Self.categoryID) ?? "", tv_archive: 0, tv_archive_duration: 0)
         }
     }
@@ -125,8 +125,8 @@ public struct XtreamOutput: Sendable {
     public func vodStreams(_ channels: [OutputChannel], category: String?) -> [VODStream] {
         filtered(channels, category).map { channel in
             VODStream(
-                num: channel.number, name: channel.name, stream_id: channel.item.id,
-                stream_icon: logo(channel.item) ?? "", category_id: channel.item.group.map(Self.categoryID) ?? "",
+                num: channel.number, name: OutputText.line(channel.name), stream_id: channel.item.id,
+                stream_icon: icon(channel), category_id: channel.item.group.map(Self.categoryID) ?? "",
                 container_extension: Self.container(of: channel.item.url))
         }
     }
@@ -149,8 +149,8 @@ public struct XtreamOutput: Sendable {
     public func series(_ channels: [OutputChannel], category: String?) -> [Series] {
         filtered(channels, category).map { channel in
             Series(
-                num: channel.number, name: channel.name, series_id: channel.item.id,
-                cover: logo(channel.item) ?? "", category_id: channel.item.group.map(Self.categoryID) ?? "")
+                num: channel.number, name: OutputText.line(channel.name), series_id: channel.item.id,
+                cover: icon(channel), category_id: channel.item.group.map(Self.categoryID) ?? "")
         }
     }
 
@@ -182,13 +182,14 @@ public struct XtreamOutput: Sendable {
             let season = episode.season ?? 1
             bySeason[String(season), default: []].append(
                 .init(
-                    id: String(episode.id), episode_num: episode.episode ?? index + 1, title: episode.title,
+                    id: String(episode.id), episode_num: episode.episode ?? index + 1,
+                    title: OutputText.line(episode.title),
                     container_extension: Self.container(of: episode.url), season: season,
                     info: .init(duration_secs: episode.duration.map { Int($0) } ?? 0)))
         }
         return SeriesInfo(
             info: .init(
-                name: channel.name, cover: logo(channel.item) ?? "",
+                name: OutputText.line(channel.name), cover: icon(channel),
                 category_id: channel.item.group.map(Self.categoryID) ?? ""),
             episodes: bySeason)
     }
@@ -217,12 +218,13 @@ public struct XtreamOutput: Sendable {
     public func vodInfo(_ channel: OutputChannel, details: CatalogMovieDetails?) -> VODInfo {
         VODInfo(
             info: .init(
-                name: channel.name, plot: details?.plot ?? "", genre: details?.genre ?? "",
-                director: details?.director ?? "", cast: details?.cast ?? "", releasedate: details?.releaseDate ?? "",
+                name: OutputText.line(channel.name), plot: OutputText.line(details?.plot ?? ""),
+                genre: OutputText.line(details?.genre ?? ""), director: OutputText.line(details?.director ?? ""),
+                cast: OutputText.line(details?.cast ?? ""), releasedate: OutputText.line(details?.releaseDate ?? ""),
                 duration_secs: details?.durationSeconds ?? 0, rating: details?.rating.map { String($0) } ?? "",
-                movie_image: logo(channel.item) ?? ""),
+                movie_image: icon(channel)),
             movie_data: .init(
-                stream_id: channel.item.id, name: channel.name,
+                stream_id: channel.item.id, name: OutputText.line(channel.name),
                 container_extension: Self.container(of: channel.item.url)
             ))
     }
@@ -256,9 +258,8 @@ public struct XtreamOutput: Sendable {
             epg_listings: chosen.map { programme in
                 Listings.Listing(
                     id: String(programme.id), epg_id: String(programme.id),
-                    title: Data(programme.title.utf8).base64EncodedString(), start: Self.dateTime(programme.start),
-                    end: Self.dateTime(programme.stop),
-                    description: Data((programme.description ?? "").utf8).base64EncodedString(),
+                    title: Self.base64(programme.title), start: Self.dateTime(programme.start),
+                    end: Self.dateTime(programme.stop), description: Self.base64(programme.description ?? ""),
                     channel_id: channel.guideID, start_timestamp: String(programme.start),
                     stop_timestamp: String(programme.stop),
                     now_playing: table ? (programme.start <= now && now < programme.stop ? 1 : 0) : nil,
@@ -276,21 +277,33 @@ public struct XtreamOutput: Sendable {
     }
 
     /// `get.php?type=m3u_plus`: the live channels and films with Tuner's Xtream stream URLs.
+    /// Names, groups and URLs pass ``OutputText`` (one line each, no `"` in attributes), so a
+    /// provider's name never adds an `#EXTINF` or URL line.
     public func playlist(_ channels: [OutputChannel], guideURL: String) -> String {
-        var text = "#EXTM3U url-tvg=\"\(guideURL)\" x-tvg-url=\"\(guideURL)\"\n"
+        let guide = OutputText.attribute(guideURL)
+        var text = "#EXTM3U url-tvg=\"\(guide)\" x-tvg-url=\"\(guide)\"\n"
         for channel in channels where channel.item.kind != .series {
-            let name = channel.name.replacingOccurrences(of: "\n", with: " ")
-            func attribute(_ value: String) -> String { value.replacingOccurrences(of: "\"", with: "'") }
-            text += "#EXTINF:-1 tvg-id=\"\(channel.guideID)\" tvg-name=\"\(attribute(name))\""
-            if let logo = logo(channel.item) { text += " tvg-logo=\"\(attribute(logo))\"" }
+            let name = OutputText.line(channel.name)
+            text += "#EXTINF:-1 tvg-id=\"\(channel.guideID)\" tvg-name=\"\(OutputText.attribute(name))\""
+            if let logo = logo(channel.item) { text += " tvg-logo=\"\(OutputText.attribute(logo))\"" }
             text += " tvg-chno=\"\(channel.number)\""
-            if let group = channel.item.group { text += " group-title=\"\(attribute(group))\"" }
-            text += ",\(name)\n\(streamURL(channel))\n"
+            if let group = channel.item.group { text += " group-title=\"\(OutputText.attribute(group))\"" }
+            text += ",\(name)\n\(OutputText.line(streamURL(channel)))\n"
         }
         return text
     }
 
     // MARK: Helpers
+
+    /// A channel's logo URL on one line, or "" (what panels send for none).
+    func icon(_ channel: OutputChannel) -> String {
+        OutputText.line(logo(channel.item) ?? "")
+    }
+
+    /// Guide text as panels send it (base64), cleaned first: players show it decoded.
+    static func base64(_ text: String) -> String {
+        Data(OutputText.line(text).utf8).base64EncodedString()
+    }
 
     func filtered(_ channels: [OutputChannel], _ category: String?) -> [OutputChannel] {
         guard let category, !category.isEmpty else { return channels }

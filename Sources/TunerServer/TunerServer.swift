@@ -75,6 +75,9 @@ public final class TunerServer: Sendable {
             requestGuard,
             // Behind the guard, outside the error middleware: a resent command gets its first answer.
             IdempotencyMiddleware(journal: engine.commands),
+            // Provider bytes are inert in a browser; outside the error middleware, so the errors
+            // it answers are already redacted.
+            ProviderBytesMiddleware(),
             RedactingErrorMiddleware(),
             // Requests by route and status, and their durations, into swift-metrics (see ProcessMetrics).
             requestMetrics,
@@ -153,7 +156,7 @@ public final class TunerServer: Sendable {
         return TunerHTTPApplication(
             responder: StreamResponder(fallback: router.buildResponder(), middleware: middleware, streams: streams),
             webSocketResponder: router.buildResponder(), webSocket: webSocket, fastPath: fastPath,
-            idleTimeout: idleTimeout,
+            idleTimeout: idleTimeout, acceptsHost: { requestGuard.accepts(host: $0) },
             host: engine.configuration.host, port: engine.configuration.port, serverName: Self.serverName,
             services: [
                 CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine),

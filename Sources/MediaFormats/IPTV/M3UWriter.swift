@@ -115,9 +115,10 @@ public struct M3UWriter: Sendable {
         return singleLine(option.name) + "=" + value
     }
 
-    /// Line breaks inside a value would split the entry, so they become spaces.
+    /// Line breaks inside a value would split the entry, and the other control and separator
+    /// characters split it for players that read lines as Python or JavaScript do: each run of them
+    /// becomes a space (``OutputText/line(_:)``).
     private static func singleLine(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return text }
-        return String(text.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 })
+        OutputText.line(text)
     }
 }

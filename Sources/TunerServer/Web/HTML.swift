@@ -1,3 +1,5 @@
+import MediaFormats
+
 /// A piece of HTML. Text interpolated into it is escaped unless it is `HTML` itself, so a value
 /// from the catalog (a channel called `<script>…`) can only ever render as text.
 struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, CustomStringConvertible {
@@ -56,10 +58,12 @@ struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, CustomString
     }
 
     /// `&`, `<`, `>`, `"` and `'` as character references: safe inside elements and quoted attributes.
+    /// Control and line-separator characters from providers become spaces first, by the rule every
+    /// output follows (``OutputText/line(_:)``): HTML 5 calls C0/C1 in text a parse error.
     static func escape(_ value: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(value.utf8.count)
-        for character in value.unicodeScalars {
+        for character in OutputText.line(value).unicodeScalars {
             switch character {
             case "&": escaped += "&amp;"
             case "<": escaped += "&lt;"
