@@ -76,7 +76,12 @@ public final class Player: Sendable {
     /// The proxied logo of `item`, or nil when it has none (or none Tuner may fetch).
     static func logoURL(of item: CatalogItem, player: Player, baseURL: String) -> String? {
         guard let logo = item.logo, logo.hasPrefix("http://") || logo.hasPrefix("https://") else { return nil }
-        return try? player.proxyURL(for: logo, headers: nil, baseURL: baseURL)
+        // An image link: served only as a raster image, never as the HTML or SVG a provider may send.
+        guard var link = try? StreamLink.requested(url: logo, headers: nil, fetchPolicy: player.fetchPolicy) else {
+            return nil
+        }
+        link.kind = .image
+        return try? player.signer.proxyURL(for: link, baseURL: baseURL)
     }
 
     /// What a past programme of a channel is: one from the guide, or a time span.

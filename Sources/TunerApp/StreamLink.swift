@@ -86,6 +86,9 @@ public enum StreamKind: String, Sendable, Codable, CaseIterable {
     /// A low-latency partial segment.
     case part
     case other
+    /// A logo or poster: served only when it is a raster image (PNG, JPEG, GIF or WebP by its
+    /// first bytes), never as whatever else the origin sends (HTML, SVG).
+    case image
 }
 
 /// One header attached to a stream.

@@ -99,6 +99,8 @@ public final class StreamService: Sendable {
             }
         case .key, .map, .part, .other:
             return counted(await cache.serve(request), kind: link.kind ?? .other)
+        case .image:
+            return counted(await serveImage(request), kind: .image)
         case .segment:
             // A segment link of its own (made before segments were named by sequence number):
             // served as it is, without pre-fetching.
@@ -134,7 +136,8 @@ public final class StreamService: Sendable {
             guard freshPlaylist(link.url) == nil else { return nil }
             let url = link.url.absoluteString
             isNotPlaylist = { [self] head in !mayNeedSniffing(head, url: url) }
-        case .playlist, .key:
+        case .playlist, .key, .image:
+            // An image is read whole and checked first (see `serveImage`).
             return nil
         }
         let request = MediaRequest(
@@ -142,6 +145,40 @@ public final class StreamService: Sendable {
             requestID: requestID, storage: .cache)
         guard let response = cache.serveHeld(request, accepting: isNotPlaylist) else { return nil }
         return counted(response, kind: link.kind ?? .other)
+    }
+
+    /// The largest logo or poster served.
+    static let imageLimit = 8 << 20
+
+    /// A logo or poster: served only as a raster image, with the type its first bytes say
+    /// (`ProviderContentType.rasterImage`), whether it comes from the origin or from the cache;
+    /// anything else (an HTML or SVG "logo") is refused with 502. A range is answered whole.
+    private func serveImage(_ request: MediaRequest) async -> MediaResponse {
+        var whole = request
+        whole.method = .get
+        whole.range = nil
+        whole.ifRange = nil
+        let response = await cache.serve(whole)
+        guard response.status == 200 else { return response }
+        guard let body = await response.collectBody(limit: Self.imageLimit),
+            let type = ProviderContentType.rasterImage(
+                contentType: response.headers.first(name: "Content-Type"), firstBytes: body.prefix(16))
+        else {
+            let text = "the origin's answer is not a PNG, JPEG, GIF or WebP image, so Tuner does not serve it\n"
+            var headers = Self.textHeaders
+            headers.add(name: "Content-Length", value: String(text.utf8.count))
+            return MediaResponse(
+                status: 502, headers: headers,
+                body: request.method == .head ? nil : MediaBody { try await $0.write(ByteBuffer(string: text)) })
+        }
+        var headers = HTTPHeaders()
+        for (name, value) in response.headers where name.lowercased() != "content-type" {
+            headers.add(name: name, value: value)
+        }
+        headers.replaceOrAdd(name: "Content-Type", value: type)
+        var answer = MediaResponse(status: 200, headers: headers, body: nil, finalURL: response.finalURL)
+        if request.method != .head { answer = Self.buffered(answer, body: body) }
+        return answer
     }
 
     /// Whether the answer to a user's link (`url`) may be a playlist, so its first bytes must be

@@ -91,6 +91,7 @@ struct StreamFastPath: Sendable {
             ifRange: request.headerFields[.ifRange])
         return answer(fastRequest) { media in
             var fields = media.httpFields
+            ProviderBytesMiddleware.makeInert(&fields, status: media.status)
             fields[.date] = dates.current
             if let serverName { fields[.server] = serverName }
             return HTTPResponse(status: HTTPResponse.Status(code: media.status), headerFields: fields)
@@ -181,18 +182,38 @@ struct StreamFastPath: Sendable {
         buffer.writeString(HTTPResponseStatus(statusCode: code, reasonPhrase: status.reasonPhrase).reasonPhrase)
         buffer.writeStaticString("\r\n")
         var hasLength = false
+        // The provider-bytes rule, as ProviderBytesMiddleware.makeInert writes it for the router.
+        var hasType = false
+        var typesPass = true
         for header in media.headers {
             guard !header.name.isEmpty, header.name.utf8.allSatisfy(StreamLink.isTokenByte),
                 HTTPField.isValidValue(header.value), !Self.isAddedHere(header.name),
-                !Self.name(header.name, is: "transfer-encoding")
+                !Self.name(header.name, is: "transfer-encoding"), !ProviderBytesMiddleware.isSetHere(header.name)
             else { return nil }
             if Self.name(header.name, is: "content-length") { hasLength = true }
             buffer.writeString(header.name)
             buffer.writeStaticString(": ")
-            buffer.writeString(header.value)
+            if Self.name(header.name, is: "content-type") {
+                hasType = true
+                if ProviderContentType.passes(header.value) {
+                    buffer.writeString(header.value)
+                } else {
+                    typesPass = false
+                    buffer.writeStaticString("application/octet-stream")
+                }
+            } else {
+                buffer.writeString(header.value)
+            }
             buffer.writeStaticString("\r\n")
         }
         guard hasLength else { return nil }
+        if !hasType {
+            typesPass = false
+            buffer.writeStaticString("Content-Type: application/octet-stream\r\n")
+        }
+        if !typesPass { buffer.writeStaticString("Content-Disposition: attachment\r\n") }
+        buffer.writeStaticString(
+            "X-Content-Type-Options: nosniff\r\nContent-Security-Policy: sandbox; default-src 'none'\r\n")
         buffer.writeStaticString("Date: ")
         buffer.writeString(dates.current)
         buffer.writeStaticString("\r\n")

@@ -138,8 +138,9 @@ enum StreamRequestParser {
                     return .other
                 }
             }
-            // Each field the answer reads given once, so it reads the same through swift-http-types.
-            guard hosts <= 1, ranges <= 1, ifRanges <= 1, index <= StreamRequestParser.maximumHeadLength else {
+            // Each field the answer reads given once, so it reads the same through swift-http-types;
+            // and a `Host` (an HTTP/1.1 request without one gets 400 from BadRequestAnswerer).
+            guard hosts == 1, ranges <= 1, ifRanges <= 1, index <= StreamRequestParser.maximumHeadLength else {
                 return .other
             }
             return .request(request, length: index)

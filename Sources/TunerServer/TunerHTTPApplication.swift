@@ -21,6 +21,8 @@ where Responder.Context == TunerRequestContext {
     let webSocket: HTTP1WebSocketUpgradeChannel.Configuration
     let fastPath: StreamFastPath?
     let idleTimeout: TimeAmount
+    /// The Host rule, for absolute-form request targets (see ``BadRequestAnswerer``).
+    let acceptsHost: @Sendable (String) -> Bool
     let host: String
     let port: Int
     let serverName: String
@@ -59,7 +61,7 @@ where Responder.Context == TunerRequestContext {
             connections: TunerHTTPChannel(
                 responder: respond, webSocketResponder: webSocketResponder, configuration: webSocket,
                 fastPath: fastPath,
-                idleTimeout: idleTimeout),
+                idleTimeout: idleTimeout, acceptsHost: acceptsHost),
             eventLoopGroup: .singleton, onServerRunning: onServerRunning, logger: logger)
         // Services stop in reverse order: the server first, as in Hummingbird's `Application`.
         let group = ServiceGroup(configuration: .init(services: services + [server], logger: logger))

@@ -13,8 +13,9 @@ import NIOHTTP1
 ///
 /// The upgrade channel negotiates before Hummingbird sees a request, and a head that fails to
 /// decode (more than 200 header fields, a field over 80 KiB) ends that negotiation with a silent
-/// close. The plain HTTP/1 channel answers 400; `BadRequestAnswerer`, right after the decoder,
-/// answers the same before the connection closes, so a client learns why.
+/// close. The plain HTTP/1 channel answers 400; ``BadRequestAnswerer``, right after the decoder,
+/// answers the same before the connection closes, so a client learns why (and refuses heads
+/// that break the Host rules, which need the request's version and target).
 struct TunerHTTPChannel: Sendable {
     typealias Value = HTTP1WebSocketUpgradeChannel.Value
     let inner: HTTP1WebSocketUpgradeChannel
@@ -22,16 +23,19 @@ struct TunerHTTPChannel: Sendable {
     /// ``StreamFrontHandler``); nil to hand every connection over at once.
     let fastPath: StreamFastPath?
     let idleTimeout: TimeAmount
+    /// The Host rule, for absolute-form request targets (see ``BadRequestAnswerer``).
+    let acceptsHost: @Sendable (String) -> Bool
 
     init(
         responder: @escaping HTTPChannelHandler.Responder, webSocketResponder: RouterResponder<TunerRequestContext>,
         configuration: HTTP1WebSocketUpgradeChannel.Configuration, fastPath: StreamFastPath?,
-        idleTimeout: TimeAmount
+        idleTimeout: TimeAmount, acceptsHost: @escaping @Sendable (String) -> Bool
     ) {
         inner = HTTP1WebSocketUpgradeChannel(
             responder: responder, webSocketResponder: webSocketResponder, configuration: configuration)
         self.fastPath = fastPath
         self.idleTimeout = idleTimeout
+        self.acceptsHost = acceptsHost
     }
 
     /// Builds the connection's pipeline; `handOff` gets its value when Hummingbird should take
@@ -45,7 +49,7 @@ struct TunerHTTPChannel: Sendable {
                 handOff(value)
                 return value
             }
-            let answerer = BadRequestAnswerer()
+            let answerer = BadRequestAnswerer(acceptsHost: acceptsHost)
             try pipeline.addHandler(answerer, position: .after(decoder.handler))
             try pipeline.addHandler(HTTP10Compatibility(), position: .after(decoder.handler))
             if let fastPath {
@@ -64,24 +68,5 @@ struct TunerHTTPChannel: Sendable {
         await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
             await inner.handle(value: value, logger: logger)
         }
-    }
-}
-
-/// Answers an HTTP parser error (a request head past the limits, or not HTTP) with 400 and
-/// `Connection: close`, as NIO's own error handler does; the decoder closes the connection
-/// right after. Inbound only: after a WebSocket upgrade it passes frames through untouched.
-final class BadRequestAnswerer: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if error is HTTPParserError {
-            let headers = HTTPHeaders([("Connection", "close"), ("Content-Length", "0")])
-            context.write(
-                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers))),
-                promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        }
-        context.fireErrorCaught(error)
     }
 }

@@ -275,6 +275,8 @@ struct OriginRouter {
         case "xml": return "application/xml"
         case "json": return "application/json"
         case "html": return "text/html; charset=utf-8"
+        case "svg": return "image/svg+xml"
+        case "png": return "image/png"
         case "txt": return "text/plain; charset=utf-8"
         default: return "application/octet-stream"
         }
