@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "tuner", targets: ["tuner"]),
         .library(name: "MediaFormats", targets: ["MediaFormats"]),
+        .library(name: "Fetching", targets: ["Fetching"]),
         .library(name: "MediaCache", targets: ["MediaCache"]),
         .library(name: "Catalog", targets: ["Catalog"]),
         .library(name: "Transfers", targets: ["Transfers"]),
@@ -80,10 +81,23 @@ let package = Package(
             name: "TunerStorage",
             dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // The fetch policy's gate every outgoing connection passes, and the redirects followed by hand.
+        .target(
+            name: "Fetching",
+            dependencies: [
+                "MediaFormats",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "MediaCache",
             dependencies: [
                 "MediaFormats",
+                "Fetching",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -97,6 +111,7 @@ let package = Package(
             name: "Catalog",
             dependencies: [
                 "MediaFormats",
+                "Fetching",
                 "TunerStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The bulk import binds values with SQLite's C API directly.
@@ -114,6 +129,7 @@ let package = Package(
             name: "Transfers",
             dependencies: [
                 "MediaFormats",
+                "Fetching",
                 "Tus",
                 "TunerStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -151,6 +167,7 @@ let package = Package(
                 "Catalog",
                 "Transfers",
                 "MediaFormats",
+                "Fetching",
                 // The command journal's table (idempotency keys) in the shared database.
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // Flags, environment and the configuration file, read once into TunerConfiguration.
@@ -286,6 +303,14 @@ let package = Package(
         .testTarget(
             name: "MediaFormatsTests",
             dependencies: ["MediaFormats", "TunerTesting"]
+        ),
+        .testTarget(
+            name: "FetchingTests",
+            dependencies: [
+                "Fetching", "MediaFormats", "TunerTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "MediaCacheTests",

@@ -32,6 +32,9 @@ public final class CatalogImporter: Sendable {
         /// When a failed download of a playlist or guide is tried again: twice more, after about
         /// 1 s and 2 s, and only for failures that may pass (no answer, reset, 408/429/5xx).
         public var retryPolicy = RetryPolicy(baseDelay: 1, multiplier: 2, maximumDelay: 10, maximumAttempts: 2)
+        /// Where playlists, guides and Xtream APIs may be fetched from: every hop, redirects
+        /// included, is checked on its resolved addresses (`--allow-fetch`).
+        public var fetchPolicy: FetchPolicy = .any
 
         public init(
             userAgent: String = "Tuner/1.0", requestTimeout: TimeAmount = .minutes(10),

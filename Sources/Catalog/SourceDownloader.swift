@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import Foundation
 import Logging
 import MediaFormats
@@ -51,7 +52,13 @@ struct SourceDownloader: Sendable {
         for header in headers { request.headers.replaceOrAdd(name: header.name, value: header.value) }
         let response: HTTPClientResponse
         do {
-            response = try await httpClient.execute(request, timeout: configuration.requestTimeout, logger: logger)
+            // Every hop, redirects included, passes the fetch policy's gate.
+            response = try await httpClient.execute(
+                request, gate: FetchGate(policy: configuration.fetchPolicy), timeout: configuration.requestTimeout,
+                logger: logger
+            ).response
+        } catch let error as FetchError {
+            throw CatalogError.fetchFailed("\(error)", transient: false)
         } catch let error as HTTPClientError where error == .deadlineExceeded {
             // Not transient: a retry would multiply the import's time limit.
             throw ImportLimits.tooSlow("the download from \(Self.redacted(url))")

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import Foundation
 import Logging
 import MediaFormats
@@ -21,6 +22,8 @@ public struct StreamChecker: Sendable {
         /// Also probe the first segment of HLS media playlists.
         public var probeFirstSegment: Bool
         public var userAgent: String
+        /// Where probes may go: every hop, redirects included, is checked on its resolved addresses.
+        public var fetchPolicy: FetchPolicy = .any
 
         public init(
             concurrency: Int = 8, timeout: TimeAmount = .seconds(10), probeFirstSegment: Bool = true,
@@ -196,55 +199,40 @@ public struct StreamChecker: Sendable {
         var body: [UInt8] = []
     }
 
-    /// Sends one request, following up to five redirects (the engine's client follows none).
+    /// Sends one request, following redirects by hand through the fetch policy's gate (the
+    /// client follows none): every hop is checked and the channel's credentials stay with its origin.
     private func send(
         _ method: HTTPMethod, client: HTTPClient, _ url: String, headers: [CatalogHeader], firstBytes: Bool = false,
         collectUpTo: Int? = nil
     ) async throws -> Answer {
-        var current = url
-        let first = URL(string: url)
-        for _ in 0..<6 {
-            // Only http(s), on every hop: a redirect to file: or another scheme is no stream.
-            guard let here = URL(string: current), let scheme = here.scheme?.lowercased(),
-                scheme == "http" || scheme == "https"
-            else {
-                throw CatalogError.fetchFailed(
-                    "refused to follow a redirect to \(SecretRedactor.redactURL(current)) (only http and https)")
-            }
-            var request = HTTPClientRequest(url: current)
-            request.method = method
-            request.headers.add(name: "User-Agent", value: configuration.userAgent)
-            // The channel's credentials are for its own origin, not wherever it redirects.
-            let sameOrigin = first.map { CredentialHeaders.isSameOrigin(here, $0) } ?? false
-            for header in headers where sameOrigin || !CredentialHeaders.isCredential(header.name) {
-                request.headers.replaceOrAdd(name: header.name, value: header.value)
-            }
-            if firstBytes { request.headers.add(name: "Range", value: "bytes=0-1023") }
-            let response = try await client.execute(request, timeout: configuration.timeout, logger: logger)
-            let status = response.status.code
-            if (300..<400).contains(status), status != 304, let location = response.headers.first(name: "location"),
-                let next = Self.resolve(location, against: current)
-            {
-                // The redirect's body is not needed; reading a little lets the connection be reused.
-                _ = try? await response.body.collect(upTo: 64 << 10)
-                current = next
-                continue
-            }
-            var answer = Answer(
-                status: status, finalURL: current, contentType: response.headers.first(name: "content-type"))
-            if let collectUpTo {
-                let body = try await response.body.collect(upTo: collectUpTo)
-                answer.body = Array(body.readableBytesView)
-            } else if firstBytes {
-                // A few bytes are enough: leaving the rest unread ends the request.
-                for try await chunk in response.body {
-                    answer.firstBytes = Array(chunk.readableBytesView.prefix(1024))
-                    if !answer.firstBytes.isEmpty { break }
-                }
-            }
-            return answer
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        request.headers.add(name: "User-Agent", value: configuration.userAgent)
+        for header in headers { request.headers.replaceOrAdd(name: header.name, value: header.value) }
+        if firstBytes { request.headers.add(name: "Range", value: "bytes=0-1023") }
+        let fetched: FetchedResponse
+        do {
+            fetched = try await client.execute(
+                request, gate: FetchGate(policy: configuration.fetchPolicy), timeout: configuration.timeout,
+                logger: logger)
+        } catch let error as FetchError {
+            throw CatalogError.fetchFailed("\(error)")
         }
-        throw CatalogError.fetchFailed("too many redirects")
+        let response = fetched.response
+        var answer = Answer(
+            status: response.status.code, finalURL: fetched.url.absoluteString,
+            contentType: response.headers.first(name: "content-type"))
+        if let collectUpTo {
+            let body = try await response.body.collect(upTo: collectUpTo)
+            answer.body = Array(body.readableBytesView)
+        } else if firstBytes {
+            // A few bytes are enough: leaving the rest unread ends the request.
+            for try await chunk in response.body {
+                answer.firstBytes = Array(chunk.readableBytesView.prefix(1024))
+                if !answer.firstBytes.isEmpty { break }
+            }
+        }
+        return answer
     }
 
     static func looksLikePlaylist(url: String, contentType: String?) -> Bool {

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import Foundation
 import Logging
 import NIOCore
@@ -274,7 +275,10 @@ struct XtreamClient: Sendable {
         request.headers.add(name: "User-Agent", value: configuration.userAgent)
         let response: HTTPClientResponse
         do {
-            response = try await httpClient.execute(request, timeout: configuration.requestTimeout, logger: logger)
+            response = try await httpClient.execute(
+                request, gate: FetchGate(policy: configuration.fetchPolicy), timeout: configuration.requestTimeout,
+                logger: logger
+            ).response
         } catch {
             throw CatalogError.fetchFailed("\(error)")
         }

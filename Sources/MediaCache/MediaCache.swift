@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import Foundation
 import Logging
 import MediaFormats
@@ -73,7 +74,7 @@ public final class MediaCache: Sendable {
         }
         upstream = UpstreamClient(
             httpClient: client, headTimeout: .seconds(configuration.headTimeoutSeconds), logger: logger,
-            fetchPolicy: configuration.fetchPolicy)
+            fetchGate: FetchGate(policy: configuration.fetchPolicy))
         logger.info(
             "cache opened",
             metadata: ["directory": "\(configuration.directory)", "entries": "\(loaded.count)", "bytes": "\(durable)"])

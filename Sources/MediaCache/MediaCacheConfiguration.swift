@@ -30,7 +30,8 @@ public struct MediaCacheConfiguration: Sendable {
     public var maxOpenFiles: Int = 1024
     /// Times a reader retries a failed transient fetch before giving up.
     public var fetchRetries: Int
-    /// Where origin requests may go (every redirect hop is checked too).
+    /// Where origin requests may go: every hop, redirects included, is checked on its resolved
+    /// addresses (Fetching's `FetchGate`).
     public var fetchPolicy: FetchPolicy = .any
 
     public init(

@@ -21,18 +21,15 @@ extension MediaCacheError {
         )
     }
 
-    static func refusedRedirect(_ location: String) -> MediaCacheError {
-        .upstream(
-            status: 502, description: "origin redirected to '\(location)', which is not an http(s) URL; refused",
-            isTransient: false)
+    /// A redirect that cannot be followed (not http(s), or more than ten); `reason` is redacted.
+    static func refusedRedirect(_ reason: String) -> MediaCacheError {
+        .upstream(status: 502, description: reason, isTransient: false)
     }
 
-    static func refusedByPolicy(_ policy: FetchPolicy, url: String) -> MediaCacheError {
-        .upstream(status: 403, description: policy.refusal(url), isTransient: false)
+    /// A hop the fetch policy refuses; `reason` (from `FetchError`) names the redacted URL.
+    static func refusedByPolicy(_ reason: String) -> MediaCacheError {
+        .upstream(status: 403, description: reason, isTransient: false)
     }
-
-    static let tooManyRedirects = MediaCacheError.upstream(
-        status: 502, description: "origin redirected more than 10 times", isTransient: false)
 
     static func badResponse(_ reason: String) -> MediaCacheError {
         .upstream(status: 502, description: "origin sent a bad response: \(reason)", isTransient: true)

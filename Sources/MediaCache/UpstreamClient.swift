@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import Foundation
 import Logging
 import MediaFormats
@@ -21,62 +22,36 @@ struct UpstreamClient: Sendable {
     /// How long to wait for the response head.
     let headTimeout: TimeAmount
     let logger: Logger
-    /// Where requests may go; checked at every hop, redirects included.
-    var fetchPolicy: FetchPolicy = .any
-
-    static let maxRedirects = 10
+    /// Where requests may go; checked at every hop, redirects included, on resolved addresses.
+    var fetchGate: FetchGate = .open
 
     func send(
         url: URL, method: HTTPMethod = .GET, headers: [(String, String)], extraHeaders: [(String, String)] = []
     ) async throws -> UpstreamResponse {
-        var current = url
-        for _ in 0...Self.maxRedirects {
-            guard let scheme = current.scheme?.lowercased(), scheme == "http" || scheme == "https", current.host != nil
-            else {
-                throw MediaCacheError.refusedRedirect(current.absoluteString)
-            }
-            guard fetchPolicy.permits(current) else {
-                throw MediaCacheError.refusedByPolicy(fetchPolicy, url: current.absoluteString)
-            }
-            var request = HTTPClientRequest(url: current.absoluteString)
-            request.method = method
-            // Credentials were given for the first origin; a redirect elsewhere must not receive them
-            // (what curl and browsers do).
-            let sameOrigin = CredentialHeaders.isSameOrigin(current, url)
-            for (name, value) in headers where sameOrigin || !CredentialHeaders.isCredential(name) {
-                request.headers.replaceOrAdd(name: name, value: value)
-            }
-            for (name, value) in extraHeaders where sameOrigin || !CredentialHeaders.isCredential(name) {
-                request.headers.replaceOrAdd(name: name, value: value)
-            }
-            if !request.headers.contains(name: "User-Agent") {
-                request.headers.add(name: "User-Agent", value: "Tuner/0.1")
-            }
-            let response: HTTPClientResponse
-            do {
-                response = try await httpClient.execute(request, timeout: headTimeout, logger: logger)
-            } catch {
-                throw MediaCacheError.transport(error)
-            }
-            let status = Int(response.status.code)
-            if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "Location") {
-                guard let next = URL(string: location, relativeTo: current)?.absoluteURL else {
-                    throw MediaCacheError.refusedRedirect(location)
-                }
-                logger.debug(
-                    "upstream redirect",
-                    metadata: [
-                        "from": "\(SecretRedactor.redactURL(current.absoluteString))",
-                        "to": "\(SecretRedactor.redactURL(next.absoluteString))",
-                    ])
-                // The body of a redirect is not needed; dropping it lets the client close or reuse the connection.
-                _ = try? await response.body.collect(upTo: 64 * 1024)
-                current = next
-                continue
-            }
-            return UpstreamResponse(status: status, headers: response.headers, body: response.body, finalURL: current)
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = method
+        for (name, value) in headers + extraHeaders {
+            request.headers.replaceOrAdd(name: name, value: value)
         }
-        throw MediaCacheError.tooManyRedirects
+        if !request.headers.contains(name: "User-Agent") {
+            request.headers.add(name: "User-Agent", value: "Tuner/0.1")
+        }
+        let fetched: FetchedResponse
+        do {
+            // Follows redirects by hand (the client is built with `.disallow`): each hop passes the
+            // gate and credentials stay with the first origin.
+            fetched = try await httpClient.execute(request, gate: fetchGate, timeout: headTimeout, logger: logger)
+        } catch let error as FetchError {
+            switch error.kind {
+            case .refused: throw MediaCacheError.refusedByPolicy(error.description)
+            case .badRedirect: throw MediaCacheError.refusedRedirect(error.description)
+            }
+        } catch {
+            throw MediaCacheError.transport(error)
+        }
+        return UpstreamResponse(
+            status: Int(fetched.response.status.code), headers: fetched.response.headers, body: fetched.response.body,
+            finalURL: fetched.url)
     }
 
     /// Builds the error for a non-success response, keeping the start of its body for the client.

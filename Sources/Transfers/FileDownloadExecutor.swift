@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Crypto
+import Fetching
 import Foundation
 import Logging
 import MediaFormats
@@ -48,11 +49,12 @@ public struct FileDownloadExecutor: TransferExecutor {
         }
     }
 
-    /// A client for downloads: follows up to 10 redirects, leaves bodies undecoded, gives up on
-    /// connecting after 10 s. (Stalls are the manager's job, so there is no read timeout.)
+    /// A client for downloads, uploads and imports: leaves bodies undecoded, gives up on connecting
+    /// after 10 s (stalls are the manager's job, so there is no read timeout), and follows no
+    /// redirect itself: callers follow them by hand through Fetching's gate, which checks each hop.
     public static func makeHTTPClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: 10, allowCycles: false),
+            redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(10)))
         configuration.decompression = .disabled
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)
@@ -212,7 +214,11 @@ private struct Download {
         }
         let response: HTTPClientResponse
         do {
-            response = try await executor.httpClient.execute(request, timeout: .hours(1), logger: context.logger)
+            response = try await executor.httpClient.execute(
+                request, gate: context.fetchGate, timeout: .hours(1), logger: context.logger
+            ).response
+        } catch let error as FetchError {
+            throw TransferError.permanent("\(error)")
         } catch {
             if Task.isCancelled { throw CancellationError() }
             throw TransferError.transient("cannot reach the server: \(error)")

@@ -1,3 +1,4 @@
+import Fetching
 import Foundation
 import Logging
 
@@ -10,6 +11,8 @@ public final class TransferContext: Sendable {
     /// `<data>/downloads`: finished downloads, and partial files ending in `.partial`.
     public let downloadsDirectory: String
     public let tuning: TransferTuning
+    /// Where the task may connect: every hop, redirects included (the manager's `fetchPolicy`).
+    public let fetchGate: FetchGate
     public let logger: Logger
     let meter: TransferMeter
     private let manager: TransferManager
@@ -21,6 +24,7 @@ public final class TransferContext: Sendable {
         dataDirectory = manager.dataDirectory
         downloadsDirectory = manager.downloadsDirectory
         tuning = manager.configuration.tuning
+        fetchGate = FetchGate(policy: manager.configuration.fetchPolicy)
         var logger = manager.logger
         logger[metadataKey: "transfer"] = "\(taskID)"
         self.logger = logger

@@ -26,12 +26,15 @@ public actor TransferManager {
         /// False: tasks already in the store are kept but not run; only tasks added through this
         /// manager are (the CLI's in-process `--wait` uses it so it does not start the server's queue).
         public var runsStoredTasks: Bool
+        /// Where downloads and uploads may connect: every hop, redirects included, is checked on
+        /// its resolved addresses (`--allow-fetch`).
+        public var fetchPolicy: FetchPolicy
 
         public init(
             maximumActive: Int = 3, maximumActivePerHost: Int = 2, stallTimeout: TimeInterval = 30,
             retryPolicy: RetryPolicy = .standard, progressInterval: TimeInterval = 0.5,
             tuning: TransferTuning = TransferTuning(),
-            runsStoredTasks: Bool = true
+            runsStoredTasks: Bool = true, fetchPolicy: FetchPolicy = .any
         ) {
             self.maximumActive = max(1, maximumActive)
             self.maximumActivePerHost = max(1, maximumActivePerHost)
@@ -40,6 +43,7 @@ public actor TransferManager {
             self.progressInterval = progressInterval
             self.tuning = tuning
             self.runsStoredTasks = runsStoredTasks
+            self.fetchPolicy = fetchPolicy
         }
 
         /// The pure decisions these settings make.

@@ -214,11 +214,15 @@ struct SettingsReader {
         if let origins = try list(.uploadOrigins) { configuration.uploadAllowedOrigins = origins }
         if let names = try list(.publicHosts) { configuration.publicHosts = names }
         if let text = try text(.allowFetch) {
-            guard let policy = FetchPolicy(rawValue: text.lowercased()) else {
+            do {
+                configuration.allowFetch = try FetchPolicy(parsing: text)
+            } catch {
                 throw FeatureError.invalid(
-                    "\(TunerConfiguration.Setting.allowFetch.names) must be 'any' or 'loopback', got '\(text)'")
+                    """
+                    \(TunerConfiguration.Setting.allowFetch.names): \(error). Give presets (any, loopback, remote) \
+                    and rules, comma-separated, like 'remote,127.0.0.1:8096,10.0.0.0/8,provider.example'
+                    """)
             }
-            configuration.allowFetch = policy
         }
         if let origins = try list(.allowedOrigins) { configuration.allowedOrigins = origins }
         if let roots = try list(.filesRoots) { configuration.filesRoots = roots }

@@ -64,9 +64,9 @@ public struct TunerConfiguration: Sendable {
     /// `tuner.home.arpa` (env TUNER_PUBLIC_HOSTS=a,b). Any other name in `Host` gets 421, which
     /// stops DNS rebinding.
     public var publicHosts: [String] = []
-    /// Where the server may fetch from on a client's behalf (proxy, preloads, sources added
-    /// through the API, downloads and uploads queued through the API).
-    public var allowFetch: FetchPolicy = .any
+    /// Where the server may connect (`--allow-fetch`): every outgoing connection, every hop. Nil
+    /// means the default, ``fetchPolicy``.
+    public var allowFetch: FetchPolicy?
     /// Origins (`scheme://host[:port]`) whose web pages may change state through the API besides
     /// Tuner's own (env TUNER_ALLOWED_ORIGINS=a,b; default none).
     public var allowedOrigins: [String] = []
@@ -126,7 +126,14 @@ public struct TunerConfiguration: Sendable {
         TransferManager.Configuration(
             maximumActive: transfersMaximumActive, maximumActivePerHost: transfersMaximumPerHost,
             stallTimeout: transfersStallTimeoutSeconds,
-            tuning: TransferTuning(syncInterval: Double(transfersSyncIntervalMilliseconds) / 1000))
+            tuning: TransferTuning(syncInterval: Double(transfersSyncIntervalMilliseconds) / 1000),
+            fetchPolicy: fetchPolicy)
+    }
+
+    /// The fetch policy in force: `--allow-fetch`, else `any` on loopback only and `remote` (no
+    /// connection to this machine) when listening beyond it.
+    public var fetchPolicy: FetchPolicy {
+        allowFetch ?? (isLoopbackOnly ? .any : .remote)
     }
 
     /// True when the server listens only on the loopback interface.

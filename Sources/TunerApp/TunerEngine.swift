@@ -89,7 +89,7 @@ public final class TunerEngine: Sendable {
                 keyRules: CacheKeyRules(ignoredQueryParameters: configuration.cacheIgnoredQueryParameters),
                 headTimeoutSeconds: configuration.upstreamTimeoutSeconds)
             cacheConfiguration.maxOpenFiles = configuration.cacheMaxOpenFiles
-            cacheConfiguration.fetchPolicy = configuration.allowFetch
+            cacheConfiguration.fetchPolicy = configuration.fetchPolicy
             cache = try MediaCache(configuration: cacheConfiguration, httpClient: httpClient, logger: logger)
             // One database for the catalog and the transfers (the cache keeps its own index).
             database = try dataFolder.openDatabase()
@@ -120,19 +120,21 @@ public final class TunerEngine: Sendable {
         catalogScheduler = CatalogRefreshScheduler(
             importer: catalogImporter, logger: logger,
             refresher: { [library] source in _ = try await library.refresh(sourceID: source.id) })
-        streamChecker = StreamChecker(store: catalog, logger: logger)
+        var checkerConfiguration = StreamChecker.Configuration()
+        checkerConfiguration.fetchPolicy = configuration.fetchPolicy
+        streamChecker = StreamChecker(store: catalog, configuration: checkerConfiguration, logger: logger)
         background = BackgroundWork()
         streams = StreamService(
             cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, work: background,
             logger: logger)
         live = LiveSessions(
-            settings: configuration.live, catalog: catalog, signer: signer, fetchPolicy: configuration.allowFetch,
+            settings: configuration.live, catalog: catalog, signer: signer, fetchPolicy: configuration.fetchPolicy,
             workDirectory: dataFolder.path + "/live", logger: logger)
         preloads = PreloadJobs(cache: cache, streams: streams, work: background, logger: logger)
-        downloads = Downloads(transfers: transfers, localFiles: localFiles, fetchPolicy: configuration.allowFetch)
+        downloads = Downloads(transfers: transfers, localFiles: localFiles, fetchPolicy: configuration.fetchPolicy)
         cacheAdmin = CacheAdmin(
             cache: cache, streams: streams, preloads: preloads, localFiles: localFiles,
-            fetchPolicy: configuration.allowFetch)
+            fetchPolicy: configuration.fetchPolicy)
         commands = CommandJournal(database: database, logger: logger)
         accessToken =
             configuration.isLoopbackOnly ? nil : try configuration.accessToken ?? dataFolder.loadOrCreateToken()
@@ -194,15 +196,18 @@ public final class TunerEngine: Sendable {
         configuration: TunerConfiguration, logger: Logger
     ) -> CatalogParts {
         let catalog = SQLiteCatalogStore(database: database, logger: logger)
+        // Playlists, guides (those a playlist names too) and Xtream APIs: every hop passes the policy.
+        var importerConfiguration = configuration.importerConfiguration
+        importerConfiguration.fetchPolicy = configuration.fetchPolicy
         let importer = CatalogImporter(
-            store: catalog, httpClient: httpClient, configuration: configuration.importerConfiguration, logger: logger)
-        let player = Player(catalog: catalog, signer: signer, fetchPolicy: configuration.allowFetch)
+            store: catalog, httpClient: httpClient, configuration: importerConfiguration, logger: logger)
+        let player = Player(catalog: catalog, signer: signer, fetchPolicy: configuration.fetchPolicy)
         let outputs = OutputCenter(
             store: OutputStore(database: database, catalog: catalog, logger: logger), player: player, catalog: catalog,
             importer: importer, placeholders: configuration.guidePlaceholders)
         let library = Library(
             catalog: catalog, importer: importer, localFiles: localFiles,
-            defaultRefreshInterval: configuration.catalogDefaultRefreshSeconds, fetchPolicy: configuration.allowFetch,
+            defaultRefreshInterval: configuration.catalogDefaultRefreshSeconds, fetchPolicy: configuration.fetchPolicy,
             afterImport: { try? await outputs.recordNumbers() })
         return CatalogParts(
             catalog: catalog, importer: importer, library: library, outputs: outputs, httpClient: httpClient)

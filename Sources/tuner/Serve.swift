@@ -116,8 +116,10 @@ struct Serve: AsyncParsableCommand {
         name: .customLong("allow-fetch"),
         help:
             """
-            Where the server may fetch from for its clients: any (default) or loopback, this machine only, for \
-            tests and API fuzzing (env TUNER_ALLOW_FETCH).
+            Where the server may connect, every hop checked on its resolved addresses: presets any, loopback \
+            (this machine only) and remote (anywhere but this machine), and rules like 127.0.0.1:8096, \
+            10.0.0.0/8 or provider.example, comma-separated. Default: any on loopback only, remote beyond it \
+            (env TUNER_ALLOW_FETCH).
             """
     )
     var allowFetch: String?

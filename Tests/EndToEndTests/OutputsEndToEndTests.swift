@@ -175,8 +175,10 @@ import TunerTesting
         defer { fixture.workspace.remove() }
         let data = fixture.workspace.file("data")
         let token = "outputs-test-token-0123456789"
+        // The provider is on this machine, which the default beyond loopback (`remote`) refuses.
         let server = try await TunerProcess.serve(
-            data: data, arguments: ["--host", "0.0.0.0"], environment: ["TUNER_TOKEN": token])
+            data: data, arguments: ["--host", "0.0.0.0", "--allow-fetch", "loopback"],
+            environment: ["TUNER_TOKEN": token])
         try await Self.addSource(fixture, server: server, curl: tools[.curl], token: token)
 
         #expect(try await Curl.fetch(tools[.curl], server.baseURL + "/output/default.m3u").status == 401)

@@ -70,7 +70,7 @@ import TunerApp
 
     @Test(arguments: [
         ("TUNER_PORT", "65536"), ("TUNER_PORT", "eighty"), ("TUNER_CACHE_SIZE", "lots"),
-        ("TUNER_UPSTREAM_TIMEOUT", "0"), ("TUNER_IDLE_TIMEOUT", "1e300"), ("TUNER_ALLOW_FETCH", "some"),
+        ("TUNER_UPSTREAM_TIMEOUT", "0"), ("TUNER_IDLE_TIMEOUT", "1e300"), ("TUNER_ALLOW_FETCH", "some_where"),
         ("TUNER_TRANSFERS_MAX_ACTIVE", "-1"), ("TUNER_LOG_LEVEL", "loud"), ("TUNER_PREFETCH_SEGMENTS", "99999999999"),
     ])
     func unusableValuesAreErrorsThatNameTheSetting(name: String, value: String) async throws {

@@ -31,7 +31,7 @@ import TunerApp
         arguments: [
             ("GET", "/api/v1/channels", AccessScope.read), ("GET", "/guide", .read), ("GET", "/api/v1/events", .read),
             ("GET", "/api/v1/channels/7/play", .play), ("GET", "/api/v1/channels/7/catchup", .play),
-            ("GET", "/api/v1/episodes/7/play", .play), ("POST", "/api/v1/proxy-urls", .play),
+            ("GET", "/api/v1/episodes/7/play", .play), ("POST", "/api/v1/proxy-urls", .manage),
             ("POST", "/api/v1/transfers", .manage), ("DELETE", "/api/v1/streams/x", .manage),
             ("PUT", "/api/v1/something-new", .manage), ("POST", "/api/v1/channels/7/play", .manage),
             ("GET", "/api/v1/keys", .admin), ("GET", "/api/v1/outputs", .admin), ("PATCH", "/api/v1/users/a", .admin),

@@ -47,7 +47,7 @@ public struct HLSDownloadExecutor: TransferExecutor {
             playlistURL: url, destination: URL(fileURLWithPath: partial),
             headers: Dictionary(task.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }),
             rendition: rendition, audioLanguage: task.properties["audioLanguage"], retry: retry)
-        let downloader = HLSDownloader(client: httpClient, logger: context.logger)
+        let downloader = HLSDownloader(client: httpClient, fetchGate: context.fetchGate, logger: context.logger)
         let result = try await downloader.download(
             request,
             progress: { progress in

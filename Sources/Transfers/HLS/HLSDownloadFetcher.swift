@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import Foundation
 import Logging
 import MediaFormats
@@ -13,6 +14,8 @@ struct HLSDownloadFetcher: Sendable {
     let logger: Logger
     let headers: [String: String]
     let retry: HLSDownloadRetrySettings
+    /// Every request's hops, redirects included, pass it (`--allow-fetch`).
+    var fetchGate: FetchGate = .open
     /// Called per body chunk: bytes are moving (see `HLSDownloader.download`).
     var activity: @Sendable () -> Void = {}
 
@@ -168,11 +171,16 @@ struct HLSDownloadFetcher: Sendable {
                 name: "Range", value: "bytes=\(range.offset)-\(range.offset + range.length - 1)")
         }
         let response: HTTPClientResponse
+        let responseURL: URL
         do {
             // The watchdog covers the wait for the head too; this deadline is only a backstop.
-            response = try await client.execute(
-                request, timeout: .seconds(Int64(retry.stallTimeout.components.seconds) + 5),
+            let fetched = try await client.execute(
+                request, gate: fetchGate, timeout: .seconds(Int64(retry.stallTimeout.components.seconds) + 5),
                 logger: logger)
+            response = fetched.response
+            responseURL = fetched.url
+        } catch let error as FetchError {
+            throw TransferError.permanent("\(error)")
         } catch {
             throw AttemptFailure.transport(error)
         }
@@ -234,7 +242,7 @@ struct HLSDownloadFetcher: Sendable {
                 throw AttemptFailure.lengthMismatch(
                     "Content-Length was \(declaredLength), received \(bytes.count) bytes")
             }
-            return .body(bytes, finalURL: response.url ?? url)
+            return .body(bytes, finalURL: responseURL)
         }
 
         // A whole file goes to `<name>.partial` and is renamed when complete; a range is written

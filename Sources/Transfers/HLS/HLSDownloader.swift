@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import Foundation
 import Logging
 import MediaFormats
@@ -51,11 +52,13 @@ public struct HLSDownloader: Sendable {
 
     private let client: HTTPClient
     private let logger: Logger
+    private let fetchGate: FetchGate
 
-    /// `client` is used for every request; redirects are followed by the client's own
-    /// configuration (AsyncHTTPClient's default follows them).
-    public init(client: HTTPClient, logger: Logger) {
+    /// `client` is used for every request and must not follow redirects itself
+    /// (`redirectConfiguration: .disallow`): they are followed by hand, each hop passing `fetchGate`.
+    public init(client: HTTPClient, fetchGate: FetchGate = .open, logger: Logger) {
         self.client = client
+        self.fetchGate = fetchGate
         self.logger = logger
     }
 
@@ -93,7 +96,8 @@ public struct HLSDownloader: Sendable {
             throw TransferError.hls(.fileSystem, underlying: error, "cannot create the destination folder \(directory)")
         }
         let fetcher = HLSDownloadFetcher(
-            client: client, logger: logger, headers: request.headers, retry: request.retry, activity: activity)
+            client: client, logger: logger, headers: request.headers, retry: request.retry, fetchGate: fetchGate,
+            activity: activity)
         let playlistPath = directory + "/" + HLSDownloadJournal.playlistFileName
         let audioPlaylistPath = directory + "/" + HLSDownloadJournal.audioPlaylistFileName
         let localPlaylistPath = directory + "/" + Self.localPlaylistName

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import Foundation
 import Logging
 import MediaFormats
@@ -51,10 +52,16 @@ public struct TusClient: Sendable {
     public let configuration: Configuration
     private let httpClient: HTTPClient
     private let logger: Logger
+    /// Every request (the upload URL a server names included) passes it (`--allow-fetch`).
+    private let fetchGate: FetchGate
 
-    public init(httpClient: HTTPClient, configuration: Configuration = Configuration(), logger: Logger) {
+    public init(
+        httpClient: HTTPClient, configuration: Configuration = Configuration(), fetchGate: FetchGate = .open,
+        logger: Logger
+    ) {
         self.httpClient = httpClient
         self.configuration = configuration
+        self.fetchGate = fetchGate
         self.logger = logger
     }
 
@@ -333,9 +340,13 @@ public struct TusClient: Sendable {
     {
         do {
             return try await httpClient.execute(
-                request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000), logger: logger)
+                request, gate: fetchGate, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000),
+                logger: logger
+            ).response
         } catch let error as TransferError {
             throw error
+        } catch let error as FetchError {
+            throw TransferError.permanent("\(error)")
         } catch {
             if Task.isCancelled || error is CancellationError { throw CancellationError() }
             throw TransferError.network(operation, url: url.absoluteString, error: error)

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Fetching
 import Foundation
 import Logging
 import NIOCore
@@ -26,9 +27,12 @@ public struct PlainHTTPUploader: Sendable {
 
     private let httpClient: HTTPClient
     private let logger: Logger
+    /// The target passes it (`--allow-fetch`); a redirect is not followed (the body is a stream).
+    private let fetchGate: FetchGate
 
-    public init(httpClient: HTTPClient, logger: Logger) {
+    public init(httpClient: HTTPClient, fetchGate: FetchGate = .open, logger: Logger) {
         self.httpClient = httpClient
+        self.fetchGate = fetchGate
         self.logger = logger
     }
 
@@ -61,9 +65,13 @@ public struct PlainHTTPUploader: Sendable {
         let response: HTTPClientResponse
         do {
             response = try await httpClient.execute(
-                request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000), logger: logger)
+                request, gate: fetchGate, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000),
+                logger: logger
+            ).response
         } catch let error as TransferError {
             throw error
+        } catch let error as FetchError {
+            throw TransferError.permanent("\(error)")
         } catch {
             if Task.isCancelled || error is CancellationError { throw CancellationError() }
             throw TransferError.network(.send, url: url.absoluteString, error: error)

@@ -47,7 +47,9 @@ public struct UploadExecutor: TransferExecutor {
         _ task: TransferTask, path: String, size: Int64, endpoint: URL, headers: [String: String],
         context: TransferContext
     ) async throws -> TransferOutcome {
-        let client = TusClient(httpClient: httpClient, configuration: tusConfiguration, logger: context.logger)
+        let client = TusClient(
+            httpClient: httpClient, configuration: tusConfiguration, fetchGate: context.fetchGate,
+            logger: context.logger)
         var uploadURL = task.properties["uploadURL"].flatMap(URL.init(string:))
         if uploadURL == nil {
             let created = try await client.create(
@@ -91,7 +93,7 @@ public struct UploadExecutor: TransferExecutor {
         _ task: TransferTask, path: String, size: Int64, to url: URL, headers: [String: String],
         context: TransferContext
     ) async throws -> TransferOutcome {
-        let uploader = PlainHTTPUploader(httpClient: httpClient, logger: context.logger)
+        let uploader = PlainHTTPUploader(httpClient: httpClient, fetchGate: context.fetchGate, logger: context.logger)
         let method: HTTPMethod = task.properties["method"]?.uppercased() == "POST" ? .POST : .PUT
         let response = try await uploader.upload(file: path, to: url, method: method, headers: headers) { progress in
             context.progress(bytes: progress.bytesSent, total: progress.totalBytes)
@@ -120,8 +122,11 @@ public struct UploadExecutor: TransferExecutor {
             return
         }
         let headers = Dictionary(task.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
-        try await TusClient(httpClient: httpClient, configuration: tusConfiguration, logger: context.logger)
-            .terminate(uploadURL, headers: headers)
+        try await TusClient(
+            httpClient: httpClient, configuration: tusConfiguration, fetchGate: context.fetchGate,
+            logger: context.logger
+        )
+        .terminate(uploadURL, headers: headers)
     }
 
     /// The local file: a path, or a file:// URL.

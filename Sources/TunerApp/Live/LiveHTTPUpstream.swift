@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Catalog
+import Fetching
 import Foundation
 import MediaFormats
 import NIOCore
@@ -10,7 +11,7 @@ enum LiveHTTPUpstream {
     /// `resumePoint`: how far the session got into this channel before (a file it was playing
     /// goes on where it stopped).
     static func make(
-        channel: CatalogItem, source: CatalogSource?, client: HTTPClient, fetchPolicy: FetchPolicy,
+        channel: CatalogItem, source: CatalogSource?, client: HTTPClient, fetchGate: FetchGate,
         resumePoint: LiveResumePoint
     ) -> LiveUpstream {
         let label = "channel \(channel.id) of source \(channel.sourceID)"
@@ -25,48 +26,28 @@ enum LiveHTTPUpstream {
             let point = resumePoint.file
             if let point, point.delivered >= point.length { return }
             let resuming = point.flatMap { $0.delivered > 0 ? $0 : nil }
-            // Redirects are followed here, not by the client, so every hop is checked against the
-            // fetch policy, and credentials never follow a redirect to another origin.
-            var current = first
-            var answer: HTTPClientResponse?
-            for _ in 0...10 {
-                guard let scheme = current.scheme?.lowercased(), scheme == "http" || scheme == "https",
-                    fetchPolicy.permits(current)
-                else {
-                    throw LiveUpstreamError(
-                        "channel \(channel.id)'s stream leads to a URL this server may not fetch (see --allow-fetch)")
-                }
-                var request = HTTPClientRequest(url: current.absoluteString)
-                let sameOrigin = CredentialHeaders.isSameOrigin(current, first)
-                for header in channel.headers where sameOrigin || !CredentialHeaders.isCredential(header.name) {
-                    request.headers.add(name: header.name, value: header.value)
-                }
-                if !request.headers.contains(name: "User-Agent") {
-                    request.headers.add(name: "User-Agent", value: "Tuner")
-                }
-                if let resuming {
-                    // Only a 206 that continues the same file is taken (an If-Range that no longer
-                    // matches gets the new file whole, from its start).
-                    request.headers.replaceOrAdd(name: "Range", value: "bytes=\(resuming.delivered)-")
-                    if let validator = resuming.validator {
-                        request.headers.replaceOrAdd(name: "If-Range", value: validator)
-                    }
-                }
-                // No deadline: the body never ends. A stall is the session's watchdog's to notice.
-                let response = try await client.execute(request, deadline: .distantFuture)
-                if [301, 302, 303, 307, 308].contains(response.status.code),
-                    let location = response.headers.first(name: "Location"),
-                    let next = URL(string: location, relativeTo: current)?.absoluteURL
-                {
-                    _ = try? await response.body.collect(upTo: 64 * 1024)
-                    current = next
-                    continue
-                }
-                answer = response
-                break
+            var request = HTTPClientRequest(url: first.absoluteString)
+            for header in channel.headers { request.headers.add(name: header.name, value: header.value) }
+            if !request.headers.contains(name: "User-Agent") {
+                request.headers.add(name: "User-Agent", value: "Tuner")
             }
-            guard let response = answer else {
-                throw LiveUpstreamError("channel \(channel.id)'s stream redirects more than 10 times")
+            if let resuming {
+                // Only a 206 that continues the same file is taken (an If-Range that no longer
+                // matches gets the new file whole, from its start).
+                request.headers.replaceOrAdd(name: "Range", value: "bytes=\(resuming.delivered)-")
+                if let validator = resuming.validator {
+                    request.headers.replaceOrAdd(name: "If-Range", value: validator)
+                }
+            }
+            // Redirects are followed by hand, not by the client, so every hop passes the fetch
+            // policy's gate, and credentials never follow a redirect to another origin. No
+            // deadline: the body never ends. A stall is the session's watchdog's to notice.
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(request, gate: fetchGate, deadline: .distantFuture).response
+            } catch let error as FetchError {
+                throw LiveUpstreamError(
+                    "channel \(channel.id)'s stream leads to a URL this server may not fetch: \(error)")
             }
             guard (200..<300).contains(response.status.code) else {
                 throw LiveUpstreamError("the provider answered HTTP \(response.status.code) for \(label)")

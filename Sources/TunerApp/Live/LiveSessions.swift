@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Catalog
+import Fetching
 import Foundation
 import Logging
 import MediaFormats
@@ -247,7 +248,8 @@ public final class LiveSessions: Sendable {
     ) -> LiveUpstream {
         guard isHLS else {
             return LiveHTTPUpstream.make(
-                channel: channel, source: sources[channel.sourceID], client: client, fetchPolicy: fetchPolicy,
+                channel: channel, source: sources[channel.sourceID], client: client,
+                fetchGate: FetchGate(policy: fetchPolicy),
                 resumePoint: resumePoints.point(for: channel.id))
         }
         let signer = signer

@@ -326,7 +326,7 @@ enum WebPages {
             ("Cache minimum free disk", bytes(configuration.cacheMinimumFreeDisk)),
             ("Public host names", configuration.publicHosts.joined(separator: ", ")),
             ("Allowed origins", configuration.allowedOrigins.joined(separator: ", ")),
-            ("Fetches allowed to", "\(configuration.allowFetch)"),
+            ("Fetches allowed to", "\(configuration.fetchPolicy)"),
             ("Transfers at once", "\(configuration.transfersMaximumActive)"),
             ("Transfers per host", "\(configuration.transfersMaximumPerHost)"),
             ("Largest upload", bytes(configuration.uploadMaxSize)),
