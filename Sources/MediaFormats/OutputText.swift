@@ -37,12 +37,11 @@ public enum OutputText {
     /// `text` for a double-quoted M3U attribute: ``line(_:)``, and `"` as `'`. M3U has no
     /// escapes, and the players' parsers read an attribute up to its next `"`.
     public static func attribute(_ text: String) -> String {
-        let clean = line(text)
-        guard clean.utf8.contains(UInt8(ascii: "\"")) else { return clean }
+        guard scan(text, quotes: true) else { return text }
         var out = ""
-        out.reserveCapacity(clean.utf8.count)
-        for scalar in clean.unicodeScalars {
-            out.unicodeScalars.append(scalar == "\"" ? "'" : scalar)
+        out.reserveCapacity(text.utf8.count)
+        for character in line(text).unicodeScalars {
+            out.unicodeScalars.append(character == "\"" ? "'" : character)
         }
         return out
     }
@@ -62,23 +61,37 @@ public enum OutputText {
 
     /// Whether `text` holds a character ``isUnsafe(_:)`` names, found from its UTF-8 bytes without
     /// decoding: a byte below 0x20 or 0x7F (C0, DEL), `C2 80`–`C2 9F` (C1), `E2 80 A8`–`E2 80 A9`.
-    /// A `String`'s bytes are valid UTF-8, so a lead byte is always followed by its continuations.
     public static func containsUnsafe(_ text: String) -> Bool {
-        if let found = text.utf8.withContiguousStorageIfAvailable({ containsUnsafe(bytes: $0) }) { return found }
-        return Array(text.utf8).withUnsafeBufferPointer { containsUnsafe(bytes: $0) }
+        scan(text, quotes: false)
     }
 
-    static func containsUnsafe(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// One pass over the bytes (with `"` too for attributes), no allocation: this runs for every
+    /// name, group and URL of every output read.
+    static func scan(_ text: String, quotes: Bool) -> Bool {
+        if let found = text.utf8.withContiguousStorageIfAvailable({ scan(bytes: $0, quotes: quotes) }) {
+            return found
+        }
+        return Array(text.utf8).withUnsafeBufferPointer { scan(bytes: $0, quotes: quotes) }
+    }
+
+    /// `C2` and `E2` are only ever lead bytes in valid UTF-8 (what a `String` holds), so the
+    /// bytes after them are their continuations.
+    static func scan(bytes: UnsafeBufferPointer<UInt8>, quotes: Bool) -> Bool {
         var index = 0
         let count = bytes.count
         while index < count {
             let byte = bytes[index]
+            index += 1
+            // Printable ASCII, nearly every byte: one comparison.
+            if byte &- 0x20 < 0x5F {
+                if quotes, byte == UInt8(ascii: "\"") { return true }
+                continue
+            }
             if byte < 0x20 || byte == 0x7F { return true }
-            if byte == 0xC2, index + 1 < count, bytes[index + 1] < 0xA0 { return true }
-            if byte == 0xE2, index + 2 < count, bytes[index + 1] == 0x80, bytes[index + 2] & 0xFE == 0xA8 {
+            if byte == 0xC2, index < count, bytes[index] < 0xA0 { return true }
+            if byte == 0xE2, index + 1 < count, bytes[index] == 0x80, bytes[index + 1] & 0xFE == 0xA8 {
                 return true
             }
-            index += 1
         }
         return false
     }

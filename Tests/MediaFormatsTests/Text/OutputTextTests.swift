@@ -37,8 +37,14 @@ import Testing
         // whose UTF-8 could look like a listed one (one-, two- and three-byte forms up to U+3000).
         for value in UInt32(0)...0x3000 {
             guard let scalar = Unicode.Scalar(value) else { continue }
-            let text = "é" + String(Character(scalar))
-            #expect(OutputText.containsUnsafe(text) == OutputText.isUnsafe(scalar), "U+\(String(value, radix: 16))")
+            // Small strings (inline) and large ones (heap storage), the scalar last and inside.
+            for text in [
+                "é" + String(Character(scalar)), String(repeating: "ü", count: 12) + String(Character(scalar)) + "x",
+            ] {
+                #expect(OutputText.containsUnsafe(text) == OutputText.isUnsafe(scalar), "U+\(String(value, radix: 16))")
+                let quoted = OutputText.attribute(text) != text
+                #expect(quoted == (OutputText.isUnsafe(scalar) || scalar == "\""), "U+\(String(value, radix: 16))")
+            }
         }
     }
 
