@@ -87,30 +87,43 @@ extension OutputStore {
 
     /// The login `name` with `password`, or nil when either is wrong. The slow hash runs once per
     /// password: a login that matched is remembered (as a SHA-256 of salt and password), because
-    /// players send the password with every request.
-    public func authenticate(_ name: String, password: String) async throws -> OutputUser? {
-        guard OutputUser.isValidName(name), password.utf8.count <= 256 else { return nil }
-        let found: (OutputUser, PasswordHash)? = try await database.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outputUser WHERE username = ?", arguments: [name])
-            else { return nil }
-            return (
-                try Self.user(from: row),
-                PasswordHash(hash: row["passwordHash"], salt: row["salt"], rounds: row["rounds"])
-            )
+    /// players send the password with every request. An unknown name costs one hash with the same
+    /// parameters as a real one, so the time of a refusal does not tell which names exist.
+    /// Hashes run on ``passwordHashes``, in `client`'s turn (its address).
+    public func authenticate(_ name: String, password: String, client: String) async throws -> OutputUser? {
+        guard password.utf8.count <= 256 else { return nil }
+        let found: (OutputUser, PasswordHash)? =
+            OutputUser.isValidName(name)
+            ? try await database.read { db in
+                guard
+                    let row = try Row.fetchOne(
+                        db, sql: "SELECT * FROM outputUser WHERE username = ?", arguments: [name])
+                else { return nil }
+                return (
+                    try Self.user(from: row),
+                    PasswordHash(hash: row["passwordHash"], salt: row["salt"], rounds: row["rounds"])
+                )
+            } : nil
+        guard let (user, stored) = found else {
+            _ = await passwordHashes.run(for: client) { Self.unknownUser.matches(password) }
+            return nil
         }
-        guard let (user, stored) = found else { return nil }
         let quick = Data(SHA256.hash(data: stored.salt + Data(password.utf8)))
         if !logins.remembers(name, quick) {
-            // One slow hash at a time: a flood of wrong passwords for a real username then costs
-            // one core at most, never the streams' threads all at once.
-            await slowHashes.acquire()
-            let matches = stored.matches(password)
-            slowHashes.release()
-            guard matches else { return nil }
+            guard await passwordHashes.run(for: client, { stored.matches(password) }) else { return nil }
             logins.remember(name, quick)
         }
         return user
     }
+
+    /// What an unknown name is checked against: random, with a real hash's parameters.
+    static let unknownUser: PasswordHash = {
+        var generator = SystemRandomNumberGenerator()
+        func random(_ count: Int) -> Data {
+            Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        }
+        return PasswordHash(hash: random(32), salt: random(16), rounds: PasswordHash.defaultRounds)
+    }()
 
     func checkProfiles(_ ids: [String]) async throws {
         guard !ids.isEmpty else { throw OutputError(.invalid, "a user needs at least one profile") }
@@ -167,43 +180,5 @@ final class VerifiedLogins: Sendable {
 
     func forget(_ name: String) {
         _ = verified.withLock { $0.removeValue(forKey: name) }
-    }
-}
-
-/// A counting gate for slow work: `acquire` waits while `limit` holders are inside.
-final class SlowWorkGate: Sendable {
-    private struct State {
-        var inside = 0
-        var waiting: [CheckedContinuation<Void, Never>] = []
-    }
-    private let state = Mutex(State())
-    private let limit: Int
-
-    init(limit: Int) { self.limit = limit }
-
-    func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let admitted = state.withLock { state -> Bool in
-                if state.inside < limit {
-                    state.inside += 1
-                    return true
-                }
-                state.waiting.append(continuation)
-                return false
-            }
-            if admitted { continuation.resume() }
-        }
-    }
-
-    func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            // The place passes straight to the next waiter, if any.
-            if state.waiting.isEmpty {
-                state.inside -= 1
-                return nil
-            }
-            return state.waiting.removeFirst()
-        }
-        next?.resume()
     }
 }

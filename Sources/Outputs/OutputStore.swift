@@ -14,8 +14,8 @@ public final class OutputStore: Sendable {
     let catalog: SQLiteCatalogStore
     let logger: Logger
     let logins = VerifiedLogins()
-    /// Password hashes (PBKDF2, about half a second each) run one at a time.
-    let slowHashes = SlowWorkGate(limit: 1)
+    /// Password hashes (PBKDF2, about half a second each): two threads, fair between addresses.
+    public let passwordHashes = PasswordHashPool(width: 2)
 
     public init(database: TunerDatabase, catalog: SQLiteCatalogStore, logger: Logger) {
         self.database = database.pool

@@ -6,10 +6,14 @@ import TunerAPI
 /// The Xtream Codes view of the outputs: logins (output users) and the channels, films and series
 /// of their profiles.
 extension OutputCenter {
-    /// The login, or nil when the name or password is wrong.
-    public func login(_ username: String, password: String) async throws(FeatureError) -> OutputUser? {
-        try await mapped { try await store.authenticate(username, password: password) }
+    /// The login, or nil when the name or password is wrong. `client` (the caller's address)
+    /// decides whose turn the password hash waits for.
+    public func login(_ username: String, password: String, client: String) async throws(FeatureError) -> OutputUser? {
+        try await mapped { try await store.authenticate(username, password: password, client: client) }
     }
+
+    /// How many password hashes logins have run (real and dummy): what a throttled try never costs.
+    public var passwordHashesRun: Int { store.passwordHashes.hashesRun }
 
     /// What a login sees: its profiles' entries, once each, numbered by the first profile that has them.
     public func lineup(of user: OutputUser) async throws(FeatureError) -> [OutputChannel] {

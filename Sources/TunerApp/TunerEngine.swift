@@ -55,6 +55,8 @@ public final class TunerEngine: Sendable {
     public let commands: CommandJournal
     /// The access token beyond loopback (nil on loopback only), API keys and browser sessions.
     public let access: AccessControl
+    /// Every credential check's limits (Xtream logins, tokens, keys, sign-ins): see ``LoginThrottle``.
+    public let credentialThrottle = CredentialThrottle()
     /// The owner's access token: `--token`/`TUNER_TOKEN`, else the data folder's `token` file
     /// (made on first use). Nil when Tuner listens on loopback only.
     public let accessToken: String?
@@ -65,6 +67,10 @@ public final class TunerEngine: Sendable {
     /// through the same factories: ``openCatalog(configuration:logger:)`` and
     /// ``openTransfers(configuration:database:managerConfiguration:logger:)``.
     public init(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) async throws {
+        // First, before any part opens: a configured token is checked even on loopback only, so a
+        // weak one never waits for the day Tuner listens on the network. (The token file Tuner
+        // makes holds 192 random bits.)
+        if let configured = configuration.accessToken { try TokenStrength.check(configured) }
         self.configuration = configuration
         self.logger = logger
         dataFolder = try DataFolder(path: configuration.dataDirectory)

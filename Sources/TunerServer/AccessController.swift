@@ -10,6 +10,8 @@ import TunerApp
 /// `DELETE /api/v1/keys/{id}` manage keys (admin scope, checked by the request guard).
 struct AccessController {
     let access: AccessControl
+    /// Sign-ins count against their address like wrong tokens (429 with `Retry-After` past the limit).
+    let throttle: CredentialThrottle
 
     struct Who: ResponseEncodable {
         var scope: String
@@ -23,11 +25,26 @@ struct AccessController {
 
     func addRoutes(to router: Router<TunerRequestContext>) {
         let api = router.group("/api/v1")
-        api.post("session") { [access] request, context in
+        api.post("session") { [access, throttle] request, context in
             let body = try await request.decode(as: SignInRequest.self, context: context)
-            let (cookie, principal) = try await CatalogController.answering {
-                try await access.signIn(secret: body.key)
+            let ticket: CredentialThrottle.Machine.Ticket
+            switch throttle.admit(address: context.channel.remoteAddress?.ipAddress ?? "unknown") {
+            case .refused(let wait):
+                throw RequestGuardMiddleware.throttled(wait)
+            case .admitted(let admitted):
+                ticket = admitted
             }
+            let cookie: String
+            let principal: AccessPrincipal
+            do {
+                (cookie, principal) = try await CatalogController.answering {
+                    try await access.signIn(secret: body.key)
+                }
+            } catch {
+                _ = throttle.failed(ticket)
+                throw error
+            }
+            throttle.succeeded(ticket)
             var response = try Who(scope: principal.scope.rawValue, name: principal.name, keyID: principal.keyID)
                 .response(from: request, context: context)
             response.headers[.setCookie] = Self.cookie(value: cookie, maxAge: Int(AccessControl.sessionLifetime))
@@ -56,7 +73,11 @@ struct AccessController {
                 throw HTTPError(.badRequest, message: "scope must be read, play, manage or admin")
             }
             let made = try await CatalogController.answering { try await access.addKey(name: body.name, scope: scope) }
-            return EditedResponse(status: .created, response: NewKey(key: made.key, secret: made.secret))
+            var response = try EditedResponse(status: .created, response: NewKey(key: made.key, secret: made.secret))
+                .response(from: request, context: context)
+            // The idempotency journal keeps this answer without the secret (a resend says it was shown once).
+            response.headers[IdempotencyMiddleware.shownOnceHeader] = "secret"
+            return response
         }
         api.delete("keys/:id") { [access] _, context in
             let id = try context.parameters.require("id", as: Int64.self)

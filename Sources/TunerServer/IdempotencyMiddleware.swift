@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -20,6 +21,10 @@ struct IdempotencyMiddleware: RouterMiddleware {
 
     static let keyHeader = HTTPField.Name("Idempotency-Key")!
     static let replayedHeader = HTTPField.Name("Idempotent-Replayed")!
+    /// Set by a route whose answer shows a secret once (a new API key's): names the JSON field.
+    /// Its receipt keeps the answer without that field and with `"secretShownOnce": true`, so
+    /// neither the SQLite file nor a resend holds the secret; a lost answer means a new key.
+    static let shownOnceHeader = HTTPField.Name("Tuner-Shown-Once")!
     /// A command's body is small JSON; a longer one with a key is refused rather than hashed.
     static let maxBodySize = 1 << 20
 
@@ -101,15 +106,28 @@ struct IdempotencyMiddleware: RouterMiddleware {
         let collector = BodyCollector()
         try await response.body.write(collector)
         let bytes = collector.buffer
-        try await CatalogController.answering {
+        var kept = Array(bytes.readableBytesView)
+        if let field = response.headers[Self.shownOnceHeader] {
+            kept = Self.withoutSecret(kept, field: field)
+        }
+        try await CatalogController.answering { [kept] in
             try await journal.finish(
                 ticket,
                 with: CommandReceipt(
-                    status: response.status.code, contentType: response.headers[.contentType],
-                    body: Array(bytes.readableBytesView)))
+                    status: response.status.code, contentType: response.headers[.contentType], body: kept))
         }
         response.body = ResponseBody(byteBuffer: bytes)
         return response
+    }
+
+    /// A JSON object's bytes without `field`, marked `"secretShownOnce": true`; an answer that
+    /// is not such an object is kept as `{"secretShownOnce": true}` alone, never as it was.
+    static func withoutSecret(_ body: [UInt8], field: String) -> [UInt8] {
+        var object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+        object[field] = nil
+        object["secretShownOnce"] = true
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return Array(data)
     }
 
     /// State-changing methods, except tus (it resumes by offset, and its bodies are large).

@@ -42,6 +42,10 @@ struct MetricsController {
                 labels: [("profile", profile.rawValue)]
             ).set(Double(open.reduce(0) { $0 + $1.viewers.count }))
         }
+        registry.makeCounter(
+            descriptor: Self.describe("tuner_password_hashes_total", "Password hashes run for output logins")
+        )
+        .increment(by: Int64(engine.outputs.passwordHashesRun))
         let totals = engine.live.totals
         registry.makeCounter(descriptor: Self.describe("tuner_live_sessions_opened_total", "Live sessions opened"))
             .increment(by: Int64(totals.sessionsOpened))

@@ -33,6 +33,8 @@ struct RequestGuardMiddleware: RouterMiddleware {
     let allowedOrigins: Set<String>
     /// Origins allowed on the tus upload endpoint only (its CORS setting).
     let uploadOrigins: Set<String>
+    /// Limits wrong tokens and keys per address (shared with the other credential checks).
+    var throttle = CredentialThrottle()
 
     /// Paths that need no token: the stream URLs carry their own authentication.
     /// Outputs check their profile's key (OutputController) or the Xtream login (XtreamController)
@@ -89,7 +91,8 @@ struct RequestGuardMiddleware: RouterMiddleware {
         // Whatever is checked from here on, ``letsThrough(_:path:)`` must say when it is not needed.
         var context = context
         if !isOpen(path) || path.text == Self.sessionPath {
-            context.principal = try await authenticate(request, path: path)
+            context.principal = try await authenticate(
+                request, path: path, address: context.channel.remoteAddress?.ipAddress ?? "unknown")
             if let principal = context.principal, case let needed = AccessRule.scope(for: request.method, path: path),
                 principal.scope < needed
             {
@@ -153,10 +156,24 @@ struct RequestGuardMiddleware: RouterMiddleware {
     /// `?token=`), else a signed-in browser's session cookie, else the owner when Tuner listens on
     /// loopback only (any local program may act; a credential there only narrows it). Beyond
     /// loopback, nobody: 401 (a page asked for by a browser is sent to the sign-in page instead).
-    func authenticate(_ request: Request, path: RequestPath) async throws -> AccessPrincipal? {
+    ///
+    /// Where a wrong credential is refused (beyond loopback), each try goes through ``throttle``:
+    /// an address with too many wrong ones in its window gets 429 with `Retry-After` at once.
+    func authenticate(_ request: Request, path: RequestPath, address: String) async throws -> AccessPrincipal? {
         if let supplied = Self.suppliedToken(request) {
-            if let principal = await access.principal(bearer: supplied) { return principal }
             if token != nil, !isOpen(path) {
+                let ticket: CredentialThrottle.Machine.Ticket
+                switch throttle.admit(address: address) {
+                case .refused(let wait):
+                    throw Self.throttled(wait)
+                case .admitted(let admitted):
+                    ticket = admitted
+                }
+                if let principal = await access.principal(bearer: supplied) {
+                    throttle.succeeded(ticket)
+                    return principal
+                }
+                _ = throttle.failed(ticket)
                 throw HTTPError(
                     .unauthorized,
                     message: """
@@ -164,6 +181,8 @@ struct RequestGuardMiddleware: RouterMiddleware {
                         access token (the data folder's 'token' file or TUNER_TOKEN) or a key from `tuner keys add`
                         """)
             }
+            // On loopback only (or on an open path) a credential only narrows who acts.
+            if let principal = await access.principal(bearer: supplied) { return principal }
         }
         if let cookie = request.cookies[AccessControl.sessionCookie]?.value,
             let principal = await access.principal(session: cookie)
@@ -183,6 +202,13 @@ struct RequestGuardMiddleware: RouterMiddleware {
                 this Tuner listens beyond localhost: send 'Authorization: Bearer <token>' (the token is in \
                 the data folder's 'token' file or TUNER_TOKEN) or an API key, or sign in at /login
                 """)
+    }
+
+    /// The answer to an address that sent too many wrong credentials: 429 with `Retry-After`.
+    static func throttled(_ wait: Duration) -> HTTPError {
+        HTTPError(
+            .tooManyRequests, headers: [.retryAfter: String(CredentialThrottle.retryAfterSeconds(wait))],
+            message: "too many wrong tokens or keys from this address: wait before trying again")
     }
 
     /// A local path for the sign-in page to return to: only `/` and unreserved characters, so it

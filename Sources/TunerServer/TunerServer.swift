@@ -61,7 +61,8 @@ public final class TunerServer: Sendable {
             token: token, access: engine.access,
             publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
             allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
-            uploadOrigins: Set(configuration.uploadAllowedOrigins.map { $0.lowercased() }))
+            uploadOrigins: Set(configuration.uploadAllowedOrigins.map { $0.lowercased() }),
+            throttle: engine.credentialThrottle)
         let requestMetrics = RequestMetricsMiddleware()
         // In this order, for the router and for the stream proxy's own path (StreamResponder).
         let middleware: [any MiddlewareProtocol<Request, Response, TunerRequestContext>] = [
@@ -95,7 +96,7 @@ public final class TunerServer: Sendable {
         LiveController(engine: engine).addRoutes(to: router)
         MetricsController(engine: engine).addRoutes(to: router)
         EventsController(engine: engine).addRoutes(to: router)
-        AccessController(access: engine.access).addRoutes(to: router)
+        AccessController(access: engine.access, throttle: engine.credentialThrottle).addRoutes(to: router)
         // Last: the web app takes the paths nothing above claims (its 404 page wraps only what follows).
         PagesController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         // Warm stream answers are given on the event loop, by the same guard, signer, cache and
@@ -122,7 +123,7 @@ public final class TunerServer: Sendable {
                     token: token, access: engine.access,
                     publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
                     allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
-                    uploadOrigins: []))
+                    uploadOrigins: [], throttle: engine.credentialThrottle))
             small.add(middleware: RedactingErrorMiddleware())
             var outputs = OutputController(engine: engine, token: token, fallbackBaseURL: { [self] in baseURL })
             outputs.mainPort = { [state] in state.withLockedValue { $0.port } }

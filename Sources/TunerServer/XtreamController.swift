@@ -13,12 +13,12 @@ import TunerApp
 /// `get.php` (M3U), `xmltv.php`, and the stream paths `/live|movie|series/USER/PASS/ID.ext`.
 ///
 /// Logins are output users (`/api/v1/users`), never a provider's account. A wrong login gets the
-/// panel's own refusal (`{"user_info":{"auth":0}}`, or 401 on other paths); after five failures
-/// from one address within ten minutes every further try from it waits two seconds first.
+/// panel's own refusal (`{"user_info":{"auth":0}}`, or 401 on other paths). The engine's
+/// ``CredentialThrottle`` limits tries per address (then `auth: 0`, or 429, at once, without a
+/// hash) and slows a username's wrong answers; hashes run on the outputs' fair pool.
 struct XtreamController {
     let engine: TunerEngine
     let fallbackBaseURL: @Sendable () -> String
-    let failures = LoginFailures()
     let open = OpenStreams()
 
     func addRoutes(to router: Router<TunerRequestContext>) {
@@ -44,28 +44,69 @@ struct XtreamController {
         OutputController.base(request, configured: engine.configuration.baseURL, fallback: fallbackBaseURL)
     }
 
-    /// The login the request names, or nil after the failure was counted (and, when repeated,
-    /// waited for).
-    func login(_ username: String?, _ password: String?, _ context: TunerRequestContext) async throws -> OutputUser? {
+    /// What a login attempt came to.
+    enum LoginOutcome {
+        case user(OutputUser)
+        /// A wrong name or password (already counted, and waited for when its name is guessed at).
+        case wrong
+        /// Refused without checking: the address failed too often; it may retry after this.
+        case throttled(Duration)
+    }
+
+    /// Checks the login the request names through the engine's ``CredentialThrottle``: a throttled
+    /// address is refused at once, without a hash; a wrong password waits its username's delay.
+    func login(_ username: String?, _ password: String?, _ context: TunerRequestContext) async throws -> LoginOutcome {
         let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        if failures.isThrottled(address) { try await Task.sleep(for: .seconds(2)) }
+        let throttle = engine.credentialThrottle
+        let ticket: CredentialThrottle.Machine.Ticket
+        switch throttle.admit(address: address, username: username) {
+        case .refused(let retryAfter):
+            return .throttled(retryAfter)
+        case .admitted(let admitted):
+            ticket = admitted
+        }
         if let username, let password,
             let user = try await CatalogController.answering({
-                try await engine.outputs.login(username, password: password)
+                try await engine.outputs.login(username, password: password, client: address)
             })
         {
-            return user
+            throttle.succeeded(ticket)
+            return .user(user)
         }
-        let count = failures.record(address)
-        engine.logger.warning(
-            "Xtream login refused", metadata: ["address": "\(address)", "failures": "\(count)"])
-        return nil
+        let delay = throttle.failed(ticket)
+        engine.logger.warning("Xtream login refused", metadata: ["address": "\(address)"])
+        if delay > .zero { try await Task.sleep(for: delay) }
+        return .wrong
+    }
+
+    /// The login for the paths other than `player_api.php`: 401 when wrong, 429 when throttled.
+    func requireLogin(_ username: String?, _ password: String?, _ context: TunerRequestContext) async throws
+        -> OutputUser
+    {
+        switch try await login(username, password, context) {
+        case .user(let user):
+            return user
+        case .wrong:
+            throw HTTPError(.unauthorized, message: "wrong username or password")
+        case .throttled(let wait):
+            throw Self.throttled(wait)
+        }
+    }
+
+    /// The answer to a throttled address: 429 with `Retry-After`.
+    static func throttled(_ wait: Duration) -> HTTPError {
+        HTTPError(
+            .tooManyRequests, headers: [.retryAfter: String(CredentialThrottle.retryAfterSeconds(wait))],
+            message: "too many wrong logins from this address: wait before trying again")
     }
 
     @Sendable func playerAPI(request: Request, context: TunerRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
         let password = query["password"].map(String.init)
-        guard let user = try await login(query["username"].map(String.init), password, context), let password else {
+        guard case .user(let user) = try await login(query["username"].map(String.init), password, context),
+            let password
+        else {
+            // A throttled address gets the panel's own refusal too, at once: players know no 429.
             return Self.json(XtreamOutput.refused)
         }
         let xtream = engine.outputs.xtream(for: user, password: password, base: base(request))
@@ -131,9 +172,8 @@ struct XtreamController {
     @Sendable func playlist(request: Request, context: TunerRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
         let password = query["password"].map(String.init)
-        guard let user = try await login(query["username"].map(String.init), password, context), let password else {
-            throw HTTPError(.unauthorized, message: "wrong username or password")
-        }
+        let user = try await requireLogin(query["username"].map(String.init), password, context)
+        guard let password else { throw HTTPError(.unauthorized, message: "wrong username or password") }
         let base = base(request)
         let xtream = engine.outputs.xtream(for: user, password: password, base: base)
         let guideURL = "\(base)/xmltv.php?username=\(user.username)&password=\(password)"
@@ -144,11 +184,8 @@ struct XtreamController {
 
     @Sendable func guide(request: Request, context: TunerRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
-        guard
-            let user = try await login(query["username"].map(String.init), query["password"].map(String.init), context)
-        else {
-            throw HTTPError(.unauthorized, message: "wrong username or password")
-        }
+        let user = try await requireLogin(
+            query["username"].map(String.init), query["password"].map(String.init), context)
         let outputs = engine.outputs
         let base = base(request)
         return OutputController.guideResponse(request) { write in
@@ -161,12 +198,8 @@ struct XtreamController {
         // Path segments arrive percent-encoded (clients encode more than they must: `%2D` for '-').
         let name = try context.parameters.require("user")
         let password = try context.parameters.require("password")
-        guard
-            let user = try await login(
-                name.removingPercentEncoding ?? name, password.removingPercentEncoding ?? password, context)
-        else {
-            throw HTTPError(.unauthorized, message: "wrong username or password")
-        }
+        let user = try await requireLogin(
+            name.removingPercentEncoding ?? name, password.removingPercentEncoding ?? password, context)
         guard let id = Int64(file.prefix { $0 != "." }) else {
             throw HTTPError(.notFound, message: "'\(file.prefix(40))' is not a stream")
         }
@@ -262,32 +295,6 @@ struct XtreamController {
         encoder.outputFormatting = [.withoutEscapingSlashes]
         return OutputController.text(
             String(decoding: try encoder.encode(value), as: UTF8.self), type: "application/json")
-    }
-}
-
-/// Failed logins per address in the last ten minutes.
-final class LoginFailures: Sendable {
-    private let failures = Mutex<[String: [ContinuousClock.Instant]]>([:])
-    static let window = Duration.seconds(600)
-    static let allowed = 5
-
-    func isThrottled(_ address: String) -> Bool {
-        failures.withLock { all in
-            let recent = (all[address] ?? []).filter { ContinuousClock.now - $0 < Self.window }
-            all[address] = recent.isEmpty ? nil : recent
-            return recent.count >= Self.allowed
-        }
-    }
-
-    /// Counts a failure; returns how many the address has in the window.
-    func record(_ address: String) -> Int {
-        failures.withLock { all in
-            if all.count > 10_000 { all.removeAll() }
-            var recent = (all[address] ?? []).filter { ContinuousClock.now - $0 < Self.window }
-            recent.append(.now)
-            all[address] = Array(recent.suffix(100))
-            return recent.count
-        }
     }
 }
 

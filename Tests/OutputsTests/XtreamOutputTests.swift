@@ -94,38 +94,3 @@ import Testing
         #expect(XMLTVOutput.time(-62_135_596_800) == "00010101000000 +0000", "year 1, proleptic")
     }
 }
-
-/// Slow password hashes run one at a time, and every waiter gets its turn.
-@Suite struct SlowWorkGateTests {
-    actor Meter {
-        var inside = 0
-        var most = 0
-        var done = 0
-        func enter() {
-            inside += 1
-            most = max(most, inside)
-        }
-        func leave() {
-            inside -= 1
-            done += 1
-        }
-    }
-
-    @Test func oneAtATimeAndNobodyStarves() async {
-        let gate = SlowWorkGate(limit: 1)
-        let meter = Meter()
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<20 {
-                group.addTask {
-                    await gate.acquire()
-                    await meter.enter()
-                    try? await Task.sleep(for: .milliseconds(2))
-                    await meter.leave()
-                    gate.release()
-                }
-            }
-        }
-        #expect(await meter.most == 1)
-        #expect(await meter.done == 20)
-    }
-}

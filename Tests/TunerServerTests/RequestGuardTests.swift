@@ -8,7 +8,7 @@ import TunerTesting
 /// The request guard over real HTTP: byte-exact requests (raw sockets, so nothing tidies the path
 /// or the `Host` first) against a server on a random loopback port.
 @Suite struct RequestGuardTests {
-    static let token = "guard-test-token"
+    static let token = "guard-test-token-5f0c2a9e81d34b7c9a6e"
 
     func port(_ harness: ProxyHarness) throws -> Int { try #require(harness.server.port) }
 

@@ -132,7 +132,7 @@ struct TusBrowserAndExpiryTests {
     func originsAndToken() async throws {
         let harness = try await ProxyHarness.start { configuration in
             configuration.host = "0.0.0.0"
-            configuration.accessToken = "let-me-upload"
+            configuration.accessToken = "let-me-upload-7c41e9b2d05a4f38b6"
             configuration.uploadAllowedOrigins = ["https://app.example"]
         }
         let endpoint = harness.api + "/uploads"
@@ -155,7 +155,8 @@ struct TusBrowserAndExpiryTests {
         let withToken = try await Upload.request(
             endpoint, method: "POST",
             headers: [
-                "Origin": "https://app.example", "Upload-Length": "10", "Authorization": "Bearer let-me-upload",
+                "Origin": "https://app.example", "Upload-Length": "10",
+                "Authorization": "Bearer let-me-upload-7c41e9b2d05a4f38b6",
             ])
         #expect(withToken.status == 201)
         Self.expectCORS(withToken, origin: "https://app.example", "creation with the token")

@@ -36,11 +36,19 @@ struct PagesController {
         }
         // Unknown paths of the page space get the 404 page; the API and the other reserved spaces
         // keep their answers.
-        router.add(middleware: PageNotFoundMiddleware(render: { request in try await page(for: request) }))
+        router.add(
+            middleware: PageNotFoundMiddleware(render: { request, context in
+                try await page(for: request, scope: Self.scope(of: context))
+            }))
         // Open without a session (the request guard lets it through): where a browser signs in.
-        router.get("login") { _, _ in Self.response(WebPages.signIn()) }
+        // `next` is checked here and handed to the page's module in the form, never read raw.
+        router.get("login") { request, _ in
+            Self.response(WebPages.signIn(next: SignInNext.safe(request.uri.queryParameters["next"].map(String.init))))
+        }
         for path in Self.pagePaths {
-            router.get(RouterPath(path)) { request, _ in try await page(for: request) }
+            router.get(RouterPath(path)) { request, context in
+                try await page(for: request, scope: Self.scope(of: context))
+            }
         }
     }
 
@@ -69,8 +77,17 @@ struct PagesController {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: asset.bytes)))
     }
 
-    /// The page for the request's path, as `Route` reads it.
-    func page(for request: Request) async throws -> Response {
+    /// The API path whose rule the Outputs page follows.
+    static let outputsAPIPath = try? RequestPath(normalising: "/api/v1/outputs")
+
+    /// What the signed-in browser may see: pages follow the API's scopes (a page with no
+    /// principal, which the guard never lets through, would see the least).
+    static func scope(of context: TunerRequestContext) -> AccessScope {
+        context.principal?.scope ?? .read
+    }
+
+    /// The page for the request's path, as `Route` reads it, for a browser of `scope`.
+    func page(for request: Request, scope: AccessScope) async throws -> Response {
         let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
         let route = Route(webPath: target)
         let page: WebPage
@@ -93,7 +110,7 @@ struct PagesController {
         case .download(let url): page = WebPages.downloads(url: url.absoluteString)
         case .sources, .source: page = WebPages.sources()
         case .streams: page = WebPages.streams()
-        case .outputs: page = try await outputs(request)
+        case .outputs: page = try await outputs(request, scope: scope)
         case .cache: page = WebPages.cache(engine.cacheAdmin.statistics())
         case .settings: page = WebPages.settings(engine.configuration)
         case .films: page = try await library(kind: .movie)
@@ -151,9 +168,15 @@ struct PagesController {
         return order.map { WebPages.GroupEntry(name: $0, count: merged[$0] ?? 0) }
     }
 
-    func outputs(_ request: Request) async throws -> WebPage {
-        let base = engine.configuration.baseURL ?? request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
+    /// The output profiles; their keyed links only for `manage` and above, as the API's
+    /// `/api/v1/outputs` (a link with `?key=` plays the profile, so it is a secret).
+    func outputs(_ request: Request, scope: AccessScope) async throws -> WebPage {
         let profiles = try await CatalogController.answering { try await engine.outputs.profiles() }
+        let needed = Self.outputsAPIPath.map { AccessRule.scope(for: .get, path: $0) } ?? .admin
+        guard scope >= needed else {
+            return WebPages.outputs(names: profiles.map { ($0.id, $0.name) })
+        }
+        let base = engine.configuration.baseURL ?? request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
         var answers: [OutputProfileAnswer] = []
         for profile in profiles {
             answers.append(
@@ -168,7 +191,7 @@ struct PagesController {
 struct PageNotFoundMiddleware: RouterMiddleware {
     typealias Context = TunerRequestContext
 
-    let render: @Sendable (Request) async throws -> Response
+    let render: @Sendable (Request, TunerRequestContext) async throws -> Response
 
     /// First path segments that are not pages (lower-case): the server's own URL space.
     static let reserved: Set<String> = [
@@ -189,7 +212,7 @@ struct PageNotFoundMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             guard request.method == .get || request.method == .head, Self.isPage(request.uri.path) else { throw error }
-            return try await render(request)
+            return try await render(request, context)
         }
     }
 }

@@ -251,6 +251,24 @@ enum WebPages {
                 """)
     }
 
+    /// Outputs for a browser whose scope may not see the profiles' keys: their names only (a
+    /// keyed link plays the profile, so it is shown where the API shows it).
+    static func outputs(names: [(id: String, name: String)]) -> WebPage {
+        let rows = names.map { id, name -> HTML in
+            "<article class=\"card output\"><h2>\(name) <span class=\"muted\">(\(id))</span></h2></article>"
+        }
+        return WebPage(
+            title: "Outputs", section: .outputs, module: "tables.js", name: "outputs",
+            content: """
+                <section class="panel" aria-labelledby="outputs-heading">
+                <h1 id="outputs-heading">Outputs</h1>
+                <p class="hint">The playlist, guide and HDHomeRun links carry the profiles' keys: sign in with \
+                the access token or an admin key to see them.</p>
+                \(rows)
+                </section>
+                """)
+    }
+
     /// Cache: size and hit ratio, refreshed on `cache` events (`tables.js`).
     static func cache(_ statistics: CacheAdmin.Statistics) -> WebPage {
         let cache = statistics.cache
@@ -297,13 +315,14 @@ enum WebPages {
     }
 
     /// Sign-in: the access token or an API key, exchanged for a session cookie (`signin.js`).
-    static func signIn() -> WebPage {
+    /// `next` is where to go after signing in, already checked (``SignInNext``).
+    static func signIn(next: String) -> WebPage {
         WebPage(
             title: "Sign in", section: nil, module: "signin.js", name: "sign-in",
             content: """
                 <section class="panel narrow" aria-labelledby="signin-heading">
                 <h1 id="signin-heading">Sign in to Tuner</h1>
-                <form id="signin" class="stack" autocomplete="on">
+                <form id="signin" class="stack" autocomplete="on" data-next="\(next)">
                 <label for="signin-key">Access token or API key</label>
                 <input id="signin-key" name="key" type="password" required autofocus autocomplete="current-password" \
                 spellcheck="false" maxlength="512">

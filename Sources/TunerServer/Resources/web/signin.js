@@ -1,13 +1,36 @@
 // The sign-in page: trades the access token or an API key for a session cookie (HttpOnly, so this
-// script never sees it), then returns to the page that sent the browser here. It does not load
+// script never sees it), then returns to the page that sent the browser here (the form's
+// `data-next`, which the server checked). It does not load
 // app.js: without a session the live connection would only be refused.
 
-/** Only a path on this server: never `//host` or a backslash trick, so `next` cannot leave Tuner. */
+/**
+ * Only a path on this server, as the server's `SignInNext` rule: a single leading `/`, no `//`,
+ * no backslash, no control character, checked as written and after each of up to three
+ * rounds of decoding (browsers drop tabs from URLs, so `/%09/host` would become `//host`).
+ */
 function safeNext(value) {
-  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.includes('\\')) {
+  if (typeof value !== 'string' || value.length > 2048 || !/^[\x21-\x7e]+$/.test(value)) {
     return '/';
   }
-  return value;
+  const local = (text) => text.startsWith('/') && !text.includes('//') && !text.includes('\\')
+    && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(text);
+  let form = value;
+  for (let round = 0; round < 4; round += 1) {
+    if (!local(form)) {
+      return '/';
+    }
+    let decoded;
+    try {
+      decoded = decodeURIComponent(form);
+    } catch {
+      return '/';
+    }
+    if (decoded === form) {
+      return value;
+    }
+    form = decoded;
+  }
+  return '/';
 }
 
 const form = document.getElementById('signin');
@@ -32,7 +55,8 @@ form?.addEventListener('submit', async (event) => {
       input.value = '';
       status.classList.add('ok');
       status.textContent = `Signed in as ${who.name} (${who.scope}).`;
-      location.assign(safeNext(new URLSearchParams(location.search).get('next')));
+      // The server put the checked `next` in the form; it is checked again here all the same.
+      location.assign(safeNext(form.dataset.next));
       return;
     }
     const answer = await response.json().catch(() => ({}));

@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+import TunerTesting
+
+/// Pages follow the API's scopes, and secrets shown once stay shown once, through the real
+/// `tuner serve` beyond loopback and curl: a browser signed in with a read key finds no key,
+/// token or keyed link on any page; a new API key's secret is in neither the SQLite files nor a
+/// replay of its Idempotency-Key; `/login?next=` hands the page only a local path.
+@Suite(.serialized) struct ScopedPagesEndToEndTests {
+    static let token = "c4e1a9f07b3d52e86a1f0c9d7b2e4a6f8d3c1b5e9a7f0d2c4b6e8a1f3d5c7b9e"
+
+    /// Every page path (`PagesController.pagePaths`, ids filled in) and the sign-in page.
+    static let pages = [
+        "/", "/tv", "/favourites", "/guide", "/films", "/films/1", "/shows", "/shows/1", "/search?q=a", "/downloads",
+        "/downloads/new", "/uploads", "/sources", "/sources/1", "/outputs", "/streams", "/cache", "/settings",
+        "/channel/1", "/channel/1/play", "/episode/1/play", "/no-such-page", "/login",
+    ]
+
+    @Test("a read key's browser sees no key, token or keyed link on any page; an admin's sees the links")
+    func pagesFollowScopes() async throws {
+        guard let tools = Tools.require(.curl) else { return }
+        let curl = tools[.curl]
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let data = workspace.file("data")
+        let server = try await TunerProcess.serve(
+            data: data, arguments: ["--host", "0.0.0.0"], environment: ["TUNER_TOKEN": Self.token])
+        let made = try await TunerProcess.run(["keys", "add", "tv", "--scope", "read", "--data", data])
+        let read = try #require(made.output.split(separator: "\n").map(String.init).first { $0.hasPrefix("tuner_") })
+        let listed = try await Curl.fetch(
+            curl, server.baseURL + "/api/v1/outputs", options: ["-H", "Authorization: Bearer \(Self.token)"])
+        let profiles = try JSONDecoder().decode([String: [[String: JSONValue]]].self, from: Data(listed.body))
+        let profileKey = try #require(profiles["profiles"]?.first?["accessKey"]?.string)
+
+        func signIn(_ secret: String) async throws -> String {
+            let answer = try await Curl.fetch(
+                curl, server.baseURL + "/api/v1/session",
+                options: ["-X", "POST", "-H", "Content-Type: application/json", "--data", #"{"key":"\#(secret)"}"#])
+            let cookie = answer.header("Set-Cookie")?.split(separator: ";").first?.split(separator: "=", maxSplits: 1)
+                .last
+            return String(try #require(cookie, "sign-in: \(answer.status)"))
+        }
+        func page(_ path: String, cookie: String) async throws -> (Int, String) {
+            let answer = try await Curl.fetch(
+                curl, server.baseURL + path,
+                options: ["-H", "Cookie: tuner_session=\(cookie)", "-H", "Accept: text/html"])
+            return (answer.status, String(decoding: answer.body, as: UTF8.self))
+        }
+
+        let reader = try await signIn(read)
+        for path in Self.pages {
+            let (status, html) = try await page(path, cookie: reader)
+            #expect([200, 404].contains(status), "\(path): \(status)")
+            #expect(html.contains("<html"), "\(path) is a page")
+            for secret in [profileKey, Self.token, read, "key=", "tuner_"] {
+                #expect(!html.contains(secret), "\(path) shows '\(secret.prefix(12))…' to a read key")
+            }
+        }
+        // The same page for the owner carries the links: the check above can see them.
+        let owner = try await signIn(Self.token)
+        let (_, outputs) = try await page("/outputs", cookie: owner)
+        #expect(outputs.contains("key=\(profileKey)"))
+        await server.stop()
+    }
+
+    @Test("a new key's secret is kept in no receipt: not in the SQLite files, not in a replay")
+    func receiptsHoldNoSecret() async throws {
+        guard let tools = Tools.require(.curl) else { return }
+        let curl = tools[.curl]
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let data = workspace.file("data")
+        let server = try await TunerProcess.serve(data: data)
+        func create() async throws -> CurlResponse {
+            try await Curl.fetch(
+                curl, server.baseURL + "/api/v1/keys",
+                options: [
+                    "-X", "POST", "-H", "Content-Type: application/json", "-H", "Idempotency-Key: make-tv-key-1",
+                    "--data", #"{"name":"tv","scope":"read"}"#,
+                ])
+        }
+        let first = try await create()
+        #expect(first.status == 201)
+        let answer = try JSONDecoder().decode([String: JSONValue].self, from: Data(first.body))
+        let secret = try #require(answer["secret"]?.string)
+        #expect(secret.hasPrefix("tuner_"))
+
+        // The receipt is there (marked), the secret is nowhere in the database files.
+        var stored = Data()
+        for name in try FileManager.default.contentsOfDirectory(atPath: data) where name.hasPrefix("tuner.sqlite") {
+            stored += FileManager.default.contents(atPath: data + "/" + name) ?? Data()
+        }
+        #expect(stored.range(of: Data("secretShownOnce".utf8)) != nil, "the receipt was written")
+        #expect(stored.range(of: Data(secret.utf8)) == nil, "the secret is in the SQLite files")
+
+        let replay = try await create()
+        let replayed = String(decoding: replay.body, as: UTF8.self)
+        #expect(replay.status == 201 && replay.header("Idempotent-Replayed") == "true")
+        #expect(!replayed.contains(secret) && !replayed.contains(#""secret""#), "\(replayed)")
+        #expect(replayed.contains(#""secretShownOnce":true"#), "\(replayed)")
+        await server.stop()
+    }
+
+    @Test("/login hands its page only a local next")
+    func signInNextIsChecked() async throws {
+        guard let tools = Tools.require(.curl) else { return }
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let server = try await TunerProcess.serve(data: workspace.file("data"))
+        let cases = [
+            ("/%09/host/page", "/"), ("//evil.example", "/"), ("/%5Cevil.example", "/"),
+            ("/%252F%252Fevil.example", "/"), ("https://evil.example", "/"), ("/guide", "/guide"),
+        ]
+        for (next, expected) in cases {
+            let html = String(
+                decoding: try await Curl.fetch(tools[.curl], server.baseURL + "/login?next=" + next).body,
+                as: UTF8.self)
+            #expect(html.contains(#"data-next="\#(expected)""#), "\(next)")
+        }
+        await server.stop()
+    }
+
+    static let hostileNextSteps = #"""
+        base, key = args[0], args[1]
+        home = "return location.origin === '%s' && location.pathname === '/' && document.body.dataset.page !== 'sign-in'"
+        def sign_in():
+            field = driver.find_element(By.ID, "signin-key")
+            field.send_keys(key)
+            field.send_keys(Keys.ENTER)
+            wait_for(home % base, 20)
+        # What the server hands the page: hostile values become '/'.
+        for hostile in ["/%09/evil.example/page", "/%5Cevil.example", "//evil.example/x", "/%2F%2Fevil.example"]:
+            driver.delete_all_cookies()
+            driver.get(base + "/login?next=" + hostile)
+            wait_for("return document.body.dataset.page === 'sign-in'")
+            sign_in()
+        # The module's own check, should a hostile value reach the form anyway.
+        for hostile in ["/	/evil.example/page", "/%09/evil.example", "/\\evil.example", "//evil.example", "/%5C%5Cx"]:
+            driver.delete_all_cookies()
+            driver.get(base + "/login")
+            wait_for("return document.body.dataset.page === 'sign-in'")
+            js("document.getElementById('signin').dataset.next = arguments[0]", hostile)
+            sign_in()
+        # A local next is followed.
+        driver.delete_all_cookies()
+        driver.get(base + "/login?next=/guide")
+        wait_for("return document.body.dataset.page === 'sign-in'")
+        field = driver.find_element(By.ID, "signin-key")
+        field.send_keys(key)
+        field.send_keys(Keys.ENTER)
+        wait_for("return document.body.dataset.page === 'guide'", 20)
+        report(done=True)
+        """#
+
+    @Test("Chromium signs in from /login with hostile next values and stays on Tuner")
+    func aBrowserStaysHome() async throws {
+        guard let tools = Tools.require(.chromium, .chromedriver) else { return }
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let data = workspace.file("data")
+        let server = try await TunerProcess.serve(
+            data: data, arguments: ["--host", "0.0.0.0"], environment: ["TUNER_TOKEN": Self.token])
+        let made = try await TunerProcess.run(["keys", "add", "tv", "--scope", "read", "--data", data])
+        let key = try #require(made.output.split(separator: "\n").map(String.init).first { $0.hasPrefix("tuner_") })
+        let result = try await HeadlessChromium.run(
+            steps: Self.hostileNextSteps, arguments: [server.baseURL, key], chromium: tools[.chromium],
+            chromedriver: tools[.chromedriver])
+        #expect(result.succeeded, "\(result.transcript)")
+        #expect(HeadlessChromium.results(of: result)["done"] as? Bool == true, "\(result.transcript)")
+        await server.stop()
+    }
+}
