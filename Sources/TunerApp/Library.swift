@@ -169,6 +169,14 @@ public final class Library: Sendable {
     private func refresh(_ source: CatalogSource) async throws -> Refreshed {
         let id = source.id
         let now = Int64(Date().timeIntervalSince1970)
+        do {
+            try checkLocalFiles(source.kind == .xtream ? [] : [source.location])
+        } catch {
+            let reason = SecretRedactor.redact("\(error)")
+            try? await catalog.setSourceStatus(id: id, status: .failed, error: reason, refreshedAt: nil)
+            feed.publish(.failed(sourceID: id, reason: reason))
+            throw error
+        }
         if source.kind == .xmltv {
             let guide: GuideImportCounts
             do {
@@ -194,6 +202,7 @@ public final class Library: Sendable {
         var refreshed = Refreshed(source: try await catalog.source(id: id)?.forClients, counts: counts)
         if let urls = refreshed.source?.epgURLs, !urls.isEmpty {
             do {
+                try checkLocalFiles(urls)
                 let guide = try await importer.refreshGuide(sourceID: id, now: Int64(Date().timeIntervalSince1970))
                 refreshed.guide = guide
                 feed.publish(.guideUpdated(sourceID: id, counts: guide))
@@ -294,6 +303,17 @@ public final class Library: Sendable {
             throw FeatureError(.invalid, "\(error)")
         }
         return path
+    }
+
+    /// For the server, a source's local files are checked again at every refresh, not only when
+    /// they were named: inside the files root and regular. A location stored before this rule (a
+    /// guide a playlist named) or a link changed since is refused; the command line, with no files
+    /// root, trusts its user.
+    private func checkLocalFiles(_ locations: [String]) throws {
+        guard localFiles != nil else { return }
+        for location in locations where !Self.isFetchable(location) {
+            _ = try checkedLocation(location)
+        }
     }
 
     private func checkPolicy(_ location: String) throws {

@@ -167,6 +167,40 @@ import TunerTesting
         }
     }
 
+    @Test("The server reads a source's local files only inside --files-root, checked again at each refresh")
+    func serverRefreshesReadOnlyInsideTheFilesRoot() async throws {
+        guard let tools = Tools.require(.curl) else { return }
+        let curl = tools[.curl]
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let root = workspace.file("files")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let playlist = "#EXTM3U\n#EXTINF:-1,One\nhttp://127.0.0.1:9/1.ts\n"
+        try Data(playlist.utf8).write(to: URL(fileURLWithPath: workspace.file("outside.m3u")))
+        try Data(playlist.utf8).write(to: URL(fileURLWithPath: root + "/inside.m3u"))
+        let data = workspace.file("data")
+        // The command line trusts its user: both are stored, the second with a guide outside the root.
+        for arguments in [
+            [workspace.file("outside.m3u")], [root + "/inside.m3u", "--epg", "/etc/hostname"],
+        ] {
+            let added = try await TunerProcess.run(["sources", "add"] + arguments + ["--no-refresh", "--data", data])
+            #expect(added.succeeded, "\(added.transcript)")
+        }
+        let server = try await TunerProcess.serve(data: data, arguments: ["--files-root", root])
+        let outside = try await Self.call(curl, server.baseURL + "/api/v1/sources/1/refresh", method: "POST")
+        #expect(outside.status == 403, "\(outside.text)")
+        #expect(outside.text.contains("outside the folders Tuner may use"), "\(outside.text)")
+        let failed = try await Self.source(curl, server, id: 1)
+        #expect(failed["status"] as? String == "failed", "\(failed)")
+        let inside = try await Self.call(curl, server.baseURL + "/api/v1/sources/2/refresh", method: "POST")
+        #expect(inside.status == 200, "\(inside.text)")
+        #expect((inside.body["counts"] as? [String: Any])?["live"] as? Int == 1, "\(inside.text)")
+        #expect(
+            (inside.body["guideError"] as? String ?? "").contains("outside the folders Tuner may use"),
+            "the guide outside the root is not read: \(inside.text)")
+        await server.stop()
+    }
+
     @Test("An endless playlist or a huge local one fails with a clear error; the catalog keeps what it had")
     func importsAreBoundedInBytes() async throws {
         guard let tools = Tools.require(.curl) else { return }
