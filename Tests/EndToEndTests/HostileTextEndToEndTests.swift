@@ -131,7 +131,6 @@ import TunerTesting
                 "get_live_streams": String(decoding: try JSONEncoder().encode(streams), as: UTF8.self),
                 "get_vod_categories": "[]", "get_vod_streams": "[]", "get_series_categories": "[]", "get_series": "[]",
             ], guide: Self.guide(now: Date()))
-        defer { Task { try? await fake.shutdown() } }
         let server = try await TunerProcess.serve(data: workspace.file("data"))
         let json = ["-H", "Content-Type: application/json", "-X", "POST"]
         func post(_ path: String, _ body: String) async throws -> [String: JSONValue] {
@@ -229,6 +228,7 @@ import TunerTesting
         let home = try String(contentsOfFile: workspace.file("home.html"), encoding: .utf8)
         #expect(home.contains(Self.shownGroup), "\(home.prefix(3000))")
         _ = await server.stop()
+        try await fake.shutdown()
     }
 
     /// python3 with `m3u_parser` (`pip install m3u-parser`, which `.ci/run` does), or nil with the
