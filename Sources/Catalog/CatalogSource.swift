@@ -16,7 +16,8 @@ public struct CatalogSource: Sendable, Hashable, Codable, Identifiable {
     public var refreshInterval: TimeInterval
     /// When the last import finished successfully.
     public var lastRefresh: Date?
-    /// Why the last import failed; `nil` after a success.
+    /// Why the last import failed. After a success, `nil`, or what the import refused without
+    /// failing (locations the provider named that are not http(s), which Tuner never opens).
     public var lastError: String?
     public var status: CatalogSourceStatus
     /// How many streams the account allows at once, as the user set it (nil: not set).

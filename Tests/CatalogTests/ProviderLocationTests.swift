@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Testing
+import TunerTesting
 
 @testable import Catalog
 
@@ -113,5 +114,37 @@ struct ProviderLocationTests {
             throw error
         }
         try await client.shutdown()
+    }
+
+    @Test("A refresh cancelled mid-download leaves no download behind")
+    func cancelledDownloadIsRemoved() async throws {
+        let catalog = try TemporaryCatalog()
+        let served = catalog.directory.appendingPathComponent("served")
+        let downloads = catalog.directory.appendingPathComponent("imports")
+        for folder in [served, downloads] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        let entries = (0..<2000).map { "#EXTINF:-1,Channel \($0)\nhttp://example.com/\($0)\n" }.joined()
+        try Data(("#EXTM3U\n" + entries).utf8).write(to: served.appendingPathComponent("list.m3u"))
+        let origin = try await TestOrigin.start()
+        origin.serveDirectory(served.path)
+        let source = try await catalog.store.addSource(
+            CatalogSourceDraft(kind: .m3u, location: "\(origin.baseURL)/static/list.m3u?drip=500,100"))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let importer = CatalogImporter(
+            store: catalog.store, httpClient: client,
+            configuration: CatalogImporter.Configuration(temporaryDirectory: downloads), logger: testLogger)
+        let refresh = Task { try await importer.refresh(sourceID: source.id) }
+        var waiting: [String] = []
+        for _ in 0..<250 where waiting.isEmpty {
+            try await Task.sleep(for: .milliseconds(20))
+            waiting = try FileManager.default.contentsOfDirectory(atPath: downloads.path)
+        }
+        #expect(waiting.count == 1, "the download is under way: \(waiting)")
+        refresh.cancel()
+        _ = try? await refresh.value
+        #expect(try FileManager.default.contentsOfDirectory(atPath: downloads.path).isEmpty)
+        try await client.shutdown()
+        try await origin.shutdown()
     }
 }
