@@ -53,14 +53,7 @@ struct StreamFastPath: Sendable {
 
     /// `/` and RFC 3986's unreserved characters: the bytes of the proxy's own URLs.
     static func isPlainPathByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"), UInt8(ascii: "/"):
-            return true
-        default:
-            return false
-        }
+        StreamRequestBytes.isPlainPathByte(byte)
     }
 
     /// An answer's body: bytes read, or a run of a data file to send with `sendfile`.
@@ -69,16 +62,8 @@ struct StreamFastPath: Sendable {
         case region(CachedFileRegion)
     }
 
-    /// What this path reads of a `GET` request with no body and no upgrade; each handler fills
-    /// it from its own request type.
-    struct Request {
-        /// The request target, as sent.
-        var target: String
-        /// The `Host` field (swift-http-types' authority), if any.
-        var host: String?
-        var range: String?
-        var ifRange: String?
-    }
+    /// What this path reads of a `GET` request with no body and no upgrade.
+    typealias Request = StreamRequestHead
 
     /// The whole answer to `request` (which has no body), or nil when Hummingbird should give it.
     func answer(_ request: HTTPRequest) -> (head: HTTPResponse, body: Body)? {
@@ -239,12 +224,7 @@ struct StreamFastPath: Sendable {
     /// Whether `bytes` are `lowercase` in any case (ASCII): a field's name or value as a string,
     /// or still in the request's bytes (``StreamRequestParser``).
     static func name(bytes: some Collection<UInt8>, is lowercase: StaticString) -> Bool {
-        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
-        return lowercase.withUTF8Buffer { expected in
-            zip(bytes, expected).allSatisfy { byte, wanted in
-                byte == wanted || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) && byte | 0x20 == wanted
-            }
-        }
+        StreamRequestBytes.name(bytes: bytes, is: lowercase)
     }
 }
 

@@ -1,11 +1,9 @@
-import TunerApp
-
 /// Reads, straight off a connection's bytes, the one request head ``StreamFrontHandler`` answers
 /// before NIO's HTTP/1 decoder: `GET /stream/…` over HTTP/1.1 with no body and no upgrade.
 ///
 /// NIO's decoder (llhttp, then a header list of strings) was the largest part of a warm answer's
 /// CPU left in user space. This reads only that shape, and more strictly than llhttp does: a
-/// request line of single spaces, the target in ``StreamFastPath/isPlainPathByte(_:)``, field
+/// request line of single spaces, the target in ``StreamRequestBytes/isPlainPathByte(_:)``, field
 /// names of `tchar`s right before their colon, values of visible ASCII, spaces and tabs with no
 /// trailing white space, every line ending in CRLF, at most ``maximumHeadLength`` bytes and
 /// ``maximumFields`` fields. Whatever it does not take (`other`) goes to NIO's decoder untouched,
@@ -17,7 +15,7 @@ enum StreamRequestParser {
     enum Outcome {
         /// A whole head of the shape the fast path answers, `length` bytes long (the request has
         /// no body: the next request starts right after it).
-        case request(StreamFastPath.Request, length: Int)
+        case request(StreamRequestHead, length: Int)
         /// The start of such a head, and nothing against it so far: wait for more bytes.
         case incomplete
         /// Not such a head, or not one this parser is sure of: NIO's decoder reads it.
@@ -75,7 +73,7 @@ enum StreamRequestParser {
                 guard index < bytes.count, index < StreamRequestParser.maximumHeadLength else { return ranOut }
                 let byte = bytes[index]
                 if byte == UInt8(ascii: " ") { break }
-                guard StreamFastPath.isPlainPathByte(byte) else { return .other }
+                guard StreamRequestBytes.isPlainPathByte(byte) else { return .other }
                 index += 1
             }
             let target = string(targetStart..<index)
@@ -85,7 +83,7 @@ enum StreamRequestParser {
             case true?: break
             }
 
-            var request = StreamFastPath.Request(target: target)
+            var request = StreamRequestHead(target: target)
             var hosts = 0
             var ranges = 0
             var ifRanges = 0
@@ -104,7 +102,7 @@ enum StreamRequestParser {
 
                 // `name:` — a line that starts with white space (an obsolete folded line) has no name.
                 let nameStart = index
-                while index < bytes.count, StreamLink.isTokenByte(bytes[index]) { index += 1 }
+                while index < bytes.count, StreamRequestBytes.isTokenByte(bytes[index]) { index += 1 }
                 guard index < bytes.count else { return ranOut }
                 guard index > nameStart, bytes[index] == UInt8(ascii: ":") else { return .other }
                 let field = nameStart..<index
@@ -152,7 +150,7 @@ enum StreamRequestParser {
 
         /// Whether the bytes in `range` are `lowercase` in any case (ASCII).
         func name(_ range: Range<Int>, is lowercase: StaticString) -> Bool {
-            StreamFastPath.name(bytes: UnsafeRawBufferPointer(rebasing: bytes[range]), is: lowercase)
+            StreamRequestBytes.name(bytes: UnsafeRawBufferPointer(rebasing: bytes[range]), is: lowercase)
         }
 
         static func isWhiteSpace(_ byte: UInt8) -> Bool {

@@ -3,7 +3,7 @@ import Foundation
 import MediaFormats
 
 /// Which parser this run exercises:
-/// `TUNER_FUZZ_TARGET=hls|m3u|xmltv|redact|range|catchup|payload|discovery|ts`
+/// `TUNER_FUZZ_TARGET=hls|m3u|xmltv|redact|range|catchup|payload|discovery|ts|request`
 /// (see `scripts/fuzz`). One binary for all targets keeps the sanitizer build to one.
 ///
 /// The small dependency-free parsers of other modules (Range headers, catch-up templates, byte
@@ -31,6 +31,7 @@ public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     case "payload": fuzzPayload(bytes)
     case "discovery": fuzzDiscovery(bytes)
     case "ts": fuzzTS(bytes)
+    case "request": fuzzRequest(bytes)
     default: fuzzHLS(bytes)
     }
     return 0
@@ -194,6 +195,38 @@ private func fuzzDiscovery(_ bytes: [UInt8]) {
     if let target = SSDP.searchTarget(bytes) {
         blackHole(SSDP.reply(target: target, uuid: "u", location: "http://h/device.xml").utf8.count)
     }
+}
+
+/// The bytes the stream front end reads before NIO's decoder (`StreamRequestParser`): whatever
+/// arrives, a head it takes ends in CRLF CRLF within the bytes and the length limit, names a plain
+/// `/stream/` target and one `Host`; every shorter prefix of it is only `incomplete` (a head
+/// read in pieces reads the same), and bytes after it change nothing.
+private func fuzzRequest(_ bytes: [UInt8]) {
+    let outcome = bytes.withUnsafeBytes { StreamRequestParser.parse($0) }
+    guard case .request(let head, let length) = outcome else {
+        if case .incomplete = outcome {
+            precondition(bytes.count < StreamRequestParser.maximumHeadLength, "incomplete past the head limit")
+        }
+        return
+    }
+    precondition(length >= 4 && length <= bytes.count && length <= StreamRequestParser.maximumHeadLength)
+    precondition(bytes[(length - 4)..<length].elementsEqual("\r\n\r\n".utf8), "a head that does not end the head")
+    precondition(head.target.hasPrefix("/stream/"), "a target outside /stream/")
+    precondition(head.target.utf8.allSatisfy(StreamRequestBytes.isPlainPathByte), "a target that is not plain")
+    precondition(head.host != nil, "a head without Host")
+    let split = bytes.isEmpty ? 0 : Int(bytes[0]) % length
+    let prefix = Array(bytes[..<split])
+    guard case .incomplete = prefix.withUnsafeBytes({ StreamRequestParser.parse($0) }) else {
+        fatalError("a prefix of a head it takes is not incomplete")
+    }
+    let more = Array(bytes[..<length]) + Array("GET /x HTTP/1.1\r\n".utf8)
+    guard case .request(let again, length) = more.withUnsafeBytes({ StreamRequestParser.parse($0) }),
+        again.target == head.target, again.host == head.host, again.range == head.range,
+        again.ifRange == head.ifRange
+    else {
+        fatalError("the bytes after a head changed how it reads")
+    }
+    blackHole(length &+ head.target.utf8.count &+ (head.range?.utf8.count ?? 0))
 }
 
 /// MPEG-TS from an upstream: packet headers at every offset, continuity between neighbours, and

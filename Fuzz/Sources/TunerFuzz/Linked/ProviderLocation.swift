@@ -1,0 +1,1 @@
+../../../../Sources/Catalog/ProviderLocation.swift

@@ -1,0 +1,1 @@
+../../../../Sources/TunerServer/StreamRequestParser.swift
