@@ -143,6 +143,9 @@ import TunerTesting
             let uploaded = try await Self.finished(curl, base, id: uploadID)
             #expect(uploaded["state"] as? String == "error", "\(uploaded)")
         }
+        // The settings page shows the policy in force.
+        let settings = try await Curl.fetch(curl, base + "/settings")
+        #expect(String(decoding: settings.body, as: UTF8.self).contains("127.0.0.1:\(origin.port)"))
         // The allowed origin was asked every time; the secret service never.
         #expect(origin.requests(path: "/redirect-to") >= Self.spellings.count * 8)
         let paths =

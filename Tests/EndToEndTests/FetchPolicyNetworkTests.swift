@@ -141,6 +141,10 @@ import TunerTesting
             #expect(answer.status == 403 && text.contains("--allow-fetch"), "\(Self.spellings[index]): \(text)")
         }
         #expect(secret.requestCount == 0)
+        let settings = try await Curl.fetch(
+            curl, guarded.baseURL + "/settings", options: ["-H", "Authorization: Bearer \(token)"])
+        let page = String(decoding: settings.body, as: UTF8.self)
+        #expect(settings.status == 200 && page.contains(">remote<"), "the settings page: \(settings.status)")
         await guarded.stop()
 
         // `--allow-fetch any`: the same redirect goes through, so the test above can fail.
