@@ -63,7 +63,7 @@ import TunerTesting
         return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
     }
 
-    @Test("50 parallel wrong Xtream logins: 10 are checked, 40 refused at once without a hash; another address logs in")
+    @Test("50 parallel wrong Xtream logins: 20 checked at most, the rest refused at once; another address logs in")
     func xtreamFloodIsRefusedAtOnce() async throws {
         guard let tools = Tools.require(.curl) else { return }
         let curl = tools[.curl]
@@ -96,12 +96,14 @@ import TunerTesting
             curl, server.baseURL + "/player_api.php?username=viewer&password=\(Self.password)", from: "127.0.0.2")
         let flooded = try await statuses
 
+        // At most twice the limit (10) is checked while they run in parallel; the rest is refused.
+        let checked = flooded.filter { $0 == 401 }.count
         #expect(flooded.count == 50)
-        #expect(flooded.filter { $0 == 401 }.count == 10, "\(flooded)")
-        #expect(flooded.filter { $0 == 429 }.count == 40, "\(flooded)")
+        #expect((10...20).contains(checked), "\(flooded)")
+        #expect(flooded.filter { $0 == 429 }.count == 50 - checked, "\(flooded)")
         #expect(household.status == 200 && household.body.contains(#""auth":1"#), "\(household.body)")
-        // Ten wrong passwords hashed, one right one: the 40 refused cost nothing.
-        #expect(try await Self.hashesRun(curl, server) - before == 11)
+        // The wrong passwords checked were hashed, and the right one: the refused cost nothing.
+        #expect(try await Self.hashesRun(curl, server) - before == checked + 1)
         let hashTime = max(hashBefore, try await soloHashTime(from: "127.0.0.4"))
         #expect(
             household.seconds < 3 * hashTime + 0.5,
@@ -150,7 +152,7 @@ import TunerTesting
         await server.stop()
     }
 
-    @Test("50 parallel wrong tokens: 10 answered 401, 40 refused with 429 at once; another address gets in")
+    @Test("50 parallel wrong tokens: 20 answered 401 at most, the rest 429 at once; another address gets in")
     func tokenFloodIsRefusedAtOnce() async throws {
         guard let tools = Tools.require(.curl) else { return }
         let curl = tools[.curl]
@@ -172,8 +174,9 @@ import TunerTesting
             }
             return try await group.reduce(into: [Int]()) { $0 += $1 }
         }
-        #expect(statuses.filter { $0 == 401 }.count == 10, "\(statuses)")
-        #expect(statuses.filter { $0 == 429 }.count == 40, "\(statuses)")
+        let checked = statuses.filter { $0 == 401 }.count
+        #expect((10...20).contains(checked), "\(statuses)")
+        #expect(statuses.filter { $0 == 429 }.count == 50 - checked, "\(statuses)")
         let bearer = ["-H", "Authorization: Bearer \(Self.token)"]
         // The flooding address is refused even with the right token, at once, with Retry-After;
         // signing in from it is refused too.

@@ -20,13 +20,22 @@ import TunerApp
         return ticket
     }
 
-    @Test("parallel tries count when admitted: the limit holds before any of them ends")
+    @Test("running tries count: a parallel flood is checked at most twice the limit, a burst of right ones passes")
     func parallelTriesCount() throws {
         var throttle = Throttle(limits: limits)
-        for _ in 0..<3 { _ = try ticket(throttle.admit(address: "a", username: "u", now: start)) }
-        #expect(throttle.admit(address: "a", username: "u", now: start) == .refused(retryAfter: .seconds(60)))
+        var flood: [Throttle.Ticket] = []
+        for _ in 0..<6 { flood.append(try ticket(throttle.admit(address: "a", username: "u", now: start))) }
+        #expect(throttle.admit(address: "a", username: "u", now: start) == .refused(retryAfter: .seconds(1)))
         // Another address is not affected: nothing is global.
         _ = try ticket(throttle.admit(address: "b", username: "u", now: start))
+        // Once three of them failed, the address is refused until the oldest leaves the window.
+        for tried in flood.prefix(3) { _ = throttle.failed(tried, now: start) }
+        #expect(throttle.admit(address: "a", username: nil, now: start) == .refused(retryAfter: .seconds(60)))
+        // A burst of right ones from a player: each ends before the next few begin, all pass.
+        for _ in 0..<5 {
+            let burst = try (0..<5).map { _ in try ticket(throttle.admit(address: "tv", username: "v", now: start)) }
+            for done in burst { throttle.succeeded(done) }
+        }
     }
 
     @Test("a refusal says when the oldest try leaves the window, and then tries pass again")

@@ -2,10 +2,12 @@
 /// a pure state machine fed with the time, like `TransferScheduler`, so it is tested with a
 /// manual clock. ``CredentialThrottle`` holds one behind a lock for the server.
 ///
-/// - Per client address, a hard limit: an attempt is counted when it is admitted (so parallel
-///   guesses count before any of them finishes) and forgotten when it succeeds; once
-///   `addressLimit` failed or running attempts fall in `addressWindow`, the next is refused at
-///   once, with the time until the oldest leaves the window. Nothing is hashed for a refusal.
+/// - Per client address, a hard limit: once `addressLimit` failed attempts fall in
+///   `addressWindow`, the next is refused at once, with the time until the oldest leaves the
+///   window. Attempts still running count too, up to twice the limit: a parallel flood is checked
+///   at most `2 × addressLimit` times before any answer, while a player's burst of right logins
+///   (a dozen requests at start) passes. A right attempt is forgotten. Nothing is hashed for a
+///   refusal.
 /// - Per username, a delay for that name's wrong attempts only: after `freeFailures` in
 ///   `usernameWindow`, each further wrong answer waits `usernameDelay × 2^(extra − 1)`, at most
 ///   `usernameMaxDelay`. A right password is never delayed and never refused for its name, so an
@@ -62,7 +64,10 @@ public struct LoginThrottle<Instant: InstantProtocol>: Sendable where Instant.Du
     }
 
     public let limits: Limits
+    /// Per address: the instants of failed and running attempts in the window.
     private var addresses: [String: [Instant]] = [:]
+    /// Per address: how many of those are still running.
+    private var running: [String: Int] = [:]
     private var usernames: [String: [Instant]] = [:]
 
     public init(limits: Limits = .standard) {
@@ -72,25 +77,39 @@ public struct LoginThrottle<Instant: InstantProtocol>: Sendable where Instant.Du
     /// Admits an attempt from `address` (for `username`, when the credential names one) or refuses it.
     public mutating func admit(address: String, username: String?, now: Instant) -> Admission {
         var recent = Self.within(addresses[address] ?? [], window: limits.addressWindow, now: now)
-        if recent.count >= max(limits.addressLimit, 1), let oldest = recent.first {
+        let limit = max(limits.addressLimit, 1)
+        let inFlight = running[address] ?? 0
+        if recent.count - inFlight >= limit, let oldest = recent.first {
             addresses[address] = recent
             return .refused(retryAfter: max(.zero, now.duration(to: oldest.advanced(by: limits.addressWindow))))
         }
+        if recent.count >= 2 * limit {
+            // Running attempts fill the rest: they end within a hash or two.
+            return .refused(retryAfter: .seconds(1))
+        }
         recent.append(now)
         Self.store(recent, at: address, in: &addresses, limits: limits, now: now)
+        running[address] = inFlight + 1
         return .admitted(Ticket(address: address, username: username, stamp: now))
     }
 
     /// The attempt was right: it no longer counts against its address.
     public mutating func succeeded(_ ticket: Ticket) {
+        finish(ticket)
         guard var recent = addresses[ticket.address], let index = recent.lastIndex(of: ticket.stamp) else { return }
         recent.remove(at: index)
         addresses[ticket.address] = recent.isEmpty ? nil : recent
     }
 
+    private mutating func finish(_ ticket: Ticket) {
+        let left = (running[ticket.address] ?? 1) - 1
+        running[ticket.address] = left > 0 ? left : nil
+    }
+
     /// The attempt was wrong: it keeps counting against its address, and against its username,
     /// whose next wrong answers wait. Returns how long this wrong answer waits before it goes out.
     public mutating func failed(_ ticket: Ticket, now: Instant) -> Duration {
+        finish(ticket)
         guard let username = ticket.username else { return .zero }
         var recent = Self.within(usernames[username] ?? [], window: limits.usernameWindow, now: now)
         recent.append(now)
