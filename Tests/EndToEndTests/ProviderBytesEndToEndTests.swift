@@ -180,6 +180,79 @@ import TunerTesting
         }
     }
 
+    @Test("the outputs' /play/ and Xtream's /movie/ answers carry the same fields")
+    func outputStreamsAreInert() async throws {
+        guard let fixture = try await StreamFastPathEndToEndTests.start() else { return }
+        defer { Task { await fixture.remove() } }
+        let base = fixture.server.baseURL
+        let origin = fixture.origin.baseURL
+        let served = fixture.workspace.file("outputs")
+        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+        fixture.origin.serveDirectory(served)
+        // A film whose "video" is HTML, and one that is MPEG-TS.
+        let playlist = """
+            #EXTM3U
+            #EXTINF:-1 tvg-chno="1" group-title="Films",Hostile Film
+            \(origin)/files/movie/hostile.bin?size=2000&type=text%2Fhtml
+            #EXTINF:-1 tvg-chno="2" group-title="Films",Plain Film
+            \(origin)/files/movie/plain.ts?size=2000
+
+            """
+        try Data(playlist.utf8).write(to: URL(fileURLWithPath: served + "/films.m3u"))
+        let json = ["-X", "POST", "-H", "Content-Type: application/json", "--data"]
+        let added = try await Curl.fetch(
+            fixture.curl, base + "/api/v1/sources", options: json + [#"{"location":"\#(origin)/static/films.m3u"}"#])
+        let source = try #require(
+            (try JSONSerialization.jsonObject(with: Data(added.body)) as? [String: Any])?["id"] as? Int,
+            "\(String(decoding: added.body, as: UTF8.self))")
+        #expect(
+            try await Curl.fetch(fixture.curl, base + "/api/v1/sources/\(source)/refresh", options: ["-X", "POST"])
+                .status == 200)
+        let profile = try await Curl.fetch(
+            fixture.curl, base + "/api/v1/outputs", options: json + [#"{"id":"films","kinds":["movie"]}"#])
+        #expect([200, 201].contains(profile.status), "\(String(decoding: profile.body, as: UTF8.self))")
+        let user = try await Curl.fetch(
+            fixture.curl, base + "/api/v1/users",
+            options: json + [#"{"username":"viewer","password":"correct-horse","profiles":["films"]}"#])
+        #expect([200, 201].contains(user.status), "\(String(decoding: user.body, as: UTF8.self))")
+        let page = try await Curl.fetch(fixture.curl, base + "/api/v1/channels?kind=movie&limit=10")
+        var ids: [String: Int] = [:]
+        for item in (try JSONSerialization.jsonObject(with: Data(page.body)) as? [String: Any])?["items"]
+            as? [[String: Any]] ?? []
+        {
+            if let name = item["name"] as? String, let id = item["id"] as? Int { ids[name] = id }
+        }
+        let hostile = try #require(ids["Hostile Film"], "\(ids)")
+        let plain = try #require(ids["Plain Film"], "\(ids)")
+        let answers: [(String, Case)] = [
+            (base + "/movie/viewer/correct-horse/\(hostile).bin", Self.cases[0]),
+            // Xtream's film answers name their type from the file (`video/mp4` here), which passes.
+            (
+                base + "/movie/viewer/correct-horse/\(plain).ts",
+                Case(label: "a film", file: "", type: "video/mp4", passes: true)
+            ),
+        ]
+        for (url, item) in answers {
+            for round in ["first", "again"] {
+                Self.expectInert(try await Curl.fetch(fixture.curl, url), item, "Xtream /movie/, \(round)")
+            }
+        }
+        // /play/ of the default profile: whatever it plays, the same fields.
+        let outputs = try await Curl.fetch(fixture.curl, base + "/api/v1/outputs/films/channels")
+        let text = String(decoding: outputs.body, as: UTF8.self)
+        if let number = text.firstMatch(of: #/"number"\s*:\s*([0-9]+)/#)?.1 {
+            let played = try await Curl.fetch(fixture.curl, base + "/play/films/\(number)")
+            #expect(played.header("X-Content-Type-Options") == "nosniff", "/play/: \(played.status)")
+            #expect(played.header("Content-Security-Policy") == Self.policy, "/play/: \(played.status)")
+            let type = played.header("Content-Type") ?? ""
+            #expect(
+                type.hasPrefix("video/") || played.header("Content-Disposition") == "attachment",
+                "/play/: \(type)")
+        } else {
+            Issue.record("no channel numbers in the profile: \(text.prefix(300))")
+        }
+    }
+
     /// A hostile page's script: creates an admin key, reads the sources, opens the events
     /// WebSocket, and reports what it got to `collector` and in the title.
     static func hostileScript(collector: String, label: String) -> String {
