@@ -251,10 +251,6 @@ struct SettingsReader {
         {
             configuration.catalogDefaultRefreshSeconds = seconds
         }
-        return configuration
-    }
-
-    func readLive(into configuration: inout TunerConfiguration) throws {
         if let bytes = try size(.importMaxSize, example: "2GiB", positive: true) { configuration.importMaxSize = bytes }
         if let seconds = try duration(.importTimeout, "a positive duration like 600 or 10m", positive: true) {
             configuration.importTimeoutSeconds = seconds
@@ -262,6 +258,10 @@ struct SettingsReader {
         if let bytes = try size(.providerAnswerMaxSize, example: "256MiB", positive: true) {
             configuration.providerAnswerMaxSize = bytes
         }
+        return configuration
+    }
+
+    func readLive(into configuration: inout TunerConfiguration) throws {
         if let bytes = try size(.liveBuffer, example: "8MiB", positive: true) {
             guard bytes >= 64 << 10, bytes <= 1 << 30 else {
                 throw FeatureError.invalid(

@@ -169,8 +169,6 @@ struct Serve: AsyncParsableCommand {
     )
     var catalogRefreshInterval: String?
     @Option(
-        name: .customLong("log-level"),
-    @Option(
         name: .customLong("import-max-size"),
         help: "The largest playlist or guide an import reads, e.g. 4GiB (env TUNER_IMPORT_MAX_SIZE, default 2GiB).")
     var importMaxSize: String?
@@ -192,6 +190,8 @@ struct Serve: AsyncParsableCommand {
             """
     )
     var providerAnswerMaxSize: String?
+    @Option(
+        name: .customLong("log-level"),
         help: "trace, debug, info, notice, warning, error (env TUNER_LOG_LEVEL or LOG_LEVEL, default info).")
     var logLevel: String?
 
@@ -220,11 +220,11 @@ struct Serve: AsyncParsableCommand {
         flags[.idleTimeout] = idleTimeout
         flags[.catalogCheckInterval] = catalogCheckInterval
         flags[.catalogRefreshInterval] = catalogRefreshInterval
-        flags[.logLevel] = logLevel
-        let lists: [Setting: [String]] = [
         flags[.importMaxSize] = importMaxSize
         flags[.importTimeout] = importTimeout
         flags[.providerAnswerMaxSize] = providerAnswerMaxSize
+        flags[.logLevel] = logLevel
+        let lists: [Setting: [String]] = [
             .cacheIgnoreParams: cacheIgnoreParams, .uploadOrigins: uploadOrigins, .publicHosts: publicHosts,
             .allowedOrigins: allowedOrigins, .filesRoots: filesRoots.map { URL(fileURLWithPath: $0).path },
         ]
