@@ -4,8 +4,9 @@
 /// Such bytes are served on Tuner's own origin, where a signed-in owner's cookie works: an HTML
 /// or SVG "stream" opened in a browser could run a script that uses the owner's session. So a
 /// type passes only when browsers never run it as a document: video, audio, HLS and DASH
-/// manifests, MPEG-TS, MP4, text subtitles, raster images, and the cache's `multipart/byteranges`. Anything else (HTML, SVG, XML,
-/// script, JSON, unknown, missing, or a value with a list in it) goes out as
+/// manifests, MPEG-TS, MP4, text subtitles, raster images, and the cache's `multipart/byteranges`.
+/// Anything else (HTML, SVG, XML, script, JSON, unknown, missing, or a value with a list in it)
+/// goes out as
 /// ``fallback`` with `Content-Disposition: attachment`, and every such answer also gets
 /// ``noSniff`` and ``sandboxPolicy``, which make even a document an opaque origin with nothing
 /// allowed. Logos are stricter still: ``rasterImage(contentType:firstBytes:)``.
