@@ -44,7 +44,9 @@ extension CatalogImporter {
                     downloaded.append(path)
                     paths.append((path, false))
                 } else {
-                    paths.append((location, false))
+                    let copy = try localSnapshot(of: location)
+                    downloaded.append(copy)
+                    paths.append((copy, false))
                 }
                 if let inflated = try inflatedCopy(of: paths[paths.count - 1].path) {
                     downloaded.append(inflated)

@@ -134,6 +134,28 @@ public final class CatalogImporter: Sendable {
         return output
     }
 
+    /// A copy of a local playlist or guide in the imports folder, made before the import takes
+    /// the database writer: the user's file (regular files only, within the size and time limits)
+    /// is read while nothing waits on it, so a slow disk or a network mount never holds the
+    /// writer, and the parse under the writer reads only Tuner's own copy.
+    func localSnapshot(of path: String) throws -> String {
+        let output = configuration.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString).local")
+            .path
+        guard FileManager.default.createFile(atPath: output, contents: nil),
+            let copy = FileHandle(forWritingAtPath: output)
+        else {
+            throw CatalogError.fetchFailed("cannot write a copy of \(path) to \(output)")
+        }
+        do {
+            defer { try? copy.close() }
+            try fileReader(inflated: false).read(path: path) { chunk in try copy.write(contentsOf: Data(chunk)) }
+        } catch {
+            try? FileManager.default.removeItem(atPath: output)
+            throw error
+        }
+        return output
+    }
+
     private func refreshPlaylist(
         _ source: CatalogSource,
         logger: Logger,
@@ -141,8 +163,8 @@ public final class CatalogImporter: Sendable {
     ) async throws -> (CatalogImportCounts, refused: String?) {
         let sourceID = source.id
         var path = source.location
-        // The download and the inflated copy are each removed whatever happens next (`path` is
-        // reassigned below, so neither cleanup may read it).
+        // The download (or the local file's copy) and the inflated copy are each removed whatever
+        // happens next (`path` is reassigned below, so neither cleanup may read it).
         var download: String?
         defer { if let download { try? FileManager.default.removeItem(atPath: download) } }
         if !source.isLocalFile {
@@ -151,6 +173,9 @@ public final class CatalogImporter: Sendable {
                 progress(
                     CatalogImportProgress(sourceID: sourceID, phase: .downloading, bytes: bytes, totalBytes: total))
             }
+            path = download ?? path
+        } else {
+            download = try localSnapshot(of: path)
             path = download ?? path
         }
         let inflated = try inflatedCopy(of: path)

@@ -4,10 +4,11 @@ import Foundation
 /// memory. Gzip files are inflated beforehand (`CatalogImporter.inflatedCopy(of:)`), outside the
 /// import's database transaction.
 ///
-/// Parsing runs while the import holds the database writer (the streaming pipeline writes as it
-/// parses), so the reader is bounded: regular files only (``LocalSourceFile``), at most `limit`
-/// bytes and until `deadline`, checked at every chunk. A file that keeps growing cannot hold the
-/// writer for longer than that.
+/// The reader is bounded: regular files only (``LocalSourceFile``), at most `limit` bytes and
+/// until `deadline`, checked at every chunk. It copies a user's local file into the imports
+/// folder before the import takes the database writer (`CatalogImporter.localSnapshot(of:)`),
+/// and reads Tuner's own copies (downloads, inflated and local copies) while the streaming
+/// pipeline holds the writer, so a file that keeps growing cannot hold it for longer than that.
 struct ChunkedFileReader {
     var chunkSize = 1 << 20
     /// The most bytes read before the import is refused.
