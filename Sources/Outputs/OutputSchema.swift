@@ -64,5 +64,13 @@ public enum OutputSchema: DatabaseSchema {
                         CHECK (streamProfile IN ('direct', 'remux', 'transcode'));
                     """)
         }
+        migrator.registerMigration("outputs-v4-user-expiry") { db in
+            try db.execute(
+                sql: """
+                    -- When an Xtream login stops working (seconds since 1970); NULL: never.
+                    ALTER TABLE outputUser ADD COLUMN expiresAt INTEGER
+                        CHECK (expiresAt IS NULL OR expiresAt BETWEEN 1 AND 253402300799);
+                    """)
+        }
     }
 }

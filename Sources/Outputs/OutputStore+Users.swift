@@ -33,12 +33,13 @@ extension OutputStore {
             }
             try db.execute(
                 sql: """
-                    INSERT INTO outputUser (username, passwordHash, salt, rounds, profileIDs, maxConnections, createdAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO outputUser (
+                        username, passwordHash, salt, rounds, profileIDs, maxConnections, createdAt, expiresAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     user.username, hash.hash, hash.salt, hash.rounds, try Self.json(user.profileIDs),
-                    min(max(user.maxConnections, 1), 64), user.createdAt.timeIntervalSince1970,
+                    min(max(user.maxConnections, 1), 64), user.createdAt.timeIntervalSince1970, user.expiresAt,
                 ])
         }
         logins.forget(user.username)
@@ -61,8 +62,11 @@ extension OutputStore {
         let hash = try password.map(Self.checkedHash)
         try await database.write { db in
             try db.execute(
-                sql: "UPDATE outputUser SET profileIDs = ?, maxConnections = ? WHERE username = ?",
-                arguments: [try Self.json(user.profileIDs), min(max(user.maxConnections, 1), 64), user.username])
+                sql: "UPDATE outputUser SET profileIDs = ?, maxConnections = ?, expiresAt = ? WHERE username = ?",
+                arguments: [
+                    try Self.json(user.profileIDs), min(max(user.maxConnections, 1), 64), user.expiresAt,
+                    user.username,
+                ])
             guard db.changesCount > 0 else {
                 throw OutputError(.notFound, "no user is called '\(user.username)'; list them with `tuner users`")
             }
@@ -155,6 +159,7 @@ extension OutputStore {
             profileIDs: try JSONDecoder().decode([String].self, from: Data(profiles.utf8)),
             maxConnections: row["maxConnections"], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
         user.streamProfile = row["streamProfile"] ?? "direct"
+        user.expiresAt = row["expiresAt"]
         return user
     }
 }

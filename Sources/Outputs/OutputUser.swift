@@ -11,6 +11,9 @@ public struct OutputUser: Sendable, Hashable, Codable {
     /// How live channels reach this login's player (``OutputProfile/streamProfiles``).
     public var streamProfile = "direct"
     public var createdAt: Date
+    /// When the login stops working (seconds since 1970), or nil when it never does. Xtream
+    /// clients show it (`exp_date`); an expired login still answers its account, and nothing else.
+    public var expiresAt: Int64?
 
     public init(username: String, profileIDs: [String], maxConnections: Int = 1, createdAt: Date = Date()) {
         self.username = username
@@ -18,6 +21,15 @@ public struct OutputUser: Sendable, Hashable, Codable {
         self.maxConnections = maxConnections
         self.createdAt = createdAt
     }
+
+    /// Whether the login has expired at `now` (seconds since 1970).
+    public func isExpired(at now: Int64) -> Bool {
+        guard let expiresAt else { return false }
+        return expiresAt <= now
+    }
+
+    /// The latest expiry a login may have: the end of the year 9999, as panels' dates can say.
+    public static let latestExpiry: Int64 = 253_402_300_799
 
     /// Whether `name` may be a username: 1 to 64 of letters, digits, `.`, `_` and `-` (it appears
     /// in stream paths, `/live/USER/PASS/ID.ts`).

@@ -25,22 +25,25 @@ public struct XtreamOutput: Sendable {
     public struct Account: Encodable, Sendable {
         public struct UserInfo: Encodable, Sendable {
             var username: String
+            /// Echoed as panels do: the client sent it, and clients build stream URLs from it.
             var password: String
             var message = ""
             var auth = 1
-            var status = "Active"
-            var exp_date: String? = nil
+            /// `Active` or `Expired`.
+            var status: String
+            var exp_date: StringOrNull
             var is_trial = "0"
             var active_cons: String
             var created_at: String
             var max_connections: String
-            var allowed_output_formats = ["ts", "m3u8"]
+            /// Only what is served as such: `.m3u8` answers MPEG-TS until HLS exists.
+            var allowed_output_formats = ["ts"]
         }
         public struct ServerInfo: Encodable, Sendable {
             var url: String
             var port: String
-            var https_port = ""
-            var server_protocol = "http"
+            var https_port: String
+            var server_protocol: String
             var rtmp_port = ""
             var timezone = "UTC"
             var timestamp_now: Int64
@@ -50,18 +53,41 @@ public struct XtreamOutput: Sendable {
         var server_info: ServerInfo
     }
 
+    /// A string, or JSON `null` when there is none: panels send `"exp_date": null` for a login that
+    /// never expires, and clients read the key unconditionally (a missing key fails their login).
+    public struct StringOrNull: Encodable, Sendable, Equatable {
+        public var value: String?
+
+        public init(_ value: String?) { self.value = value }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            if let value { try container.encode(value) } else { try container.encodeNil() }
+        }
+    }
+
     /// What a panel answers a login with. `activeConnections` is how many streams the login has open.
     public func account(_ user: OutputUser, activeConnections: Int, now: Date) -> Account {
-        let host = URL(string: base)?.host ?? "127.0.0.1"
-        let port = URL(string: base)?.port ?? 80
+        let url = URL(string: base)
+        let secure = url?.scheme == "https"
+        let port = String(url?.port ?? (secure ? 443 : 80))
+        let seconds = Self.seconds(now)
         return Account(
             user_info: .init(
-                username: user.username, password: password, active_cons: String(activeConnections),
-                created_at: String(Int64(user.createdAt.timeIntervalSince1970)),
-                max_connections: String(user.maxConnections)),
+                username: user.username, password: password,
+                status: user.isExpired(at: seconds) ? "Expired" : "Active",
+                exp_date: StringOrNull(user.expiresAt.map { String($0) }), active_cons: String(activeConnections),
+                created_at: String(Self.seconds(user.createdAt)), max_connections: String(user.maxConnections)),
             server_info: .init(
-                url: host, port: String(port), timestamp_now: Int64(now.timeIntervalSince1970),
-                time_now: Self.dateTime(Int64(now.timeIntervalSince1970))))
+                url: url?.host ?? "127.0.0.1", port: port, https_port: secure ? port : "",
+                server_protocol: secure ? "https" : "http", timestamp_now: seconds, time_now: Self.dateTime(seconds)))
+    }
+
+    /// Whole seconds since 1970, clamped to what panels' times can say (never a trap on odd dates).
+    static func seconds(_ date: Date) -> Int64 {
+        let value = date.timeIntervalSince1970
+        guard value.isFinite else { return 0 }
+        return Int64(min(max(value, 0), 253_402_300_799))
     }
 
     /// A failed login, as panels answer it.
@@ -157,10 +183,35 @@ public struct XtreamOutput: Sendable {
     // MARK: Details
 
     public struct SeriesInfo: Encodable, Sendable {
+        /// The series as panels describe it (Tuner knows its name, cover and group; the rest is "").
         public struct Info: Encodable, Sendable {
             var name: String
             var cover: String
+            var plot = ""
+            var cast = ""
+            var director = ""
+            var genre = ""
+            var releaseDate = ""
+            var last_modified = "0"
+            var rating = ""
+            var rating_5based = 0
+            var backdrop_path: [String] = []
+            var youtube_trailer = ""
+            var episode_run_time = ""
             var category_id: String
+        }
+        /// One entry per season that has episodes: clients build their season list from these
+        /// and take each season's episodes from `episodes[String(season_number)]`.
+        public struct Season: Encodable, Sendable, Equatable {
+            var air_date = ""
+            var episode_count: Int
+            /// Tuner has no season ids: the number stands in.
+            var id: Int
+            var name: String
+            var overview = ""
+            var season_number: Int
+            var cover: String
+            var cover_big: String
         }
         public struct Episode: Encodable, Sendable {
             public struct Details: Encodable, Sendable { var duration_secs: Int }
@@ -168,30 +219,48 @@ public struct XtreamOutput: Sendable {
             var episode_num: Int
             var title: String
             var container_extension: String
-            var season: Int
             var info: Details
+            var custom_sid = ""
+            var added = "0"
+            var season: Int
+            var direct_source = ""
         }
-        var seasons: [Int] = []
+        var seasons: [Season]
         var info: Info
         var episodes: [String: [Episode]]
     }
 
+    /// `get_series_info`: the seasons (in order) and their episodes keyed by season number, an
+    /// episode without a season in season 1 and without a number numbered in its season's order.
     public func seriesInfo(_ channel: OutputChannel, episodes: [CatalogEpisode]) -> SeriesInfo {
-        var bySeason: [String: [SeriesInfo.Episode]] = [:]
-        for (index, episode) in episodes.enumerated() {
+        var bySeason: [Int: [SeriesInfo.Episode]] = [:]
+        for episode in episodes {
             let season = episode.season ?? 1
-            bySeason[String(season), default: []].append(
+            let position = (bySeason[season]?.count ?? 0) + 1
+            bySeason[season, default: []].append(
                 .init(
-                    id: String(episode.id), episode_num: episode.episode ?? index + 1,
-                    title: OutputText.line(episode.title),
-                    container_extension: Self.container(of: episode.url), season: season,
-                    info: .init(duration_secs: episode.duration.map { Int($0) } ?? 0)))
+                    id: String(episode.id), episode_num: episode.episode ?? position,
+                    title: OutputText.line(episode.title), container_extension: Self.container(of: episode.url),
+                    info: .init(duration_secs: episode.duration.map(Self.wholeSeconds) ?? 0), season: season))
+        }
+        let cover = icon(channel)
+        let seasons = bySeason.keys.sorted().map { number in
+            SeriesInfo.Season(
+                episode_count: bySeason[number]?.count ?? 0, id: number, name: "Season \(number)",
+                season_number: number, cover: cover, cover_big: cover)
         }
         return SeriesInfo(
+            seasons: seasons,
             info: .init(
-                name: OutputText.line(channel.name), cover: icon(channel),
+                name: OutputText.line(channel.name), cover: cover,
                 category_id: channel.item.group.map(Self.categoryID) ?? ""),
-            episodes: bySeason)
+            episodes: Dictionary(uniqueKeysWithValues: bySeason.map { (String($0.key), $0.value) }))
+    }
+
+    /// A provider's duration as whole seconds: 0 when it is not a sane number (never a trap).
+    static func wholeSeconds(_ value: Double) -> Int {
+        guard value.isFinite, value > 0 else { return 0 }
+        return Int(min(value, 10_000_000))
     }
 
     public struct VODInfo: Encodable, Sendable {
@@ -276,21 +345,44 @@ public struct XtreamOutput: Sendable {
         return "\(base)/\(kind)/\(username)/\(password)/\(channel.item.id).\(container)"
     }
 
-    /// `get.php?type=m3u_plus`: the live channels and films with Tuner's Xtream stream URLs.
+    /// An episode's stream, as panels list it: `/series/USER/PASS/EPISODE_ID.ext`.
+    public func episodeURL(_ episode: CatalogEpisode) -> String {
+        "\(base)/series/\(username)/\(password)/\(episode.id).\(Self.container(of: episode.url))"
+    }
+
+    /// `get.php?type=m3u_plus`, as panels write it: live channels (`/live/…/ID.ts`), films
+    /// (`/movie/…/ID.ext`) and each series' `episodes` (`/series/…/EPISODE_ID.ext`, named
+    /// "Name S01 E02", in the series' group; a series without loaded episodes lists none). Live
+    /// channels and films carry their login-wide ``OutputChannel/guideID``; episodes have no guide.
     /// Names, groups and URLs pass ``OutputText`` (one line each, no `"` in attributes), so a
     /// provider's name never adds an `#EXTINF` or URL line.
-    public func playlist(_ channels: [OutputChannel], guideURL: String) -> String {
+    public func playlist(
+        _ channels: [OutputChannel], episodes: [Int64: [CatalogEpisode]] = [:], guideURL: String
+    ) -> String {
         let guide = OutputText.attribute(guideURL)
         var text = "#EXTM3U url-tvg=\"\(guide)\" x-tvg-url=\"\(guide)\"\n"
-        for channel in channels where channel.item.kind != .series {
+        for channel in channels {
+            let logo = logo(channel.item).map { " tvg-logo=\"\(OutputText.attribute($0))\"" } ?? ""
+            let group = channel.item.group.map { " group-title=\"\(OutputText.attribute($0))\"" } ?? ""
+            guard channel.item.kind != .series else {
+                for episode in episodes[channel.item.id] ?? [] {
+                    let season = Self.twoDigits(episode.season ?? 1)
+                    let name = OutputText.line("\(channel.name) S\(season) E\(Self.twoDigits(episode.episode ?? 0))")
+                    text += "#EXTINF:-1 tvg-id=\"\" tvg-name=\"\(OutputText.attribute(name))\"\(logo)\(group),\(name)\n"
+                    text += "\(OutputText.line(episodeURL(episode)))\n"
+                }
+                continue
+            }
             let name = OutputText.line(channel.name)
-            text += "#EXTINF:-1 tvg-id=\"\(channel.guideID)\" tvg-name=\"\(OutputText.attribute(name))\""
-            if let logo = logo(channel.item) { text += " tvg-logo=\"\(OutputText.attribute(logo))\"" }
-            text += " tvg-chno=\"\(channel.number)\""
-            if let group = channel.item.group { text += " group-title=\"\(OutputText.attribute(group))\"" }
-            text += ",\(name)\n\(OutputText.line(streamURL(channel)))\n"
+            text += "#EXTINF:-1 tvg-id=\"\(channel.guideID)\" tvg-name=\"\(OutputText.attribute(name))\"\(logo)"
+            text += " tvg-chno=\"\(channel.number)\"\(group),\(name)\n\(OutputText.line(streamURL(channel)))\n"
         }
         return text
+    }
+
+    /// A season or episode number as panels write it in names: at least two digits.
+    static func twoDigits(_ number: Int) -> String {
+        number >= 0 && number < 10 ? "0\(number)" : String(number)
     }
 
     // MARK: Helpers

@@ -154,16 +154,19 @@ public struct OutputUserSettings: Codable, Sendable, Equatable {
     public var maxConnections: Int?
     /// How live channels reach the login's player: `direct`, `remux` or `transcode`.
     public var streamProfile: String?
+    /// When the login stops working, in seconds since 1970; 0 for never (the default).
+    public var expiresAt: Int64?
 
     public init(
         username: String? = nil, password: String? = nil, profiles: [String]? = nil, maxConnections: Int? = nil,
-        streamProfile: String? = nil
+        streamProfile: String? = nil, expiresAt: Int64? = nil
     ) {
         self.username = username
         self.password = password
         self.profiles = profiles
         self.maxConnections = maxConnections
         self.streamProfile = streamProfile
+        self.expiresAt = expiresAt
     }
 }
 
@@ -175,15 +178,19 @@ public struct OutputUserAnswer: Codable, Sendable, Equatable {
     /// The server address players are given with the login.
     public var serverURL: String
     public var streamProfile: String
+    /// When the login stops working (seconds since 1970), or nil when it never does.
+    public var expiresAt: Int64?
 
     public init(
-        username: String, profiles: [String], maxConnections: Int, serverURL: String, streamProfile: String = "direct"
+        username: String, profiles: [String], maxConnections: Int, serverURL: String, streamProfile: String = "direct",
+        expiresAt: Int64? = nil
     ) {
         self.username = username
         self.profiles = profiles
         self.maxConnections = maxConnections
         self.serverURL = serverURL
         self.streamProfile = streamProfile
+        self.expiresAt = expiresAt
     }
 }
 

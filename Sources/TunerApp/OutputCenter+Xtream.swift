@@ -15,16 +15,28 @@ extension OutputCenter {
     /// How many password hashes logins have run (real and dummy): what a throttled try never costs.
     public var passwordHashesRun: Int { store.passwordHashes.hashesRun }
 
-    /// What a login sees: its profiles' entries, once each, numbered by the first profile that has them.
+    /// What a login sees: its profiles merged into one lineup, a channel in several profiles once,
+    /// one number per channel across the login (``OutputNumbering/merged(_:)``).
     public func lineup(of user: OutputUser) async throws(FeatureError) -> [OutputChannel] {
-        var seen = Set<Int64>()
-        var channels: [OutputChannel] = []
+        var lineups: [[OutputChannel]] = []
         for id in user.profileIDs {
             // A profile removed since the user was made shows nothing rather than failing the login.
             guard let lineup = try? await lineup(profileID: id) else { continue }
-            for channel in lineup where seen.insert(channel.item.id).inserted { channels.append(channel) }
+            lineups.append(lineup)
         }
-        return channels
+        return OutputNumbering.merged(lineups)
+    }
+
+    /// The episodes stored for `series` (none loaded from a panel here: `get.php` lists what the
+    /// catalog holds rather than asking a provider once per series), by series id.
+    public func storedEpisodes(of series: [OutputChannel]) async throws(FeatureError) -> [Int64: [CatalogEpisode]] {
+        try await mapped {
+            var episodes: [Int64: [CatalogEpisode]] = [:]
+            for channel in series where channel.item.kind == .series {
+                episodes[channel.item.id] = try await catalog.episodes(ofSeries: channel.item.id)
+            }
+            return episodes
+        }
     }
 
     /// The entry with catalog id `itemID` when the login sees it.
@@ -83,9 +95,11 @@ extension OutputCenter {
         }
     }
 
-    /// The XMLTV guide of a login's channels, a piece at a time.
+    /// The XMLTV guide of a login's live channels and films (series play by episode and have no
+    /// guide), a piece at a time, with the login's ids.
     public func guide(of user: OutputUser, base: String, write: (String) async throws -> Void) async throws {
-        try await guide(channels: try await lineup(of: user), base: base, write: write)
+        let channels = try await lineup(of: user).filter { $0.item.kind != .series }
+        try await guide(channels: channels, base: base, write: write)
     }
 
     // MARK: Users
@@ -102,6 +116,7 @@ extension OutputCenter {
         var user = OutputUser(
             username: name, profileIDs: request.profiles ?? [OutputProfile.defaultID],
             maxConnections: try Self.checkedLimit(request.maxConnections) ?? 1)
+        user.expiresAt = try Self.checkedExpiry(request.expiresAt) ?? nil
         if let streamProfile = request.streamProfile {
             user.streamProfile = try Self.checkedStreamProfile(streamProfile)
         }
@@ -119,6 +134,7 @@ extension OutputCenter {
         }
         if let profiles = request.profiles { user.profileIDs = profiles }
         if let limit = try Self.checkedLimit(request.maxConnections) { user.maxConnections = limit }
+        if let expiry = try Self.checkedExpiry(request.expiresAt) { user.expiresAt = expiry }
         if let streamProfile = request.streamProfile {
             user.streamProfile = try Self.checkedStreamProfile(streamProfile)
         }
@@ -132,6 +148,16 @@ extension OutputCenter {
 
     public func removeUser(_ name: String) async throws(FeatureError) {
         try await mapped { try await store.removeUser(named: name) }
+    }
+
+    /// A requested expiry: nil when none was asked for, `.some(nil)` for 0 (never expires).
+    static func checkedExpiry(_ seconds: Int64?) throws(FeatureError) -> Int64?? {
+        guard let seconds else { return nil }
+        if seconds == 0 { return .some(nil) }
+        guard (1...OutputUser.latestExpiry).contains(seconds) else {
+            throw FeatureError(.invalid, "expiresAt must be 0 (never) or seconds since 1970 before the year 10000")
+        }
+        return .some(seconds)
     }
 
     static func checkedLimit(_ limit: Int?) throws(FeatureError) -> Int? {

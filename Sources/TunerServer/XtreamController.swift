@@ -85,6 +85,7 @@ struct XtreamController {
     {
         switch try await login(username, password, context) {
         case .user(let user):
+            guard !user.isExpired(at: Int64(Date().timeIntervalSince1970)) else { throw Self.expired }
             return user
         case .wrong:
             throw HTTPError(.unauthorized, message: "wrong username or password")
@@ -92,6 +93,9 @@ struct XtreamController {
             throw Self.throttled(wait)
         }
     }
+
+    /// The answer to an expired login (after the right password): its account still answers.
+    static var expired: HTTPError { HTTPError(.forbidden, message: "this login has expired") }
 
     /// The answer to a throttled address: 429 with `Retry-After`.
     static func throttled(_ wait: Duration) -> HTTPError {
@@ -118,6 +122,9 @@ struct XtreamController {
             }
             return value
         }
+        let action = query["action"].map(String.init) ?? ""
+        // An expired login sees its account (`status: Expired`, as panels show it) and nothing else.
+        if !action.isEmpty && user.isExpired(at: Int64(Date().timeIntervalSince1970)) { throw Self.expired }
         return try await CatalogController.answering {
             switch query["action"].map(String.init) {
             case nil, "":
@@ -176,10 +183,22 @@ struct XtreamController {
         guard let password else { throw HTTPError(.unauthorized, message: "wrong username or password") }
         let base = base(request)
         let xtream = engine.outputs.xtream(for: user, password: password, base: base)
+        // Only MPEG-TS is served: a request for HLS is told so rather than handed `.ts` URLs.
+        switch query["output"].map({ $0.lowercased() }) {
+        case nil, ""?, "ts"?, "mpegts"?: break
+        case "m3u8"?, "hls"?:
+            throw HTTPError(.badRequest, message: "HLS is not served yet: ask for output=ts (MPEG-TS)")
+        case let other?:
+            throw HTTPError(.badRequest, message: "output must be ts, not '\(other.prefix(20))'")
+        }
         let guideURL = "\(base)/xmltv.php?username=\(user.username)&password=\(password)"
-        let channels = try await CatalogController.answering { try await engine.outputs.lineup(of: user) }
+        let outputs = engine.outputs
+        let (channels, episodes) = try await CatalogController.answering {
+            let channels = try await outputs.lineup(of: user)
+            return (channels, try await outputs.storedEpisodes(of: channels))
+        }
         return OutputController.text(
-            xtream.playlist(channels, guideURL: guideURL), type: "audio/x-mpegurl; charset=utf-8")
+            xtream.playlist(channels, episodes: episodes, guideURL: guideURL), type: "audio/x-mpegurl; charset=utf-8")
     }
 
     @Sendable func guide(request: Request, context: TunerRequestContext) async throws -> Response {
@@ -238,7 +257,7 @@ struct XtreamController {
     func answer(_ user: OutputUser, _ request: Request) -> OutputUserAnswer {
         OutputUserAnswer(
             username: user.username, profiles: user.profileIDs, maxConnections: user.maxConnections,
-            serverURL: base(request), streamProfile: user.streamProfile)
+            serverURL: base(request), streamProfile: user.streamProfile, expiresAt: user.expiresAt)
     }
 
     @Sendable func listUsers(request: Request, context: TunerRequestContext) async throws

@@ -19,7 +19,8 @@ struct UsersCommand: AsyncParsableCommand {
                 for user in try await outputs.users() {
                     print(
                         "\(user.username)\tprofiles \(user.profileIDs.joined(separator: ","))\t"
-                            + "\(user.maxConnections) streams\t\(user.streamProfile)\tserver \(base)")
+                            + "\(user.maxConnections) streams\t\(user.streamProfile)\t"
+                            + (user.expiresAt.map { "expires \($0)\t" } ?? "") + "server \(base)")
                 }
             }
         }
@@ -47,6 +48,7 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(help: "A profile the login sees; repeat for several (default: default).") var profile: [String] = []
         @Option(help: "Streams the login may open at once, 1 to 64 (default 1).") var maxConnections: Int?
         @Option(help: "How live channels reach the player: direct, remux or transcode.") var streamProfile: String?
+        @Option(help: "When the login stops working, in seconds since 1970 (default: never).") var expiresAt: Int64?
 
         func run() async throws {
             guard let secret = try password.read() else {
@@ -56,20 +58,22 @@ struct UsersCommand: AsyncParsableCommand {
                 let user = try await outputs.addUser(
                     OutputUserSettings(
                         username: name, password: secret, profiles: profile.isEmpty ? nil : profile,
-                        maxConnections: maxConnections, streamProfile: streamProfile))
+                        maxConnections: maxConnections, streamProfile: streamProfile, expiresAt: expiresAt))
                 print("added \(user.username): in the player, server \(base), username \(user.username)")
             }
         }
     }
 
     struct Change: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a login's profiles, limit or password.")
+        static let configuration = CommandConfiguration(
+            abstract: "Change a login's profiles, limit, expiry or password.")
         @OptionGroup var place: OutputsCommand.Place
         @Argument(help: "The username.") var name: String
         @OptionGroup var password: Password
         @Option(help: "A profile the login sees; repeat for several (replaces the list).") var profile: [String] = []
         @Option(help: "Streams the login may open at once, 1 to 64.") var maxConnections: Int?
         @Option(help: "How live channels reach the player: direct, remux or transcode.") var streamProfile: String?
+        @Option(help: "When the login stops working, in seconds since 1970; 0 for never.") var expiresAt: Int64?
 
         func run() async throws {
             let secret = try password.read()
@@ -78,7 +82,7 @@ struct UsersCommand: AsyncParsableCommand {
                     name,
                     OutputUserSettings(
                         password: secret, profiles: profile.isEmpty ? nil : profile, maxConnections: maxConnections,
-                        streamProfile: streamProfile))
+                        streamProfile: streamProfile, expiresAt: expiresAt))
                 print("changed \(user.username)")
             }
         }

@@ -53,6 +53,110 @@ import Testing
         #expect(XtreamOutput.container(of: nil) == "mp4")
     }
 
+    func json(_ value: some Encodable) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: try JSONEncoder().encode(value)) as? [String: Any])
+    }
+
+    @Test func accountsSendEveryPanelFieldWithExpiryNullOrSeconds() throws {
+        let output = XtreamOutput(base: "http://10.0.0.2:8080", username: "u", password: "p", logo: { _ in nil })
+        var user = OutputUser(username: "u", profileIDs: ["default"], maxConnections: 2)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let never = try json(output.account(user, activeConnections: 1, now: now))
+        let info = try #require(never["user_info"] as? [String: Any])
+        // The key is there with JSON null: clients read it unconditionally.
+        #expect(info.keys.contains("exp_date") && info["exp_date"] is NSNull, "\(info)")
+        #expect(info["status"] as? String == "Active" && info["is_trial"] as? String == "0")
+        #expect(info["active_cons"] as? String == "1" && info["max_connections"] as? String == "2")
+        #expect(info["allowed_output_formats"] as? [String] == ["ts"], "only what is served")
+        #expect(info["password"] as? String == "p" && info["message"] as? String == "")
+        #expect((info["created_at"] as? String).flatMap { Int64($0) } != nil)
+        let server = try #require(never["server_info"] as? [String: Any])
+        #expect(server["url"] as? String == "10.0.0.2" && server["port"] as? String == "8080")
+        #expect(server["server_protocol"] as? String == "http" && server["timestamp_now"] as? Int == 1_800_000_000)
+        #expect(server["time_now"] as? String == "2027-01-15 08:00:00" && server["timezone"] as? String == "UTC")
+        for key in ["https_port", "rtmp_port"] { #expect(server[key] is String, "\(key)") }
+
+        user.expiresAt = 1_900_000_000
+        let later = try #require(
+            try json(output.account(user, activeConnections: 0, now: now))["user_info"] as? [String: Any])
+        #expect(later["exp_date"] as? String == "1900000000" && later["status"] as? String == "Active")
+        user.expiresAt = 1_700_000_000
+        let past = try #require(
+            try json(output.account(user, activeConnections: 0, now: now))["user_info"] as? [String: Any])
+        #expect(past["exp_date"] as? String == "1700000000" && past["status"] as? String == "Expired")
+    }
+
+    @Test func seriesInfoListsSeasonsMatchingTheEpisodesKeyedBySeason() throws {
+        let output = XtreamOutput(base: "http://h", username: "u", password: "p", logo: { _ in "http://h/c.png" })
+        var series = channel(5, "Show", group: "Drama", id: 40)
+        series.item.kind = .series
+        let episodes = [
+            CatalogEpisode(id: 3, seriesID: 40, season: 2, episode: 1, title: "B1", url: "http://x/3.mkv"),
+            CatalogEpisode(id: 1, seriesID: 40, season: 1, episode: 1, title: "A1", url: "http://x/1.mp4"),
+            CatalogEpisode(id: 2, seriesID: 40, season: nil, episode: nil, title: "A2", url: "http://x/2"),
+            CatalogEpisode(
+                id: 4, seriesID: 40, season: 2, episode: 2, title: "B2", url: "http://x/4.mkv", duration: .nan),
+        ]
+        let answer = try json(output.seriesInfo(series, episodes: episodes))
+        let seasons = try #require(answer["seasons"] as? [[String: Any]])
+        #expect(seasons.map { $0["season_number"] as? Int } == [1, 2])
+        #expect(seasons.map { $0["episode_count"] as? Int } == [2, 2])
+        #expect(seasons.map { $0["name"] as? String } == ["Season 1", "Season 2"])
+        #expect(seasons.allSatisfy { $0["cover"] as? String == "http://h/c.png" && $0["air_date"] is String })
+        let byKey = try #require(answer["episodes"] as? [String: [[String: Any]]])
+        #expect(Set(byKey.keys) == ["1", "2"])
+        for season in seasons {
+            let key = String(try #require(season["season_number"] as? Int))
+            #expect(byKey[key]?.count == season["episode_count"] as? Int)
+        }
+        #expect(byKey["1"]?.map { $0["title"] as? String } == ["A1", "A2"])
+        #expect(byKey["1"]?.map { $0["episode_num"] as? Int } == [1, 2], "a missing number: its place in the season")
+        #expect(byKey["2"]?.map { $0["container_extension"] as? String } == ["mkv", "mkv"])
+        let info = try #require(answer["info"] as? [String: Any])
+        #expect(info["name"] as? String == "Show" && info["backdrop_path"] is [Any] && info["plot"] is String)
+    }
+
+    @Test func aLoginsProfilesMergeIntoOneNumbering() {
+        func item(_ id: Int64, _ kind: CatalogItemKind) -> CatalogItem {
+            CatalogItem(
+                id: id, sourceID: 1, kind: kind, identity: "i\(id)", name: "n\(id)", group: nil, url: "http://h/x")
+        }
+        let live = [1, 2, 3].map { OutputChannel(number: $0, name: "L\($0)", item: item(Int64($0), .live)) }
+        // The films profile numbers from 1 too, and also holds live channel 2.
+        let films =
+            [
+                OutputChannel(number: 1, name: "F", item: item(10, .movie)),
+                OutputChannel(number: 2, name: "L2", item: item(2, .live)),
+            ]
+            + [OutputChannel(number: 7, name: "G", item: item(11, .movie))]
+        let merged = OutputNumbering.merged([live, films])
+        #expect(merged.map(\.item.id) == [1, 2, 3, 10, 11], "a channel in two profiles is listed once")
+        #expect(merged.map(\.number) == [1, 2, 3, 1_000_001, 7])
+        #expect(Set(merged.map(\.guideID)).count == merged.count)
+        // The moved number depends only on the film's own number: it stays when the live profile grows.
+        let grown = OutputNumbering.merged([live + [OutputChannel(number: 4, name: "L4", item: item(4, .live))], films])
+        #expect(grown.first { $0.item.id == 10 }?.number == 1_000_001)
+        let output = XtreamOutput(base: "http://h", username: "u", password: "p", logo: { _ in nil })
+        let epg = output.liveStreams(merged, category: nil).map(\.epg_channel_id)
+        #expect(Set(epg).count == epg.count)
+    }
+
+    @Test func playlistsListFilmsAndEpisodesAsPanelsDo() {
+        let output = XtreamOutput(base: "http://h:1", username: "u", password: "p", logo: { _ in nil })
+        var film = channel(2, "Film", group: "Films", id: 20, url: "http://x/f.mkv")
+        film.item.kind = .movie
+        var series = channel(3, "Show", group: "Drama", id: 30)
+        series.item.kind = .series
+        let episode = CatalogEpisode(id: 300, seriesID: 30, season: 1, episode: 2, title: "E", url: "http://x/e.mp4")
+        let text = output.playlist(
+            [channel(1, "News", group: "News", id: 10), film, series], episodes: [30: [episode]],
+            guideURL: "http://h:1/g")
+        #expect(text.contains("\nhttp://h:1/live/u/p/10.ts\n") && text.contains("\nhttp://h:1/movie/u/p/20.mkv\n"))
+        #expect(text.contains(#"tvg-name="Show S01 E02" group-title="Drama",Show S01 E02"#), "\(text)")
+        #expect(text.contains("\nhttp://h:1/series/u/p/300.mp4\n"))
+        #expect(!text.contains("/30."), "a series itself is no stream")
+    }
+
     @Test func passwordHashesMatchOnlyTheirPasswordAndSaltDiffers() throws {
         let first = try PasswordHash.make("correct-horse")
         #expect(first.matches("correct-horse"))
