@@ -34,20 +34,74 @@ struct LiveController {
     }
 
     /// The profile a request asks for: `?profile=direct|remux|transcode`, or HDHomeRun's
-    /// `?transcode=` (`native`/`none` plays as is, any size such as `internet540` transcodes);
-    /// `fallback` otherwise.
+    /// `?transcode=` (`native`/`none` plays as is, a size such as `internet540` transcodes, any
+    /// other name is refused); `fallback` otherwise.
     static func profile(of request: Request, fallback: StreamProfile = .direct) throws -> StreamProfile {
-        let query = request.uri.queryParameters
-        if let text = query["profile"] {
-            guard let profile = StreamProfile(rawValue: String(text).lowercased()) else {
+        if let text = parameter("profile", of: request) {
+            guard let profile = StreamProfile(rawValue: text.lowercased()) else {
                 throw HTTPError(.badRequest, message: "profile must be direct, remux or transcode")
             }
             return profile
         }
-        if let size = query["transcode"]?.lowercased() {
-            return size == "native" || size == "none" || size.isEmpty ? .direct : .transcode
+        if parameter("transcode", of: request) != nil {
+            return try transcodeSize(of: request) == nil ? .direct : .transcode
         }
         return fallback
+    }
+
+    /// Query parameter `name`, percent-decoded. Players append their own query to a lineup URL
+    /// that has one already (`?key=K?transcode=internet540`), so a `?` separates parameters too.
+    static func parameter(_ name: String, of request: Request) -> String? {
+        guard let query = request.uri.query else { return nil }
+        for pair in query.split(whereSeparator: { $0 == "&" || $0 == "?" }) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0] == name else { continue }
+            let value = String(parts[1])
+            return value.removingPercentEncoding ?? value
+        }
+        return nil
+    }
+
+    /// The size HDHomeRun's `?transcode=<name>` names (see ``TranscodeSize``); nil without one or
+    /// for `native`/`none`. Any other name is 400 with the list of names.
+    static func transcodeSize(of request: Request) throws -> TranscodeSize? {
+        guard let text = parameter("transcode", of: request) else { return nil }
+        let name = text.lowercased()
+        if name == "native" || name == "none" || name.isEmpty { return nil }
+        guard let size = TranscodeSize(rawValue: name) else {
+            throw HTTPError(
+                .badRequest, message: "transcode must be one of: \(TranscodeSize.names.joined(separator: ", "))")
+        }
+        return size
+    }
+
+    /// The longest `?duration=` taken: a week, longer than any recording a player schedules.
+    static let longestDuration = 7 * 24 * 3600
+
+    /// HDHomeRun's `?duration=<seconds>`: the viewer's stream ends after that long. Whole seconds,
+    /// 1 up to ``longestDuration``; anything else is 400.
+    static func duration(of request: Request) throws -> Duration? {
+        guard let text = parameter("duration", of: request) else { return nil }
+        guard text.count <= 7, text.allSatisfy({ $0.isASCII && $0.isNumber }), let seconds = Int(text),
+            (1...longestDuration).contains(seconds)
+        else {
+            throw HTTPError(
+                .badRequest, message: "duration must be whole seconds, from 1 to \(longestDuration)")
+        }
+        return .seconds(seconds)
+    }
+
+    /// Plays a live channel as the player's query asks: the transcode size it names (each size is
+    /// a session of its own) and, with `?duration=`, an answer that ends after that long.
+    static func play(
+        _ live: LiveSessions.Request, _ request: Request, engine: TunerEngine
+    ) async throws -> Response {
+        var live = live
+        // Checked whatever the profile, so a wrong name is an error even where it would not apply.
+        let size = try transcodeSize(of: request)
+        if live.profile == .transcode { live.transcodeSize = size }
+        let limit = try Self.duration(of: request)
+        return try await stream(live, engine: engine, head: request.method == .head, duration: limit)
     }
 
     /// The client's address as this server saw it (no port).
@@ -56,9 +110,10 @@ struct LiveController {
     }
 
     /// Watches a live channel and streams it: MPEG-TS, no length, no caching. A HEAD request gets
-    /// the head alone and opens nothing.
+    /// the head alone and opens nothing. With `duration`, the viewer leaves after that long (from
+    /// its first bytes) and the answer ends there; the session goes on for the others.
     static func stream(
-        _ request: LiveSessions.Request, engine: TunerEngine, head: Bool
+        _ request: LiveSessions.Request, engine: TunerEngine, head: Bool, duration: Duration? = nil
     ) async throws -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "video/mp2t"
@@ -77,7 +132,17 @@ struct LiveController {
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
-                defer { viewer.close() }
+                // Leaving the session wakes a waiting read with nil: the loop below ends the answer.
+                let timer = duration.map { duration in
+                    Task {
+                        guard (try? await Task.sleep(for: duration)) != nil else { return }
+                        viewer.close()
+                    }
+                }
+                defer {
+                    timer?.cancel()
+                    viewer.close()
+                }
                 for part in first { try await writer.write(part) }
                 while let parts = await viewer.next() {
                     for part in parts { try await writer.write(part) }

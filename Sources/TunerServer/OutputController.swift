@@ -276,7 +276,8 @@ struct OutputController {
     }
 
     /// The channel itself, as the player asked for it: the media, streamed, never a redirect
-    /// (Plex and Jellyfin expect a tuner's bytes). Extra query parameters (`?transcode=…`) are ignored.
+    /// (Plex and Jellyfin expect a tuner's bytes). A live channel takes HDHomeRun's `?transcode=` and
+    /// `?duration=` (see ``LiveController/play(_:_:engine:)``).
     @Sendable func play(request: Request, context: TunerRequestContext) async throws -> Response {
         let (profile, _) = try await authorised(
             profileID: try context.parameters.require("profile"), key: nil, request)
@@ -309,7 +310,7 @@ struct OutputController {
                         of: request, fallback: StreamProfile(rawValue: profile.streamProfile) ?? .direct),
                     address: LiveController.address(of: context), outputProfile: profile.id,
                     profileLimit: profile.streamLimit, priority: LiveSessions.Priority.outputProfile)
-                return try await LiveController.stream(live, engine: engine, head: request.method == .head)
+                return try await LiveController.play(live, request, engine: engine)
             }
             link = found
         }

@@ -89,7 +89,7 @@ struct StreamController {
             let live = LiveSessions.Request(
                 channelID: channel, profile: try LiveController.profile(of: request),
                 address: LiveController.address(of: context))
-            return try await LiveController.stream(live, engine: engine, head: request.method == .head)
+            return try await LiveController.play(live, request, engine: engine)
         }
         // Rewritten playlist URIs point back at the address the player used.
         let proxyBase = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()

@@ -231,7 +231,7 @@ struct XtreamController {
                     of: request, fallback: StreamProfile(rawValue: user.streamProfile) ?? .direct),
                 address: LiveController.address(of: context), user: user.username, userLimit: user.maxConnections,
                 priority: LiveSessions.Priority.outputUser)
-            return try await LiveController.stream(live, engine: engine, head: request.method == .head)
+            return try await LiveController.play(live, request, engine: engine)
         }
         let link = try await CatalogController.answering {
             try await engine.outputs.xtreamStream(id, episode: kind == "series", of: user)

@@ -278,8 +278,8 @@ import TunerTesting
         async let direct = Curl.fetch(tools[.curl], base, timeout: .seconds(8))
         try await Task.sleep(for: .milliseconds(1000))
         async let remux = Curl.fetch(tools[.curl], base + "?profile=remux", timeout: .seconds(6))
-        // HDHomeRun clients ask for a size: that is the transcode profile.
-        async let transcode = Curl.fetch(tools[.curl], base + "?transcode=internet540", timeout: .seconds(6))
+        // The transcode profile with the user's arguments (a named size has its own: see TranscodeSizesEndToEndTests).
+        async let transcode = Curl.fetch(tools[.curl], base + "?profile=transcode", timeout: .seconds(6))
         try await Task.sleep(for: .milliseconds(4000))
         let listed = try await Self.streams(fixture, curl: tools[.curl])
         let bad = try await Curl.fetch(tools[.curl], base + "?profile=sideways", timeout: .seconds(3))

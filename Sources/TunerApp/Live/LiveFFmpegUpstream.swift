@@ -24,26 +24,30 @@ public enum LiveFFmpegUpstream {
         }
     }()
 
-    /// The arguments for `profile` reading `input` (`pipe:0` or a URL).
-    static func arguments(profile: StreamProfile, input: String, settings: LiveSettings) -> [String] {
+    /// The arguments for `profile` reading `input` (`pipe:0` or a URL); `size` is the transcode
+    /// profile's, when the player named one (else the user's transcode arguments apply).
+    static func arguments(
+        profile: StreamProfile, size: TranscodeSize? = nil, input: String, settings: LiveSettings
+    ) -> [String] {
         // A second of probing is enough for a live stream that starts at a keyframe (the default,
         // five seconds, would hold the first picture back that long).
         var arguments = ["-hide_banner", "-loglevel", "warning", "-nostdin", "-analyzeduration", "1500000"]
         if input == "pipe:0" { arguments += ["-f", "mpegts"] }
         arguments += ["-i", input]
         switch profile {
-        case .transcode: arguments += settings.transcodeArguments
+        case .transcode: arguments += size?.ffmpegArguments ?? settings.transcodeArguments
         case .direct, .remux: arguments += ["-map", "0:v?", "-map", "0:a?", "-c", "copy"]
         }
         return arguments + ["-f", "mpegts", "-mpegts_flags", "+resend_headers", "pipe:1"]
     }
 
     static func make(
-        channelID: Int64, sourceID: Int64?, sourceName: String?, profile: StreamProfile,
+        channelID: Int64, sourceID: Int64?, sourceName: String?, profile: StreamProfile, size: TranscodeSize? = nil,
         input: @escaping @Sendable () async throws -> Input, settings: LiveSettings, logger: Logger
     ) -> LiveUpstream {
-        LiveUpstream(
-            channelID: channelID, sourceID: sourceID, sourceName: sourceName, label: "ffmpeg (\(profile.rawValue))"
+        let name = [profile.rawValue, size?.rawValue].compactMap { $0 }.joined(separator: " ")
+        return LiveUpstream(
+            channelID: channelID, sourceID: sourceID, sourceName: sourceName, label: "ffmpeg (\(name))"
         ) { deliver in
             guard let ffmpeg = path else {
                 throw LiveUpstreamError(
@@ -57,8 +61,8 @@ public enum LiveFFmpegUpstream {
             case .url(let url): inputName = url
             }
             try await run(
-                ffmpeg, arguments: arguments(profile: profile, input: inputName, settings: settings), source: source,
-                deliver: deliver, logger: logger)
+                ffmpeg, arguments: arguments(profile: profile, size: size, input: inputName, settings: settings),
+                source: source, deliver: deliver, logger: logger)
         }
     }
 

@@ -25,9 +25,11 @@ public final class LiveSessions: Sendable {
     let workDirectory: String
     private let state = NIOLockedValueBox(RegistryState())
 
+    /// What a session plays: each transcode size is a profile of its own (one ffmpeg each).
     struct Key: Hashable {
         var channelID: Int64
         var profile: StreamProfile
+        var size: TranscodeSize?
     }
 
     struct RegistryState {
@@ -83,6 +85,8 @@ public final class LiveSessions: Sendable {
     public struct Request: Sendable {
         public var channelID: Int64
         public var profile: StreamProfile
+        /// The size the player named (HDHomeRun's `?transcode=`), for the transcode profile only.
+        public var transcodeSize: TranscodeSize?
         /// The client's address, as the server saw it.
         public var address: String
         /// An output user (Xtream login) and the streams it may have open at once.
@@ -95,12 +99,13 @@ public final class LiveSessions: Sendable {
         public var priority: Int
 
         public init(
-            channelID: Int64, profile: StreamProfile = .direct, address: String, user: String? = nil,
-            userLimit: Int? = nil, outputProfile: String? = nil, profileLimit: Int? = nil,
+            channelID: Int64, profile: StreamProfile = .direct, transcodeSize: TranscodeSize? = nil, address: String,
+            user: String? = nil, userLimit: Int? = nil, outputProfile: String? = nil, profileLimit: Int? = nil,
             priority: Int = Priority.owner
         ) {
             self.channelID = channelID
             self.profile = profile
+            self.transcodeSize = transcodeSize
             self.address = address
             self.user = user
             self.userLimit = userLimit
@@ -166,7 +171,8 @@ public final class LiveSessions: Sendable {
         let isHLS = Self.isHLS(url)
         // An HLS channel has no single TS body to share: as TS it always goes through ffmpeg.
         if isHLS, profile == .direct { profile = .remux }
-        let key = Key(channelID: item.id, profile: profile)
+        let size = profile == .transcode ? request.transcodeSize : nil
+        let key = Key(channelID: item.id, profile: profile, size: size)
         let info = LiveViewerInfo(
             address: request.address, user: request.user, outputProfile: request.outputProfile, joinedAt: Date(),
             bytes: 0)
@@ -179,6 +185,7 @@ public final class LiveSessions: Sendable {
             // One provider connection serves both: ffmpeg reads the channel's direct session.
             var reader = request
             reader.profile = .direct
+            reader.transcodeSize = nil
             reader.address = "ffmpeg"
             reader.user = nil
             reader.userLimit = nil
@@ -188,7 +195,7 @@ public final class LiveSessions: Sendable {
             let first = try await watch(internalRequest)
             let pending = NIOLockedValueBox<LiveViewer?>(first)
             let upstream = LiveFFmpegUpstream.make(
-                channelID: item.id, sourceID: nil, sourceName: nil, profile: profile,
+                channelID: item.id, sourceID: nil, sourceName: nil, profile: profile, size: size,
                 input: { [self] in
                     if let viewer = pending.withLockedValue({ value in
                         defer { value = nil }
@@ -231,20 +238,21 @@ public final class LiveSessions: Sendable {
         }
         let resumePoints = LiveResumePoints()
         let upstream = upstream(
-            for: chosen, profile: profile, isHLS: isHLS, sources: sources, resumePoints: resumePoints)
+            for: chosen, profile: profile, size: size, isHLS: isHLS, sources: sources, resumePoints: resumePoints)
         let chosenProfile = profile
         return try open(key, item: item, upstream: upstream, request: request, info: info, sources: sources) {
             [self] failed, failures in
             await nextUpstream(
-                after: failed, failures: failures, of: item, profile: chosenProfile, resumePoints: resumePoints)
+                after: failed, failures: failures, of: item, profile: chosenProfile, size: size,
+                resumePoints: resumePoints)
         }
     }
 
     /// The upstream that reads `channel`: its URL, or ffmpeg on its HLS playlist through the proxy.
     /// `resumePoints`: the session's, so a file it was playing goes on where it stopped.
     private func upstream(
-        for channel: CatalogItem, profile: StreamProfile, isHLS: Bool, sources: [Int64: CatalogSource],
-        resumePoints: LiveResumePoints
+        for channel: CatalogItem, profile: StreamProfile, size: TranscodeSize?, isHLS: Bool,
+        sources: [Int64: CatalogSource], resumePoints: LiveResumePoints
     ) -> LiveUpstream {
         guard isHLS else {
             return LiveHTTPUpstream.make(
@@ -256,7 +264,7 @@ public final class LiveSessions: Sendable {
         let base = state.withLockedValue { $0.localBaseURL }
         return LiveFFmpegUpstream.make(
             channelID: channel.id, sourceID: channel.sourceID, sourceName: sources[channel.sourceID]?.name,
-            profile: profile,
+            profile: profile, size: size,
             input: {
                 guard let text = channel.url, let url = URL(string: text) else {
                     throw LiveUpstreamError("channel \(channel.id) has no stream")
@@ -328,8 +336,8 @@ public final class LiveSessions: Sendable {
             state.ended.downstreamBytes &+= info.downstreamBytes
             state.ended.failovers += info.failovers.count
             state.ended.resyncs += info.resyncs
-            let key = Key(channelID: session.channelID, profile: session.profile)
-            if state.byKey[key] === session { state.byKey[key] = nil }
+            // Found by identity: the key's transcode size is the registry's, not the session's.
+            if let key = state.byKey.first(where: { $0.value === session })?.key { state.byKey[key] = nil }
         }
     }
 
@@ -338,7 +346,7 @@ public final class LiveSessions: Sendable {
     /// rounds.
     private func nextUpstream(
         after failed: LiveUpstream, failures: Int, of item: CatalogItem, profile: StreamProfile,
-        resumePoints: LiveResumePoints
+        size: TranscodeSize?, resumePoints: LiveResumePoints
     ) async -> LiveUpstream? {
         let candidates = [item] + ((try? await catalog.alternatives(of: item.id)) ?? [])
         guard failures <= candidates.count * 2 else { return nil }
@@ -352,7 +360,8 @@ public final class LiveSessions: Sendable {
             guard hasRoom(sourceID: candidate.sourceID, sources: sources, excluding: failed.sourceID) else { continue }
             let isHLS = candidate.url.flatMap(URL.init(string:)).map(Self.isHLS) ?? false
             return upstream(
-                for: candidate, profile: profile, isHLS: isHLS, sources: sources, resumePoints: resumePoints)
+                for: candidate, profile: profile, size: size, isHLS: isHLS, sources: sources,
+                resumePoints: resumePoints)
         }
         return nil
     }
