@@ -2,7 +2,8 @@ import Foundation
 import MediaFormats
 
 /// A profile as an HDHomeRun network tuner (model HDTC-2US), in the shapes Plex, Jellyfin and
-/// Emby read: `discover.json`, `lineup.json`, `lineup_status.json` and UPnP's `device.xml`.
+/// Emby read: `discover.json`, `lineup.json` (also as `lineup.xml` and `lineup.m3u`),
+/// `lineup_status.json` and UPnP's `device.xml`.
 public struct HDHomeRunDevice: Sendable {
     public var profile: OutputProfile
     public var links: OutputLinks
@@ -72,6 +73,38 @@ public struct HDHomeRunDevice: Sendable {
             text += ",\"HD\":\(Self.looksHD(channel.name) ? 1 : 0),\"Favorite\":\(channel.item.isFavourite ? 1 : 0)}"
         }
         return text + "]"
+    }
+
+    /// `lineup.xml`, the XML form of `lineup.json` that real devices also serve: one `<Program>`
+    /// per channel, in the same order, with the same keyed URLs.
+    public func lineupXML(_ channels: [OutputChannel]) -> String {
+        var text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Lineup>\n"
+        text.reserveCapacity(channels.count * 160)
+        for channel in channels {
+            text += "<Program><GuideNumber>\(channel.number)</GuideNumber>"
+            text += "<GuideName>\(XMLTVOutput.escaped(channel.name))</GuideName>"
+            text += "<URL>\(XMLTVOutput.escaped(links.play(channel.number)))</URL>"
+            text += "<HD>\(Self.looksHD(channel.name) ? 1 : 0)</HD>"
+            text += "<Favorite>\(channel.item.isFavourite ? 1 : 0)</Favorite></Program>\n"
+        }
+        return text + "</Lineup>\n"
+    }
+
+    /// `lineup.m3u`, as real devices list their channels for VLC and the like: one entry per
+    /// channel, `tvg-chno` the GuideNumber, `tvg-id` the XMLTV output's channel id.
+    public func lineupM3U(_ channels: [OutputChannel]) -> String {
+        let writer = M3UWriter()
+        var text = writer.headerLine(M3UPlaylistHeader())
+        for channel in channels {
+            // Names and URLs on one line and attributes without `"` (``OutputText``): one entry
+            // per channel for every parser, whatever the provider put in a name.
+            var entry = M3UEntry(url: OutputText.line(links.play(channel.number)), title: OutputText.line(channel.name))
+            entry.tvgID = channel.guideID
+            entry.tvgName = OutputText.attribute(channel.name)
+            entry.channelNumber = String(channel.number)
+            text += writer.lines(for: entry)
+        }
+        return text
     }
 
     /// `lineup_status.json`: never scanning (the lineup comes from the playlists).

@@ -65,7 +65,7 @@ extension TunerConfiguration {
         case transfersMaxActive, transfersPerHost, transfersStallTimeout, transfersSyncMs
         case catalogCheckInterval, catalogRefreshInterval
         case importMaxSize, importTimeout, providerAnswerMaxSize
-        case hdhomerunDiscoveryPort, hdhomerunHttpPort, baseUrl, ssdpPort, guidePlaceholders
+        case hdhomerunDiscoveryPort, hdhomerunHttpPort, hdhomerunOpen, baseUrl, ssdpPort, guidePlaceholders
         case liveBuffer, liveLinger, liveStallTimeout, livePreempt, transcodeArgs
 
         /// `cacheSize` → `TUNER_CACHE_SIZE`.
@@ -189,6 +189,15 @@ struct SettingsReader {
         configuration.ssdpPort = try integer(.ssdpPort, in: 0...65535, Int.self, "a port from 0 to 65535") ?? 1900
         if let port = try integer(.hdhomerunHttpPort, in: 0...65535, Int.self, "a port from 0 to 65535") {
             configuration.hdhomerunHTTPPort = port
+        }
+        if let text = try text(.hdhomerunOpen) {
+            switch text.lowercased() {
+            case "on", "true", "yes", "1": configuration.hdhomerunOpen = true
+            case "off", "false", "no", "0": configuration.hdhomerunOpen = false
+            default:
+                throw FeatureError.invalid(
+                    "\(TunerConfiguration.Setting.hdhomerunOpen.names) must be on or off, got '\(text)'")
+            }
         }
         if let text = try text(.baseUrl), !text.isEmpty {
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),

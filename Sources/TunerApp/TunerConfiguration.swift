@@ -49,6 +49,11 @@ public struct TunerConfiguration: Sendable {
     /// A second HTTP port serving only the default profile's HDHomeRun files (Jellyfin and Plex
     /// read `http://<address>/discover.json` on port 80 after discovery); 0 for none.
     public var hdhomerunHTTPPort: Int = 0
+    /// Whether the main port's root HDHomeRun files (`/discover.json`, the lineups, `/auto/v…`)
+    /// answer without the profile's key beyond loopback, as on ``hdhomerunHTTPPort``. Anyone on
+    /// the LAN then gets the lineup and, through its keyed URLs, the streams: what discovery
+    /// already announces to it.
+    public var hdhomerunOpen = false
     /// How players reach Tuner when that is not how requests arrive (behind a reverse proxy):
     /// `scheme://host[:port][/path]`, used for every URL in an output. Nil: the request's Host.
     public var baseURL: String?

@@ -12,7 +12,8 @@ import TunerApp
 ///
 /// Read-only. When Tuner listens beyond loopback, a request needs the profile's key (`?key=`, or
 /// `/output/<profile>/key/<key>/…` for the HDHomeRun files, whose URLs players extend) or the
-/// API token; the request guard lets these paths through to this check.
+/// API token; the request guard lets these paths through to this check. The root HDHomeRun files
+/// are the exception when ``rootOpen``: Jellyfin and Plex read them knowing only the address.
 struct OutputController {
     let engine: TunerEngine
     /// The API token, or nil when Tuner listens on loopback only (then no key is needed).
@@ -21,14 +22,27 @@ struct OutputController {
     /// On the HDHomeRun-only listener (`--hdhomerun-http-port`): the main port, which the URLs in
     /// its answers point at. Nil on the main listener.
     var mainPort: (@Sendable () -> Int?)? = nil
+    /// Whether the root HDHomeRun files (and `/auto/v…`) answer without a key beyond loopback:
+    /// always on the HDHomeRun-only listener, on the main port when the user says so
+    /// (`--hdhomerun-open`). Their URLs carry the key then, as discovery's reply already does.
+    var rootOpen = false
 
-    static let hdhomerunFiles = ["discover.json", "lineup.json", "lineup_status.json", "device.xml"]
+    static let hdhomerunFiles = [
+        "discover.json", "lineup.json", "lineup.xml", "lineup.m3u", "lineup_status.json", "device.xml",
+    ]
 
-    /// The default profile's HDHomeRun files at the root: all the second listener serves.
+    /// The default profile's HDHomeRun files and `/auto/v…` at the root: all the second listener
+    /// serves.
     func addRootRoutes(to router: Router<TunerRequestContext>) {
         for file in Self.hdhomerunFiles {
             router.get("/\(file)") { request, context in
-                try await hdhomerun(file, profileID: OutputProfile.defaultID, key: nil, request, context)
+                try await hdhomerun(
+                    file, profileID: OutputProfile.defaultID, key: nil, open: rootOpen, request, context)
+            }
+        }
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on("/auto/:channel", method: method) { request, context in
+                try await tune(profileID: OutputProfile.defaultID, key: nil, open: rootOpen, request, context)
             }
         }
         // A real tuner starts a channel scan; Tuner's lineup comes from the playlists, so there
@@ -43,12 +57,23 @@ struct OutputController {
         for file in Self.hdhomerunFiles {
             router.get("/output/:profile/\(file)") { request, context in
                 try await hdhomerun(
-                    file, profileID: try context.parameters.require("profile"), key: nil, request, context)
+                    file, profileID: try context.parameters.require("profile"), key: nil, open: false, request, context)
             }
             router.get("/output/:profile/key/:key/\(file)") { request, context in
                 try await hdhomerun(
                     file, profileID: try context.parameters.require("profile"),
-                    key: try context.parameters.require("key"), request, context)
+                    key: try context.parameters.require("key"), open: false, request, context)
+            }
+        }
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on("/output/:profile/auto/:channel", method: method) { request, context in
+                try await tune(
+                    profileID: try context.parameters.require("profile"), key: nil, open: false, request, context)
+            }
+            router.on("/output/:profile/key/:key/auto/:channel", method: method) { request, context in
+                try await tune(
+                    profileID: try context.parameters.require("profile"), key: try context.parameters.require("key"),
+                    open: false, request, context)
             }
         }
         router.post("/output/:profile/lineup.post") { _, _ in Response(status: .ok) }
@@ -150,9 +175,10 @@ struct OutputController {
         }
     }
 
-    /// The profile, once the request may read it.
+    /// The profile, once the request may read it. `open`: no key is needed (the root HDHomeRun
+    /// files when ``rootOpen``).
     func authorised(
-        profileID: String, key pathKey: String?, _ request: Request
+        profileID: String, key pathKey: String?, open: Bool = false, _ request: Request
     ) async throws -> (OutputProfile, key: String?) {
         let profile: OutputProfile
         do {
@@ -161,7 +187,7 @@ struct OutputController {
             throw HTTPError(.notFound, message: error.description)
         }
         let key = pathKey ?? request.uri.queryParameters["key"].map(String.init)
-        if let token {
+        if let token, !open {
             let tokenOK = RequestGuardMiddleware.carriesToken(request, token: token)
             guard tokenOK || OutputCenter.opens(profile, key: key) else {
                 throw HTTPError(
@@ -172,8 +198,10 @@ struct OutputController {
                         """)
             }
         }
-        // URLs in the answer carry the key only when the request did, so they work from where they are read.
-        return (profile, OutputCenter.opens(profile, key: key) ? profile.accessKey : nil)
+        // URLs in the answer carry the key when the request did, so they work from where they are
+        // read; and beyond loopback when the files are open, since their reader has no key to add.
+        let keyed = OutputCenter.opens(profile, key: key) || (open && token != nil)
+        return (profile, keyed ? profile.accessKey : nil)
     }
 
     func links(_ request: Request, profile: OutputProfile, key: String?) -> OutputLinks {
@@ -251,9 +279,10 @@ struct OutputController {
     }
 
     func hdhomerun(
-        _ file: String, profileID: String, key: String?, _ request: Request, _ context: TunerRequestContext
+        _ file: String, profileID: String, key: String?, open: Bool, _ request: Request,
+        _ context: TunerRequestContext
     ) async throws -> Response {
-        let (profile, key) = try await authorised(profileID: profileID, key: key, request)
+        let (profile, key) = try await authorised(profileID: profileID, key: key, open: open, request)
         let device = engine.outputs.device(profile: profile, links: links(request, profile: profile, key: key))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
@@ -266,6 +295,16 @@ struct OutputController {
                 try await engine.outputs.streams(profileID: profile.id)
             }
             return Self.text(device.lineupJSON(channels), type: "application/json")
+        case "lineup.xml":
+            let channels = try await CatalogController.answering {
+                try await engine.outputs.streams(profileID: profile.id)
+            }
+            return Self.text(device.lineupXML(channels), type: "application/xml; charset=utf-8")
+        case "lineup.m3u":
+            let channels = try await CatalogController.answering {
+                try await engine.outputs.streams(profileID: profile.id)
+            }
+            return Self.text(device.lineupM3U(channels), type: "audio/x-mpegurl; charset=utf-8")
         case "lineup_status.json":
             return Self.text(
                 String(decoding: try encoder.encode(HDHomeRunDevice.lineupStatus), as: UTF8.self),
@@ -279,13 +318,36 @@ struct OutputController {
     /// (Plex and Jellyfin expect a tuner's bytes). A live channel takes HDHomeRun's `?transcode=` and
     /// `?duration=` (see ``LiveController/play(_:_:engine:)``).
     @Sendable func play(request: Request, context: TunerRequestContext) async throws -> Response {
-        let (profile, _) = try await authorised(
-            profileID: try context.parameters.require("profile"), key: nil, request)
         let text = try context.parameters.require("number")
         // Players write "12", some "12.0"; anything else is no channel.
         guard let number = Int(text.hasSuffix(".0") ? String(text.dropLast(2)) : text) else {
             throw HTTPError(.notFound, message: "'\(text)' is not a channel number")
         }
+        return try await play(
+            profileID: try context.parameters.require("profile"), key: nil, open: false, number: number, request,
+            context)
+    }
+
+    /// `/auto/v<GuideNumber>`, where real devices stream a channel: the same answer as the
+    /// lineup's URL for that channel (query and all), so the same live session serves both.
+    func tune(
+        profileID: String, key: String?, open: Bool, _ request: Request, _ context: TunerRequestContext
+    ) async throws -> Response {
+        let text = try context.parameters.require("channel")
+        // `v` and a GuideNumber exactly as the lineup writes it; anything else is no channel.
+        let digits = text.dropFirst()
+        guard text.hasPrefix("v"), !digits.isEmpty, digits.count <= 18,
+            digits.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(digits), String(number) == digits
+        else {
+            throw HTTPError(.notFound, message: "a tuner stream is /auto/v<GuideNumber>, as lineup.json lists them")
+        }
+        return try await play(profileID: profileID, key: key, open: open, number: number, request, context)
+    }
+
+    func play(
+        profileID: String, key: String?, open: Bool, number: Int, _ request: Request, _ context: TunerRequestContext
+    ) async throws -> Response {
+        let (profile, _) = try await authorised(profileID: profileID, key: key, open: open, request)
         let query = request.uri.queryParameters
         let link: StreamLink
         if let utc = query["utc"] {

@@ -40,9 +40,9 @@ struct RequestGuardMiddleware: RouterMiddleware {
     /// Outputs check their profile's key (OutputController) or the Xtream login (XtreamController)
     /// themselves: players cannot send a token.
     static let openPrefixes: [[String]] = [
-        ["stream"], ["output"], ["play"], ["discover.json"], ["lineup.json"], ["lineup_status.json"],
-        ["lineup.post"], ["device.xml"], ["player_api.php"], ["get.php"], ["xmltv.php"], ["live"], ["movie"],
-        ["series"],
+        ["stream"], ["output"], ["play"], ["discover.json"], ["lineup.json"], ["lineup.xml"], ["lineup.m3u"],
+        ["lineup_status.json"], ["lineup.post"], ["device.xml"], ["auto"], ["player_api.php"], ["get.php"],
+        ["xmltv.php"], ["live"], ["movie"], ["series"],
         // The web app's code and styles: public, the same for everyone.
         ["assets"],
     ]

@@ -91,7 +91,9 @@ public final class TunerServer: Sendable {
         UploadsController(store: engine.uploads, fallbackBaseURL: { [self] in baseURL }, logger: engine.logger)
             .addRoutes(to: router)
         TransfersController(downloads: engine.downloads).addRoutes(to: router)
-        OutputController(engine: engine, token: token, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
+        var outputs = OutputController(engine: engine, token: token, fallbackBaseURL: { [self] in baseURL })
+        outputs.rootOpen = configuration.hdhomerunOpen
+        outputs.addRoutes(to: router)
         XtreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
         LiveController(engine: engine).addRoutes(to: router)
         MetricsController(engine: engine).addRoutes(to: router)
@@ -115,8 +117,9 @@ public final class TunerServer: Sendable {
                 maxHeaderFieldSize: 80 * 1024, maxHeaderListSize: 80 * 1024, maxHeaderFieldCount: 200))
         var discovery: [any Service] = []
         if configuration.hdhomerunHTTPPort > 0 {
-            // Only the default profile's HDHomeRun files, behind the same guard; their stream URLs
-            // point at the main port.
+            // Only the default profile's HDHomeRun files (and `/auto/v…`), behind the same guard but
+            // with no key: Jellyfin and Plex come here knowing only the address, and the files' URLs
+            // (pointing at the main port) carry the key, as discovery's reply does.
             let small = Router(context: TunerRequestContext.self)
             small.add(
                 middleware: RequestGuardMiddleware(
@@ -125,9 +128,10 @@ public final class TunerServer: Sendable {
                     allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
                     uploadOrigins: [], throttle: engine.credentialThrottle))
             small.add(middleware: RedactingErrorMiddleware())
-            var outputs = OutputController(engine: engine, token: token, fallbackBaseURL: { [self] in baseURL })
-            outputs.mainPort = { [state] in state.withLockedValue { $0.port } }
-            outputs.addRootRoutes(to: small)
+            var device = OutputController(engine: engine, token: token, fallbackBaseURL: { [self] in baseURL })
+            device.mainPort = { [state] in state.withLockedValue { $0.port } }
+            device.rootOpen = true
+            device.addRootRoutes(to: small)
             discovery.append(
                 OptionalService(
                     name: "HDHomeRun HTTP on port \(configuration.hdhomerunHTTPPort)", logger: engine.logger,

@@ -45,10 +45,18 @@ struct Serve: AsyncParsableCommand {
         name: .customLong("hdhomerun-http-port"),
         help:
             """
-            A second port serving the default profile's HDHomeRun files, e.g. 80, where Jellyfin and Plex look \
-            after discovery (env TUNER_HDHOMERUN_HTTP_PORT; port 80 needs root or CAP_NET_BIND_SERVICE).
+            A second port serving the default profile's HDHomeRun files with no key, e.g. 80, where Jellyfin and \
+            Plex look after discovery (env TUNER_HDHOMERUN_HTTP_PORT; port 80 needs root or CAP_NET_BIND_SERVICE).
             """)
     var hdhomerunHttpPort: Int?
+    @Flag(
+        name: .customLong("hdhomerun-open"),
+        help:
+            """
+            The main port's root HDHomeRun files answer without the profile's key beyond localhost, as Jellyfin \
+            and Plex read them (env TUNER_HDHOMERUN_OPEN=on): anyone on the LAN gets the lineup and its streams.
+            """)
+    var hdhomerunOpen = false
     @Option(
         name: .customLong("ssdp-port"),
         help:
@@ -207,6 +215,7 @@ struct Serve: AsyncParsableCommand {
         flags[.prefetchSegments] = prefetchSegments.map(String.init)
         flags[.hdhomerunDiscoveryPort] = hdhomerunDiscoveryPort.map(String.init)
         flags[.hdhomerunHttpPort] = hdhomerunHttpPort.map(String.init)
+        flags[.hdhomerunOpen] = hdhomerunOpen ? "on" : nil
         flags[.baseUrl] = baseUrl
         flags[.ssdpPort] = ssdpPort.map(String.init)
         flags[.guidePlaceholders] = guidePlaceholders

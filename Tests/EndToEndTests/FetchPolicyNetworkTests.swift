@@ -38,47 +38,20 @@ import TunerTesting
         server.serve_forever()
         """
 
-    /// Runs `ip <arguments>`, throwing with its output when it fails.
-    @discardableResult
-    static func ip(_ arguments: [String]) async throws -> CommandResult {
-        let result = try await ExternalCommand.run("ip", arguments, timeout: .seconds(30))
-        guard result.succeeded else {
-            throw EndToEndError("ip \(arguments.joined(separator: " ")): \(result.transcript)")
-        }
-        return result
-    }
-
     @Test("beyond loopback, a provider on another network may not redirect to this machine; with 'any' it may")
     func defaultBeyondLoopbackRefusesThisMachine() async throws {
-        guard let tools = Tools.require(.curl) else { return }
-        guard getuid() == 0 || ProcessInfo.processInfo.environment["CI"] != nil else {
-            // A developer's machine without root cannot make network namespaces; CI runs as root.
-            withKnownIssue("needs root for `ip netns` (CI runs as root)") {
-                Issue.record("not root: the network namespace test did not run")
-            }
-            return
-        }
-        guard ExternalCommand.path(of: "ip") != nil else {
-            Issue.record("`ip` (iproute2) is not installed: install it (.ci/run does) to run this test")
-            return
-        }
-        let tag = String(UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(8))
+        guard let tools = Tools.require(.curl), NetworkNamespaces.available() else { return }
+        let tag = NetworkNamespaces.tag()
         let namespace = "tuner-\(tag)"
-        let (outside, inside) = ("tv\(tag)a", "tv\(tag)b")
         let subnet = "10.231.\(Int.random(in: 0..<250))"
         let (hostAddress, providerAddress) = ("\(subnet).1", "\(subnet).2")
         let workspace = try Workspace()
         var child: ChildProcess?
         var failure: (any Error)?
         do {
-            try await Self.ip(["netns", "add", namespace])
-            try await Self.ip(["link", "add", outside, "type", "veth", "peer", "name", inside])
-            try await Self.ip(["link", "set", inside, "netns", namespace])
-            try await Self.ip(["addr", "add", hostAddress + "/30", "dev", outside])
-            try await Self.ip(["link", "set", outside, "up"])
-            try await Self.ip(["netns", "exec", namespace, "ip", "addr", "add", providerAddress + "/30", "dev", inside])
-            try await Self.ip(["netns", "exec", namespace, "ip", "link", "set", inside, "up"])
-            try await Self.ip(["netns", "exec", namespace, "ip", "link", "set", "lo", "up"])
+            try await NetworkNamespaces.ip(["netns", "add", namespace])
+            try await NetworkNamespaces.link(
+                (nil, hostAddress + "/30"), (namespace, providerAddress + "/30"), tag: tag)
             try await Self.run(
                 curl: tools[.curl], workspace: workspace, namespace: namespace, providerAddress: providerAddress,
                 child: &child)
@@ -87,8 +60,7 @@ import TunerTesting
         }
         child?.send(SIGKILL)
         _ = await child?.wait()
-        _ = try? await Self.ip(["netns", "del", namespace])
-        _ = try? await Self.ip(["link", "del", outside])
+        await NetworkNamespaces.remove(namespaces: [namespace], links: [NetworkNamespaces.linkName(tag)])
         workspace.remove()
         if let failure { throw failure }
     }

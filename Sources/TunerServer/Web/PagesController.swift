@@ -195,9 +195,9 @@ struct PageNotFoundMiddleware: RouterMiddleware {
 
     /// First path segments that are not pages (lower-case): the server's own URL space.
     static let reserved: Set<String> = [
-        "api", "stream", "play", "output", "assets", "metrics", "discover.json", "lineup.json",
-        "lineup_status.json", "lineup.post", "device.xml", "auto", "player_api.php", "get.php", "xmltv.php", "live",
-        "movie", "series", "timeshift",
+        "api", "stream", "play", "output", "assets", "metrics", "discover.json", "lineup.json", "lineup.xml",
+        "lineup.m3u", "lineup_status.json", "lineup.post", "device.xml", "auto", "player_api.php", "get.php",
+        "xmltv.php", "live", "movie", "series", "timeshift",
     ]
 
     static func isPage(_ path: String) -> Bool {

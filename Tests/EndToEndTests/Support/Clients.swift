@@ -19,10 +19,11 @@ struct CurlResponse: Sendable {
 /// curl, as a user runs it.
 enum Curl {
     /// Runs `curl <options> <url>`, capturing the response head (`-D`) and the body (`-o`). Without
-    /// `bodyPath` the body is read back into memory and the file removed.
+    /// `bodyPath` the body is read back into memory and the file removed. `launcher` comes first
+    /// when given (`ip netns exec NS`: curl on another network).
     static func fetch(
         _ curl: String, _ url: String, options: [String] = [], bodyPath: String? = nil,
-        timeout: Duration = .seconds(120)
+        timeout: Duration = .seconds(120), launcher: [String] = []
     ) async throws -> CurlResponse {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tuner-e2e-curl-\(UUID().uuidString)"
@@ -31,12 +32,12 @@ enum Curl {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let headerPath = scratch + "/head"
         let output = bodyPath ?? scratch + "/body"
-        let result = try await Subprocess.run(
-            curl,
-            ["-s", "-S", "--max-time", "\(timeout.components.seconds)", "-D", headerPath, "-o", output] + options + [
-                url
-            ],
-            timeout: timeout + .seconds(5))
+        let command =
+            launcher + [
+                curl, "-s", "-S", "--max-time", "\(timeout.components.seconds)", "-D", headerPath, "-o", output,
+            ]
+            + options + [url]
+        let result = try await Subprocess.run(command[0], Array(command.dropFirst()), timeout: timeout + .seconds(5))
         let (status, headers) = lastHead(in: headerPath)
         let body = bodyPath == nil ? [UInt8](FileManager.default.contents(atPath: output) ?? Data()) : []
         return CurlResponse(status: status, headers: headers, body: body, process: result)

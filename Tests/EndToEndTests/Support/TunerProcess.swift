@@ -73,10 +73,12 @@ final class TunerProcess: Sendable {
     // MARK: The server
 
     /// Starts `tuner serve --port 0 --data <dataDirectory>` and returns once it printed the address
-    /// it listens on.
+    /// it listens on. `launcher` comes first when given (`ip netns exec NS`, which execs the
+    /// server: signals still reach it).
     static func serve(
         data dataDirectory: String, arguments extra: [String] = [], logPath: String? = nil,
-        environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
+        environment: [String: String] = [:], launcher: [String] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> TunerProcess {
         let binary = Self.binary
         guard FileManager.default.isExecutableFile(atPath: binary) else {
@@ -89,8 +91,9 @@ final class TunerProcess: Sendable {
             logPath ?? (dataDirectory as NSString).deletingLastPathComponent
             + "/serve-\(UUID().uuidString.prefix(8)).log"
         let stdoutPath = logPath + ".stdout"
+        let command = launcher + [binary, "serve", "--port", "0", "--data", dataDirectory] + extra
         let process = try ChildProcess(
-            binary, ["serve", "--port", "0", "--data", dataDirectory] + extra,
+            command[0], Array(command.dropFirst()),
             environment: Subprocess.childEnvironment().merging(environment) { $1 },
             standardOutput: .file(stdoutPath), standardError: .file(logPath))
 
