@@ -88,10 +88,10 @@ public enum ProviderContentType {
             let isSpace = byte == UInt8(ascii: " ") || byte == 0x09
             if start == nil {
                 if isSpace { continue }
-                guard isTokenByte(byte) else { return nil }
+                guard HTTPToken.isTokenByte(byte) else { return nil }
                 start = offset
             } else if end == nil {
-                if isTokenByte(byte) { continue }
+                if HTTPToken.isTokenByte(byte) { continue }
                 if byte == UInt8(ascii: "/"), slash == nil {
                     slash = offset
                     continue
@@ -111,17 +111,6 @@ public enum ProviderContentType {
         // A type and a subtype, both non-empty.
         guard slash > start, last > slash + 1 else { return nil }
         return (start, last, slash - start)
-    }
-
-    /// RFC 9110's `tchar`.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
     }
 
     private static func startsCaseless(_ value: some Collection<UInt8>, at start: Int, with prefix: StaticString)

@@ -38,7 +38,8 @@ public struct StreamLink: Sendable, Equatable, Codable {
         }
         guard headers.count <= 32 else { throw .invalid("at most 32 headers can be attached to a stream") }
         for header in headers {
-            guard !header.name.isEmpty, header.name.utf8.count <= 256, header.name.utf8.allSatisfy(Self.isTokenByte)
+            guard !header.name.isEmpty, header.name.utf8.count <= 256,
+                header.name.utf8.allSatisfy(HTTPToken.isTokenByte)
             else {
                 throw .invalid("'\(header.name)' is not a valid HTTP header name")
             }
@@ -58,21 +59,6 @@ public struct StreamLink: Sendable, Equatable, Codable {
         "host", "content-length", "transfer-encoding", "connection", "range", "if-range", "upgrade", "te", "trailer",
         "keep-alive",
     ]
-
-    /// RFC 9110's `tchar`: a byte a field name may have.
-    public static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
-            UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"),
-            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"),
-            UInt8(ascii: "|"), UInt8(ascii: "~"):
-            // Spelled out, not looked up in a collection: the fast path checks every byte of
-            // every field name of an answer with it.
-            return true
-        default: return false
-        }
-    }
 }
 
 /// What a proxied URL points at, as the playlist that named it says.

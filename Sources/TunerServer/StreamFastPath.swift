@@ -171,7 +171,7 @@ struct StreamFastPath: Sendable {
         var hasType = false
         var typesPass = true
         for header in media.headers {
-            guard !header.name.isEmpty, header.name.utf8.allSatisfy(StreamLink.isTokenByte),
+            guard !header.name.isEmpty, header.name.utf8.allSatisfy(HTTPToken.isTokenByte),
                 HTTPField.isValidValue(header.value), !Self.isAddedHere(header.name),
                 !Self.name(header.name, is: "transfer-encoding"), !ProviderBytesMiddleware.isSetHere(header.name)
             else { return nil }

@@ -1,8 +1,10 @@
+import MediaFormats
+
 /// What the stream fast path reads of a `GET` request with no body and no upgrade; each handler
 /// fills it from its own request type (``StreamRequestParser`` from the connection's bytes).
 ///
-/// This file and the parser use nothing but the standard library, so the fuzz package compiles
-/// them in as they are (`Fuzz/Sources/TunerFuzz/Linked`).
+/// This file and the parser use nothing but the standard library and MediaFormats, so the fuzz
+/// package compiles them in as they are (`Fuzz/Sources/TunerFuzz/Linked`).
 struct StreamRequestHead {
     /// The request target, as sent.
     var target: String
@@ -23,19 +25,6 @@ enum StreamRequestBytes {
             return true
         default:
             return false
-        }
-    }
-
-    /// RFC 9110's `tchar` (as `StreamLink.isTokenByte`, which the parser cannot import here).
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
-            UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"),
-            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"),
-            UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default: return false
         }
     }
 

@@ -1,3 +1,5 @@
+import MediaFormats
+
 /// Reads, straight off a connection's bytes, the one request head ``StreamFrontHandler`` answers
 /// before NIO's HTTP/1 decoder: `GET /stream/…` over HTTP/1.1 with no body and no upgrade.
 ///
@@ -102,7 +104,7 @@ enum StreamRequestParser {
 
                 // `name:` — a line that starts with white space (an obsolete folded line) has no name.
                 let nameStart = index
-                while index < bytes.count, StreamRequestBytes.isTokenByte(bytes[index]) { index += 1 }
+                while index < bytes.count, HTTPToken.isTokenByte(bytes[index]) { index += 1 }
                 guard index < bytes.count else { return ranOut }
                 guard index > nameStart, bytes[index] == UInt8(ascii: ":") else { return .other }
                 let field = nameStart..<index
