@@ -36,8 +36,8 @@ public struct XtreamOutput: Sendable {
             var active_cons: String
             var created_at: String
             var max_connections: String
-            /// Only what is served as such: `.m3u8` answers MPEG-TS until HLS exists.
-            var allowed_output_formats = ["ts"]
+            /// What `/live/` serves: MPEG-TS (`.ts`) and HLS with MPEG-TS segments (`.m3u8`).
+            var allowed_output_formats = ["m3u8", "ts"]
         }
         public struct ServerInfo: Encodable, Sendable {
             var url: String
@@ -339,9 +339,9 @@ public struct XtreamOutput: Sendable {
     // MARK: URLs
 
     /// A channel's stream as `get.php` lists it.
-    public func streamURL(_ channel: OutputChannel) -> String {
+    public func streamURL(_ channel: OutputChannel, liveExtension: String = "ts") -> String {
         let kind = channel.item.kind == .movie ? "movie" : "live"
-        let container = channel.item.kind == .movie ? Self.container(of: channel.item.url) : "ts"
+        let container = channel.item.kind == .movie ? Self.container(of: channel.item.url) : liveExtension
         return "\(base)/\(kind)/\(username)/\(password)/\(channel.item.id).\(container)"
     }
 
@@ -350,14 +350,16 @@ public struct XtreamOutput: Sendable {
         "\(base)/series/\(username)/\(password)/\(episode.id).\(Self.container(of: episode.url))"
     }
 
-    /// `get.php?type=m3u_plus`, as panels write it: live channels (`/live/…/ID.ts`), films
+    /// `get.php?type=m3u_plus`, as panels write it: live channels (`/live/…/ID.ts`, or `ID.m3u8`
+    /// when `liveExtension` says so, for `output=m3u8`), films
     /// (`/movie/…/ID.ext`) and each series' `episodes` (`/series/…/EPISODE_ID.ext`, named
     /// "Name S01 E02", in the series' group; a series without loaded episodes lists none). Live
     /// channels and films carry their login-wide ``OutputChannel/guideID``; episodes have no guide.
     /// Names, groups and URLs pass ``OutputText`` (one line each, no `"` in attributes), so a
     /// provider's name never adds an `#EXTINF` or URL line.
     public func playlist(
-        _ channels: [OutputChannel], episodes: [Int64: [CatalogEpisode]] = [:], guideURL: String
+        _ channels: [OutputChannel], episodes: [Int64: [CatalogEpisode]] = [:], guideURL: String,
+        liveExtension: String = "ts"
     ) -> String {
         let guide = OutputText.attribute(guideURL)
         var text = "#EXTM3U url-tvg=\"\(guide)\" x-tvg-url=\"\(guide)\"\n"
@@ -375,7 +377,8 @@ public struct XtreamOutput: Sendable {
             }
             let name = OutputText.line(channel.name)
             text += "#EXTINF:-1 tvg-id=\"\(channel.guideID)\" tvg-name=\"\(OutputText.attribute(name))\"\(logo)"
-            text += " tvg-chno=\"\(channel.number)\"\(group),\(name)\n\(OutputText.line(streamURL(channel)))\n"
+            let url = OutputText.line(streamURL(channel, liveExtension: liveExtension))
+            text += " tvg-chno=\"\(channel.number)\"\(group),\(name)\n\(url)\n"
         }
         return text
     }

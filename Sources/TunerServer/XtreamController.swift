@@ -34,6 +34,11 @@ struct XtreamController {
                 try await stream(kind: kind, request: request, context: context)
             }
         }
+        // A segment of a live channel's HLS: `/live/U/P/<stream id>/<session>/seg-<n>.ts`, named
+        // relatively by the playlist `/live/U/P/<stream id>.m3u8` serves. (The router wants one
+        // parameter name per position: the stream id is `file` here too.)
+        router.get("/live/:user/:password/:file/:session/:segment", use: segment)
+        router.head("/live/:user/:password/:file/:session/:segment", use: segment)
         router.get("/api/v1/users", use: listUsers)
         router.post("/api/v1/users", use: addUser)
         router.patch("/api/v1/users/:name", use: changeUser)
@@ -183,13 +188,13 @@ struct XtreamController {
         guard let password else { throw HTTPError(.unauthorized, message: "wrong username or password") }
         let base = base(request)
         let xtream = engine.outputs.xtream(for: user, password: password, base: base)
-        // Only MPEG-TS is served: a request for HLS is told so rather than handed `.ts` URLs.
+        // Live channels as panels list them: `.ts` by default, `.m3u8` for output=m3u8 or hls.
+        let liveExtension: String
         switch query["output"].map({ $0.lowercased() }) {
-        case nil, ""?, "ts"?, "mpegts"?: break
-        case "m3u8"?, "hls"?:
-            throw HTTPError(.badRequest, message: "HLS is not served yet: ask for output=ts (MPEG-TS)")
+        case nil, ""?, "ts"?, "mpegts"?: liveExtension = "ts"
+        case "m3u8"?, "hls"?: liveExtension = "m3u8"
         case let other?:
-            throw HTTPError(.badRequest, message: "output must be ts, not '\(other.prefix(20))'")
+            throw HTTPError(.badRequest, message: "output must be ts, m3u8 or hls, not '\(other.prefix(20))'")
         }
         let guideURL = "\(base)/xmltv.php?username=\(user.username)&password=\(password)"
         let outputs = engine.outputs
@@ -198,7 +203,8 @@ struct XtreamController {
             return (channels, try await outputs.storedEpisodes(of: channels))
         }
         return OutputController.text(
-            xtream.playlist(channels, episodes: episodes, guideURL: guideURL), type: "audio/x-mpegurl; charset=utf-8")
+            xtream.playlist(channels, episodes: episodes, guideURL: guideURL, liveExtension: liveExtension),
+            type: "audio/x-mpegurl; charset=utf-8")
     }
 
     @Sendable func guide(request: Request, context: TunerRequestContext) async throws -> Response {
@@ -225,6 +231,9 @@ struct XtreamController {
         if kind == "live" {
             // Checks that the user's profiles hold the channel, then plays it through its session.
             _ = try await CatalogController.answering { try await engine.outputs.entry(id, of: user) }
+            if file.lowercased().hasSuffix(".m3u8") {
+                return try await hlsPlaylist(id, of: user, request: request, context: context)
+            }
             let live = LiveSessions.Request(
                 channelID: id,
                 profile: try LiveController.profile(
@@ -250,6 +259,58 @@ struct XtreamController {
             try await body.write(writer)
         }
         return response
+    }
+
+    // MARK: HLS
+
+    /// `/live/U/P/ID.m3u8`: the channel's MPEG-TS HLS session (one per channel and stream profile,
+    /// shared by every login that plays it), its playlist with segment URIs relative to this path.
+    func hlsPlaylist(
+        _ id: Int64, of user: OutputUser, request: Request, context: TunerRequestContext
+    ) async throws -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/vnd.apple.mpegurl"
+        headers[.cacheControl] = "no-cache"
+        // A HEAD opens nothing: players ask it before they play.
+        if request.method == .head { return Response(status: .ok, headers: headers) }
+        let address = LiveController.address(of: context)
+        var live = LiveSessions.Request(
+            channelID: id,
+            profile: try LiveController.profile(
+                of: request, fallback: StreamProfile(rawValue: user.streamProfile) ?? .direct),
+            address: address, user: user.username, userLimit: user.maxConnections,
+            priority: LiveSessions.Priority.outputUser)
+        if live.profile == .transcode { live.transcodeSize = try LiveController.transcodeSize(of: request) }
+        let session = try await CatalogController.answering { try await engine.live.hls(live, format: .mpegTS) }
+        guard let (data, _) = await session.file(session.format.playlistName, for: address, user: user.username)
+        else {
+            throw HTTPError(.serviceUnavailable, message: "the channel's HLS did not start; try its .ts URL")
+        }
+        let playlist = LiveHLSSession.playlist(data, prefixingURIsWith: "\(id)/\(session.id)/")
+        headers[.contentLength] = String(playlist.count)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: playlist)))
+    }
+
+    /// A segment of a session a playlist request started; 404 once it left the window.
+    @Sendable func segment(request: Request, context: TunerRequestContext) async throws -> Response {
+        let name = try context.parameters.require("user")
+        let password = try context.parameters.require("password")
+        let user = try await requireLogin(
+            name.removingPercentEncoding ?? name, password.removingPercentEncoding ?? password, context)
+        let file = try context.parameters.require("segment")
+        guard let id = Int64(try context.parameters.require("file")),
+            let session = engine.live.runningHLS(id: try context.parameters.require("session"), channelID: id),
+            let (data, type) = await session.file(file, for: LiveController.address(of: context), user: user.username)
+        else {
+            throw HTTPError(.notFound, message: "'\(file.prefix(40))' is not (or no longer) part of a stream")
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.contentLength] = String(data.count)
+        headers[.cacheControl] = "max-age=60"
+        return Response(
+            status: .ok, headers: headers,
+            body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(data: data)))
     }
 
     // MARK: Users API

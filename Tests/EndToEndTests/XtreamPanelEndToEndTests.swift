@@ -110,7 +110,7 @@ import TunerTesting
         for key in ["username", "password", "message", "active_cons", "created_at", "max_connections"] {
             #expect(user[key]?.string != nil, "\(key): \(user)")
         }
-        #expect(user["allowed_output_formats"]?.array?.compactMap(\.string) == ["ts"])
+        #expect(user["allowed_output_formats"]?.array?.compactMap(\.string) == ["m3u8", "ts"])
         let server = try #require(account["server_info"]?.object)
         for key in ["url", "port", "https_port", "server_protocol", "rtmp_port", "timezone", "time_now"] {
             #expect(server[key]?.string != nil, "\(key): \(server)")
@@ -208,11 +208,18 @@ import TunerTesting
         // Logo URLs are sealed afresh on every answer, so compare the stream lines.
         let streamLines = { (text: String) in text.split(separator: "\n").filter { $0.hasPrefix(base) } }
         #expect(ts.status == 200 && streamLines(String(decoding: ts.body, as: UTF8.self)) == streamLines(m3u))
+        // output=m3u8 (or hls) lists live channels as .m3u8; films and episodes keep their files.
         for output in ["m3u8", "hls"] {
-            let refused = try await setup.get(
-                base + "/get.php?username=viewer&password=correct-horse&type=m3u_plus&output=\(output)")
-            #expect(refused.status == 400 && String(decoding: refused.body, as: UTF8.self).contains("HLS"))
+            let hls = String(
+                decoding: try await setup.get(
+                    base + "/get.php?username=viewer&password=correct-horse&type=m3u_plus&output=\(output)"
+                ).body, as: UTF8.self)
+            #expect(hls.contains("\n\(base)/live/viewer/correct-horse/\(newsID).m3u8\n"), "\(hls)")
+            #expect(!hls.contains("/live/viewer/correct-horse/\(newsID).ts"))
+            #expect(hls.contains("\n\(base)/movie/viewer/correct-horse/\(filmID).mkv\n"))
         }
+        let unknown = try await setup.get(base + "/get.php?username=viewer&password=correct-horse&output=rtmp")
+        #expect(unknown.status == 400)
 
         // The player plays the channel's .ts URL.
         let probe = try await Subprocess.run(
@@ -224,6 +231,89 @@ import TunerTesting
             timeout: .seconds(60))
         #expect(probe.output.trimmingCharacters(in: .whitespacesAndNewlines) == "mpegts", "\(probe.transcript)")
         try await setup.stop()
+    }
+
+    @Test("A live channel's .m3u8 is HLS with MPEG-TS segments: ffprobe and ffmpeg play it, logins guard it")
+    func liveChannelAsHLS() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg, .ffprobe) else { return }
+        let setup = try await Self.setUp(curl: tools[.curl], ffmpeg: tools[.ffmpeg])
+        let base = setup.server.baseURL
+        // A channel that plays as providers' do: endless MPEG-TS in real time (a 4 s file looped).
+        let provider = try await LiveTSOrigin.start()
+        let file = setup.fixture.workspace.file("loop.ts")
+        try await LiveTSOrigin.makeStream(at: file, seconds: 4, firstPID: 0x100, serviceID: 1)
+        try provider.serve("loop", file: file, seconds: 4)
+        let list = "#EXTM3U\n#EXTINF:-1 tvg-id=\"loop.uk\",Loop\n\(provider.url("loop"))\n"
+        try Data(list.utf8).write(to: URL(fileURLWithPath: setup.fixture.workspace.file("served") + "/loop.m3u"))
+        let json = ["-H", "Content-Type: application/json", "-X", "POST"]
+        let added = try await Curl.fetch(
+            setup.curl, base + "/api/v1/sources",
+            options: json + ["--data", #"{"location":"\#(setup.fixture.origin.baseURL)/static/loop.m3u"}"#])
+        let source = Int(
+            try #require(try JSONDecoder().decode([String: JSONValue].self, from: Data(added.body))["id"]?.number))
+        _ = try await Curl.fetch(setup.curl, base + "/api/v1/sources/\(source)/refresh", options: json)
+        let live = try await setup.json(setup.login + "&action=get_live_streams").array?.compactMap(\.object) ?? []
+        let loop = Int(try #require(live.first { $0["name"]?.string == "Loop" }?["stream_id"]?.number, "\(live)"))
+        let news = Int(try #require(live.first { $0["name"]?.string == "News HD" }?["stream_id"]?.number))
+        let url = "\(base)/live/viewer/correct-horse/\(loop).m3u8"
+
+        // The playlist: a live sliding window of .ts segments named relative to it, no secret in it.
+        let playlist = try await setup.get(url)
+        let text = String(decoding: playlist.body, as: UTF8.self)
+        #expect(playlist.status == 200 && playlist.header("content-type") == "application/vnd.apple.mpegurl", "\(text)")
+        #expect(text.hasPrefix("#EXTM3U") && text.contains("#EXT-X-TARGETDURATION") && !text.contains("#EXT-X-ENDLIST"))
+        let segments = text.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }
+        #expect(
+            segments.count >= 3 && segments.allSatisfy { $0.hasPrefix("\(loop)/") && $0.hasSuffix(".ts") }, "\(text)")
+        #expect(!text.contains("correct-horse"), "the playlist repeats no password")
+        let segmentURL = "\(base)/live/viewer/correct-horse/\(try #require(segments.first))"
+        let segment = try await setup.get(segmentURL)
+        #expect(segment.status == 200 && segment.header("content-type") == "video/mp2t")
+        #expect(segment.body.first == 0x47 && segment.body.count % 188 == 0, "MPEG-TS packets")
+        // Segments need the login, and name nothing but the session's own files.
+        let stranger = try await setup.get(segmentURL.replacingOccurrences(of: "correct-horse", with: "wrong"))
+        #expect([401, 403].contains(stranger.status), "\(stranger.status)")
+        let sessionPath = segmentURL.split(separator: "/").dropLast().joined(separator: "/")
+        for name in ["index.m3u8.bak", "seg-1.m4s", "..%2F..%2Fetc%2Fpasswd", "seg-.ts", "init.mp4"] {
+            let refused = try await setup.get(sessionPath + "/" + name)
+            // 400: the server refuses an encoded slash in any path before routing.
+            #expect([400, 404].contains(refused.status), "\(name): \(refused.status)")
+        }
+
+        // ffprobe sees HLS carrying MPEG-TS video; ffmpeg decodes several segments' worth of frames.
+        let probe = try await Subprocess.run(
+            tools[.ffprobe],
+            ["-v", "error", "-show_entries", "format=format_name:stream=codec_type", "-of", "csv=p=0", url],
+            timeout: .seconds(60))
+        #expect(probe.output.contains("hls") && probe.output.contains("video"), "\(probe.transcript)")
+        let play = try await Subprocess.run(
+            tools[.ffmpeg],
+            ["-hide_banner", "-v", "error", "-i", url, "-t", "6", "-map", "0:v:0", "-f", "framemd5", "-"],
+            timeout: .seconds(90))
+        let frames = play.output.split(separator: "\n").filter { !$0.hasPrefix("#") }.count
+        #expect(play.succeeded && frames >= 100, "\(frames) frames: \(play.transcript.suffix(2_000))")
+
+        // One session for everyone, listed with the login that plays it.
+        let streams =
+            try await setup.json(base + "/api/v1/streams").object?["streams"]?.array?.compactMap(\.object) ?? []
+        let hls = streams.filter { $0["profile"]?.string == "hls-ts" }
+        #expect(hls.count == 1, "\(streams)")
+        let users = hls.first?["viewers"]?.array?.compactMap { $0.object?["user"]?.string } ?? []
+        #expect(users.contains("viewer"), "\(hls)")
+
+        // An HLS viewer counts against the login's streams: with one allowed, a .ts of another
+        // channel is refused while the playlist is being read.
+        let patch = ["-H", "Content-Type: application/json", "-X", "PATCH", "--data", #"{"maxConnections":1}"#]
+        let changed = try await Curl.fetch(setup.curl, base + "/api/v1/users/viewer", options: patch)
+        #expect(changed.status == 200, "\(String(decoding: changed.body, as: UTF8.self))")
+        _ = try await setup.get(url)
+        let second = try await Curl.fetch(
+            setup.curl, "\(base)/live/viewer/correct-horse/\(news).ts", options: ["--max-time", "5"])
+        #expect(
+            second.status == 503 && String(decoding: second.body, as: UTF8.self).contains("already has 1 stream"),
+            "\(second.status) \(String(decoding: second.body, as: UTF8.self))")
+        try await setup.stop()
+        await provider.shutdown()
     }
 
     /// Every text between `after` and the next `until` in `text`.

@@ -67,7 +67,7 @@ import Testing
         #expect(info.keys.contains("exp_date") && info["exp_date"] is NSNull, "\(info)")
         #expect(info["status"] as? String == "Active" && info["is_trial"] as? String == "0")
         #expect(info["active_cons"] as? String == "1" && info["max_connections"] as? String == "2")
-        #expect(info["allowed_output_formats"] as? [String] == ["ts"], "only what is served")
+        #expect(info["allowed_output_formats"] as? [String] == ["m3u8", "ts"], "what /live/ serves")
         #expect(info["password"] as? String == "p" && info["message"] as? String == "")
         #expect((info["created_at"] as? String).flatMap { Int64($0) } != nil)
         let server = try #require(never["server_info"] as? [String: Any])

@@ -32,11 +32,18 @@ public final class LiveSessions: Sendable {
         var size: TranscodeSize?
     }
 
+    /// What an HLS session plays: the channel, its segments' format, and the session it reads.
+    struct HLSKey: Hashable {
+        var channelID: Int64
+        var format: LiveHLSSession.Format
+        var profile: StreamProfile
+    }
+
     struct RegistryState {
         var byKey: [Key: LiveSession] = [:]
         var byID: [String: LiveSession] = [:]
-        /// HLS for browsers, one per channel.
-        var hls: [Int64: LiveHLSSession] = [:]
+        /// HLS sessions: for browsers one per channel, for Xtream logins one per channel and profile.
+        var hls: [HLSKey: LiveHLSSession] = [:]
         /// HLS channels played through the proxy (their segments shared by the cache): each holds
         /// one connection of its source while a player asked for its playlist recently.
         var hlsPlayers: [Int64: HLSPlayers] = [:]
@@ -402,25 +409,40 @@ public final class LiveSessions: Sendable {
         }
     }
 
-    // MARK: - HLS for browsers
+    // MARK: - HLS sessions
 
-    /// The HLS session of live channel `channelID` (made on first use; it reads the channel's
-    /// direct session, so the source's limits apply as to any viewer).
+    /// The browser HLS session of live channel `channelID` (made on first use; it reads the
+    /// channel's direct session, so the source's limits apply as to any viewer).
     public func hls(channelID: Int64, address: String) async throws(FeatureError) -> LiveHLSSession {
-        if let existing = state.withLockedValue({ $0.hls[channelID] }), !existing.hasEnded { return existing }
-        let reader = try await watch(
-            Request(channelID: channelID, profile: .direct, address: "ffmpeg (hls)", priority: Priority.owner))
-        if reader.session.profile != .direct {
+        try await hls(Request(channelID: channelID, address: address, priority: Priority.owner), format: .browser)
+    }
+
+    /// The HLS session in `format` that plays `request.channelID`, made on first use. It reads the
+    /// channel's session in `request.profile` (direct for browsers), so the source's limits apply as
+    /// to any viewer. An output user is counted as a viewer once per address: a new address over
+    /// its limit (its TS streams and its HLS addresses together) is refused.
+    public func hls(_ request: Request, format: LiveHLSSession.Format) async throws(FeatureError) -> LiveHLSSession {
+        let profile = format == .browser ? .direct : request.profile
+        let key = HLSKey(channelID: request.channelID, format: format, profile: profile)
+        let existing = state.withLockedValue { $0.hls[key] }.flatMap { $0.hasEnded ? nil : $0 }
+        if existing?.isWatching(request.address) != true { try checkUserLimit(request) }
+        if let existing { return existing }
+        var internalRequest = Request(
+            channelID: request.channelID, profile: profile, transcodeSize: request.transcodeSize,
+            address: format == .browser ? "ffmpeg (hls)" : "ffmpeg (hls-ts)", priority: request.priority)
+        internalRequest.outputProfile = request.outputProfile
+        let reader = try await watch(internalRequest)
+        if format == .browser, reader.session.profile != .direct {
             reader.close()
-            throw FeatureError(.notPlayable, "channel \(channelID) is HLS already: play its proxy URL")
+            throw FeatureError(.notPlayable, "channel \(request.channelID) is HLS already: play its proxy URL")
         }
         let id = Self.newID()
         let session = LiveHLSSession(
-            id: id, channelID: channelID, channelName: reader.session.channelName,
+            id: id, channelID: request.channelID, channelName: reader.session.channelName, format: format,
             directory: workDirectory + "/" + id, settings: settings, logger: logger)
         let winner = state.withLockedValue { state -> LiveHLSSession in
-            if let existing = state.hls[channelID], !existing.hasEnded { return existing }
-            state.hls[channelID] = session
+            if let existing = state.hls[key], !existing.hasEnded { return existing }
+            state.hls[key] = session
             return session
         }
         guard winner === session else {
@@ -429,10 +451,18 @@ public final class LiveSessions: Sendable {
         }
         session.start(reader: reader) { [weak self] ended in
             self?.state.withLockedValue { state in
-                if state.hls[ended.channelID] === ended { state.hls[ended.channelID] = nil }
+                if state.hls[key] === ended { state.hls[key] = nil }
             }
         }
         return session
+    }
+
+    /// The running HLS session `id` of `channelID`, if any: segments are served only from a session
+    /// a playlist request made.
+    public func runningHLS(id: String, channelID: Int64) -> LiveHLSSession? {
+        state.withLockedValue { state in
+            state.hls.values.first { $0.id == id && $0.channelID == channelID && !$0.hasEnded }
+        }
     }
 
     // MARK: - Alternatives
@@ -490,6 +520,7 @@ public final class LiveSessions: Sendable {
         guard let user = request.user, let limit = request.userLimit else { return }
         let open = state.withLockedValue { state in
             state.byID.values.reduce(0) { $0 + $1.viewers { $0.user == user } }
+                + state.hls.values.reduce(0) { $0 + $1.viewers(as: user) }
         }
         if open >= limit {
             throw FeatureError(
