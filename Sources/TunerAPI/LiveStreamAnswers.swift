@@ -13,8 +13,11 @@ public struct LiveStreamInfo: Codable, Sendable, Equatable {
     public var id: String
     public var channelID: Int64
     public var channelName: String
-    /// `direct`, `remux` or `transcode`.
+    /// `direct`, `remux` or `transcode`; `hls` (the web app's fMP4 HLS), `hls-ts` (Xtream's
+    /// `.m3u8`) or `hls-proxy` (an HLS channel's playlist through the proxy).
     public var profile: String
+    /// The HDHomeRun size a `transcode` session makes (`internet540`, `heavy`, ...); nil otherwise.
+    public var transcodeSize: String?
     /// The channel the bytes come from now (the channel itself, or an alternative after a failover
     /// or when its account was full) and that channel's source.
     public var upstreamChannelID: Int64?
@@ -36,8 +39,9 @@ public struct LiveStreamInfo: Codable, Sendable, Equatable {
         id: String, channelID: Int64, channelName: String, profile: String, upstreamChannelID: Int64?,
         sourceID: Int64?, sourceName: String?, viewers: [LiveViewerInfo], upstreamBytesPerSecond: Int64,
         downstreamBytesPerSecond: Int64, upstreamBytes: Int64, downstreamBytes: Int64, startedAt: Date,
-        failovers: [LiveFailoverInfo], resyncs: Int, continuityErrors: Int
+        failovers: [LiveFailoverInfo], resyncs: Int, continuityErrors: Int, transcodeSize: String? = nil
     ) {
+        self.transcodeSize = transcodeSize
         self.id = id
         self.channelID = channelID
         self.channelName = channelName

@@ -181,6 +181,13 @@ import TunerTesting
         #expect(
             transcoding.compactMap { $0["viewers"]?.array?.count }.sorted() == [1, 2],
             "\(String(decoding: listed.body, as: UTF8.self))")
+        // Each session says which size it makes.
+        let sizes = Dictionary(
+            transcoding.compactMap { stream in
+                stream["transcodeSize"]?.string.map { ($0, stream["viewers"]?.array?.count ?? 0) }
+            },
+            uniquingKeysWith: +)
+        #expect(sizes == ["internet360": 2, "internet240": 1], "\(sizes)")
         // Both ffmpegs read the channel's one direct session: one connection to the provider.
         #expect(fixture.provider.connectionCount("small") == 1)
         for response in [a, b, c] { #expect(response.status == 200) }

@@ -569,6 +569,12 @@ public final class LiveSessions: Sendable {
             state.hlsPlayers = state.hlsPlayers.filter { $0.value.isActive(at: now) }
             return (Array(state.byID.values), Array(state.hls.values), state.hlsPlayers)
         }
+        // The size a transcode session makes is in its key, not in the session.
+        let sizes = state.withLockedValue { state in
+            Dictionary(
+                state.byKey.compactMap { key, session in key.size.map { (session.id, $0.rawValue) } },
+                uniquingKeysWith: { first, _ in first })
+        }
         let players = proxied.map { channelID, players in
             LiveStreamInfo(
                 id: players.id, channelID: channelID, channelName: players.channelName, profile: "hls-proxy",
@@ -579,7 +585,12 @@ public final class LiveSessions: Sendable {
                 upstreamBytesPerSecond: 0, downstreamBytesPerSecond: 0, upstreamBytes: 0, downstreamBytes: 0,
                 startedAt: players.startedAt, failovers: [], resyncs: 0, continuityErrors: 0)
         }
-        return (sessions.map(\.info) + hls.map(\.info) + players).sorted {
+        let infos = sessions.map { session in
+            var info = session.info
+            info.transcodeSize = sizes[session.id]
+            return info
+        }
+        return (infos + hls.map(\.info) + players).sorted {
             ($0.startedAt, $0.id) < ($1.startedAt, $1.id)
         }
     }
