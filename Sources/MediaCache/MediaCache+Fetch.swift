@@ -48,7 +48,13 @@ extension MediaCache {
                 if response.status == 200 {
                     // The origin ignored Range and sends everything from byte 0: this one fetch
                     // fills the whole file, and readers wait for it instead of each starting another.
-                    entry.noteIgnoresRanges(fetch: id)
+                    // When another whole body is already on its way, this one is dropped unread.
+                    guard entry.noteWholeBody(fetch: id, askedForRange: true) else {
+                        entry.didFinish(fetch: id, error: nil)
+                        return
+                    }
+                } else {
+                    entry.noteHonoursRanges()
                 }
                 guard let file = entry.currentFile(generation: generation) else {
                     throw MediaCacheError.resourceChanged

@@ -158,9 +158,15 @@ extension MediaCache {
                 addDurableBytes(-dropped)
             }
             guard let id = fetchID else { return passthrough(response, head: false) }
-            if single != nil && response.status == 200 {
-                // Asked for a range, sent everything: this origin ignores Range (see noteIgnoresRanges).
-                entry.noteIgnoresRanges(fetch: id)
+            if response.status == 200 {
+                // The whole body; asked for a range, sent everything: this origin ignores Range
+                // (see noteWholeBody). A whole body already on its way makes this one redundant.
+                guard entry.noteWholeBody(fetch: id, askedForRange: single != nil) else {
+                    entry.didFinish(fetch: id, error: nil)
+                    return respondFromCache(request, entry: entry, meta: meta, generation: generation, attached: [])
+                }
+            } else {
+                entry.noteHonoursRanges()
             }
             startFetchTask(
                 entry: entry, id: id, generation: generation, file: file, meta: meta, response: response,
@@ -347,6 +353,8 @@ extension MediaCache {
         // One buffer for the whole range, refilled once the connection has released it.
         var chunk = allocator.buffer(capacity: configuration.readChunkSize)
         var waited = false
+        // When this reader started waiting for the byte at `position` (see `maxWaitSeconds`).
+        var waitingSince: ContinuousClock.Instant?
         var attempts = 0
         var failuresSeen = entry.failureState.count
         /// Counts a fetch failure that happened since this reader last looked. The planner starts
@@ -371,6 +379,7 @@ extension MediaCache {
             counters.withLockedValue { wasMiss ? ($0.missBytes += count) : ($0.hitBytes += count) }
             position += count
             attempts = 0
+            waitingSince = nil
         }
         while position < range.upperBound {
             try Task.checkCancellation()
@@ -403,6 +412,13 @@ extension MediaCache {
                 delivered(Int64(buffer.readableBytes))
             case .wait(let changes):
                 if case (_, let giveUp?) = noteFailures() { throw giveUp }
+                let now = ContinuousClock.now
+                if let since = waitingSince, now - since >= .seconds(configuration.maxWaitSeconds) {
+                    // A fetch that brings nothing for this long (a reader far ahead of a slow whole
+                    // body, a stalled origin): this reader stops; the fetch goes on for the others.
+                    throw MediaCacheError.timeout
+                }
+                waitingSince = waitingSince ?? now
                 waited = true
                 await entry.waitForChange(after: changes)
             case .fetch(let id, let fetchRange, let meta, let fetchGeneration):
@@ -418,6 +434,7 @@ extension MediaCache {
                     try await Task.sleep(for: .milliseconds(100 * attempts))
                 }
                 waited = true
+                waitingSince = nil
                 startGapFetch(
                     entry: entry, id: id, range: fetchRange, meta: meta, generation: fetchGeneration, logger: logger)
             case .changed:

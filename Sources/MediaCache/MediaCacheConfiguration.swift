@@ -30,6 +30,11 @@ public struct MediaCacheConfiguration: Sendable {
     public var maxOpenFiles: Int = 1024
     /// Times a reader retries a failed transient fetch before giving up.
     public var fetchRetries: Int
+    /// How long a reader waits for a fetch in flight to bring its next byte before it gives up
+    /// (504). It is checked whenever the resource changes; a fetch that stalls ends within the
+    /// HTTP client's read timeout, which wakes its readers, so a wait is bounded by this plus
+    /// that timeout. The fetch itself goes on for the other readers.
+    public var maxWaitSeconds: Int64 = 60
     /// Where origin requests may go: every hop, redirects included, is checked on its resolved
     /// addresses (Fetching's `FetchGate`).
     public var fetchPolicy: FetchPolicy = .any

@@ -23,6 +23,8 @@ final class ResourceEntry: Sendable {
         var end: Int64
         var attached: Int
         var task: Task<Void, Never>?
+        /// The origin answered 200: its body is the whole resource from byte 0.
+        var whole = false
     }
 
     struct State {
@@ -58,7 +60,7 @@ final class ResourceEntry: Sendable {
         var failures: UInt64 = 0
         /// The origin answered a range request with the whole body: every fetch reads from byte
         /// 0, so readers wait for the one in flight rather than start others (a storm of full
-        /// downloads otherwise).
+        /// downloads otherwise). Cleared when the origin answers a range with 206 again.
         var ignoresRanges = false
     }
 
@@ -280,12 +282,25 @@ final class ResourceEntry: Sendable {
                 }
                 return .read(file, count: held)
             }
-            // A fetch that will reach this position soon (from an origin that ignores Range, any
-            // fetch that will reach it at all): wait for it.
+            // An origin that ignores Range sends every fetch from byte 0, so a second fetch would
+            // only bring the same bytes again: while any fetch runs, wait for it. The whole one
+            // reaches every position; one not answered yet either becomes whole (200) or proves
+            // that the origin honours ranges again (206, which clears the flag and wakes us).
+            if state.ignoresRanges {
+                let running = state.fetches.values.filter { $0.generation == generation }
+                if let fetch = running.first(where: { $0.whole }) ?? running.first {
+                    if !attached.contains(fetch.id) {
+                        attached.insert(fetch.id)
+                        state.fetches[fetch.id]?.attached += 1
+                    }
+                    return .wait(changes: state.changes)
+                }
+            }
+            // A fetch that will reach this position soon: wait for it.
             for (id, fetch) in state.fetches
             where fetch.generation == generation
                 && fetch.start <= position && position < fetch.end
-                && (state.ignoresRanges || position - fetch.position <= seekThreshold)
+                && position - fetch.position <= seekThreshold
             {
                 if !attached.contains(id) {
                     attached.insert(id)
@@ -327,25 +342,57 @@ final class ResourceEntry: Sendable {
         }
     }
 
-    /// Records that the origin sent the whole body to a range request: fetch `id` now covers the
-    /// resource from byte 0 to its end, and later readers wait for it (see `State.ignoresRanges`).
-    func noteIgnoresRanges(fetch id: Int) {
-        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
-            state.ignoresRanges = true
-            guard let meta = state.meta, state.fetches[id] != nil else { return [] }
+    /// Records that fetch `id` got the whole body (a 200) and, when it had asked for a range,
+    /// that the origin ignores Range (see `State.ignoresRanges`): the fetch now covers the
+    /// resource from byte 0 to its end and readers wait for it.
+    ///
+    /// Returns false when another whole fetch of the same version is already under way: this one
+    /// would only bring its bytes again, so the caller drops it (its readers, woken when it ends,
+    /// wait for the other), and the other is told to go on to the end.
+    func noteWholeBody(fetch id: Int, askedForRange: Bool) -> Bool {
+        let (keep, waiters) = state.withLockedValue { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+            if askedForRange { state.ignoresRanges = true }
+            guard let meta = state.meta, let fetch = state.fetches[id] else { return (false, []) }
+            if let other = state.fetches.values.first(where: {
+                $0.id != id && $0.whole && $0.generation == fetch.generation
+            }) {
+                state.fetches[other.id]?.end = meta.length
+                return (false, state.takeWaiters())
+            }
+            state.fetches[id]?.whole = true
             state.fetches[id]?.start = 0
             state.fetches[id]?.position = 0
             state.fetches[id]?.end = meta.length
+            return (true, state.takeWaiters())
+        }
+        waiters.forEach { $0.resume() }
+        return keep
+    }
+
+    /// Records that the origin answered a range with 206: it honours Range (again), so readers
+    /// ahead of a whole fetch may fetch their own ranges.
+    func noteHonoursRanges() {
+        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+            guard state.ignoresRanges else { return [] }
+            state.ignoresRanges = false
             return state.takeWaiters()
         }
         waiters.forEach { $0.resume() }
     }
 
+    /// Whether a fetch goes on once nobody reads it: a whole body from an origin that ignores
+    /// Range does, as nginx's proxy_cache goes on filling a cacheable response after the client
+    /// left: stopping it would make the next read of any later byte fetch everything before it
+    /// again. Other fetches stop (a range is cheap to ask for again).
+    private static func outlivesReaders(_ fetch: FetchRecord, in state: State) -> Bool {
+        fetch.whole && state.ignoresRanges
+    }
+
     func setTask(_ task: Task<Void, Never>, for id: Int) {
         let cancel = state.withLockedValue { state -> Bool in
-            guard state.fetches[id] != nil else { return true }
+            guard let fetch = state.fetches[id] else { return true }
             state.fetches[id]?.task = task
-            return state.fetches[id]!.attached == 0
+            return fetch.attached == 0 && !Self.outlivesReaders(fetch, in: state)
         }
         if cancel { task.cancel() }
     }
@@ -383,6 +430,7 @@ final class ResourceEntry: Sendable {
                 fetch.attached -= 1
                 state.fetches[id] = fetch
                 guard fetch.attached <= 0 else { continue }
+                if Self.outlivesReaders(fetch, in: state) { continue }
                 if let task = fetch.task {
                     cancelled.append(task)
                 } else {
