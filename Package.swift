@@ -279,7 +279,7 @@ let package = Package(
         .testTarget(
             name: "CatalogTests",
             dependencies: [
-                "Catalog", "TunerTesting", "MediaFormats",
+                "Catalog", "TunerTesting", "MediaFormats", "TunerStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),

@@ -10,7 +10,7 @@ import TunerStorage
 /// rule ``recordNumbers(profileID:)`` later stores (after each import and profile change), so a
 /// GET always shows the numbers the channel will keep.
 public final class OutputStore: Sendable {
-    let database: DatabasePool
+    let database: any DatabaseWriter
     let catalog: SQLiteCatalogStore
     let logger: Logger
     let logins = VerifiedLogins()
@@ -18,7 +18,7 @@ public final class OutputStore: Sendable {
     public let passwordHashes = PasswordHashPool(width: 2)
 
     public init(database: TunerDatabase, catalog: SQLiteCatalogStore, logger: Logger) {
-        self.database = database.pool
+        self.database = database.writer
         self.catalog = catalog
         self.logger = logger
     }

@@ -6,11 +6,11 @@ import TunerStorage
 /// The embedded transfer store: table `transfer` in the data folder's ``TunerDatabase``
 /// (`<data>/tuner.sqlite`, WAL), which the catalog shares.
 public final class SQLiteTransferStore: TransferStore {
-    let database: DatabasePool
+    let database: any DatabaseWriter
 
     /// The transfers in `database`, which must have been opened with ``TransferSchema``.
     public init(database: TunerDatabase) {
-        self.database = database.pool
+        self.database = database.writer
     }
 
     /// Opens (creating if needed) a database at `path` holding the transfers alone: for tools

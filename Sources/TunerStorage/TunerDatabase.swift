@@ -1,7 +1,7 @@
 import GRDB
 
 /// The one SQLite database of a Tuner data folder (`<data>/tuner.sqlite`): one GRDB
-/// `DatabasePool` (WAL) and one migrator for every module that keeps rows there.
+/// `DatabasePool` (WAL), or a `DatabaseQueue` in memory for tests, and one migrator for every module that keeps rows there.
 ///
 /// In the manner of GRDB's `AppDatabase`: each module describes its tables as a
 /// ``DatabaseSchema`` (its migrations and any per-connection setup), and the composition root
@@ -9,14 +9,36 @@ import GRDB
 /// their writes wait for each other in order instead of racing for SQLite's lock with a busy
 /// timeout. The media cache keeps its own index file, so it embeds without this module.
 public final class TunerDatabase: Sendable {
-    /// The pool every store of this database reads and writes through.
-    public let pool: DatabasePool
-    /// Where the file is.
+    /// The writer every store of this database reads and writes through: a `DatabasePool` (WAL)
+    /// for a file, a `DatabaseQueue` for ``inMemory(schemas:)``. Stores take `any DatabaseWriter`,
+    /// so their tests can run on memory.
+    public let writer: any DatabaseWriter
+    /// Where the file is (`:memory:` for an in-memory database).
     public let path: String
 
     /// Opens (creating if needed) the database at `path` and applies every migration of
     /// `schemas`, in the order given.
-    public init(path: String, schemas: [any DatabaseSchema.Type]) throws {
+    public convenience init(path: String, schemas: [any DatabaseSchema.Type]) throws {
+        let configuration = Self.configuration(schemas: schemas)
+        try self.init(writer: DatabasePool(path: path, configuration: configuration), path: path, schemas: schemas)
+    }
+
+    /// A database that lives in memory and ends with this object: the same schemas, migrations
+    /// and per-connection setup as a file, for tests of stores and features.
+    public static func inMemory(schemas: [any DatabaseSchema.Type]) throws -> TunerDatabase {
+        let queue = try DatabaseQueue(configuration: configuration(schemas: schemas))
+        return try TunerDatabase(writer: queue, path: ":memory:", schemas: schemas)
+    }
+
+    private init(writer: any DatabaseWriter, path: String, schemas: [any DatabaseSchema.Type]) throws {
+        self.writer = writer
+        self.path = path
+        var migrator = DatabaseMigrator()
+        for schema in schemas { schema.registerMigrations(in: &migrator) }
+        try migrator.migrate(writer)
+    }
+
+    private static func configuration(schemas: [any DatabaseSchema.Type]) -> Configuration {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         // Readers and a writer of another process (the CLI beside a running server) wait for
@@ -30,11 +52,7 @@ public final class TunerDatabase: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             for schema in schemas { try schema.prepare(db) }
         }
-        self.path = path
-        pool = try DatabasePool(path: path, configuration: configuration)
-        var migrator = DatabaseMigrator()
-        for schema in schemas { schema.registerMigrations(in: &migrator) }
-        try migrator.migrate(pool)
+        return configuration
     }
 }
 

@@ -1,9 +1,11 @@
 import Foundation
 import Logging
+import TunerStorage
 
 @testable import Catalog
 
-/// A catalog in a fresh temporary folder, removed when the test is done.
+/// A catalog in memory (the store runs over any GRDB writer), with a fresh temporary folder for
+/// the files a test writes, removed when the test is done.
 final class TemporaryCatalog: Sendable {
     let directory: URL
     let store: SQLiteCatalogStore
@@ -11,7 +13,8 @@ final class TemporaryCatalog: Sendable {
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try SQLiteCatalogStore(path: directory.appendingPathComponent("tuner.sqlite").path, logger: testLogger)
+        store = SQLiteCatalogStore(
+            database: try TunerDatabase.inMemory(schemas: [CatalogSchema.self]), logger: testLogger)
     }
 
     deinit {

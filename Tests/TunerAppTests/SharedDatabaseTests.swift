@@ -35,7 +35,7 @@ import TunerStorage
         }
         #expect(try await catalog.sources().count == 40)
         #expect(try await transfers.loadAll().count == 40)
-        let applied = try await database.pool.read { db in
+        let applied = try await database.writer.read { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
         }
         #expect(applied.contains("catalog-v1") && applied.contains("transfers-v1"), "\(applied)")

@@ -7,12 +7,12 @@ import TunerStorage
 /// `DatabasePool`, WAL, for the life of the process), so that listings and searches read a
 /// consistent snapshot while an import writes.
 public final class SQLiteCatalogStore: CatalogStore {
-    let database: DatabasePool
+    let database: any DatabaseWriter
     let logger: Logger
 
     /// The catalog in `database`, which must have been opened with ``CatalogSchema``.
     public init(database: TunerDatabase, logger: Logger) {
-        self.database = database.pool
+        self.database = database.writer
         self.logger = logger
     }
 

@@ -21,7 +21,7 @@ public final class AccessControl: Sendable {
     /// How long a browser stays signed in.
     public static let sessionLifetime: TimeInterval = 30 * 86_400
 
-    private let pool: DatabasePool
+    private let pool: any DatabaseWriter
     private let ownerToken: String?
     private let logger: Logger
     private let now: @Sendable () -> Date
@@ -33,7 +33,7 @@ public final class AccessControl: Sendable {
     public init(
         database: TunerDatabase, ownerToken: String?, logger: Logger, now: @escaping @Sendable () -> Date = Date.init
     ) {
-        pool = database.pool
+        pool = database.writer
         self.ownerToken = ownerToken
         self.logger = logger
         self.now = now

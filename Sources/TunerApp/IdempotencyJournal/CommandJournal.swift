@@ -28,7 +28,7 @@ public final class CommandJournal: Sendable {
     /// base64 string all fit.
     public static let maxKeyLength = 255
 
-    private let pool: DatabasePool
+    private let pool: any DatabaseWriter
     private let logger: Logger
     private let now: @Sendable () -> Date
     /// This process: pending rows of another one were interrupted.
@@ -39,7 +39,7 @@ public final class CommandJournal: Sendable {
     private static let pruneInterval = 1024
 
     public init(database: TunerDatabase, logger: Logger, now: @escaping @Sendable () -> Date = Date.init) {
-        pool = database.pool
+        pool = database.writer
         self.logger = logger
         self.now = now
     }
