@@ -64,7 +64,8 @@ public final class TunerEngine: Sendable {
     let transfersHTTPClient: HTTPClient
 
     /// Builds every part once. Every other way of opening a part (the CLI's offline commands) goes
-    /// through the same factories: ``openCatalog(configuration:logger:)`` and
+    /// through the same factories: ``openCache(configuration:logger:)``,
+    /// ``openCatalog(configuration:logger:)`` and
     /// ``openTransfers(configuration:database:managerConfiguration:logger:)``.
     public init(configuration: TunerConfiguration, logger: Logger = Logger(label: "tuner")) async throws {
         // First, before any part opens: a configured token is checked even on loopback only, so a
@@ -76,27 +77,21 @@ public final class TunerEngine: Sendable {
         dataFolder = try DataFolder(path: configuration.dataDirectory)
         dataFolder.removeStaleImports(olderThan: configuration.importTimeoutSeconds)
         signer = StreamLinkSigner(key: try dataFolder.loadOrCreateSecret())
-        localFiles = try LocalFileAccess(
-            roots: (configuration.filesRoots ?? [dataFolder.path + "/files"]).map {
-                $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0
-            })
-        httpClient = HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: MediaCache.httpClientConfiguration(
-                readTimeoutSeconds: configuration.upstreamReadTimeoutSeconds))
+        localFiles = try Self.localFileAccess(configuration: configuration, dataFolder: dataFolder)
+        let cacheParts = try Self.makeCacheParts(
+            dataFolder: dataFolder, signer: signer, localFiles: localFiles, configuration: configuration, logger: logger
+        )
+        httpClient = cacheParts.httpClient
+        cache = cacheParts.cache
+        background = cacheParts.background
+        streams = cacheParts.streams
+        preloads = cacheParts.preloads
+        cacheAdmin = cacheParts.admin
         // Imports and downloads use this client: providers redirect playlist and guide URLs (often to
         // a CDN), and it follows redirects, dropping credentials when one leaves the origin. The
         // cache's client must not follow them itself (UpstreamClient does, to see the final URL).
         transfersHTTPClient = FileDownloadExecutor.makeHTTPClient()
         do {
-            var cacheConfiguration = MediaCacheConfiguration(
-                directory: dataFolder.cacheDirectory, maxBytes: configuration.cacheSize,
-                minimumFreeDiskBytes: configuration.cacheMinimumFreeDisk,
-                keyRules: CacheKeyRules(ignoredQueryParameters: configuration.cacheIgnoredQueryParameters),
-                headTimeoutSeconds: configuration.upstreamTimeoutSeconds)
-            cacheConfiguration.maxOpenFiles = configuration.cacheMaxOpenFiles
-            cacheConfiguration.fetchPolicy = configuration.fetchPolicy
-            cache = try MediaCache(configuration: cacheConfiguration, httpClient: httpClient, logger: logger)
             // One database for the catalog and the transfers (the cache keeps its own index).
             database = try dataFolder.openDatabase()
             let uploadLifetime = configuration.uploadExpirySeconds > 0 ? configuration.uploadExpirySeconds : nil
@@ -110,7 +105,7 @@ public final class TunerEngine: Sendable {
                 configuration: configuration.transferManagerConfiguration, logger: logger)
         } catch {
             try? await transfersHTTPClient.shutdown()
-            try? await httpClient.shutdown()
+            try? await cacheParts.shutdown()
             throw error
         }
         let catalogParts = Self.makeCatalogParts(
@@ -129,18 +124,10 @@ public final class TunerEngine: Sendable {
         var checkerConfiguration = StreamChecker.Configuration()
         checkerConfiguration.fetchPolicy = configuration.fetchPolicy
         streamChecker = StreamChecker(store: catalog, configuration: checkerConfiguration, logger: logger)
-        background = BackgroundWork()
-        streams = StreamService(
-            cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, work: background,
-            logger: logger)
         live = LiveSessions(
             settings: configuration.live, catalog: catalog, signer: signer, fetchPolicy: configuration.fetchPolicy,
             workDirectory: dataFolder.path + "/live", logger: logger)
-        preloads = PreloadJobs(cache: cache, streams: streams, work: background, logger: logger)
         downloads = Downloads(transfers: transfers, localFiles: localFiles, fetchPolicy: configuration.fetchPolicy)
-        cacheAdmin = CacheAdmin(
-            cache: cache, streams: streams, preloads: preloads, localFiles: localFiles,
-            fetchPolicy: configuration.fetchPolicy)
         commands = CommandJournal(database: database, logger: logger)
         accessToken =
             configuration.isLoopbackOnly ? nil : try configuration.accessToken ?? dataFolder.loadOrCreateToken()
@@ -195,6 +182,61 @@ public final class TunerEngine: Sendable {
         let client = FileDownloadExecutor.makeHTTPClient()
         for executor in TransferExecutors.standard(httpClient: client) { await manager.register(executor) }
         return TransferParts(manager: manager, httpClient: client)
+    }
+
+    /// The media cache, the stream service over it, preloads and the cache's administration, for
+    /// the CLI's `tuner cache` commands without a server: no database, catalog, transfer queue or
+    /// live session is opened. (A running server owns the cache: the CLI talks to it instead.)
+    public static func openCache(configuration: TunerConfiguration, logger: Logger) throws -> CacheParts {
+        let folder = try DataFolder(path: configuration.dataDirectory)
+        return try makeCacheParts(
+            dataFolder: folder, signer: StreamLinkSigner(key: try folder.loadOrCreateSecret()),
+            localFiles: try localFileAccess(configuration: configuration, dataFolder: folder),
+            configuration: configuration, logger: logger)
+    }
+
+    private static func localFileAccess(
+        configuration: TunerConfiguration, dataFolder: DataFolder
+    ) throws -> LocalFileAccess {
+        try LocalFileAccess(
+            roots: (configuration.filesRoots ?? [dataFolder.path + "/files"]).map {
+                $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0
+            })
+    }
+
+    private static func makeCacheParts(
+        dataFolder: DataFolder, signer: StreamLinkSigner, localFiles: LocalFileAccess,
+        configuration: TunerConfiguration, logger: Logger
+    ) throws -> CacheParts {
+        let httpClient = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: MediaCache.httpClientConfiguration(
+                readTimeoutSeconds: configuration.upstreamReadTimeoutSeconds))
+        let cache: MediaCache
+        do {
+            var cacheConfiguration = MediaCacheConfiguration(
+                directory: dataFolder.cacheDirectory, maxBytes: configuration.cacheSize,
+                minimumFreeDiskBytes: configuration.cacheMinimumFreeDisk,
+                keyRules: CacheKeyRules(ignoredQueryParameters: configuration.cacheIgnoredQueryParameters),
+                headTimeoutSeconds: configuration.upstreamTimeoutSeconds)
+            cacheConfiguration.maxOpenFiles = configuration.cacheMaxOpenFiles
+            cacheConfiguration.fetchPolicy = configuration.fetchPolicy
+            cache = try MediaCache(configuration: cacheConfiguration, httpClient: httpClient, logger: logger)
+        } catch {
+            try? httpClient.syncShutdown()
+            throw error
+        }
+        let background = BackgroundWork()
+        let streams = StreamService(
+            cache: cache, signer: signer, prefetchCount: configuration.prefetchSegments, work: background,
+            logger: logger)
+        let preloads = PreloadJobs(cache: cache, streams: streams, work: background, logger: logger)
+        let admin = CacheAdmin(
+            cache: cache, streams: streams, preloads: preloads, localFiles: localFiles,
+            fetchPolicy: configuration.fetchPolicy)
+        return CacheParts(
+            cache: cache, streams: streams, preloads: preloads, admin: admin, background: background,
+            httpClient: httpClient)
     }
 
     private static func makeCatalogParts(

@@ -22,10 +22,11 @@ struct Cache: AsyncParsableCommand {
             try await ServerClient.find(server: server, dataDirectory: try await dataOptions.resolvedDataDirectory())
         }
 
-        func localEngine() async throws -> TunerEngine {
+        /// The data folder's cache alone: no database, catalog, transfers or live sessions.
+        func localCache() async throws -> CacheParts {
             var logger = Logger(label: "tuner")
             logger.logLevel = .warning
-            return try await TunerEngine(configuration: try await dataOptions.configuration(), logger: logger)
+            return try TunerEngine.openCache(configuration: try await dataOptions.configuration(), logger: logger)
         }
     }
 
@@ -45,9 +46,9 @@ struct Cache: AsyncParsableCommand {
                 decoder.dateDecodingStrategy = .iso8601
                 statistics = try decoder.decode(CacheStatistics.self, from: body)
             } else {
-                let engine = try await target.localEngine()
-                statistics = engine.cacheAdmin.statistics().cache
-                try await engine.shutdown()
+                let parts = try await target.localCache()
+                statistics = parts.admin.statistics().cache
+                try await parts.shutdown()
             }
             if json {
                 let encoder = JSONEncoder()
@@ -79,9 +80,9 @@ struct Cache: AsyncParsableCommand {
                     throw CLIError("server answered \(status): \(String(decoding: body, as: UTF8.self))")
                 }
             } else {
-                let engine = try await target.localEngine()
-                try engine.cacheAdmin.clear()
-                try await engine.shutdown()
+                let parts = try await target.localCache()
+                try parts.admin.clear()
+                try await parts.shutdown()
             }
             print("cache cleared")
         }
@@ -140,30 +141,30 @@ struct Cache: AsyncParsableCommand {
                     }
                 }
             } else if seconds != nil || segments != nil {
-                let engine = try await target.localEngine()
-                let job = try engine.preloads.startHLS(
+                let parts = try await target.localCache()
+                let job = try parts.preloads.startHLS(
                     link: StreamLink(url: origin, headers: parsed), seconds: seconds, segments: segments,
                     maxBandwidth: nil)
-                let final = await engine.preloads.wait(id: job.id)
-                try await engine.shutdown()
+                let final = await parts.preloads.wait(id: job.id)
+                try await parts.shutdown()
                 guard final?.state == "complete" else {
                     throw CLIError("preload \(final?.state ?? "failed"): \(final?.error ?? "no reason given")")
                 }
                 print("preloaded \(final?.segmentsDone ?? 0) segments (\(final?.bytesDone ?? 0) bytes) of \(url)")
             } else {
-                let engine = try await target.localEngine()
+                let parts = try await target.localCache()
                 do {
-                    _ = try await engine.cache.preload(
+                    _ = try await parts.cache.preload(
                         url: origin, upstreamHeaders: parsed.map { ($0.name, $0.value) }, byteCount: byteCount
                     ) {
                         printProgress($0.bytesDone, $0.bytesTotal)
                     }
                 } catch {
-                    try? await engine.shutdown()
+                    try? await parts.shutdown()
                     throw CLIError("preload failed: \(error)")
                 }
                 // Shutting down waits for the fetch that fed the preload to index its last bytes.
-                try await engine.shutdown()
+                try await parts.shutdown()
                 print("preloaded \(url)")
             }
         }
@@ -186,12 +187,12 @@ struct Cache: AsyncParsableCommand {
                     throw CLIError("export failed (\(status)): \(String(decoding: data, as: UTF8.self))")
                 }
             } else {
-                let engine = try await target.localEngine()
+                let parts = try await target.localCache()
                 do {
-                    try engine.cache.export(url: origin, to: absolute)
-                    try await engine.shutdown()
+                    try parts.cache.export(url: origin, to: absolute)
+                    try await parts.shutdown()
                 } catch {
-                    try? await engine.shutdown()
+                    try? await parts.shutdown()
                     throw CLIError("\(error)")
                 }
             }
@@ -221,9 +222,9 @@ struct Cache: AsyncParsableCommand {
                 }
                 result = try JSONDecoder().decode(MediaCache.TrimReport.self, from: data)
             } else {
-                let engine = try await target.localEngine()
-                result = try engine.cacheAdmin.trim(downTo: budget)
-                try await engine.shutdown()
+                let parts = try await target.localCache()
+                result = try parts.admin.trim(downTo: budget)
+                try await parts.shutdown()
             }
             print(
                 """
@@ -251,9 +252,9 @@ struct Cache: AsyncParsableCommand {
                     throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))")
                 }
             } else {
-                let engine = try await target.localEngine()
-                _ = try engine.cacheAdmin.pin(CacheResourceRequest(url: origin.absoluteString, pinned: !off))
-                try await engine.shutdown()
+                let parts = try await target.localCache()
+                _ = try parts.admin.pin(CacheResourceRequest(url: origin.absoluteString, pinned: !off))
+                try await parts.shutdown()
             }
             print(off ? "unpinned" : "pinned")
         }

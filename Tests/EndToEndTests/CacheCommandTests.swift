@@ -96,6 +96,20 @@ import TunerTesting
         try await origin.shutdown()
     }
 
+    /// An offline `tuner cache` command opens the cache alone: on a fresh folder it makes the
+    /// cache's index and no `tuner.sqlite` (the catalog, transfers and logins stay closed).
+    @Test func offlineCacheCommandsOpenOnlyTheCache() async throws {
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let data = workspace.file("data")
+        for command in [["cache", "stats"], ["cache", "trim", "--to", "0"], ["cache", "clear"]] {
+            let run = try await TunerProcess.run(command + ["--data", data])
+            #expect(run.succeeded, "\(command): \(run.transcript)")
+        }
+        #expect(FileManager.default.fileExists(atPath: data + "/cache/index.sqlite"))
+        #expect(!FileManager.default.fileExists(atPath: data + "/tuner.sqlite"), "no database opened")
+    }
+
     @Test func cacheCommandsWorkOnTheDataFolderWithoutAServer() async throws {
         guard let tools = Tools.require(.curl) else { return }
         let workspace = try Workspace()
