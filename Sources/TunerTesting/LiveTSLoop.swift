@@ -3,14 +3,17 @@ import Foundation
 /// A short MPEG-TS file played as an endless live stream: packets in order, and after the last
 /// one the first again, with the continuity counters carried on and the clock (PCR, PTS, DTS)
 /// moved on by the file's length each round, so players and continuity checks see one unbroken
-/// live stream.
+/// live stream. A `verbatim` loop sends the file's bytes as they are instead, as many filler and
+/// test channels do: every round, each PID's counter and the clock jump back to the file's start.
 struct LiveTSLoop: Sendable {
     static let packetSize = 188
     let packets: [[UInt8]]
     /// The file's length in 90 kHz ticks: what each round adds to the timestamps.
     let loopTicks: UInt64
+    let verbatim: Bool
 
-    init(path: String, seconds: Double) throws {
+    init(path: String, seconds: Double, verbatim: Bool = false) throws {
+        self.verbatim = verbatim
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         guard data.count >= Self.packetSize, data.count % Self.packetSize == 0, data.first == 0x47 else {
             throw LiveTSOriginError.notTransportStream(path)
@@ -40,6 +43,10 @@ struct LiveTSLoop: Sendable {
     /// The next packet for `cursor`, rewritten for its round.
     func next(_ cursor: inout Cursor) -> [UInt8] {
         var packet = packets[cursor.index]
+        if verbatim {
+            cursor.index = (cursor.index + 1) % packets.count
+            return packet
+        }
         let pid = UInt16(packet[1] & 0x1F) << 8 | UInt16(packet[2])
         let control = (packet[3] >> 4) & 0x3
         if pid != 0x1FFF {

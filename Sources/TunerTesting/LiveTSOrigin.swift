@@ -64,9 +64,10 @@ public final class LiveTSOrigin: Sendable {
         return origin
     }
 
-    /// Serves `file` (MPEG-TS lasting `seconds`) as channel `name` at `/<name>.ts`.
-    public func serve(_ name: String, file: String, seconds: Double) throws {
-        let loop = try LiveTSLoop(path: file, seconds: seconds)
+    /// Serves `file` (MPEG-TS lasting `seconds`) as channel `name` at `/<name>.ts`; `verbatim`
+    /// loops its bytes as they are (counters and clock jump back every round, see ``LiveTSLoop``).
+    public func serve(_ name: String, file: String, seconds: Double, verbatim: Bool = false) throws {
+        let loop = try LiveTSLoop(path: file, seconds: seconds, verbatim: verbatim)
         channels.withLockedValue {
             $0[name] = Channel(loop: loop, bytesPerSecond: loop.bytesPerSecond(seconds: seconds))
         }
@@ -98,28 +99,41 @@ public final class LiveTSOrigin: Sendable {
 
     /// Makes a small live-like MPEG-TS with ffmpeg: `seconds` of a test picture (H.264, a keyframe
     /// every second, the random access flag set) and a tone (AAC), with PIDs from `firstPID`, so
-    /// channels made with different ones can be told apart.
+    /// channels made with different ones can be told apart; `audioTracks` copies of the tone (at
+    /// bitrates from 24 kb/s up) make as many audio PIDs, as a channel with many languages has.
     public static func makeStream(
-        at path: String, seconds: Int = 4, firstPID: Int = 0x100, serviceID: Int = 1, size: String = "320x180"
+        at path: String, seconds: Int = 4, firstPID: Int = 0x100, serviceID: Int = 1, size: String = "320x180",
+        audioTracks: Int = 1
     ) async throws {
         guard let ffmpeg = ExternalCommand.path(of: "ffmpeg") else {
             throw LiveTSOriginError.ffmpegFailed("ffmpeg is not installed (apt-get install ffmpeg)")
         }
-        let result = try await ExternalCommand.run(
-            ffmpeg,
-            [
-                "-hide_banner", "-nostdin", "-v", "error", "-y",
-                "-f", "lavfi", "-i", "testsrc=size=\(size):rate=25:duration=\(seconds)",
-                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=\(seconds)",
-                "-c:v", "libx264", "-preset", "ultrafast", "-profile:v", "baseline", "-pix_fmt", "yuv420p",
-                "-g", "25", "-keyint_min", "25", "-sc_threshold", "0", "-b:v", "300k",
-                // SPS and PPS before every keyframe, as broadcasters send them: a player may start at any.
-                "-x264-params", "repeat-headers=1",
-                "-c:a", "aac", "-b:a", "32k", "-ac", "1",
-                "-f", "mpegts", "-mpegts_flags", "+resend_headers", "-mpegts_start_pid", String(firstPID),
-                "-mpegts_pmt_start_pid", String(0x1000 + serviceID),
-                "-mpegts_service_id", String(serviceID), path,
-            ], timeout: .seconds(120))
+        var arguments = [
+            "-hide_banner", "-nostdin", "-v", "error", "-y",
+            "-f", "lavfi", "-i", "testsrc=size=\(size):rate=25:duration=\(seconds)",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=\(seconds)",
+        ]
+        if audioTracks > 1 {
+            arguments += ["-map", "0:v"]
+            for _ in 0..<audioTracks { arguments += ["-map", "1:a"] }
+        }
+        arguments += [
+            "-c:v", "libx264", "-preset", "ultrafast", "-profile:v", "baseline", "-pix_fmt", "yuv420p",
+            "-g", "25", "-keyint_min", "25", "-sc_threshold", "0", "-b:v", "300k",
+            // SPS and PPS before every keyframe, as broadcasters send them: a player may start at any.
+            "-x264-params", "repeat-headers=1",
+            "-c:a", "aac", "-b:a", "32k", "-ac", "1",
+        ]
+        if audioTracks > 1 {
+            // Bitrates apart, as real tracks have, so each ends the file at its own counter.
+            for track in 0..<audioTracks { arguments += ["-b:a:\(track)", "\(24 + 4 * track)k"] }
+        }
+        arguments += [
+            "-f", "mpegts", "-mpegts_flags", "+resend_headers", "-mpegts_start_pid", String(firstPID),
+            "-mpegts_pmt_start_pid", String(0x1000 + serviceID),
+            "-mpegts_service_id", String(serviceID), path,
+        ]
+        let result = try await ExternalCommand.run(ffmpeg, arguments, timeout: .seconds(120))
         guard result.succeeded else { throw LiveTSOriginError.ffmpegFailed(result.transcript) }
     }
 

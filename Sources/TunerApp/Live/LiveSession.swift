@@ -10,8 +10,10 @@ import TunerAPI
 /// The upstream never waits for a viewer: a viewer that falls out of the ring starts again at the
 /// newest keyframe (counted as a resync). When the upstream fails, ends, stalls or sends bytes
 /// without progress, the session asks its registry for the next upstream (an alternative) and
-/// goes on appending to the same ring, so viewers keep their connections. It ends a few seconds
-/// after its last viewer left, when stopped, or when no upstream works.
+/// goes on appending to the same ring, so viewers keep their connections: the new upstream is
+/// judged on its own bytes (every counter starts again) and viewers go on from a clean join (see
+/// ``LivePacketizer``). It ends a few seconds after its last viewer left, when stopped, or when
+/// no upstream works.
 public final class LiveSession: Sendable {
     public let id: String
     public let channelID: Int64
@@ -218,8 +220,10 @@ public final class LiveSession: Sendable {
             state.upstreamMeter.add(buffer.readableBytes, at: now)
             state.lastByte = now
             if output.progressed { state.lastProgress = now }
+            // Packets held back for a clean join after a switch still show the upstream is TS.
+            if output.sawPackets { state.lastPacket = now }
             guard output.packets.readableBytes > 0 else { return [] }
-            state.lastPacket = now
+            if state.packetizer.format != .transportStream { state.lastPacket = now }
             state.ring.append(output.packets, marks: output.marks)
             return Self.takeWaiters(&state)
         }

@@ -42,7 +42,79 @@ import Testing
         #expect(monitor.continuityErrors == 1)
         monitor.reset()
         _ = monitor.observe(packet(pid: 0x100, counter: 9))
-        #expect(monitor.continuityErrors == 1, "a new upstream starts its own counters")
+        #expect(monitor.continuityErrors == 0, "a new upstream is judged on its own packets")
+        #expect(monitor.packets == 1)
+    }
+
+    /// A short "file" as muxers write one: PAT, PMT, then frames of a video PES (`videoPackets`
+    /// packets, the first a unit start with a PCR) and an audio PES of one packet; counters from 0.
+    func file(frames: Int, videoPackets: Int = 6, tablesEvery: Int = 5) -> [TSPacket] {
+        var counters: [UInt16: UInt8] = [:]
+        var result: [TSPacket] = []
+        func add(_ pid: UInt16, start: Bool, pcr: UInt64? = nil) {
+            let counter = counters[pid, default: 0]
+            counters[pid] = (counter + 1) & 0x0F
+            result.append(packet(pid: pid, counter: counter, pcr: pcr, start: start))
+        }
+        for frame in 0..<frames {
+            if frame % tablesEvery == 0 {
+                add(0x0000, start: true)
+                add(0x1000, start: true)
+            }
+            add(0x100, start: true, pcr: UInt64(frame + 1) * 1_080_000)
+            for _ in 1..<videoPackets { add(0x100, start: false) }
+            add(0x101, start: true)
+        }
+        return result
+    }
+
+    @Test func aLoopingFileIsSplicesNotLostPackets() {
+        // The bytes of one file again and again: every PID's counter jumps at once, at unit starts.
+        let round = file(frames: 20)
+        var monitor = TSProgressMonitor()
+        for _ in 0..<10 {
+            for packet in round { _ = monitor.observe(packet) }
+        }
+        #expect(monitor.continuityErrors == 0)
+        #expect(monitor.splices == 9)
+        // A file whose counters happen to run on for one PID (1 time in 16) still splices.
+        var lucky = round
+        for index in lucky.indices where lucky[index].pid == 0x101 {
+            lucky[index].continuityCounter = (lucky[index].continuityCounter + 4) & 0x0F
+        }
+        var again = TSProgressMonitor()
+        for packet in round + lucky + round { _ = again.observe(packet) }
+        #expect(again.continuityErrors == 0 && again.splices == 2)
+    }
+
+    @Test func isolatedGapsStillCountOneEach() {
+        // Packets lost here and there (one in 37: every place in a frame in turn) are errors, whether
+        // the gap falls inside a PES or just before the next one starts.
+        let stream = file(frames: 400)
+        var monitor = TSProgressMonitor()
+        var lost = 0
+        for (index, packet) in stream.enumerated() {
+            if index % 37 == 36, index < stream.count - 200 {
+                lost += 1
+                continue
+            }
+            _ = monitor.observe(packet)
+        }
+        #expect(lost > 50)
+        #expect(monitor.continuityErrors == lost)
+        #expect(monitor.splices == 0)
+    }
+
+    @Test func aCutThatLosesPartOfAUnitIsAnErrorEvenAmongJumps() {
+        // Every PID jumps, but the video one in the middle of a PES: packets of a picture are gone.
+        let round = file(frames: 10)
+        var monitor = TSProgressMonitor()
+        for packet in round { _ = monitor.observe(packet) }
+        // Start the next round in the middle of the first video PES: PAT and PMT jump cleanly, the
+        // video PID does not.
+        for packet in round.dropFirst(4) { _ = monitor.observe(packet) }
+        #expect(monitor.splices == 0)
+        #expect(monitor.continuityErrors >= 1)
     }
 
     @Test func withoutAnyPCRTheStartOfAPESPacketIsProgress() {
