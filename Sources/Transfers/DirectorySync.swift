@@ -1,5 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// Makes links and renames in one directory durable, sharing each `fsync` among the downloads
 /// that finish together (a group commit): 1,000 small files finishing 5 at a time cost far fewer
@@ -11,7 +11,7 @@ import NIOConcurrencyHelpers
 /// every finished file waits here.
 final class DirectorySync: Sendable {
     let path: String
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
 
     private struct State {
         var requested = 0
@@ -26,7 +26,7 @@ final class DirectorySync: Sendable {
     /// Returns after an fsync of the directory that started after this call.
     func sync() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let start = state.withLockedValue { state in
+            let start = state.withLock { state in
                 state.requested += 1
                 state.waiters.append((state.requested, continuation))
                 defer { state.syncing = true }
@@ -40,9 +40,9 @@ final class DirectorySync: Sendable {
     /// `target` registered before the fsync began.
     private func loop() {
         while true {
-            let target = state.withLockedValue { $0.requested }
+            let target = state.withLock { $0.requested }
             PartialFile.syncDirectory(path)
-            let (ready, more) = state.withLockedValue { state in
+            let (ready, more) = state.withLock { state in
                 let ready = state.waiters.filter { $0.generation <= target }.map(\.continuation)
                 state.waiters.removeAll { $0.generation <= target }
                 if state.waiters.isEmpty { state.syncing = false }

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -57,7 +57,7 @@ final class DownloadWriter: @unchecked Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
         var spare: [Batch] = []
     }
-    private let shared: NIOLockedValueBox<Shared>
+    private let shared: Mutex<Shared>
 
     /// A writer that appends at `offset` and continues `hasher` (nil: no checksum).
     /// `batchBytes` is rounded up to a multiple of 4 KiB. `direct` allows O_DIRECT writes.
@@ -76,7 +76,7 @@ final class DownloadWriter: @unchecked Sendable {
         self.batchBytes = blocks * Self.alignment
         self.maximumBytesInFlight = max(self.batchBytes, maximumBytesInFlight)
         submittedEnd = offset
-        shared = NIOLockedValueBox(Shared(writtenEnd: offset))
+        shared = Mutex(Shared(writtenEnd: offset))
         if let expectedBytes, expectedBytes < Int64(self.batchBytes) {
             let expectedBlocks = max(1, (Int(expectedBytes) + Self.alignment - 1) / Self.alignment)
             batchCapacity = expectedBlocks * Self.alignment
@@ -94,7 +94,7 @@ final class DownloadWriter: @unchecked Sendable {
     var receivedEnd: Int64 { submittedEnd + Int64(filling?.count ?? 0) }
 
     /// The end of the contiguous prefix written to the file so far.
-    var writtenEnd: Int64 { shared.withLockedValue { $0.writtenEnd } }
+    var writtenEnd: Int64 { shared.withLock { $0.writtenEnd } }
 
     /// Copies a chunk of the body into batches, handing each full one to the queues (waiting
     /// first while too many bytes are still on their way to the file).
@@ -121,7 +121,7 @@ final class DownloadWriter: @unchecked Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             writeQueue.async { continuation.resume() }
         }
-        return try shared.withLockedValue { shared in
+        return try shared.withLock { shared in
             if let failure = shared.failure { throw failure }
             return shared.writtenEnd
         }
@@ -150,7 +150,7 @@ final class DownloadWriter: @unchecked Sendable {
                 }
             }
         }
-        return try shared.withLockedValue { shared in
+        return try shared.withLock { shared in
             if let failure = shared.failure { throw failure }
             return shared.writtenEnd
         }
@@ -197,14 +197,14 @@ final class DownloadWriter: @unchecked Sendable {
     }
 
     private func takeBatch(limit: Int) -> Batch {
-        let batch = shared.withLockedValue { $0.spare.popLast() } ?? Batch(capacity: batchCapacity)
+        let batch = shared.withLock { $0.spare.popLast() } ?? Batch(capacity: batchCapacity)
         batch.limit = limit
         batch.count = 0
         return batch
     }
 
     private func submitFilling() async throws {
-        if let failure = shared.withLockedValue({ $0.failure }) { throw failure }
+        if let failure = shared.withLock({ $0.failure }) { throw failure }
         guard let batch = filling, batch.count > 0 else { return }
         await waitForRoom()
         filling = nil
@@ -212,11 +212,11 @@ final class DownloadWriter: @unchecked Sendable {
         let count = batch.count
         submittedEnd += Int64(count)
         // A batch is done once both queues have finished with it; the last one recycles it.
-        let users = NIOLockedValueBox(hashing ? 2 : 1)
-        shared.withLockedValue { $0.bytesInFlight += count }
+        let users = BatchUsers(hashing ? 2 : 1)
+        shared.withLock { $0.bytesInFlight += count }
 
         writeQueue.async {
-            let skip = self.shared.withLockedValue { $0.failure != nil }
+            let skip = self.shared.withLock { $0.failure != nil }
             var failure: TransferError?
             if !skip {
                 do { try self.write(batch, at: offset) } catch {
@@ -266,12 +266,9 @@ final class DownloadWriter: @unchecked Sendable {
 
     /// Records a finished step and, when it was the batch's last user, recycles the batch and
     /// wakes `append` callers when there is room again.
-    private func release(_ batch: Batch, users: NIOLockedValueBox<Int>, count: Int, _ update: (inout Shared) -> Void) {
-        let last = users.withLockedValue { users in
-            users -= 1
-            return users == 0
-        }
-        let woken: [CheckedContinuation<Void, Never>] = shared.withLockedValue { shared in
+    private func release(_ batch: Batch, users: BatchUsers, count: Int, _ update: (inout Shared) -> Void) {
+        let last = users.finishOne()
+        let woken: [CheckedContinuation<Void, Never>] = shared.withLock { shared in
             update(&shared)
             guard last else { return [] }
             shared.bytesInFlight -= count
@@ -286,7 +283,7 @@ final class DownloadWriter: @unchecked Sendable {
 
     private func waitForRoom() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let roomNow = shared.withLockedValue { shared in
+            let roomNow = shared.withLock { shared in
                 if shared.bytesInFlight + batchBytes <= maximumBytesInFlight { return true }
                 shared.waiters.append(continuation)
                 return false
@@ -311,4 +308,14 @@ final class DownloadWriter: @unchecked Sendable {
             return descriptor >= 0 ? descriptor : nil
         #endif
     }
+}
+
+/// How many of the queues (write, hash) still use a batch: the last one to finish recycles it.
+private final class BatchUsers: Sendable {
+    private let remaining: Atomic<Int>
+
+    init(_ count: Int) { remaining = Atomic(count) }
+
+    /// Records one user done; true for the last.
+    func finishOne() -> Bool { remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 }
 }

@@ -4,9 +4,9 @@ import Fetching
 import Foundation
 import Logging
 import MediaFormats
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -36,10 +36,10 @@ public struct FileDownloadExecutor: TransferExecutor {
 
     /// One group-committing syncer per downloads directory.
     final class DirectorySyncs: Sendable {
-        private let syncs = NIOLockedValueBox<[String: DirectorySync]>([:])
+        private let syncs = Mutex<[String: DirectorySync]>([:])
 
         func sync(_ path: String) async {
-            let sync = syncs.withLockedValue { syncs in
+            let sync = syncs.withLock { syncs in
                 if let existing = syncs[path] { return existing }
                 let created = DirectorySync(path: path)
                 syncs[path] = created

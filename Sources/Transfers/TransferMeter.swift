@@ -1,5 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// The live byte count of one run, written by its executor per chunk and read by the manager's
 /// ticker for progress events and stall detection.
@@ -12,19 +12,19 @@ final class TransferMeter: Sendable {
         var startBytes: Int64
     }
 
-    private let box: NIOLockedValueBox<Reading>
+    private let box: Mutex<Reading>
     /// The manager's clock, so stalls are judged on one time line.
     private let clock: @Sendable () -> Date
 
     init(startBytes: Int64, total: Int64?, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.clock = clock
-        box = NIOLockedValueBox(
+        box = Mutex(
             Reading(bytes: startBytes, total: total, lastByteAt: clock(), startBytes: startBytes))
     }
 
     func update(bytes: Int64, total: Int64?) {
         let now = clock()
-        box.withLockedValue { reading in
+        box.withLock { reading in
             if bytes != reading.bytes { reading.lastByteAt = now }
             reading.bytes = bytes
             if let total { reading.total = total }
@@ -35,8 +35,8 @@ final class TransferMeter: Sendable {
     /// confirms it, a segment before it is synced): enough to show the run is not stalled.
     func touch() {
         let now = clock()
-        box.withLockedValue { $0.lastByteAt = now }
+        box.withLock { $0.lastByteAt = now }
     }
 
-    var reading: Reading { box.withLockedValue { $0 } }
+    var reading: Reading { box.withLock { $0 } }
 }

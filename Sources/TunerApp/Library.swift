@@ -1,7 +1,7 @@
 import Catalog
 import Foundation
 import MediaFormats
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// The user's sources and what they bring: adding one (an M3U playlist, an Xtream account, an
 /// XMLTV guide), refreshing, listing and removing them.
@@ -217,17 +217,9 @@ public final class Library: Sendable {
     /// batch), and always the last.
     private func throttledProgress() -> @Sendable (CatalogImportProgress) -> Void {
         let feed = feed
-        let last = NIOLockedValueBox(ContinuousClock.now - .seconds(1))
+        let gate = ProgressGate()
         return { progress in
-            let now = ContinuousClock.now
-            let due = last.withLockedValue { last -> Bool in
-                guard progress.phase == .finished || last.duration(to: now) >= .milliseconds(250) else {
-                    return false
-                }
-                last = now
-                return true
-            }
-            if due { feed.publish(.progress(progress)) }
+            if gate.isDue(finished: progress.phase == .finished) { feed.publish(.progress(progress)) }
         }
     }
 
@@ -328,5 +320,20 @@ public final class Library: Sendable {
             let host = url.host, !host.isEmpty
         else { return false }
         return true
+    }
+}
+
+/// Lets a report through when the last one is 250 ms old, or when it is the last: an import
+/// reports every batch, and the events need four a second at most.
+private final class ProgressGate: Sendable {
+    private let last = Mutex(ContinuousClock.now - .seconds(1))
+
+    func isDue(finished: Bool) -> Bool {
+        let now = ContinuousClock.now
+        return last.withLock { last in
+            guard finished || last.duration(to: now) >= .milliseconds(250) else { return false }
+            last = now
+            return true
+        }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import MediaCache
 import MediaFormats
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// Preloads running in the background, each with an id, its progress and a way to cancel it.
 public final class PreloadJobs: Sendable {
@@ -25,7 +25,7 @@ public final class PreloadJobs: Sendable {
     private let logger: Logger
     /// Runs the jobs, so the engine's shutdown cancels and awaits them.
     private let work: BackgroundWork
-    private let jobs = NIOLockedValueBox<[String: (job: Job, task: Task<Void, Never>?)]>([:])
+    private let jobs = Mutex<[String: (job: Job, task: Task<Void, Never>?)]>([:])
 
     /// When a preload's failed fetch is tried again: the retry policy transfers and catalog fetches
     /// share, here for failures that may pass (no answer, 408/429/5xx).
@@ -51,20 +51,20 @@ public final class PreloadJobs: Sendable {
             id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil,
             segmentsDone: nil, segmentsTotal: nil)
         try admit(job)
-        let task = work.start { [cache, jobs, logger, retryPolicy] in
+        let task = work.start { [self, cache, logger, retryPolicy] in
             do {
                 _ = try await PreloadJobs.retrying(retryPolicy, logger: logger) {
                     try await cache.preload(url: link.url, upstreamHeaders: link.headerPairs, byteCount: byteCount) {
                         progress in
-                        jobs.withLockedValue { jobs in
+                        self.jobs.withLock { jobs in
                             jobs[id]?.job.bytesDone = progress.bytesDone
                             jobs[id]?.job.bytesTotal = progress.bytesTotal
                         }
                     }
                 }
-                jobs.withLockedValue { $0[id]?.job.state = "complete" }
+                self.jobs.withLock { $0[id]?.job.state = "complete" }
             } catch {
-                PreloadJobs.record(error, id: id, url: link.url, in: jobs, logger: logger)
+                PreloadJobs.record(error, id: id, url: link.url, in: self, logger: logger)
             }
         }
         return started(job, task)
@@ -81,7 +81,7 @@ public final class PreloadJobs: Sendable {
             id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil,
             segmentsDone: 0, segmentsTotal: nil)
         try admit(job)
-        let task = work.start { [cache, streams, jobs, logger, retryPolicy] in
+        let task = work.start { [self, cache, streams, logger, retryPolicy] in
             do {
                 let all = try await PreloadJobs.retrying(retryPolicy, logger: logger) {
                     try await streams.plannedSegments(link: link, maxBandwidth: maxBandwidth)
@@ -106,7 +106,7 @@ public final class PreloadJobs: Sendable {
                         covered += segment.duration
                     }
                 }
-                jobs.withLockedValue { $0[id]?.job.segmentsTotal = chosen.count }
+                self.jobs.withLock { $0[id]?.job.segmentsTotal = chosen.count }
                 var done: Int64 = 0
                 for (number, segment) in chosen.enumerated() {
                     try Task.checkCancellation()
@@ -115,14 +115,14 @@ public final class PreloadJobs: Sendable {
                             url: segment.url, upstreamHeaders: link.headerPairs, range: segment.range)
                     }
                     done += progress.bytesDone
-                    jobs.withLockedValue {
+                    self.jobs.withLock {
                         $0[id]?.job.bytesDone = done
                         $0[id]?.job.segmentsDone = number + 1
                     }
                 }
-                jobs.withLockedValue { $0[id]?.job.state = "complete" }
+                self.jobs.withLock { $0[id]?.job.state = "complete" }
             } catch {
-                PreloadJobs.record(error, id: id, url: link.url, in: jobs, logger: logger)
+                PreloadJobs.record(error, id: id, url: link.url, in: self, logger: logger)
             }
         }
         return started(job, task)
@@ -141,7 +141,7 @@ public final class PreloadJobs: Sendable {
 
     /// Records the job's task; a job the stopping server would not start is cancelled.
     private func started(_ job: Job, _ task: Task<Void, Never>?) -> Job {
-        jobs.withLockedValue { jobs in
+        jobs.withLock { jobs in
             jobs[job.id]?.task = task
             if task == nil { jobs[job.id]?.job.state = "cancelled" }
             return jobs[job.id]?.job ?? job
@@ -155,7 +155,7 @@ public final class PreloadJobs: Sendable {
     /// Records a new job, within the bounds: too many running is refused, and the finished ones
     /// beyond ``maximumRemembered`` are forgotten.
     private func admit(_ job: Job) throws(FeatureError) {
-        let admitted = jobs.withLockedValue { jobs -> Bool in
+        let admitted = jobs.withLock { jobs -> Bool in
             guard jobs.values.count(where: { $0.job.state == "running" }) < Self.maximumRunning else { return false }
             if jobs.count >= Self.maximumRemembered {
                 for (id, entry) in jobs where entry.job.state != "running" { jobs[id] = nil }
@@ -171,30 +171,30 @@ public final class PreloadJobs: Sendable {
     /// Marks a job failed (or cancelled, when its task was) and logs real failures.
     private static func record(
         _ error: any Error, id: String, url: URL,
-        in jobs: NIOLockedValueBox<[String: (job: Job, task: Task<Void, Never>?)]>, logger: Logger
+        in preloads: PreloadJobs, logger: Logger
     ) {
         let cancelled = Task.isCancelled
-        jobs.withLockedValue {
+        preloads.jobs.withLock {
             $0[id]?.job.state = cancelled ? "cancelled" : "failed"
             $0[id]?.job.error = cancelled ? nil : "\(error)"
         }
         if !cancelled { logger.info("preload failed", metadata: ["url": "\(url)", "error": "\(error)"]) }
     }
 
-    public func job(id: String) -> Job? { jobs.withLockedValue { $0[id]?.job } }
+    public func job(id: String) -> Job? { jobs.withLock { $0[id]?.job } }
 
-    public var all: [Job] { jobs.withLockedValue { $0.values.map(\.job) } }
+    public var all: [Job] { jobs.withLock { $0.values.map(\.job) } }
 
     /// Cancels a running preload; returns false when there is no such job.
     public func cancel(id: String) -> Bool {
-        guard let task = jobs.withLockedValue({ $0[id]?.task }) else { return false }
+        guard let task = jobs.withLock({ $0[id]?.task }) else { return false }
         task.cancel()
         return true
     }
 
     /// Waits until a preload is no longer running and returns its final state.
     public func wait(id: String) async -> Job? {
-        guard let task = jobs.withLockedValue({ $0[id]?.task }) else { return nil }
+        guard let task = jobs.withLock({ $0[id]?.task }) else { return nil }
         await task.value
         return job(id: id)
     }

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import MediaFormats
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// An origin URL with the headers the proxy must send upstream: what a proxy URL carries.
 public struct StreamLink: Sendable, Equatable, Codable {
@@ -105,7 +105,7 @@ public final class StreamLinkSigner: Sendable {
     /// again for each of a playlist's thousands of URIs. Never mutated, so sharing it is safe.
     nonisolated(unsafe) private let nonceHMAC: HMAC<SHA256>
     /// Recently opened paths, so a player's many range requests skip the decryption and JSON work.
-    private let verified = NIOLockedValueBox<VerifiedPaths>(VerifiedPaths())
+    private let verified = Mutex<VerifiedPaths>(VerifiedPaths())
 
     /// ChaCha20-Poly1305's nonce and tag sizes.
     static let nonceByteCount = 12
@@ -325,7 +325,7 @@ public final class StreamLinkSigner: Sendable {
         -> StreamLink
     {
         let cacheKey = "\(signature)/\(payload)"
-        if let link = verified.withLockedValue({ $0.links[cacheKey] }) { return link }
+        if let link = verified.withLock({ $0.links[cacheKey] }) { return link }
         guard let nonceBytes = Data(base64URLEncoded: signature), nonceBytes.count == Self.nonceByteCount,
             let body = Data(base64URLEncoded: payload), body.count >= Self.tagByteCount,
             let nonce = try? ChaChaPoly.Nonce(data: nonceBytes),
@@ -346,7 +346,7 @@ public final class StreamLinkSigner: Sendable {
             url: url, headers: headers, kind: decoded.k.flatMap(StreamKind.init(rawValue:)),
             playlist: decoded.p.flatMap(URL.init(string:)), channel: decoded.c)
         try link.validate()
-        verified.withLockedValue { $0.insert(link, for: cacheKey) }
+        verified.withLock { $0.insert(link, for: cacheKey) }
         return link
     }
 

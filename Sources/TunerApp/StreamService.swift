@@ -2,9 +2,9 @@ import Foundation
 import Logging
 import MediaCache
 import MediaFormats
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// Plays streams through the cache: media as it is, HLS playlists with every URI rewritten to a
 /// signed proxy URL, keys passed through without touching the disk, and the next segments
@@ -16,13 +16,13 @@ public final class StreamService: Sendable {
     let cache: MediaCache
     let signer: StreamLinkSigner
     let logger: Logger
-    private let playlists = NIOLockedValueBox<[String: KnownPlaylist]>([:])
-    private let prefetching = NIOLockedValueBox<Set<String>>([])
+    private let playlists = Mutex<[String: KnownPlaylist]>([:])
+    private let prefetching = Mutex<Set<String>>([])
     /// Runs the pre-fetches, so the engine's shutdown cancels and awaits them.
     private let work: BackgroundWork
-    private let counters = NIOLockedValueBox<[StreamKind: StreamCounters]>([:])
+    private let counters = Mutex<[StreamKind: StreamCounters]>([:])
     /// URLs whose bytes were seen not to be a playlist, so their later requests are not sniffed.
-    private let notPlaylists = NIOLockedValueBox<Set<String>>([])
+    private let notPlaylists = Mutex<Set<String>>([])
 
     /// Requests and bytes served for one kind of stream.
     public struct StreamCounters: Sendable, Codable, Equatable {
@@ -66,7 +66,7 @@ public final class StreamService: Sendable {
 
     /// How many rewritten playlist texts are held in memory, and their bytes (for tests and stats).
     var rewrittenTexts: (count: Int, bytes: Int) {
-        playlists.withLockedValue { playlists in
+        playlists.withLock { playlists in
             playlists.values.reduce((0, 0)) { sum, known in
                 (sum.0 + known.rewritten.count, sum.1 + known.rewritten.values.reduce(0) { $0 + $1.readableBytes })
             }
@@ -75,7 +75,7 @@ public final class StreamService: Sendable {
 
     /// Per-kind counters (`playlist`, `segment`, `key`, …; links made by users count as `other`).
     public var statistics: [String: StreamCounters] {
-        counters.withLockedValue { Dictionary(uniqueKeysWithValues: $0.map { ($0.key.rawValue, $0.value) }) }
+        counters.withLock { Dictionary(uniqueKeysWithValues: $0.map { ($0.key.rawValue, $0.value) }) }
     }
 
     /// Serves one request of a proxy URL. `proxyBase` (like `http://127.0.0.1:8080`) is where the
@@ -184,7 +184,7 @@ public final class StreamService: Sendable {
     /// Whether the answer to a user's link (`url`) may be a playlist, so its first bytes must be
     /// read: not when the URL was seen not to be one (checked first: no look at the headers).
     private func mayNeedSniffing(_ response: MediaResponse, url: String) -> Bool {
-        !notPlaylists.withLockedValue { $0.contains(url) } && Self.mayBePlaylist(response)
+        !notPlaylists.withLock { $0.contains(url) } && Self.mayBePlaylist(response)
     }
 
     /// A user's link whose answer may be a playlist: read whole (on the pool, see `.playlist`)
@@ -214,7 +214,7 @@ public final class StreamService: Sendable {
                 body: MediaBody { try await $0.write(ByteBuffer(string: "the origin's answer was cut short\n")) })
         }
         guard Self.looksLikePlaylist(body) else {
-            notPlaylists.withLockedValue { known in
+            notPlaylists.withLock { known in
                 if known.count >= 10_000 { known.removeAll(keepingCapacity: true) }
                 known.insert(link.url.absoluteString)
             }
@@ -259,7 +259,7 @@ public final class StreamService: Sendable {
     /// The remembered playlist of `url`, unless it has expired.
     private func freshPlaylist(_ url: URL) -> KnownPlaylist? {
         let now = ContinuousClock.now
-        guard let known = playlists.withLockedValue({ $0[url.absoluteString] }), known.expires.map({ now < $0 }) ?? true
+        guard let known = playlists.withLock({ $0[url.absoluteString] }), known.expires.map({ now < $0 }) ?? true
         else { return nil }
         return known
     }
@@ -316,11 +316,11 @@ public final class StreamService: Sendable {
         var known = KnownPlaylist(
             playlist: playlist, finalURL: finalURL, headers: link.headers, expires: expires, lastUsed: now,
             rewritten: [:])
-        let previous = playlists.withLockedValue { $0[link.url.absoluteString] }
+        let previous = playlists.withLock { $0[link.url.absoluteString] }
         if playlist.isLive, let previous, !previous.playlist.isMaster {
             known.departed = Self.departedSegments(from: previous, before: playlist.mediaSequence)
         }
-        playlists.withLockedValue { playlists in
+        playlists.withLock { playlists in
             // Bound memory: forget the least recently used playlists beyond 64.
             if playlists.count >= 64, let oldest = playlists.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key {
                 playlists[oldest] = nil
@@ -457,7 +457,7 @@ public final class StreamService: Sendable {
             bytes = cached
         } else {
             bytes = await Self.offLoop { rewrite(known, link: link, target: target) }
-            playlists.withLockedValue { playlists in
+            playlists.withLock { playlists in
                 // The base comes from the request's Host: bound how many are kept per playlist,
                 // and the rewritten bytes in all, so varying it cannot grow memory.
                 let held = playlists.values.reduce(0) { $0 + $1.rewritten.values.reduce(0) { $0 + $1.readableBytes } }
@@ -470,12 +470,12 @@ public final class StreamService: Sendable {
                 playlists[link.url.absoluteString]?.rewritten[target] = bytes
             }
         }
-        playlists.withLockedValue { $0[link.url.absoluteString]?.lastUsed = .now }
+        playlists.withLock { $0[link.url.absoluteString]?.lastUsed = .now }
         var headers: HTTPHeaders = [
             "Content-Type": "application/vnd.apple.mpegurl", "Content-Length": String(bytes.readableBytes),
         ]
         headers.add(name: "Cache-Control", value: known.expires == nil ? "max-age=3600" : "no-cache")
-        counters.withLockedValue {
+        counters.withLock {
             $0[.playlist, default: StreamCounters()].requests += 1
             $0[.playlist, default: StreamCounters()].bytes += Int64(bytes.readableBytes)
         }
@@ -579,7 +579,7 @@ public final class StreamService: Sendable {
         guard playlist.kind == nil || playlist.kind == .playlist else {
             return Self.answer(404, "this link is not a playlist's, so it has no segments")
         }
-        var known = playlists.withLockedValue { $0[playlist.url.absoluteString] }
+        var known = playlists.withLock { $0[playlist.url.absoluteString] }
         if known.map({ $0.expires.map { ContinuousClock.now >= $0 } ?? false }) ?? true {
             // A playlist that cannot be reloaded now still names the segments it had.
             known = (try? await loadPlaylist(playlist)) ?? known
@@ -607,7 +607,7 @@ public final class StreamService: Sendable {
         of playlist: StreamLink, number: Int, range: String?, ifRange: String?, requestID: String
     ) -> MediaResponse? {
         guard playlist.kind == nil || playlist.kind == .playlist,
-            let known = playlists.withLockedValue({ $0[playlist.url.absoluteString] }),
+            let known = playlists.withLock({ $0[playlist.url.absoluteString] }),
             known.expires.map({ ContinuousClock.now < $0 }) ?? true,
             case .found(let link, let position) = Self.segment(number, of: playlist, in: known)
         else { return nil }
@@ -661,7 +661,7 @@ public final class StreamService: Sendable {
 
     /// After a media playlist is served: the first segments of a VOD, the newest of a live one.
     private func prefetchStart(of playlistURL: URL) {
-        guard prefetchCount > 0, let known = playlists.withLockedValue({ $0[playlistURL.absoluteString] }) else {
+        guard prefetchCount > 0, let known = playlists.withLock({ $0[playlistURL.absoluteString] }) else {
             return
         }
         let count = known.playlist.segments.count
@@ -688,16 +688,16 @@ public final class StreamService: Sendable {
             {
                 continue
             }
-            guard prefetching.withLockedValue({ $0.insert(key).inserted }) else { continue }
-            let started = work.start { [cache, prefetching, logger] in
-                defer { _ = prefetching.withLockedValue { $0.remove(key) } }
+            guard prefetching.withLock({ $0.insert(key).inserted }) else { continue }
+            let started = work.start { [self, cache, logger] in
+                defer { _ = self.prefetching.withLock { $0.remove(key) } }
                 do {
                     _ = try await cache.preload(url: url, upstreamHeaders: headers, range: range)
                 } catch {
                     logger.debug("pre-fetch failed", metadata: ["url": "\(url)", "error": "\(error)"])
                 }
             }
-            if started == nil { _ = prefetching.withLockedValue { $0.remove(key) } }
+            if started == nil { _ = prefetching.withLock { $0.remove(key) } }
         }
     }
 
@@ -718,23 +718,23 @@ public final class StreamService: Sendable {
 
     private func counted(_ response: MediaResponse, kind: StreamKind) -> MediaResponse {
         guard let body = response.body else {
-            counters.withLockedValue { $0[kind, default: StreamCounters()].requests += 1 }
+            counters.withLock { $0[kind, default: StreamCounters()].requests += 1 }
             return response
         }
         // Already read, or one region sent whole: counted now, and left as it is so it can go out
         // with the head (or by `sendfile`).
         if let length = body.bytes.map({ Int64($0.readableBytes) }) ?? body.region?.count {
-            counters.withLockedValue {
+            counters.withLock {
                 $0[kind, default: StreamCounters()].requests += 1
                 $0[kind, default: StreamCounters()].bytes += length
             }
             return response
         }
-        counters.withLockedValue { $0[kind, default: StreamCounters()].requests += 1 }
+        counters.withLock { $0[kind, default: StreamCounters()].requests += 1 }
         var counting = response
-        counting.body = MediaBody { [counters] sink in
+        counting.body = MediaBody { [self] sink in
             var tallied: any MediaBodySink = CountingSink(inner: sink) { count in
-                counters.withLockedValue { $0[kind, default: StreamCounters()].bytes += Int64(count) }
+                self.counters.withLock { $0[kind, default: StreamCounters()].bytes += Int64(count) }
             }
             try await body.write(into: &tallied)
         }

@@ -4,9 +4,9 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import MediaCache
-import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 import TunerApp
 import UnixSignals
 
@@ -16,7 +16,7 @@ import UnixSignals
 /// and ``stop()``.
 public final class TunerServer: Sendable {
     public let engine: TunerEngine
-    private let state = NIOLockedValueBox<RunState>(RunState())
+    private let state = Mutex<RunState>(RunState())
 
     struct RunState {
         var port: Int?
@@ -29,7 +29,7 @@ public final class TunerServer: Sendable {
     }
 
     /// The port the server listens on, once it runs.
-    public var port: Int? { state.withLockedValue { $0.port } }
+    public var port: Int? { state.withLock { $0.port } }
 
     /// `http://host:port` of the running server.
     public var baseURL: String {
@@ -129,7 +129,7 @@ public final class TunerServer: Sendable {
                     uploadOrigins: [], throttle: engine.credentialThrottle))
             small.add(middleware: RedactingErrorMiddleware())
             var device = OutputController(engine: engine, token: token, fallbackBaseURL: { [self] in baseURL })
-            device.mainPort = { [state] in state.withLockedValue { $0.port } }
+            device.mainPort = { [self] in self.state.withLock { $0.port } }
             device.rootOpen = true
             device.addRootRoutes(to: small)
             discovery.append(
@@ -146,13 +146,13 @@ public final class TunerServer: Sendable {
             discovery.append(
                 SSDPService(
                     engine: engine, port: configuration.ssdpPort, token: token,
-                    httpPort: { [state] in state.withLockedValue { $0.port } }))
+                    httpPort: { [self] in self.state.withLock { $0.port } }))
         }
         if configuration.hdhomerunDiscoveryPort > 0 {
             discovery.append(
                 HDHomeRunDiscoveryService(
                     engine: engine, port: configuration.hdhomerunDiscoveryPort, token: token,
-                    httpPort: { [state] in state.withLockedValue { $0.port } }))
+                    httpPort: { [self] in self.state.withLock { $0.port } }))
         }
         // The same router answers WebSocket upgrades (only /api/v1/events has one), behind the same
         // guard. Pings every 15 s; a peer that leaves one unanswered until the next is closed.
@@ -170,9 +170,9 @@ public final class TunerServer: Sendable {
                 CacheHistoryService(admin: engine.cacheAdmin),
                 EventsService(engine: engine),
             ] + discovery,
-            onServerRunning: { [state, engine] channel in
+            onServerRunning: { [self, engine] channel in
                 let port = channel.localAddress?.port ?? 0
-                state.withLockedValue { $0.port = port }
+                self.state.withLock { $0.port = port }
                 engine.live.setLocalBaseURL(self.baseURL)
                 await onListening(port)
             },
@@ -191,8 +191,8 @@ public final class TunerServer: Sendable {
             configuration: .init(
                 services: [app, LiveShutdownService(engine: engine)], gracefulShutdownSignals: shutdownSignals,
                 logger: engine.logger))
-        state.withLockedValue { $0.group = group }
-        defer { state.withLockedValue { $0.group = nil } }
+        state.withLock { $0.group = group }
+        defer { state.withLock { $0.group = nil } }
         do {
             try await group.run()
         } catch {
@@ -218,7 +218,7 @@ public final class TunerServer: Sendable {
             }
             listening.continuation.finish()
         }
-        server.state.withLockedValue { $0.task = task }
+        server.state.withLock { $0.task = task }
         for await _ in listening.stream { return server }
         try await task.value
         throw FeatureError(.failed, "the server stopped before it listened; its log says why")
@@ -226,7 +226,7 @@ public final class TunerServer: Sendable {
 
     /// Stops a server started with ``start(configuration:logger:)`` and waits for it to finish.
     public func stop() async throws {
-        let (group, task) = state.withLockedValue { ($0.group, $0.task) }
+        let (group, task) = state.withLock { ($0.group, $0.task) }
         await group?.triggerGracefulShutdown()
         try await task?.value
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 import Tus
 
 #if canImport(Glibc)
@@ -70,7 +70,7 @@ public final class TusUploadStore: Sendable {
     public let configuration: Configuration
     private let logger: Logger
     /// Ids with a PATCH or termination in progress.
-    private let busy = NIOLockedValueBox<Set<String>>([])
+    private let busy = Mutex<Set<String>>([])
 
     /// Bytes gathered before one `pwrite`, so the disk sees few large writes, not one per packet.
     private static let writeBatch = 1 << 20
@@ -385,7 +385,7 @@ public final class TusUploadStore: Sendable {
     }
 
     private func lock(_ id: String) throws {
-        let acquired = busy.withLockedValue { $0.insert(id).inserted }
+        let acquired = busy.withLock { $0.insert(id).inserted }
         guard acquired else {
             // Terminations and expiry sweeps delete the info file first, while they hold the
             // lock: an upload without it is gone, not busy.
@@ -396,7 +396,7 @@ public final class TusUploadStore: Sendable {
     }
 
     private func unlock(_ id: String) {
-        _ = busy.withLockedValue { $0.remove(id) }
+        _ = busy.withLock { $0.remove(id) }
     }
 
     private func readInfo(_ id: String) throws -> TusUploadInfo {

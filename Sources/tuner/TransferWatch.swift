@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import Transfers
 import TunerAPI
 
@@ -133,37 +134,33 @@ enum TransferWatch {
 }
 
 /// Writes a ``TransferProgressRenderer``'s text to standard output: bars when it is a terminal,
-/// plain lines otherwise. Events and ticks come from different tasks, hence the lock.
-final class ProgressOutput: @unchecked Sendable {
-    private let lock = NSLock()
-    private var renderer: TransferProgressRenderer
+/// plain lines otherwise. Events and ticks come from different tasks, hence the mutex.
+final class ProgressOutput: Sendable {
+    private let renderer: Mutex<TransferProgressRenderer>
     private let start = ContinuousClock.now
 
     init(tasks: [TransferTask]) {
-        renderer = TransferProgressRenderer(tasks: tasks, terminalWidth: Self.terminalWidth())
+        renderer = Mutex(TransferProgressRenderer(tasks: tasks, terminalWidth: Self.terminalWidth()))
     }
 
     func handle(_ event: TransferEvent) {
-        lock.lock()
-        defer { lock.unlock() }
-        write(renderer.handle(event))
+        renderer.withLock { write($0.handle(event)) }
     }
 
     func tick() {
-        lock.lock()
-        defer { lock.unlock() }
         let elapsed = ContinuousClock.now - start
-        write(renderer.tick(now: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+        let now = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        renderer.withLock { write($0.tick(now: now)) }
     }
 
     /// Clears the bars and returns the newest state of every task; deleted ones come back as
     /// `removed` so the caller counts them as failed.
     func finish() -> [TransferTask] {
-        lock.lock()
-        defer { lock.unlock() }
-        write(renderer.finish())
-        let deleted = renderer.deletedIDs
-        return renderer.latestTasks.map { task in
+        let (deleted, latest) = renderer.withLock { renderer in
+            write(renderer.finish())
+            return (renderer.deletedIDs, renderer.latestTasks)
+        }
+        return latest.map { task in
             var task = task
             if deleted.contains(task.id) {
                 task.state = .removed

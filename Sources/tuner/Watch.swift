@@ -2,6 +2,7 @@ import ArgumentParser
 import Catalog
 import Foundation
 import ServerLink
+import Synchronization
 import Transfers
 import TunerAPI
 
@@ -76,54 +77,63 @@ struct Watch: AsyncParsableCommand {
 
 /// What `tuner watch` shows: the transfers through a ``ProgressOutput`` (rebuilt when a new task
 /// appears, since a renderer follows the tasks it was made with) and a line per import step.
-final class WatchScreen: @unchecked Sendable {
-    private let lock = NSLock()
-    private var output: ProgressOutput
-    /// The unfinished transfers, by id.
-    private var unfinished: [Int64: TransferTask]
-    /// Sources being imported, with when their last progress line was printed.
-    private var imports: [Int64: ContinuousClock.Instant] = [:]
+final class WatchScreen: Sendable {
+    private struct State {
+        var output: ProgressOutput
+        /// The unfinished transfers, by id.
+        var unfinished: [Int64: TransferTask]
+        /// Sources being imported, with when their last progress line was printed.
+        var imports: [Int64: ContinuousClock.Instant] = [:]
+
+        mutating func rebuild() {
+            _ = output.finish()
+            output = ProgressOutput(tasks: unfinished.values.sorted { $0.id < $1.id })
+        }
+    }
+    private let state: Mutex<State>
 
     init(tasks: [TransferTask]) {
         let open = tasks.filter { !$0.state.isFinished }
-        unfinished = Dictionary(open.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
-        output = ProgressOutput(tasks: open)
+        state = Mutex(
+            State(
+                output: ProgressOutput(tasks: open),
+                unfinished: Dictionary(open.map { ($0.id, $0) }, uniquingKeysWith: { $1 })))
     }
 
     /// No transfer waiting or running (paused ones wait for the user), no import running.
     var isIdle: Bool {
-        lock.withLock { unfinished.values.allSatisfy { $0.state == .paused } && imports.isEmpty }
+        state.withLock { $0.unfinished.values.allSatisfy { $0.state == .paused } && $0.imports.isEmpty }
     }
 
     func handle(_ event: ServerEventMessage) {
-        lock.withLock {
+        state.withLock { state in
             switch event.type {
             case "transfer.changed":
                 guard let task = try? TransfersTarget.decoder().decode(TransferTask.self, from: event.data) else {
                     return
                 }
-                if unfinished[task.id] == nil, !task.state.isFinished {
-                    unfinished[task.id] = task
-                    rebuild()
+                if state.unfinished[task.id] == nil, !task.state.isFinished {
+                    state.unfinished[task.id] = task
+                    state.rebuild()
                 }
-                output.handle(.changed(task))
-                if task.state.isFinished { unfinished[task.id] = nil } else { unfinished[task.id] = task }
+                state.output.handle(.changed(task))
+                if task.state.isFinished { state.unfinished[task.id] = nil } else { state.unfinished[task.id] = task }
             case "transfer.progress":
                 guard let progress = try? TransfersTarget.decoder().decode(TransferProgress.self, from: event.data)
                 else { return }
-                output.handle(.progress(progress))
+                state.output.handle(.progress(progress))
             case "transfer.deleted":
                 struct Deleted: Decodable { var id: Int64 }
                 guard let id = try? JSONDecoder().decode(Deleted.self, from: event.data).id else { return }
-                output.handle(.deleted(id: id))
-                unfinished[id] = nil
+                state.output.handle(.deleted(id: id))
+                state.unfinished[id] = nil
             case "import.progress":
                 guard let progress = try? JSONDecoder().decode(CatalogImportProgress.self, from: event.data) else {
                     return
                 }
                 let now = ContinuousClock.now
-                if let last = imports[progress.sourceID], now - last < .seconds(1) { return }
-                imports[progress.sourceID] = now
+                if let last = state.imports[progress.sourceID], now - last < .seconds(1) { return }
+                state.imports[progress.sourceID] = now
                 var line = "import of source \(progress.sourceID): \(progress.phase) "
                 line += TransferProgressRenderer.size(progress.bytes)
                 if let total = progress.totalBytes { line += " of " + TransferProgressRenderer.size(total) }
@@ -135,7 +145,7 @@ final class WatchScreen: @unchecked Sendable {
                     var error: String?
                 }
                 guard let result = try? JSONDecoder().decode(Result.self, from: event.data) else { return }
-                imports[result.sourceID] = nil
+                state.imports[result.sourceID] = nil
                 if let error = result.error {
                     print("import of source \(result.sourceID) failed: \(error)")
                 } else {
@@ -150,32 +160,27 @@ final class WatchScreen: @unchecked Sendable {
 
     /// After a resync: the server's list replaces what was known.
     func reload(_ tasks: [TransferTask]) {
-        lock.withLock {
-            for task in tasks { output.handle(.changed(task)) }
+        state.withLock { state in
+            for task in tasks { state.output.handle(.changed(task)) }
             let open = tasks.filter { !$0.state.isFinished }
-            unfinished = Dictionary(open.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+            state.unfinished = Dictionary(open.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
             // An import that ended while the connection was down sent its result then.
-            imports = [:]
-            rebuild()
+            state.imports = [:]
+            state.rebuild()
         }
     }
 
     func note(_ line: String) {
-        lock.withLock {
+        state.withLock { _ in
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
     }
 
     func tick() {
-        lock.withLock { output.tick() }
+        state.withLock { $0.output.tick() }
     }
 
     func close() {
-        lock.withLock { _ = output.finish() }
-    }
-
-    private func rebuild() {
-        _ = output.finish()
-        output = ProgressOutput(tasks: unfinished.values.sorted { $0.id < $1.id })
+        state.withLock { _ = $0.output.finish() }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Re-imports sources when their refresh interval has passed (daily by default, per source),
 /// and their guides with them; old programmes are pruned after each round.
@@ -14,7 +15,7 @@ public final class CatalogRefreshScheduler: Sendable {
     let guideRetention: Int64
     let logger: Logger
     /// When each source was last tried, in this process (failures do not move `lastRefresh`).
-    private let attempts = LockedAttempts()
+    private let attempts = Mutex<[Int64: Date]>([:])
     /// How a due source is refreshed, when the owner has its own way (the app's `Library`, which
     /// reports progress and results to the live events); nil: the importer directly.
     let refresher: (@Sendable (CatalogSource) async throws -> Void)?
@@ -33,7 +34,7 @@ public final class CatalogRefreshScheduler: Sendable {
     /// Whether `source` is due at `now`.
     public func isDue(_ source: CatalogSource, now: Date) -> Bool {
         guard source.status != .refreshing else { return false }
-        if let attempt = attempts.withLockedValue({ $0[source.id] }), source.status == .failed,
+        if let attempt = attempts.withLock({ $0[source.id] }), source.status == .failed,
             now.timeIntervalSince(attempt) < min(retryAfterFailure, source.refreshInterval)
         {
             return false
@@ -56,7 +57,7 @@ public final class CatalogRefreshScheduler: Sendable {
         var refreshed: [Int64] = []
         let seconds = Int64(now.timeIntervalSince1970)
         for source in sources where isDue(source, now: now) {
-            attempts.withLockedValue { $0[source.id] = now }
+            attempts.withLock { $0[source.id] = now }
             refreshed.append(source.id)
             if let refresher {
                 do {
@@ -104,17 +105,5 @@ public final class CatalogRefreshScheduler: Sendable {
             }
             await refreshDue()
         }
-    }
-}
-
-/// The scheduler's attempt times, behind a lock.
-private final class LockedAttempts: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: [Int64: Date] = [:]
-
-    func withLockedValue<T>(_ body: (inout [Int64: Date]) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
     }
 }

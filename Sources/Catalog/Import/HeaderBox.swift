@@ -1,14 +1,14 @@
 import Foundation
 import MediaFormats
+import Synchronization
 
 /// The playlist header read inside the import transaction, handed back to the async caller.
-final class HeaderBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: M3UPlaylistHeader?
+final class HeaderBox: Sendable {
+    private let stored = Mutex<M3UPlaylistHeader?>(nil)
     /// Locations of the playlist refused as not http(s).
     let refused = RefusedLocations()
     var value: M3UPlaylistHeader? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The rule for locations a provider names (a playlist's guide URLs, catch-up templates, logos):
 /// http(s) only. Local files come only from what the user typed; a provider that names
@@ -24,36 +25,37 @@ public enum ProviderLocation {
 
 /// What an import refused among the locations a provider named, kept for the source's status.
 /// Filled on the parsing thread and read by the async caller afterwards.
-final class RefusedLocations: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    private var examples: [String] = []
-    private var examplesByRole: [String: Int] = [:]
+final class RefusedLocations: Sendable {
+    private struct State {
+        var count = 0
+        var examples: [String] = []
+        var examplesByRole: [String: Int] = [:]
+    }
+    private let state = Mutex(State())
 
     /// Notes `locations` refused as `role` ("guide", "catch-up template", "logo").
     func record(_ locations: [String], as role: String) {
         guard !locations.isEmpty else { return }
-        lock.withLock {
-            count += locations.count
+        state.withLock { state in
+            state.count += locations.count
             // A few of each role, so a long list of logos does not hide the guide.
-            for location in locations where examplesByRole[role, default: 0] < 3 {
-                examplesByRole[role, default: 0] += 1
-                examples.append("\(role) '\(Self.shown(location))'")
+            for location in locations where state.examplesByRole[role, default: 0] < 3 {
+                state.examplesByRole[role, default: 0] += 1
+                state.examples.append("\(role) '\(Self.shown(location))'")
             }
         }
     }
 
     /// One line for the source's status, or nil when nothing was refused.
     var summary: String? {
-        lock.withLock {
-            guard count > 0 else { return nil }
-            let more = count > examples.count ? ", …" : ""
-            return """
-                refused \(count) location\(count == 1 ? "" : "s") the provider named that \
-                \(count == 1 ? "is" : "are") not http(s) (\(examples.joined(separator: ", "))\(more)); \
-                Tuner reads local files only when you name them
-                """
-        }
+        let (count, examples) = state.withLock { ($0.count, $0.examples) }
+        guard count > 0 else { return nil }
+        let more = count > examples.count ? ", …" : ""
+        return """
+            refused \(count) location\(count == 1 ? "" : "s") the provider named that \
+            \(count == 1 ? "is" : "are") not http(s) (\(examples.joined(separator: ", "))\(more)); \
+            Tuner reads local files only when you name them
+            """
     }
 
     /// The location as the status shows it: short, without control characters or credentials.

@@ -3,9 +3,9 @@ import Fetching
 import Foundation
 import Logging
 import MediaFormats
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// The HTTP side of a download: one resource (a playlist into memory, an item into its file) with
 /// the request's headers, retries with backoff, `Retry-After`, stall detection and length checks.
@@ -138,7 +138,7 @@ struct HLSDownloadFetcher: Sendable {
 
     /// One request, with a watchdog that abandons it when no byte arrives for the stall timeout.
     private func attempt(url: URL, range: HLSByteRange?, destination: String?) async throws -> Outcome {
-        let lastProgress = NIOLockedValueBox(ContinuousClock.now)
+        let lastProgress = ProgressClock()
         let stallTimeout = retry.stallTimeout
         return try await withThrowingTaskGroup(of: Outcome?.self) { group in
             group.addTask {
@@ -148,7 +148,7 @@ struct HLSDownloadFetcher: Sendable {
                 let interval = max(stallTimeout / 4, .milliseconds(20))
                 while true {
                     try await Task.sleep(for: interval)
-                    if ContinuousClock.now - lastProgress.withLockedValue({ $0 }) > stallTimeout {
+                    if lastProgress.sinceLast > stallTimeout {
                         throw AttemptFailure.stalled
                     }
                 }
@@ -162,7 +162,7 @@ struct HLSDownloadFetcher: Sendable {
     }
 
     private func transfer(
-        url: URL, range: HLSByteRange?, destination: String?, lastProgress: NIOLockedValueBox<ContinuousClock.Instant>
+        url: URL, range: HLSByteRange?, destination: String?, lastProgress: ProgressClock
     ) async throws -> Outcome {
         var request = HTTPClientRequest(url: url.absoluteString)
         for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
@@ -184,7 +184,7 @@ struct HLSDownloadFetcher: Sendable {
         } catch {
             throw AttemptFailure.transport(error)
         }
-        lastProgress.withLockedValue { $0 = .now }
+        lastProgress.tick()
 
         let status = Int(response.status.code)
         guard status == 200 || (status == 206 && range != nil) else {
@@ -223,7 +223,7 @@ struct HLSDownloadFetcher: Sendable {
             var bytes: [UInt8] = []
             do {
                 for try await chunk in response.body {
-                    lastProgress.withLockedValue { $0 = .now }
+                    lastProgress.tick()
                     activity()
                     bytes.append(contentsOf: chunk.readableBytesView)
                     if bytes.count > Self.maxPlaylistBytes {
@@ -257,7 +257,7 @@ struct HLSDownloadFetcher: Sendable {
         var kept: Int64 = 0  // bytes written
         do {
             for try await chunk in response.body {
-                lastProgress.withLockedValue { $0 = .now }
+                lastProgress.tick()
                 activity()
                 var chunk = chunk
                 let chunkStart = received
@@ -310,4 +310,13 @@ struct HLSDownloadFetcher: Sendable {
         guard let header, let seconds = RetryPolicy.parseRetryAfter(header) else { return nil }
         return .seconds(Int64(seconds.rounded(.up)))
     }
+}
+
+/// When an attempt last made progress, read by its stall watchdog while the transfer ticks it.
+private final class ProgressClock: Sendable {
+    private let last = Mutex(ContinuousClock.now)
+
+    func tick() { last.withLock { $0 = .now } }
+
+    var sinceLast: Duration { ContinuousClock.now - last.withLock { $0 } }
 }

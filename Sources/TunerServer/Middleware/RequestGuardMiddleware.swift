@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOConcurrencyHelpers
+import Synchronization
 import TunerApp
 
 /// The server's access control, in front of every route. It fails closed: anything it cannot
@@ -296,7 +296,7 @@ struct RequestGuardMiddleware: RouterMiddleware {
 /// refused one is parsed (and refused) every time; the set is emptied when full, so a client
 /// cycling through names costs memory for at most `capacity` of them.
 final class AcceptedHosts: Sendable {
-    private let hosts = NIOLockedValueBox<Set<String>>([])
+    private let hosts = Mutex<Set<String>>([])
     let capacity: Int
 
     init(capacity: Int = 64) {
@@ -304,11 +304,11 @@ final class AcceptedHosts: Sendable {
     }
 
     func contains(_ host: String) -> Bool {
-        hosts.withLockedValue { $0.contains(host) }
+        hosts.withLock { $0.contains(host) }
     }
 
     func remember(_ host: String) {
-        hosts.withLockedValue { hosts in
+        hosts.withLock { hosts in
             guard !hosts.contains(host) else { return }
             if hosts.count >= capacity { hosts.removeAll(keepingCapacity: true) }
             hosts.insert(host)

@@ -2,7 +2,7 @@ import Dispatch
 import HTTPTypes
 import Hummingbird
 import Metrics
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// Requests by route, method and status, their durations and the requests in progress, into
 /// swift-metrics, under the names Hummingbird's `MetricsMiddleware` uses (`/metrics` renames them).
@@ -88,11 +88,11 @@ struct RequestMetricsMiddleware: RouterMiddleware {
     /// The metrics objects made so far: the factory's own lookup by label and dimensions costs
     /// more than a dictionary read.
     final class Store: Sendable {
-        private let endpoints = NIOLockedValueBox<[Key: Endpoint]>([:])
-        private let methods = NIOLockedValueBox<[HTTPRequest.Method: Meter]>([:])
+        private let endpoints = Mutex<[Key: Endpoint]>([:])
+        private let methods = Mutex<[HTTPRequest.Method: Meter]>([:])
 
         func endpoint(_ key: Key) -> Endpoint {
-            endpoints.withLockedValue { endpoints in
+            endpoints.withLock { endpoints in
                 if let known = endpoints[key] { return known }
                 let made = Endpoint(key)
                 endpoints[key] = made
@@ -108,7 +108,7 @@ struct RequestMetricsMiddleware: RouterMiddleware {
         }
 
         func active(_ method: HTTPRequest.Method) -> Meter {
-            methods.withLockedValue { methods in
+            methods.withLock { methods in
                 if let known = methods[method] { return known }
                 let made = Meter(
                     label: "http.server.active_requests", dimensions: [("http.request.method", method.rawValue)])
