@@ -190,6 +190,28 @@ import TunerTesting
         try await origin.shutdown()
     }
 
+    @Test func aSeekDuringAWholeBodyDoesNotStartASecondOne() async throws {
+        let origin = try await TestOrigin.start()
+        let (cache, directory) = try Self.makeCache()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let size = 8 << 20
+        let url = URL(string: "\(origin.baseURL)/files/seek.bin?size=\(size)&norange=1&drip=65536,5")!
+        let expected = TestOrigin.content(name: "seek.bin", range: 0..<size)
+        // A player reads from the start without Range (a 200 that says nothing about Range yet)...
+        let whole = await cache.serve(MediaRequest(url: url))
+        let player = Task { await whole.collectBody(limit: 1 << 24) }
+        // ...and another seeks near the end: its fetch gets 200 from byte 0 too. That one is
+        // dropped and the seeker waits for the first, which goes on to the end.
+        let seek = await cache.serve(MediaRequest(url: url, range: "bytes=\(size - 1000)-"))
+        #expect(await seek.collectBody(limit: 1 << 20) == Array(expected[(size - 1000)...]))
+        #expect(await player.value == expected)
+        #expect(origin.requestCount == 2)
+        // The dropped answer cost only what was in flight when it was closed.
+        #expect(origin.bodyBytesSent <= size + (1 << 20), "sent \(origin.bodyBytesSent)")
+        try await cache.shutdown()
+        try await origin.shutdown()
+    }
+
     @Test func aReaderGivesUpAfterTheWaitCapWhileTheFetchGoesOn() async throws {
         let origin = try await TestOrigin.start()
         let (cache, directory) = try Self.makeCache(maxWaitSeconds: 1)
