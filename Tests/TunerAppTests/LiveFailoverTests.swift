@@ -134,6 +134,38 @@ import TunerAPI
         #expect(held.packets.readableBytes == 0 && held.sawPackets && held.progressed)
     }
 
+    /// An upstream that loops a short file verbatim (every PID's counter jumps each round) is not
+    /// garbled: with a limit of five errors, forty rounds a second leave it alone.
+    @Test func anUpstreamLoopingAFileIsNotLeft() async throws {
+        var settings = LiveSettings()
+        settings.continuityErrorLimit = 5
+        let session = LiveSession(
+            id: "loop", channelID: 1, channelName: "One", profile: .direct, settings: settings,
+            logger: Logger(label: "test"))
+        let rounds = NIOLockedValueBox(0)
+        let looping = LiveUpstream(channelID: 1, sourceID: 1, sourceName: "A", label: "A") { deliver in
+            var stream = Stream()
+            let round = stream.frames(10)
+            while !Task.isCancelled {
+                deliver(round)
+                rounds.withLockedValue { $0 += 1 }
+                try await Task.sleep(for: .milliseconds(25))
+            }
+        }
+        session.prepare(looping)
+        _ = session.join(
+            LiveViewerInfo(address: "127.0.0.1", user: nil, outputProfile: nil, joinedAt: Date(), bytes: 0),
+            priority: 0)
+        session.start(looping, next: { _, _ in nil }, onEnd: { _ in })
+        // Six looks of the watchdog at least, each after several rounds.
+        try await Task.sleep(for: .milliseconds(1500))
+        let info = session.info
+        #expect(rounds.withLockedValue { $0 } >= 3, "splices were seen")
+        #expect(session.endReason == nil, "\(session.endReason ?? "")")
+        #expect(info.failovers.isEmpty && info.continuityErrors == 0)
+        await session.stopAndWait("done")
+    }
+
     /// A session whose first upstream lost packets (isolated, in the middle of PES packets: garbled)
     /// switches to a clean second one and stays on it: the first one's errors are not the second's.
     @Test func theAlternativeIsNotChargedWithTheFirstUpstreamsErrors() async throws {
