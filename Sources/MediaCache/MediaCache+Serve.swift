@@ -431,7 +431,15 @@ extension MediaCache {
                 }
                 if failed {
                     // Back off a little before asking a failing origin again.
-                    try await Task.sleep(for: .milliseconds(100 * attempts))
+                    do {
+                        try await Task.sleep(for: .milliseconds(100 * attempts))
+                    } catch {
+                        // Gone before starting it: other readers may already wait for this fetch
+                        // (with an origin that ignores Range, all of them do), so end it, which
+                        // wakes them to plan again, rather than leave it registered and unstarted.
+                        entry.didFinish(fetch: id, error: nil)
+                        throw error
+                    }
                 }
                 waited = true
                 waitingSince = nil

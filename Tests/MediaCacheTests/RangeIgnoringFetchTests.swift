@@ -206,8 +206,9 @@ import TunerTesting
         #expect(await seek.collectBody(limit: 1 << 20) == Array(expected[(size - 1000)...]))
         #expect(await player.value == expected)
         #expect(origin.requestCount == 2)
-        // The dropped answer cost only what was in flight when it was closed.
-        #expect(origin.bodyBytesSent <= size + (1 << 20), "sent \(origin.bodyBytesSent)")
+        // The dropped answer cost only what was in flight when it was closed (on a loaded machine
+        // that can be a megabyte or two; a second whole body would be the file again).
+        #expect(origin.bodyBytesSent <= size + size / 4, "sent \(origin.bodyBytesSent)")
         try await cache.shutdown()
         try await origin.shutdown()
     }
