@@ -32,7 +32,8 @@ public struct LiveStreamInfo: Codable, Sendable, Equatable {
     public var failovers: [LiveFailoverInfo]
     /// Viewers that fell behind the ring and were moved to its newest keyframe.
     public var resyncs: Int
-    /// Continuity counter errors seen in the upstream.
+    /// Continuity counter errors seen in the current upstream (they start again at each failover;
+    /// a splice or a looping file's jump on every stream at once is not one).
     public var continuityErrors: Int
 
     public init(
