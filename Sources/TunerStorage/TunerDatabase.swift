@@ -1,7 +1,8 @@
 import GRDB
 
 /// The one SQLite database of a Tuner data folder (`<data>/tuner.sqlite`): one GRDB
-/// `DatabasePool` (WAL), or a `DatabaseQueue` in memory for tests, and one migrator for every module that keeps rows there.
+/// `DatabasePool` (WAL), or a `DatabaseQueue` in memory for tests, and one migrator for every
+/// module that keeps rows there.
 ///
 /// In the manner of GRDB's `AppDatabase`: each module describes its tables as a
 /// ``DatabaseSchema`` (its migrations and any per-connection setup), and the composition root
