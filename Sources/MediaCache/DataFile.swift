@@ -1,6 +1,6 @@
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -26,17 +26,17 @@ final class DataFile: Sendable {
         let fd = open(path, flags, 0o600)
         guard fd >= 0 else { throw MediaCacheError.io("open", path: path, errno: errno) }
         self.descriptor = fd
-        Self.openCount.withLockedValue { $0 += 1 }
+        Self.openCount.withLock { $0 += 1 }
     }
 
     deinit {
         close(descriptor)
-        Self.openCount.withLockedValue { $0 -= 1 }
+        Self.openCount.withLock { $0 -= 1 }
     }
 
     /// Data files open in this process: the cache closes idle ones beyond
     /// `MediaCacheConfiguration.maxOpenFiles` so touched resources do not use up descriptors.
-    static let openCount = NIOLockedValueBox(0)
+    static let openCount = Mutex(0)
 
     /// Writes all of `buffer` at `offset`.
     func write(_ buffer: ByteBuffer, at offset: Int64) throws {

@@ -1,4 +1,4 @@
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// What one response holds of its entry (a use, which keeps it from eviction, and the fetches it
 /// keeps alive), given back exactly once: when the body ends, or, if the server drops the response
@@ -9,20 +9,20 @@ import NIOConcurrencyHelpers
 final class EntryLease: Sendable {
     private let entry: ResourceEntry
     /// Nil once given back; else the fetches attached when the response was made.
-    private let held: NIOLockedValueBox<Set<Int>?>
+    private let held: Mutex<Set<Int>?>
 
     init(entry: ResourceEntry, attached: Set<Int>) {
         self.entry = entry
         entry.beginUse()
-        held = NIOLockedValueBox(attached)
+        held = Mutex(attached)
     }
 
     /// The fetches attached when the response was made (the body starts from these).
-    var attached: Set<Int> { held.withLockedValue { $0 ?? [] } }
+    var attached: Set<Int> { held.withLock { $0 ?? [] } }
 
     /// Gives back the use and `attached`, the fetches the body holds at its end. Idempotent.
     func release(attached: Set<Int>) {
-        let wasHeld = held.withLockedValue { value -> Bool in
+        let wasHeld = held.withLock { value -> Bool in
             defer { value = nil }
             return value != nil
         }
@@ -32,7 +32,7 @@ final class EntryLease: Sendable {
     }
 
     deinit {
-        if let attached = held.withLockedValue({ $0 }) {
+        if let attached = held.withLock({ $0 }) {
             entry.detach(attached)
             entry.endUse()
         }

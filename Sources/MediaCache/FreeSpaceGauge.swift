@@ -1,5 +1,5 @@
 import Dispatch
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// Free space on the file system holding the cache, measured with `statvfs` but not on every
 /// request: while the last reading is recent and far above the reserve, it stands.
@@ -12,7 +12,7 @@ final class FreeSpaceGauge: Sendable {
     private let path: String
     private let maxAgeNanoseconds: UInt64
     private let margin: Int64
-    private let last = NIOLockedValueBox<(bytes: Int64?, takenAt: UInt64)?>(nil)
+    private let last = Mutex<(bytes: Int64?, takenAt: UInt64)?>(nil)
 
     init(path: String, maxAgeNanoseconds: UInt64 = 250_000_000, margin: Int64 = 1 << 30) {
         self.path = path
@@ -24,13 +24,13 @@ final class FreeSpaceGauge: Sendable {
     /// measures regardless of the last reading (after an eviction freed space).
     func freeBytes(reserve: Int64, fresh: Bool = false) -> Int64? {
         let now = DispatchTime.now().uptimeNanoseconds
-        if !fresh, let reading = last.withLockedValue({ $0 }), now &- reading.takenAt < maxAgeNanoseconds {
+        if !fresh, let reading = last.withLock({ $0 }), now &- reading.takenAt < maxAgeNanoseconds {
             let (needed, overflow) = reserve.addingReportingOverflow(margin)
             if let bytes = reading.bytes, !overflow, bytes >= needed { return bytes }
             if reading.bytes == nil { return nil }
         }
         let bytes = freeDiskBytes(at: path)
-        last.withLockedValue { $0 = (bytes, now) }
+        last.withLock { $0 = (bytes, now) }
         return bytes
     }
 }

@@ -140,7 +140,7 @@ extension MediaCache {
                 }
                 let count = Int64(chunk.readableBytes)
                 try file.write(chunk, at: offset)
-                counters.withLockedValue { $0.originBytes += count }
+                counters.withLock { $0.originBytes += count }
                 entry.didWrite(fetch: id, range: offset..<(offset + count), generation: generation, buffer: chunk)
                 offset += count
                 if offset - unsyncedFrom >= configuration.syncInterval {

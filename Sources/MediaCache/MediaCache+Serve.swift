@@ -285,7 +285,7 @@ extension MediaCache {
             else { return nil }
             entry.beginUse()  // the access time moves, as a read's does
             entry.endUse()
-            counters.withLockedValue { $0.hitBytes += length }
+            counters.withLock { $0.hitBytes += length }
             let region = CachedFileRegion(file: file, offset: parts[0].range.lowerBound, count: length)
             return MediaResponse(
                 status: status, headers: headers,
@@ -339,7 +339,7 @@ extension MediaCache {
         } catch {
             return nil
         }
-        counters.withLockedValue { $0.hitBytes += count }
+        counters.withLock { $0.hitBytes += count }
         return buffer
     }
 
@@ -376,7 +376,7 @@ extension MediaCache {
         /// Counts bytes handed to the sink (a miss if this reader had to wait for them) and moves on.
         func delivered(_ count: Int64) {
             let wasMiss = waited
-            counters.withLockedValue { wasMiss ? ($0.missBytes += count) : ($0.hitBytes += count) }
+            counters.withLock { wasMiss ? ($0.missBytes += count) : ($0.hitBytes += count) }
             position += count
             attempts = 0
             waitingSince = nil
@@ -479,7 +479,7 @@ extension MediaCache {
         }
         let body = MediaBody { [self] sink in
             for try await chunk in response.body {
-                counters.withLockedValue {
+                counters.withLock {
                     $0.missBytes += Int64(chunk.readableBytes)
                     $0.originBytes += Int64(chunk.readableBytes)
                 }

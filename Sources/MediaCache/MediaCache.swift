@@ -3,8 +3,8 @@ import Fetching
 import Foundation
 import Logging
 import MediaFormats
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 /// A range-sliced disk cache of media resources that serves while it fetches.
 ///
@@ -17,13 +17,13 @@ public final class MediaCache: Sendable {
     let index: CacheIndex
     let upstream: UpstreamClient
     private let ownsHTTPClient: Bool
-    private let entries: NIOLockedValueBox<[String: ResourceEntry]>
-    let counters: NIOLockedValueBox<Counters>
-    private let evicting = NIOLockedValueBox(false)
-    private let closingFiles = NIOLockedValueBox(false)
-    private let recentErrors: NIOLockedValueBox<[String: UpstreamErrorRecord]>
+    private let entries: Mutex<[String: ResourceEntry]>
+    let counters: Mutex<Counters>
+    private let evicting = Mutex(false)
+    private let closingFiles = Mutex(false)
+    private let recentErrors: Mutex<[String: UpstreamErrorRecord]>
     /// URL → cache key, so a player's many range requests skip the normalisation and hashing.
-    private let keys = NIOLockedValueBox<[String: String]>([:])
+    private let keys = Mutex<[String: String]>([:])
     let allocator = ByteBufferAllocator()
     /// Free space on the cache's disk, measured only as often as the reserve needs.
     let freeSpace: FreeSpaceGauge
@@ -54,15 +54,15 @@ public final class MediaCache: Sendable {
                 stored: stored, path: Self.dataPath(directory: configuration.directory, key: stored.key))
             durable += stored.spans.count
         }
-        entries = NIOLockedValueBox(loaded)
+        entries = Mutex(loaded)
         let savedCounters = try index.loadCounters()
-        counters = NIOLockedValueBox(
+        counters = Mutex(
             Counters(
                 hitBytes: savedCounters["hitBytes"] ?? 0, missBytes: savedCounters["missBytes"] ?? 0,
                 originBytes: savedCounters["originBytes"] ?? 0, durableBytes: durable))
         var errors: [String: UpstreamErrorRecord] = [:]
         for record in try index.loadErrors() { errors[record.url] = record }
-        recentErrors = NIOLockedValueBox(errors)
+        recentErrors = Mutex(errors)
         // The client last, once nothing can throw: one made and dropped unshut traps (debug builds).
         let client: HTTPClient
         if let httpClient {
@@ -100,7 +100,7 @@ public final class MediaCache: Sendable {
     public func shutdown() async throws {
         // Cancelled fetches sync and index what they wrote on their way out: wait for them, or a
         // stop would lose the last part of every download in flight.
-        let tasks = entries.withLockedValue { $0.values.flatMap { $0.cancelAllFetches() } }
+        let tasks = entries.withLock { $0.values.flatMap { $0.cancelAllFetches() } }
         for task in tasks { await task.value }
         flush()
         if ownsHTTPClient { try await upstream.httpClient.shutdown() }
@@ -117,8 +117,8 @@ public final class MediaCache: Sendable {
 
     /// Writes access times and counters to the index.
     public func flush() {
-        let times = entries.withLockedValue { $0.values.map { ($0.key, $0.snapshot.lastAccess) } }
-        let counters = counters.withLockedValue { $0 }
+        let times = entries.withLock { $0.values.map { ($0.key, $0.snapshot.lastAccess) } }
+        let counters = counters.withLock { $0 }
         do {
             try index.saveAccessTimes(times)
             try index.saveCounters([
@@ -135,7 +135,7 @@ public final class MediaCache: Sendable {
     /// nil otherwise (then ``entry(key:url:)`` makes or replaces it).
     func existingEntry(key: String) -> ResourceEntry? {
         closeIdleFilesIfOverLimit()
-        return entries.withLockedValue { entries in
+        return entries.withLock { entries in
             guard let existing = entries[key], !existing.isEvicted, existing.meta != nil, existing.openFileIfNeeded()
             else { return nil }
             return existing
@@ -147,7 +147,7 @@ public final class MediaCache: Sendable {
     func entry(key: String, url: String) -> ResourceEntry {
         closeIdleFilesIfOverLimit()
         let path = Self.dataPath(directory: configuration.directory, key: key)
-        return entries.withLockedValue { entries in
+        return entries.withLock { entries in
             if let existing = entries[key], !existing.isEvicted {
                 if existing.meta == nil || existing.openFileIfNeeded() { return existing }
             }
@@ -161,26 +161,26 @@ public final class MediaCache: Sendable {
 
     /// Before an entry's file may be opened: ``closeIdleFiles()`` when over `maxOpenFiles`.
     private func closeIdleFilesIfOverLimit() {
-        if DataFile.openCount.withLockedValue({ $0 }) > configuration.maxOpenFiles { closeIdleFiles() }
+        if DataFile.openCount.withLock({ $0 }) > configuration.maxOpenFiles { closeIdleFiles() }
     }
 
     /// Closes the data files of the least recently used idle entries until three quarters of
     /// `maxOpenFiles` are open. Runs only when over the limit, so its scan is rare.
     func closeIdleFiles() {
         guard
-            closingFiles.withLockedValue({ busy in
+            closingFiles.withLock({ busy in
                 if busy { return false }
                 busy = true
                 return true
             })
         else { return }
-        defer { closingFiles.withLockedValue { $0 = false } }
+        defer { closingFiles.withLock { $0 = false } }
         let target = configuration.maxOpenFiles * 3 / 4
-        let byAge = entries.withLockedValue { Array($0.values) }.map { ($0, $0.snapshot.lastAccess) }.sorted {
+        let byAge = entries.withLock { Array($0.values) }.map { ($0, $0.snapshot.lastAccess) }.sorted {
             $0.1 < $1.1
         }
         for (entry, _) in byAge {
-            guard DataFile.openCount.withLockedValue({ $0 }) > target else { break }
+            guard DataFile.openCount.withLock({ $0 }) > target else { break }
             _ = entry.closeFileIfIdle()
         }
     }
@@ -198,9 +198,9 @@ public final class MediaCache: Sendable {
     /// The cache key of `url`, remembered for the URLs seen recently.
     func cacheKey(for url: URL) -> String {
         let text = url.absoluteString
-        if let key = keys.withLockedValue({ $0[text] }) { return key }
+        if let key = keys.withLock({ $0[text] }) { return key }
         let key = configuration.keyRules.key(for: url)
-        keys.withLockedValue { keys in
+        keys.withLock { keys in
             if keys.count >= 10_000 { keys.removeAll(keepingCapacity: true) }
             keys[text] = key
         }
@@ -209,11 +209,11 @@ public final class MediaCache: Sendable {
 
     func existingEntry(for url: URL) -> ResourceEntry? {
         let key = cacheKey(for: url)
-        return entries.withLockedValue { $0[key] }
+        return entries.withLock { $0[key] }
     }
 
     func addDurableBytes(_ delta: Int64) {
-        counters.withLockedValue { $0.durableBytes += delta }
+        counters.withLock { $0.durableBytes += delta }
     }
 
     func recordError(url: String, error: MediaCacheError) {
@@ -221,7 +221,7 @@ public final class MediaCache: Sendable {
         let shown = SecretRedactor.redactURL(url)
         let record = UpstreamErrorRecord(
             url: shown, status: error.status, message: SecretRedactor.redact(error.description), at: Date())
-        recentErrors.withLockedValue { errors in
+        recentErrors.withLock { errors in
             errors[shown] = record
             if errors.count > 100, let oldest = errors.values.min(by: { $0.at < $1.at }) { errors[oldest.url] = nil }
         }
@@ -231,9 +231,9 @@ public final class MediaCache: Sendable {
     // MARK: - Statistics
 
     public func statistics() -> CacheStatistics {
-        let snapshots = entries.withLockedValue { $0.values.map(\.snapshot) }
-        let counters = counters.withLockedValue { $0 }
-        let errors = recentErrors.withLockedValue { Array($0.values) }.sorted { $0.at > $1.at }
+        let snapshots = entries.withLock { $0.values.map(\.snapshot) }
+        let counters = counters.withLock { $0 }
+        let errors = recentErrors.withLock { Array($0.values) }.sorted { $0.at > $1.at }
         return CacheStatistics(
             entries: snapshots.filter { $0.meta != nil }.count,
             bytes: snapshots.reduce(0) { $0 + $1.durableBytes },
@@ -289,15 +289,15 @@ public final class MediaCache: Sendable {
     @discardableResult
     public func evict(downTo budget: Int64) -> Int {
         guard
-            evicting.withLockedValue({ busy in
+            evicting.withLock({ busy in
                 if busy { return false }
                 busy = true
                 return true
             })
         else { return 0 }
-        defer { evicting.withLockedValue { $0 = false } }
+        defer { evicting.withLock { $0 = false } }
 
-        let total = counters.withLockedValue { $0.durableBytes }
+        let total = counters.withLock { $0.durableBytes }
         var excess = total - max(0, budget)
         if let free = freeSpace.freeBytes(reserve: configuration.minimumFreeDiskBytes, fresh: true),
             free < configuration.minimumFreeDiskBytes
@@ -305,7 +305,7 @@ public final class MediaCache: Sendable {
             excess = max(excess, configuration.minimumFreeDiskBytes - free)
         }
         guard excess > 0 else { return 0 }
-        let candidates = entries.withLockedValue { $0.values.map(\.snapshot) }
+        let candidates = entries.withLock { $0.values.map(\.snapshot) }
         let plan = EvictionPlanner.plan(
             candidates: candidates.map {
                 .init(
@@ -313,7 +313,7 @@ public final class MediaCache: Sendable {
             },
             bytesToFree: excess)
         // One pass under the map's lock; file and index work happens after it.
-        let removed: [(key: String, path: String, bytes: Int64)] = entries.withLockedValue { entries in
+        let removed: [(key: String, path: String, bytes: Int64)] = entries.withLock { entries in
             var removed: [(key: String, path: String, bytes: Int64)] = []
             removed.reserveCapacity(plan.count)
             for key in plan {
@@ -346,7 +346,7 @@ public final class MediaCache: Sendable {
     /// Evicts when the cache is over its budget or the disk under its reserve. Called after bytes
     /// are committed and after a reader finishes (a resource in use cannot be evicted before).
     func evictIfOverLimits() {
-        let over = counters.withLockedValue { $0.durableBytes } > configuration.maxBytes
+        let over = counters.withLock { $0.durableBytes } > configuration.maxBytes
         let low =
             configuration.minimumFreeDiskBytes > 0
             && (freeSpace.freeBytes(reserve: configuration.minimumFreeDiskBytes) ?? .max)
@@ -356,7 +356,7 @@ public final class MediaCache: Sendable {
 
     /// Removes everything: running fetches are cancelled, files and index rows deleted.
     public func clear() throws {
-        let all = entries.withLockedValue { entries in
+        let all = entries.withLock { entries in
             let all = Array(entries.values)
             entries = [:]
             return all
@@ -366,8 +366,8 @@ public final class MediaCache: Sendable {
             unlink(entry.path)
         }
         try index.deleteAll()
-        counters.withLockedValue { $0 = Counters() }
-        recentErrors.withLockedValue { $0 = [:] }
+        counters.withLock { $0 = Counters() }
+        recentErrors.withLock { $0 = [:] }
     }
 
     /// Forgets one resource (a live playlist that must not be served from disk later). Readers
@@ -375,7 +375,7 @@ public final class MediaCache: Sendable {
     public func remove(url: URL) {
         let key = cacheKey(for: url)
         guard
-            let entry = entries.withLockedValue({ entries -> ResourceEntry? in
+            let entry = entries.withLock({ entries -> ResourceEntry? in
                 let entry = entries[key]
                 entries[key] = nil
                 return entry
@@ -397,7 +397,7 @@ public final class MediaCache: Sendable {
 
     /// Every pinned resource, by URL.
     public func pinnedResources() -> [PinnedResource] {
-        entries.withLockedValue { $0.values.map(\.snapshot) }
+        entries.withLock { $0.values.map(\.snapshot) }
             .filter(\.pinned)
             .map { PinnedResource(key: $0.key, url: $0.url, bytes: $0.durableBytes) }
             .sorted { $0.url < $1.url }
@@ -406,7 +406,7 @@ public final class MediaCache: Sendable {
     /// Unpins the resource with cache key `key` (from ``pinnedResources()``); false when no
     /// resource has that key.
     public func unpin(key: String) throws -> Bool {
-        guard let entry = entries.withLockedValue({ $0[key] }) else { return false }
+        guard let entry = entries.withLock({ $0[key] }) else { return false }
         entry.setPinned(false)
         try index.setPinned(key: key, pinned: false)
         return true

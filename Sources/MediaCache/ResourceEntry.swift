@@ -1,6 +1,6 @@
 import Foundation
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 
 /// The live state of one cached resource, shared by every request, fetch and preload of it.
 ///
@@ -10,7 +10,7 @@ import NIOCore
 final class ResourceEntry: Sendable {
     let key: String
     let path: String
-    private let state: NIOLockedValueBox<State>
+    private let state: Mutex<State>
 
     /// A fetch in flight, as the planner sees it.
     struct FetchRecord {
@@ -92,7 +92,7 @@ final class ResourceEntry: Sendable {
     init(key: String, path: String, url: String) {
         self.key = key
         self.path = path
-        self.state = NIOLockedValueBox(State(url: url))
+        self.state = Mutex(State(url: url))
     }
 
     init(stored: StoredResource, path: String) {
@@ -105,16 +105,16 @@ final class ResourceEntry: Sendable {
         state.durable = stored.spans
         state.lastAccess = stored.lastAccess
         state.pinned = stored.pinned
-        self.state = NIOLockedValueBox(state)
+        self.state = Mutex(state)
     }
 
     // MARK: - Snapshots
 
-    var meta: ResourceMeta? { state.withLockedValue { $0.meta } }
-    var durableBytes: Int64 { state.withLockedValue { $0.durable.count } }
-    var generation: Int { state.withLockedValue { $0.generation } }
-    var url: String { state.withLockedValue { $0.url } }
-    var finalURL: String? { state.withLockedValue { $0.finalURL } }
+    var meta: ResourceMeta? { state.withLock { $0.meta } }
+    var durableBytes: Int64 { state.withLock { $0.durable.count } }
+    var generation: Int { state.withLock { $0.generation } }
+    var url: String { state.withLock { $0.url } }
+    var finalURL: String? { state.withLock { $0.finalURL } }
 
     struct Snapshot {
         var key: String
@@ -133,7 +133,7 @@ final class ResourceEntry: Sendable {
     }
 
     var snapshot: Snapshot {
-        state.withLockedValue { state in
+        state.withLock { state in
             Snapshot(
                 key: key, url: state.url, meta: state.meta, durableBytes: state.durable.count, durable: state.durable,
                 lastAccess: state.lastAccess, inUse: state.users > 0 || !state.fetches.isEmpty, pinned: state.pinned,
@@ -146,20 +146,20 @@ final class ResourceEntry: Sendable {
 
     /// Marks the resource in use (it is not evicted while used) and touches its access time.
     func beginUse() {
-        state.withLockedValue {
+        state.withLock {
             $0.users += 1
             $0.lastAccess = Date()
         }
     }
 
     func endUse() {
-        state.withLockedValue {
+        state.withLock {
             $0.users -= 1
             $0.lastAccess = Date()
         }
     }
 
-    func setPinned(_ pinned: Bool) { state.withLockedValue { $0.pinned = pinned } }
+    func setPinned(_ pinned: Bool) { state.withLock { $0.pinned = pinned } }
 
     enum ProbeStep {
         case known(ResourceMeta, generation: Int)
@@ -170,13 +170,13 @@ final class ResourceEntry: Sendable {
     /// The metadata and its generation when they are known, without starting a probe (see
     /// ``metaOrProbe()``).
     func knownMeta() -> (meta: ResourceMeta, generation: Int)? {
-        state.withLockedValue { state in state.meta.map { ($0, state.generation) } }
+        state.withLock { state in state.meta.map { ($0, state.generation) } }
     }
 
     /// Whether the resource's length and validators are known; if not, exactly one caller is told
     /// to ask the origin, and the rest wait for its answer.
     func metaOrProbe() -> ProbeStep {
-        state.withLockedValue { state in
+        state.withLock { state in
             if let meta = state.meta { return .known(meta, generation: state.generation) }
             if state.probing { return .wait(changes: state.changes) }
             state.probing = true
@@ -186,7 +186,7 @@ final class ResourceEntry: Sendable {
 
     /// Ends a probe that did not produce a cacheable response.
     func endProbe() {
-        let waiters = state.withLockedValue { state in
+        let waiters = state.withLock { state in
             state.probing = false
             return state.takeWaiters()
         }
@@ -214,7 +214,7 @@ final class ResourceEntry: Sendable {
         Adoption, fetchID: Int?
     ) {
         var fetchID: Int?
-        let (adoption, waiters): (Adoption, [CheckedContinuation<Void, Never>]) = try state.withLockedValue { state in
+        let (adoption, waiters): (Adoption, [CheckedContinuation<Void, Never>]) = try state.withLock { state in
             defer {
                 if let start = fetchFrom, let meta = state.meta, !state.evicted {
                     let id = state.nextID
@@ -264,7 +264,7 @@ final class ResourceEntry: Sendable {
     func nextStep(
         at position: Int64, until rangeEnd: Int64, generation: Int, attached: inout Set<Int>, seekThreshold: Int64
     ) -> ReadStep {
-        state.withLockedValue { state in
+        state.withLock { state in
             guard !state.evicted, state.generation == generation, let meta = state.meta else { return .changed }
             // Closed while idle (see closeFileIfIdle): reopen; the bytes are still there.
             if state.file == nil { state.file = try? DataFile(path: path, create: false) }
@@ -332,7 +332,7 @@ final class ResourceEntry: Sendable {
     /// The data file, when every byte of `range` is written to it in `generation`: a reader of
     /// those bytes needs no plan, no fetch and no wait. Never starts or joins a fetch.
     func fileHolding(_ range: Range<Int64>, generation: Int) -> DataFile? {
-        state.withLockedValue { state in
+        state.withLock { state in
             guard !state.evicted, state.generation == generation, state.meta != nil,
                 state.available.contiguousCount(from: range.lowerBound) >= range.upperBound - range.lowerBound
             else { return nil }
@@ -350,7 +350,7 @@ final class ResourceEntry: Sendable {
     /// would only bring its bytes again, so the caller drops it (its readers, woken when it ends,
     /// wait for the other), and the other is told to go on to the end.
     func noteWholeBody(fetch id: Int, askedForRange: Bool) -> Bool {
-        let (keep, waiters) = state.withLockedValue { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+        let (keep, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
             if askedForRange { state.ignoresRanges = true }
             guard let meta = state.meta, let fetch = state.fetches[id] else { return (false, []) }
             if let other = state.fetches.values.first(where: {
@@ -372,7 +372,7 @@ final class ResourceEntry: Sendable {
     /// Records that the origin answered a range with 206: it honours Range (again), so readers
     /// ahead of a whole fetch may fetch their own ranges.
     func noteHonoursRanges() {
-        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             guard state.ignoresRanges else { return [] }
             state.ignoresRanges = false
             return state.takeWaiters()
@@ -389,7 +389,7 @@ final class ResourceEntry: Sendable {
     }
 
     func setTask(_ task: Task<Void, Never>, for id: Int) {
-        let cancel = state.withLockedValue { state -> Bool in
+        let cancel = state.withLock { state -> Bool in
             guard let fetch = state.fetches[id] else { return true }
             state.fetches[id]?.task = task
             return fetch.attached == 0 && !Self.outlivesReaders(fetch, in: state)
@@ -399,13 +399,13 @@ final class ResourceEntry: Sendable {
 
     /// Suspends until something changes after `changes` (or the task is cancelled).
     func waitForChange(after changes: UInt64) async {
-        let id = state.withLockedValue { state -> Int in
+        let id = state.withLock { state -> Int in
             state.nextID += 1
             return state.nextID
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLockedValue { state -> Bool in
+                let resumeNow = state.withLock { state -> Bool in
                     if state.changes != changes || Task.isCancelled { return true }
                     state.waiters[id] = continuation
                     return false
@@ -413,7 +413,7 @@ final class ResourceEntry: Sendable {
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            let continuation = state.withLockedValue { $0.waiters.removeValue(forKey: id) }
+            let continuation = state.withLock { $0.waiters.removeValue(forKey: id) }
             continuation?.resume()
         }
     }
@@ -421,7 +421,7 @@ final class ResourceEntry: Sendable {
     /// Releases a reader's fetches; a fetch nobody waits for any more is cancelled, so a player
     /// that closed its connection stops costing origin bandwidth.
     func detach(_ ids: Set<Int>) {
-        let (tasks, waiters) = state.withLockedValue {
+        let (tasks, waiters) = state.withLock {
             state -> ([Task<Void, Never>], [CheckedContinuation<Void, Never>]) in
             var cancelled: [Task<Void, Never>] = []
             var orphaned = false
@@ -450,7 +450,7 @@ final class ResourceEntry: Sendable {
 
     /// Whether the fetch should keep writing at `position`.
     func shouldContinue(fetch id: Int, at position: Int64) -> Bool {
-        state.withLockedValue { state in
+        state.withLock { state in
             guard let fetch = state.fetches[id], !state.evicted, fetch.generation == state.generation else {
                 return false
             }
@@ -460,7 +460,7 @@ final class ResourceEntry: Sendable {
 
     /// Records bytes written by a fetch and wakes the readers waiting for them.
     func didWrite(fetch id: Int, range: Range<Int64>, generation: Int, buffer: ByteBuffer? = nil) {
-        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             guard state.generation == generation else { return [] }
             state.available.insert(range)
             if let buffer, buffer.readableBytes == range.count {
@@ -482,7 +482,7 @@ final class ResourceEntry: Sendable {
     /// Records bytes that are now synced; returns the durable spans to store with the version they
     /// belong to, or nil when the generation moved on and they no longer matter.
     func didSync(range: Range<Int64>, generation: Int) -> (spans: SpanSet, meta: ResourceMeta)? {
-        state.withLockedValue { state in
+        state.withLock { state in
             guard state.generation == generation, !state.evicted, !range.isEmpty, let meta = state.meta else {
                 return nil
             }
@@ -493,7 +493,7 @@ final class ResourceEntry: Sendable {
 
     /// Ends a fetch, waking readers so they can continue, retry or fail.
     func didFinish(fetch id: Int, error: (any Error)?) {
-        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.fetches.removeValue(forKey: id)
             if state.fetches.isEmpty {
                 // Every reader can reach what is left from the data file: free the memory.
@@ -512,14 +512,14 @@ final class ResourceEntry: Sendable {
     /// The number of fetch failures so far and the last one, so a reader can tell whether the
     /// fetch it waited for failed.
     var failureState: (count: UInt64, last: (any Error)?) {
-        state.withLockedValue { ($0.failures, $0.lastFailure) }
+        state.withLock { ($0.failures, $0.lastFailure) }
     }
 
     // MARK: - Eviction and export
 
     /// Marks the entry evicted unless it is in use or pinned; returns whether it was.
     func evictIfIdle() -> Bool {
-        let (evicted, waiters) = state.withLockedValue { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+        let (evicted, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
             guard state.users == 0, state.fetches.isEmpty, !state.pinned, !state.probing else { return (false, []) }
             state.evicted = true
             state.file = nil
@@ -534,7 +534,7 @@ final class ResourceEntry: Sendable {
     /// Closes the data file of an idle entry (no reader, fetch or probe) to free its descriptor;
     /// the next read reopens it. Returns whether a file was closed.
     func closeFileIfIdle() -> Bool {
-        state.withLockedValue { state in
+        state.withLock { state in
             guard state.file != nil, state.users == 0, state.fetches.isEmpty, !state.probing, !state.evicted else {
                 return false
             }
@@ -547,7 +547,7 @@ final class ResourceEntry: Sendable {
 
     /// Evicts regardless of use (for `clear`): running fetches are cancelled and readers fail.
     func evictNow() {
-        let (tasks, waiters) = state.withLockedValue {
+        let (tasks, waiters) = state.withLock {
             state -> ([Task<Void, Never>], [CheckedContinuation<Void, Never>]) in
             state.evicted = true
             state.file = nil
@@ -564,7 +564,7 @@ final class ResourceEntry: Sendable {
     /// Opens the data file of an entry loaded from the index, if it is not open yet. Returns
     /// false when the file is gone (the entry must then be dropped).
     func openFileIfNeeded() -> Bool {
-        state.withLockedValue { state in
+        state.withLock { state in
             if state.file != nil { return true }
             guard state.meta != nil, let file = try? DataFile(path: path, create: false) else { return false }
             // Spans beyond the file's end cannot be true (the file was cut short): forget them.
@@ -576,9 +576,9 @@ final class ResourceEntry: Sendable {
         }
     }
 
-    var isEvicted: Bool { state.withLockedValue { $0.evicted } }
+    var isEvicted: Bool { state.withLock { $0.evicted } }
     /// Whether the entry holds its data file open.
-    var hasOpenFile: Bool { state.withLockedValue { $0.file != nil } }
+    var hasOpenFile: Bool { state.withLock { $0.file != nil } }
 }
 
 extension ResourceEntry.State {
@@ -602,16 +602,16 @@ extension ResourceEntry {
     /// Remembers the URL and headers of the latest request: gap fills use them, so a player's new
     /// session token (with the token ignored in cache keys) is what reaches the origin.
     func setLatestRequest(url: String, headers: [(String, String)]) {
-        state.withLockedValue {
+        state.withLock {
             $0.url = url
             $0.upstreamHeaders = headers
         }
     }
-    var upstreamHeaders: [(String, String)] { state.withLockedValue { $0.upstreamHeaders } }
+    var upstreamHeaders: [(String, String)] { state.withLock { $0.upstreamHeaders } }
 
     /// The data file of `generation`, if that is still the current one.
     func currentFile(generation: Int) -> DataFile? {
-        state.withLockedValue { state in
+        state.withLock { state in
             guard state.generation == generation, !state.evicted else { return nil }
             if state.file == nil, state.meta != nil { state.file = try? DataFile(path: path, create: false) }
             return state.file
@@ -621,7 +621,7 @@ extension ResourceEntry {
     /// Cancels every fetch in flight (at shutdown) and returns their tasks, which end after
     /// recording what they synced.
     func cancelAllFetches() -> [Task<Void, Never>] {
-        let tasks = state.withLockedValue { $0.fetches.values.compactMap(\.task) }
+        let tasks = state.withLock { $0.fetches.values.compactMap(\.task) }
         tasks.forEach { $0.cancel() }
         return tasks
     }

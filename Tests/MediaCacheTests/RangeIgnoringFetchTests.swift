@@ -194,12 +194,12 @@ import TunerTesting
         let origin = try await TestOrigin.start()
         let (cache, directory) = try Self.makeCache()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let size = 8 << 20
+        let size = 16 << 20
         let url = URL(string: "\(origin.baseURL)/files/seek.bin?size=\(size)&norange=1&drip=65536,5")!
         let expected = TestOrigin.content(name: "seek.bin", range: 0..<size)
         // A player reads from the start without Range (a 200 that says nothing about Range yet)...
         let whole = await cache.serve(MediaRequest(url: url))
-        let player = Task { await whole.collectBody(limit: 1 << 24) }
+        let player = Task { await whole.collectBody(limit: 1 << 25) }
         // ...and another seeks near the end: its fetch gets 200 from byte 0 too. That one is
         // dropped and the seeker waits for the first, which goes on to the end.
         let seek = await cache.serve(MediaRequest(url: url, range: "bytes=\(size - 1000)-"))
@@ -207,8 +207,9 @@ import TunerTesting
         #expect(await player.value == expected)
         #expect(origin.requestCount == 2)
         // The dropped answer cost only what was in flight when it was closed (on a loaded machine
-        // that can be a megabyte or two; a second whole body would be the file again).
-        #expect(origin.bodyBytesSent <= size + size / 4, "sent \(origin.bodyBytesSent)")
+        // the loopback socket buffers can hold a few megabytes; a second whole body would be the
+        // file again).
+        #expect(origin.bodyBytesSent < size + size / 2, "sent \(origin.bodyBytesSent)")
         try await cache.shutdown()
         try await origin.shutdown()
     }

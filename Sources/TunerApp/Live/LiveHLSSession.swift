@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import Synchronization
 import TunerAPI
 
 /// A live channel as HLS, in one of two ``Format``s: fMP4 segments with AAC sound for browsers and
@@ -22,7 +22,7 @@ public final class LiveHLSSession: Sendable {
     let directory: String
     let settings: LiveSettings
     let logger: Logger
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
 
     struct State {
         var seen: [String: Viewer] = [:]
@@ -141,12 +141,12 @@ public final class LiveHLSSession: Sendable {
                 reason = "ffmpeg failed: \(error)"
             }
             reader.close()
-            state.withLockedValue { $0.ended = $0.ended ?? reason }
+            state.withLock { $0.ended = $0.ended ?? reason }
             try? FileManager.default.removeItem(atPath: directory)
             logger.info("live HLS session ended", metadata: ["channel": "\(channelID)", "reason": "\(reason)"])
             onEnd(self)
         }
-        state.withLockedValue { $0.task = task }
+        state.withLock { $0.task = task }
     }
 
     private func run(_ reader: LiveViewer) async throws -> String {
@@ -175,7 +175,7 @@ public final class LiveHLSSession: Sendable {
                     while let parts = await reader.next() {
                         for part in parts {
                             try await outbound.write(part)
-                            self.state.withLockedValue { $0.upstreamMeter.add(part.readableBytes, at: .now) }
+                            self.state.withLock { $0.upstreamMeter.add(part.readableBytes, at: .now) }
                         }
                     }
                     return "the channel's stream ended"
@@ -193,7 +193,7 @@ public final class LiveHLSSession: Sendable {
         let idle = Duration.seconds(settings.lingerSeconds + Double(Self.segmentSeconds * 3))
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(500))
-            let verdict = state.withLockedValue { state -> String? in
+            let verdict = state.withLock { state -> String? in
                 if let reason = state.stopRequested { return reason }
                 if state.lastRequest.duration(to: .now) >= idle { return "no requests for \(idle)" }
                 return nil
@@ -204,15 +204,15 @@ public final class LiveHLSSession: Sendable {
     }
 
     func stop(_ reason: String) {
-        state.withLockedValue { if $0.stopRequested == nil { $0.stopRequested = reason } }
+        state.withLock { if $0.stopRequested == nil { $0.stopRequested = reason } }
     }
 
     func stopAndWait(_ reason: String) async {
         stop(reason)
-        await state.withLockedValue { $0.task }?.value
+        await state.withLock { $0.task }?.value
     }
 
-    var hasEnded: Bool { state.withLockedValue { $0.ended != nil || $0.stopRequested != nil } }
+    var hasEnded: Bool { state.withLock { $0.ended != nil || $0.stopRequested != nil } }
 
     // MARK: - Files
 
@@ -254,7 +254,7 @@ public final class LiveHLSSession: Sendable {
     /// Whether `address` asked for a file in the last ``viewerSeconds``.
     func isWatching(_ address: String) -> Bool {
         let now = ContinuousClock.now
-        return state.withLockedValue { state in
+        return state.withLock { state in
             state.seen[address].map { $0.last.duration(to: now) < .seconds(Self.viewerSeconds) } ?? false
         }
     }
@@ -262,7 +262,7 @@ public final class LiveHLSSession: Sendable {
     /// How many addresses that asked in the last ``viewerSeconds`` play as `user`.
     func viewers(as user: String) -> Int {
         let now = ContinuousClock.now
-        return state.withLockedValue { state in
+        return state.withLock { state in
             state.seen.values.filter { $0.user == user && $0.last.duration(to: now) < .seconds(Self.viewerSeconds) }
                 .count
         }
@@ -274,7 +274,7 @@ public final class LiveHLSSession: Sendable {
 
     private func touch(_ address: String, user: String?, bytes: Int) {
         let now = ContinuousClock.now
-        state.withLockedValue { state in
+        state.withLock { state in
             state.lastRequest = now
             var entry = state.seen[address] ?? Viewer(first: Date(), last: now, bytes: 0, user: user)
             entry.last = now
@@ -287,7 +287,7 @@ public final class LiveHLSSession: Sendable {
 
     var info: LiveStreamInfo {
         let now = ContinuousClock.now
-        return state.withLockedValue { state in
+        return state.withLock { state in
             let viewers = state.seen.filter { $0.value.last.duration(to: now) < .seconds(Self.viewerSeconds) }
                 .sorted { $0.key < $1.key }
                 .map {

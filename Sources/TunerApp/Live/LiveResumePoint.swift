@@ -1,5 +1,5 @@
 import MediaFormats
-import NIOConcurrencyHelpers
+import Synchronization
 
 /// How far a live session got into a provider's answer that has a length (a file played as a
 /// channel: a film, a recording, a song), so the next connection to the same channel resumes it
@@ -18,21 +18,21 @@ final class LiveResumePoint: Sendable {
         var delivered: Int64
     }
 
-    private let state = NIOLockedValueBox<File?>(nil)
+    private let state = Mutex<File?>(nil)
 
     /// The file being played, if the upstream's answer had a length.
-    var file: File? { state.withLockedValue { $0 } }
+    var file: File? { state.withLock { $0 } }
 
     /// A new answer from the start: remembered when it has a length (and forgotten otherwise).
     func started(length: Int64?, validator: String?) {
-        state.withLockedValue { file in
+        state.withLock { file in
             file = length.map { File(length: $0, validator: validator, delivered: 0) }
         }
     }
 
     /// `count` more bytes of the answer were delivered.
     func delivered(_ count: Int) {
-        state.withLockedValue { file in
+        state.withLock { file in
             guard let delivered = file?.delivered else { return }
             let (sum, overflow) = delivered.addingReportingOverflow(Int64(count))
             file?.delivered = overflow ? Int64.max : sum
@@ -52,10 +52,10 @@ extension LiveResumePoint {
 /// The resume points of one live session, by channel (its own and the alternatives it tried), so
 /// coming back to a channel after an alternative also goes on where it stopped.
 final class LiveResumePoints: Sendable {
-    private let points = NIOLockedValueBox<[Int64: LiveResumePoint]>([:])
+    private let points = Mutex<[Int64: LiveResumePoint]>([:])
 
     func point(for channelID: Int64) -> LiveResumePoint {
-        points.withLockedValue { points in
+        points.withLock { points in
             if let point = points[channelID] { return point }
             let point = LiveResumePoint()
             points[channelID] = point

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 import TunerAPI
 
 /// One live channel being watched: one upstream read once into a ring of recent packets, and any
@@ -22,7 +22,7 @@ public final class LiveSession: Sendable {
     public let startedAt: Date
     let settings: LiveSettings
     let logger: Logger
-    private let state: NIOLockedValueBox<State>
+    private let state: Mutex<State>
 
     /// Decides what to read after `failed` stopped (the `failures`-th time); nil ends the session.
     typealias NextUpstream = @Sendable (_ failed: LiveUpstream, _ failures: Int) async -> LiveUpstream?
@@ -75,14 +75,14 @@ public final class LiveSession: Sendable {
         var logger = logger
         logger[metadataKey: "session"] = "\(id)"
         self.logger = logger
-        state = NIOLockedValueBox(State(ring: LiveRing(capacity: settings.ringBytes)))
+        state = Mutex(State(ring: LiveRing(capacity: settings.ringBytes)))
     }
 
     // MARK: - Running
 
     /// Names the first upstream before the session starts, so its connection counts at once.
     func prepare(_ first: LiveUpstream) {
-        state.withLockedValue { $0.upstream = first }
+        state.withLock { $0.upstream = first }
     }
 
     /// Starts reading `first`; `next` picks what follows a failure. `onEnd` runs once, when the
@@ -91,7 +91,7 @@ public final class LiveSession: Sendable {
         let task = Task { [self] in
             await run(first, next: next)
         }
-        state.withLockedValue {
+        state.withLock {
             $0.onEnd = onEnd
             $0.task = task
         }
@@ -108,7 +108,7 @@ public final class LiveSession: Sendable {
         var failures = 0
         var endReason = "the upstream ended"
         while true {
-            state.withLockedValue {
+            state.withLock {
                 $0.upstream = upstream
                 $0.packetizer.reset()
                 $0.lastByte = .now
@@ -136,7 +136,7 @@ public final class LiveSession: Sendable {
                 endReason = "no upstream works: \(reason)"
                 break
             }
-            state.withLockedValue {
+            state.withLock {
                 $0.failovers.append(
                     LiveFailoverInfo(
                         at: Date(), fromChannelID: upstream.channelID, toChannelID: following.channelID, reason: reason)
@@ -176,7 +176,7 @@ public final class LiveSession: Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(250))
             let now = ContinuousClock.now
-            let verdict: Outcome? = state.withLockedValue { state in
+            let verdict: Outcome? = state.withLock { state in
                 if let reason = state.stopRequested { return .stopped(reason) }
                 if let idle = state.idleSince, idle.duration(to: now) >= .seconds(settings.lingerSeconds) {
                     return .idle
@@ -208,13 +208,13 @@ public final class LiveSession: Sendable {
             }
             if let verdict { return verdict }
         }
-        return state.withLockedValue { .stopped($0.stopRequested ?? "stopped") }
+        return state.withLock { .stopped($0.stopRequested ?? "stopped") }
     }
 
     /// Appends an upstream read to the ring and wakes the viewers waiting for it.
     private func ingest(_ buffer: ByteBuffer) {
         let now = ContinuousClock.now
-        let waiters: [CheckedContinuation<Void, Never>] = state.withLockedValue { state in
+        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
             guard state.ended == nil else { return [] }
             let output = state.packetizer.consume(buffer)
             state.upstreamMeter.add(buffer.readableBytes, at: now)
@@ -233,7 +233,7 @@ public final class LiveSession: Sendable {
     /// At an upstream's end: hands over bytes kept while the format was undecided; returns whether
     /// the session carries something other than TS.
     private func flushOther() -> Bool {
-        let (other, waiters) = state.withLockedValue { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+        let (other, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
             let output = state.packetizer.flush()
             if output.packets.readableBytes > 0 {
                 state.upstreamMeter.add(0, at: .now)
@@ -257,7 +257,7 @@ public final class LiveSession: Sendable {
     }
 
     private func finish(_ reason: String) {
-        let (waiters, onEnd) = state.withLockedValue { state in
+        let (waiters, onEnd) = state.withLock { state in
             state.ended = state.ended ?? reason
             let onEnd = state.onEnd
             state.onEnd = nil
@@ -270,7 +270,7 @@ public final class LiveSession: Sendable {
 
     /// Asks the session to end (its viewers' streams end after what they have).
     func stop(_ reason: String) {
-        state.withLockedValue { state in
+        state.withLock { state in
             if state.stopRequested == nil { state.stopRequested = reason }
         }
     }
@@ -278,20 +278,20 @@ public final class LiveSession: Sendable {
     /// Ends the session and waits for its upstream to close.
     func stopAndWait(_ reason: String) async {
         stop(reason)
-        let task = state.withLockedValue { $0.task }
+        let task = state.withLock { $0.task }
         await task?.value
     }
 
     /// Why the session ended (nil while it runs): what a viewer that got nothing is told.
-    public var endReason: String? { state.withLockedValue { $0.ended } }
+    public var endReason: String? { state.withLock { $0.ended } }
 
-    var hasEnded: Bool { state.withLockedValue { $0.ended != nil || $0.stopRequested != nil } }
+    var hasEnded: Bool { state.withLock { $0.ended != nil || $0.stopRequested != nil } }
 
     // MARK: - Viewers
 
     /// Adds a viewer, who starts at the newest keyframe (or the start of the stream).
     func join(_ info: LiveViewerInfo, priority: Int) -> Int? {
-        state.withLockedValue { state in
+        state.withLock { state in
             guard state.ended == nil, state.stopRequested == nil else { return nil }
             let id = state.nextViewerID
             state.nextViewerID += 1
@@ -305,7 +305,7 @@ public final class LiveSession: Sendable {
 
     /// Removes a viewer; the session lingers for ``LiveSettings/lingerSeconds`` after the last.
     func leave(_ viewerID: Int) {
-        let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             let waiter = state.viewers.removeValue(forKey: viewerID)?.waiter
             if state.viewers.isEmpty { state.idleSince = .now }
             return waiter
@@ -324,7 +324,7 @@ public final class LiveSession: Sendable {
     func read(_ viewerID: Int) async -> [ByteBuffer]? {
         while true {
             let now = ContinuousClock.now
-            let step: Step = state.withLockedValue { state in
+            let step: Step = state.withLock { state in
                 guard var viewer = state.viewers[viewerID] else { return .end }
                 if viewer.cursor < state.ring.start {
                     // Fell out of the ring: start again where a player can decode.
@@ -363,7 +363,7 @@ public final class LiveSession: Sendable {
     private func waitForBytes(_ viewerID: Int) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLockedValue { state -> Bool in
+                let resumeNow = state.withLock { state -> Bool in
                     guard let viewer = state.viewers[viewerID], state.ended == nil, state.stopRequested == nil,
                         viewer.cursor >= state.ring.end, !Task.isCancelled
                     else { return true }
@@ -373,7 +373,7 @@ public final class LiveSession: Sendable {
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
                 defer { state.viewers[viewerID]?.waiter = nil }
                 return state.viewers[viewerID]?.waiter
             }
@@ -384,21 +384,21 @@ public final class LiveSession: Sendable {
     // MARK: - What the registry and the API see
 
     /// The source whose connection the session holds now.
-    var sourceID: Int64? { state.withLockedValue { $0.ended == nil ? $0.upstream?.sourceID : nil } }
+    var sourceID: Int64? { state.withLock { $0.ended == nil ? $0.upstream?.sourceID : nil } }
 
-    var viewerCount: Int { state.withLockedValue { $0.viewers.count } }
+    var viewerCount: Int { state.withLock { $0.viewers.count } }
 
     /// The highest priority among the viewers: what preemption compares.
-    var priority: Int { state.withLockedValue { $0.viewers.values.map(\.priority).max() ?? Int.min } }
+    var priority: Int { state.withLock { $0.viewers.values.map(\.priority).max() ?? Int.min } }
 
     func viewers(where predicate: (LiveViewerInfo) -> Bool) -> Int {
-        state.withLockedValue { $0.viewers.values.filter { predicate($0.info) }.count }
+        state.withLock { $0.viewers.values.filter { predicate($0.info) }.count }
     }
 
     /// The session as `GET /api/v1/streams` lists it.
     var info: LiveStreamInfo {
         let now = ContinuousClock.now
-        return state.withLockedValue { state in
+        return state.withLock { state in
             LiveStreamInfo(
                 id: id, channelID: channelID, channelName: channelName, profile: profile.rawValue,
                 upstreamChannelID: state.upstream?.channelID, sourceID: state.upstream?.sourceID,
@@ -427,7 +427,7 @@ public final class LiveSession: Sendable {
 public final class LiveViewer: Sendable {
     public let session: LiveSession
     let id: Int
-    private let closed = NIOLockedValueBox(false)
+    private let closed = Mutex(false)
 
     init(session: LiveSession, id: Int) {
         self.session = session
@@ -441,7 +441,7 @@ public final class LiveViewer: Sendable {
 
     /// Leaves the session (idempotent).
     public func close() {
-        let first = closed.withLockedValue { closed -> Bool in
+        let first = closed.withLock { closed -> Bool in
             defer { closed = true }
             return !closed
         }

@@ -4,8 +4,8 @@ import Fetching
 import Foundation
 import Logging
 import MediaFormats
-import NIOConcurrencyHelpers
 import NIOCore
+import Synchronization
 import TunerAPI
 
 /// The live-session registry: every route that plays a live channel (the proxy's channel links,
@@ -23,7 +23,7 @@ public final class LiveSessions: Sendable {
     let logger: Logger
     /// Where HLS sessions write their segments (a folder each, removed when they end).
     let workDirectory: String
-    private let state = NIOLockedValueBox(RegistryState())
+    private let state = Mutex(RegistryState())
 
     /// What a session plays: each transcode size is a profile of its own (one ffmpeg each).
     struct Key: Hashable {
@@ -79,7 +79,7 @@ public final class LiveSessions: Sendable {
 
     /// Totals over ended and open sessions.
     public var totals: Totals {
-        let (ended, open) = state.withLockedValue { ($0.ended, Array($0.byID.values)) }
+        let (ended, open) = state.withLock { ($0.ended, Array($0.byID.values)) }
         return open.map(\.info).reduce(into: ended) { totals, info in
             totals.upstreamBytes &+= info.upstreamBytes
             totals.downstreamBytes &+= info.downstreamBytes
@@ -149,7 +149,7 @@ public final class LiveSessions: Sendable {
 
     /// Where ffmpeg reaches this server; the server sets it once it listens.
     public func setLocalBaseURL(_ base: String) {
-        state.withLockedValue { $0.localBaseURL = base }
+        state.withLock { $0.localBaseURL = base }
     }
 
     // MARK: - Watching
@@ -200,16 +200,11 @@ public final class LiveSessions: Sendable {
             reader.profileLimit = nil
             let internalRequest = reader
             let first = try await watch(internalRequest)
-            let pending = NIOLockedValueBox<LiveViewer?>(first)
+            let pending = PendingViewer(first)
             let upstream = LiveFFmpegUpstream.make(
                 channelID: item.id, sourceID: nil, sourceName: nil, profile: profile, size: size,
                 input: { [self] in
-                    if let viewer = pending.withLockedValue({ value in
-                        defer { value = nil }
-                        return value
-                    }) {
-                        return .pipe(viewer)
-                    }
+                    if let viewer = pending.take() { return .pipe(viewer) }
                     return .pipe(try await watch(internalRequest))
                 }, settings: settings, logger: logger)
             do {
@@ -268,7 +263,7 @@ public final class LiveSessions: Sendable {
                 resumePoint: resumePoints.point(for: channel.id))
         }
         let signer = signer
-        let base = state.withLockedValue { $0.localBaseURL }
+        let base = state.withLock { $0.localBaseURL }
         return LiveFFmpegUpstream.make(
             channelID: channel.id, sourceID: channel.sourceID, sourceName: sources[channel.sourceID]?.name,
             profile: profile, size: size,
@@ -289,7 +284,7 @@ public final class LiveSessions: Sendable {
     /// Joins the session playing `key`, if there is one (the join counts against the user's
     /// limit, not the profile's or the source's: it opens nothing).
     private func joinExisting(_ key: Key, request: Request, info: LiveViewerInfo) throws(FeatureError) -> LiveViewer? {
-        let session = state.withLockedValue { $0.byKey[key] }
+        let session = state.withLock { $0.byKey[key] }
         guard let session, !session.hasEnded else { return nil }
         try checkUserLimit(request)
         guard let id = session.join(info, priority: request.priority) else { return nil }
@@ -305,7 +300,7 @@ public final class LiveSessions: Sendable {
         let session = LiveSession(
             id: Self.newID(), channelID: item.id, channelName: item.name, profile: key.profile, settings: settings,
             logger: logger)
-        let outcome: Result<(LiveSession, Bool), FeatureError> = state.withLockedValue { state in
+        let outcome: Result<(LiveSession, Bool), FeatureError> = state.withLock { state in
             if state.closed { return .failure(FeatureError(.failed, "the server is shutting down")) }
             if let existing = state.byKey[key], !existing.hasEnded { return .success((existing, false)) }
             let now = ContinuousClock.now
@@ -337,7 +332,7 @@ public final class LiveSessions: Sendable {
 
     private func remove(_ session: LiveSession) {
         let info = session.info
-        state.withLockedValue { state in
+        state.withLock { state in
             guard state.byID.removeValue(forKey: session.id) != nil else { return }
             state.ended.upstreamBytes &+= info.upstreamBytes
             state.ended.downstreamBytes &+= info.downstreamBytes
@@ -386,7 +381,7 @@ public final class LiveSessions: Sendable {
     /// takes one of its source's connections, or is refused (busy) when they are all in use.
     public func noteHLSPlayer(channelID: Int64, address: String, link: StreamLink) async throws(FeatureError) {
         let now = ContinuousClock.now
-        let known = state.withLockedValue { state -> Bool in
+        let known = state.withLock { state -> Bool in
             guard var players = state.hlsPlayers[channelID], players.isActive(at: now) else { return false }
             players.addresses[address] = now
             players.lastRequest = now
@@ -402,7 +397,7 @@ public final class LiveSessions: Sendable {
                 .busy,
                 "every connection source \(item.sourceID) allows (\(limit)) is in use; try again when a stream stops")
         }
-        state.withLockedValue { state in
+        state.withLock { state in
             var players = HLSPlayers(sourceID: item.sourceID, channelName: item.name)
             players.addresses[address] = now
             state.hlsPlayers[channelID] = players
@@ -424,7 +419,7 @@ public final class LiveSessions: Sendable {
     public func hls(_ request: Request, format: LiveHLSSession.Format) async throws(FeatureError) -> LiveHLSSession {
         let profile = format == .browser ? .direct : request.profile
         let key = HLSKey(channelID: request.channelID, format: format, profile: profile)
-        let existing = state.withLockedValue { $0.hls[key] }.flatMap { $0.hasEnded ? nil : $0 }
+        let existing = state.withLock { $0.hls[key] }.flatMap { $0.hasEnded ? nil : $0 }
         if existing?.isWatching(request.address) != true { try checkUserLimit(request) }
         if let existing { return existing }
         var internalRequest = Request(
@@ -440,7 +435,7 @@ public final class LiveSessions: Sendable {
         let session = LiveHLSSession(
             id: id, channelID: request.channelID, channelName: reader.session.channelName, format: format,
             directory: workDirectory + "/" + id, settings: settings, logger: logger)
-        let winner = state.withLockedValue { state -> LiveHLSSession in
+        let winner = state.withLock { state -> LiveHLSSession in
             if let existing = state.hls[key], !existing.hasEnded { return existing }
             state.hls[key] = session
             return session
@@ -450,7 +445,7 @@ public final class LiveSessions: Sendable {
             return winner
         }
         session.start(reader: reader) { [weak self] ended in
-            self?.state.withLockedValue { state in
+            self?.state.withLock { state in
                 if state.hls[key] === ended { state.hls[key] = nil }
             }
         }
@@ -460,7 +455,7 @@ public final class LiveSessions: Sendable {
     /// The running HLS session `id` of `channelID`, if any: segments are served only from a session
     /// a playlist request made.
     public func runningHLS(id: String, channelID: Int64) -> LiveHLSSession? {
-        state.withLockedValue { state in
+        state.withLock { state in
             state.hls.values.first { $0.id == id && $0.channelID == channelID && !$0.hasEnded }
         }
     }
@@ -508,7 +503,7 @@ public final class LiveSessions: Sendable {
     private func hasRoom(sourceID: Int64, sources: [Int64: CatalogSource], excluding: Int64?) -> Bool {
         guard let limit = sources[sourceID]?.connectionLimit else { return true }
         let now = ContinuousClock.now
-        var used = state.withLockedValue { state in
+        var used = state.withLock { state in
             state.byID.values.filter { !$0.hasEnded && $0.sourceID == sourceID }.count
                 + state.hlsPlayers.values.filter { $0.sourceID == sourceID && $0.isActive(at: now) }.count
         }
@@ -518,7 +513,7 @@ public final class LiveSessions: Sendable {
 
     private func checkUserLimit(_ request: Request) throws(FeatureError) {
         guard let user = request.user, let limit = request.userLimit else { return }
-        let open = state.withLockedValue { state in
+        let open = state.withLock { state in
             state.byID.values.reduce(0) { $0 + $1.viewers { $0.user == user } }
                 + state.hls.values.reduce(0) { $0 + $1.viewers(as: user) }
         }
@@ -532,7 +527,7 @@ public final class LiveSessions: Sendable {
         try checkUserLimit(request)
         guard let profile = request.outputProfile, let limit = request.profileLimit else { return }
         // A tuner is a channel: the same channel in another stream profile tunes nothing new.
-        let tuned = state.withLockedValue { state in
+        let tuned = state.withLock { state in
             Set(state.byID.values.filter { $0.viewers { $0.outputProfile == profile } > 0 }.map(\.channelID))
         }
         if !tuned.contains(key.channelID), tuned.count >= limit {
@@ -547,7 +542,7 @@ public final class LiveSessions: Sendable {
     /// Stops the lowest-priority session on one of `sourceIDs` whose viewers all rank below the
     /// request; returns whether one was stopped.
     private func preempt(for request: Request, sourceIDs: Set<Int64>) async -> Bool {
-        let victim = state.withLockedValue { state in
+        let victim = state.withLock { state in
             state.byID.values.filter { session in
                 guard let sourceID = session.sourceID, sourceIDs.contains(sourceID) else { return false }
                 return session.priority < request.priority
@@ -564,13 +559,13 @@ public final class LiveSessions: Sendable {
     /// The live sessions open now, oldest first.
     public var streams: [LiveStreamInfo] {
         let now = ContinuousClock.now
-        let (sessions, hls, proxied) = state.withLockedValue { state in
+        let (sessions, hls, proxied) = state.withLock { state in
             // Forget HLS players that stopped asking.
             state.hlsPlayers = state.hlsPlayers.filter { $0.value.isActive(at: now) }
             return (Array(state.byID.values), Array(state.hls.values), state.hlsPlayers)
         }
         // The size a transcode session makes is in its key, not in the session.
-        let sizes = state.withLockedValue { state in
+        let sizes = state.withLock { state in
             Dictionary(
                 state.byKey.compactMap { key, session in key.size.map { (session.id, $0.rawValue) } },
                 uniquingKeysWith: { first, _ in first })
@@ -597,12 +592,12 @@ public final class LiveSessions: Sendable {
 
     /// How many streams output user `user` has open (Xtream's `active_cons`).
     public func openStreams(user: String) -> Int {
-        state.withLockedValue { state in state.byID.values.reduce(0) { $0 + $1.viewers { $0.user == user } } }
+        state.withLock { state in state.byID.values.reduce(0) { $0 + $1.viewers { $0.user == user } } }
     }
 
     /// Stops session `id`: its viewers' streams end.
     public func stop(id: String) async throws(FeatureError) {
-        let (session, hls) = state.withLockedValue { state in
+        let (session, hls) = state.withLock { state in
             (state.byID[id], state.hls.values.first { $0.id == id })
         }
         if let hls {
@@ -616,7 +611,7 @@ public final class LiveSessions: Sendable {
     /// Stops every session and refuses new ones; the server calls it when it begins to shut down
     /// (endless answers would hold its graceful shutdown), the engine again at the end.
     public func shutdown() async {
-        let (sessions, hls) = state.withLockedValue { state in
+        let (sessions, hls) = state.withLock { state in
             state.closed = true
             return (Array(state.byID.values), Array(state.hls.values))
         }
@@ -639,4 +634,14 @@ public final class LiveSessions: Sendable {
         var generator = SystemRandomNumberGenerator()
         return String(generator.next() as UInt64, radix: 16)
     }
+}
+
+/// The direct-session viewer opened before an ffmpeg session starts: its first input takes it,
+/// later inputs (after a restart) open a new one.
+private final class PendingViewer: Sendable {
+    private let viewer: Mutex<LiveViewer?>
+
+    init(_ viewer: LiveViewer) { self.viewer = Mutex(viewer) }
+
+    func take() -> LiveViewer? { viewer.withLock { $0.take() } }
 }
