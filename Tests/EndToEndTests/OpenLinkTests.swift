@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TunerTesting
 
-/// `tuner open` through the real binary: deep links play, show and refuse as the README says.
+/// `tuner open` through the real binary: deep links play, show and refuse as docs/guide/playing.md says.
 @Suite struct OpenLinkTests {
     @Test func aChannelLinkPrintsAWorkingProxyURLWithoutTheProvidersSecrets() async throws {
         let workspace = try Workspace()

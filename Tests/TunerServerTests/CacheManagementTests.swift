@@ -156,7 +156,7 @@ import TunerTesting
         let origin = try await TestOrigin.start()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tuner-embed-\(UUID().uuidString)")
             .path
-        // The README's embedding example, line for line.
+        // The embedding example of docs/guide/embedding.md, line for line.
         let proxy = try await TunerServer.start(configuration: TunerConfiguration(port: 0, dataDirectory: folder))
         let playable = try proxy.proxyURL(
             for: URL(string: "\(origin.baseURL)/files/movie.mp4?size=1000")!, headers: ["User-Agent": "MyApp/1.0"])

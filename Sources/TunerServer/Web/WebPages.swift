@@ -359,7 +359,7 @@ enum WebPages {
             content: """
                 <section class="panel" aria-labelledby="settings-heading">
                 <h1 id="settings-heading">Settings</h1>
-                <p class="hint">Set with flags, TUNER_* variables or tuner.json; see the README.</p>
+                <p class="hint">Set with flags, TUNER_* variables or tuner.json; see docs/guide/configuration.md.</p>
                 <dl class="settings">\(items)</dl>
                 <p><button type="button" data-sign-out>Sign out</button></p>
                 </section>
