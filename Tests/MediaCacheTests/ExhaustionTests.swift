@@ -10,8 +10,11 @@ import TunerTesting
     static func makeCache() throws -> (MediaCache, String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("exhaust-\(UUID().uuidString)")
             .path
-        let cache = try MediaCache(
-            configuration: MediaCacheConfiguration(directory: directory, maxBytes: 1 << 30, minimumFreeDiskBytes: 0))
+        var configuration = MediaCacheConfiguration(directory: directory, maxBytes: 1 << 30, minimumFreeDiskBytes: 0)
+        // These tests judge bytes and fetches, not time: a loaded machine must not turn a reader
+        // that waits for a slow whole-body fetch into a 504 (the cap has its own test).
+        configuration.maxWaitSeconds = 600
+        let cache = try MediaCache(configuration: configuration)
         return (cache, directory)
     }
 

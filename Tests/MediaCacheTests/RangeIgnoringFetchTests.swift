@@ -156,7 +156,9 @@ import TunerTesting
 /// The same rules through a real cache and origin: a reader cancelled while it waits, and the cap
 /// on how long a reader waits for its next byte.
 @Suite struct RangeIgnoringWaitTests {
-    static func makeCache(maxWaitSeconds: Int64 = 60) throws -> (MediaCache, String) {
+    /// A cache whose readers wait `maxWaitSeconds` at most; long by default, so that a loaded
+    /// machine does not turn a slow fetch into a 504 in tests that judge bytes, not time.
+    static func makeCache(maxWaitSeconds: Int64 = 600) throws -> (MediaCache, String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nowait-\(UUID().uuidString)")
             .path
         var configuration = MediaCacheConfiguration(directory: directory, maxBytes: 1 << 30, minimumFreeDiskBytes: 0)
