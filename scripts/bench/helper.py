@@ -13,6 +13,9 @@
                                           `tuner cache stats` created (index rows, spans and data files)
   helper.py slow-clients URL N RATE SECS  N connections GETting URL, each reading RATE bytes/s, for SECS
                                           seconds once all are open; prints how many got a 2xx head
+  helper.py random-ranges URL FILE N AT_ONCE SEED
+                                          N random byte ranges of URL (AT_ONCE in flight, a sliding
+                                          window), each checked against FILE; prints "seconds wrong"
 """
 import asyncio
 import json
@@ -166,10 +169,48 @@ def slow_clients(url, count, rate, seconds):
     asyncio.run(run())
 
 
+def random_ranges(url, path, count, at_once, seed):
+    import concurrent.futures
+    import random
+    import time
+
+    with open(path, "rb") as f:
+        content = f.read()
+    size = len(content)
+    rng = random.Random(int(seed))
+    ranges = []
+    for _ in range(int(count)):
+        length = rng.randint(64 << 10, 2 << 20)
+        start = rng.randrange(0, max(1, size - length))
+        ranges.append((start, min(size, start + length) - 1))
+
+    def fetch(bounds):
+        first, last = bounds
+        request = urllib.request.Request(url, headers={"Range": "bytes=%d-%d" % (first, last)})
+        try:
+            with urllib.request.urlopen(request, timeout=300) as response:
+                body = response.read()
+                expected = f"bytes {first}-{last}/{size}"
+                ok = (
+                    response.status == 206
+                    and response.headers.get("Content-Range") == expected
+                    and body == content[first:last + 1]
+                )
+        except Exception:
+            ok = False
+        return ok
+
+    began = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=int(at_once)) as pool:
+        results = list(pool.map(fetch, ranges))
+    print("%.3f %d" % (time.monotonic() - began, results.count(False)))
+
+
 def main(argv):
     commands = {
         "ports": ports, "proxy-urls": proxy_urls, "lua-paths": lua_paths, "curl-config": curl_config,
         "origin-bytes": origin_bytes, "stat": stat, "fill-cache": fill_cache, "slow-clients": slow_clients,
+        "random-ranges": random_ranges,
     }
     if len(argv) >= 2 and argv[1] == "median":
         median(argv[2:])
