@@ -213,6 +213,12 @@ public final class Library: Sendable {
         return refreshed
     }
 
+    /// Marks failed the sources a stopped server left `refreshing` (the scheduler skips those for
+    /// ever); returns how many. The server that now owns the data folder calls it once at start.
+    public func recoverInterruptedRefreshes() async throws -> Int {
+        try await catalog.recoverInterruptedRefreshes()
+    }
+
     /// A progress callback that passes on at most four reports a second (an import reports every
     /// batch), and always the last.
     private func throttledProgress() -> @Sendable (CatalogImportProgress) -> Void {

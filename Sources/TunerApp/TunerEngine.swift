@@ -31,6 +31,8 @@ public final class TunerEngine: Sendable {
     public let outputs: OutputCenter
     /// Sources: add, refresh, change, remove (a feature object, as `player`).
     public let library: Library
+    /// Channels, films, series, episodes, groups, favourites and the guide, as users browse them.
+    public let browse: Browse
     /// Downloads and uploads (a feature object over `transfers`).
     public let downloads: Downloads
     /// Statistics, clear, trim, preloads, export and pins (a feature object over `cache`).
@@ -114,6 +116,7 @@ public final class TunerEngine: Sendable {
         catalog = catalogParts.catalog
         catalogImporter = catalogParts.importer
         library = catalogParts.library
+        browse = Browse(catalog: catalog)
         player = catalogParts.outputs.player
         outputs = catalogParts.outputs
         // Scheduled refreshes go through the library, so they report to the live events like the

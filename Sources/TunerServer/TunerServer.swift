@@ -272,7 +272,7 @@ struct CatalogRefreshService: Service {
         // A refresh the last server was running when it stopped left its source `refreshing`,
         // which the scheduler skips for ever; this server owns the data folder now.
         do {
-            let recovered = try await engine.catalog.recoverInterruptedRefreshes()
+            let recovered = try await engine.library.recoverInterruptedRefreshes()
             if recovered > 0 {
                 engine.logger.notice(
                     "Sources interrupted mid-refresh marked failed", metadata: ["count": "\(recovered)"])

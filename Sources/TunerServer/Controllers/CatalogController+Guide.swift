@@ -75,7 +75,7 @@ extension CatalogController {
         api.put("channels/:id/guide-mapping", use: setMapping)
         api.delete("channels/:id/guide-mapping") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            try await mapped { try await engine.catalog.setGuideMapping(itemID: id, epgID: nil) }
+            try await mapped { try await engine.browse.setGuideMapping(itemID: id, epgID: nil) }
             return Mapping(itemID: id, epgID: nil)
         }
         api.get("channels/:id/catchup", use: catchup)
@@ -101,7 +101,7 @@ extension CatalogController {
     @Sendable func nowNext(request: Request, context: TunerRequestContext) async throws -> NowNextPage {
         let at = try Self.time(request, "at") ?? Self.now()
         let page = try await channelPage(request)
-        let guide = try await engine.catalog.nowNext(itemIDs: page.items.map(\.id), at: at)
+        let guide = try await engine.browse.nowNext(itemIDs: page.items.map(\.id), at: at)
         let byItem = Dictionary(guide.map { ($0.itemID, $0) }, uniquingKeysWith: { first, _ in first })
         let brief = Self.isBrief(request)
         return NowNextPage(
@@ -123,7 +123,7 @@ extension CatalogController {
             throw HTTPError(.badRequest, message: "a grid covers at most 7 days; narrow 'from' and 'to'")
         }
         let page = try await channelPage(request)
-        let guide = try await engine.catalog.guide(itemIDs: page.items.map(\.id), from: from, to: to)
+        let guide = try await engine.browse.guide(itemIDs: page.items.map(\.id), from: from, to: to)
         let brief = Self.isBrief(request)
         return GridPage(
             from: from, to: to, total: page.total, offset: page.offset, limit: page.limit,
@@ -148,15 +148,15 @@ extension CatalogController {
     /// `GET /channels/{id}/guide?from&to`: one channel's programmes (default: 3 hours ago to a day on).
     @Sendable func channelGuide(request: Request, context: TunerRequestContext) async throws -> ChannelGuide {
         let id = try context.parameters.require("id", as: Int64.self)
-        guard try await engine.catalog.item(id: id) != nil else {
+        guard try await engine.browse.item(id: id) != nil else {
             throw HTTPError(.notFound, message: "no channel with id \(id)")
         }
         let now = Self.now()
         let from = try Self.time(request, "from") ?? now - 3 * 3600
         let to = try Self.time(request, "to") ?? now + 86_400
         guard to > from else { throw HTTPError(.badRequest, message: "'to' must be after 'from'") }
-        let programmes = try await engine.catalog.guide(itemIDs: [id], from: from, to: to)[id] ?? []
-        let mapping = try await engine.catalog.guideMapping(itemID: id)
+        let programmes = try await engine.browse.guide(itemIDs: [id], from: from, to: to)[id] ?? []
+        let mapping = try await engine.browse.guideMapping(itemID: id)
         return ChannelGuide(
             itemID: id, epgID: programmes.first?.epgID ?? mapping, mapping: mapping, from: from, to: to,
             programmes: programmes)
@@ -169,7 +169,7 @@ extension CatalogController {
         let body = try await decode(MappingRequest.self, request, context)
         let epgID = body.epgID?.trimmingCharacters(in: .whitespaces)
         try await mapped {
-            try await engine.catalog.setGuideMapping(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
+            try await engine.browse.setGuideMapping(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
         }
         return Mapping(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
     }
@@ -216,11 +216,11 @@ extension CatalogController {
             let parsed = ids.split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
             var items: [CatalogItem] = []
             for id in parsed.prefix(1000) {
-                if let item = try await engine.catalog.item(id: id) { items.append(item) }
+                if let item = try await engine.browse.item(id: id) { items.append(item) }
             }
             return CatalogPage(items: items, total: items.count, offset: 0, limit: items.count)
         }
-        return try await engine.catalog.items(Self.itemQuery(request))
+        return try await engine.browse.items(Self.itemQuery(request))
     }
 
     private func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: TunerRequestContext) async throws

@@ -40,8 +40,8 @@ extension CatalogController {
         api.put("favourites/:id", use: addFavourite)
         api.delete("favourites/:id") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            try await mapped { try await engine.catalog.setFavourite(itemID: id, false) }
-            guard let item = try await engine.catalog.item(id: id) else {
+            try await mapped { try await engine.browse.setFavourite(itemID: id, false) }
+            guard let item = try await engine.browse.item(id: id) else {
                 throw HTTPError(.notFound, message: "no channel with id \(id)")
             }
             return Favourite(message: "favourite removed", item: item, position: nil)
@@ -60,7 +60,7 @@ extension CatalogController {
         var query = Self.itemQuery(request)
         query.favouritesOnly = true
         if request.uri.queryParameters["kind"] == nil { query.kind = nil }
-        return Body(value: try await engine.catalog.items(query))
+        return Body(value: try await engine.browse.items(query))
     }
 
     /// `PUT /favourites/{id}` with an optional `{"position": N}`: adds a favourite (at the end, or
@@ -75,10 +75,10 @@ extension CatalogController {
             throw HTTPError(.badRequest, message: "'position' must be 0 (first) or more")
         }
         try await mapped {
-            try await engine.catalog.setFavourite(itemID: id, true)
-            if let position = body.position { try await engine.catalog.moveFavourite(itemID: id, to: position) }
+            try await engine.browse.setFavourite(itemID: id, true)
+            if let position = body.position { try await engine.browse.moveFavourite(itemID: id, to: position) }
         }
-        guard let item = try await engine.catalog.item(id: id) else {
+        guard let item = try await engine.browse.item(id: id) else {
             throw HTTPError(.notFound, message: "no channel with id \(id)")
         }
         return Favourite(message: "favourite added", item: item, position: try await favouritePosition(of: item))
@@ -97,9 +97,9 @@ extension CatalogController {
         for id in body.ids where !seen.insert(id).inserted {
             throw HTTPError(.badRequest, message: "id \(id) is listed twice in 'ids'; list each favourite once")
         }
-        try await mapped { try await engine.catalog.setFavouriteOrder(itemIDs: body.ids) }
+        try await mapped { try await engine.browse.setFavouriteOrder(itemIDs: body.ids) }
         return Body(
-            value: try await engine.catalog.items(CatalogItemQuery(kind: nil, favouritesOnly: true, limit: 1000)))
+            value: try await engine.browse.items(CatalogItemQuery(kind: nil, favouritesOnly: true, limit: 1000)))
     }
 
     /// `GET /groups?kind=live|movie|series&source=N`: the groups to filter channels by, with how
@@ -117,7 +117,7 @@ extension CatalogController {
             }
             sourceID = id
         }
-        return GroupList(groups: try await engine.catalog.groups(kind: kind, sourceID: sourceID))
+        return GroupList(groups: try await engine.browse.groups(kind: kind, sourceID: sourceID))
     }
 
     /// `GET /channels/{id}/episodes[?reload=true]`: a series' episodes by season. An Xtream
@@ -126,7 +126,7 @@ extension CatalogController {
         let id = try context.parameters.require("id", as: Int64.self)
         let reload = request.uri.queryParameters["reload"].map { $0 == "true" || $0 == "1" } ?? false
         let episodes = try await mapped { try await engine.catalogImporter.episodes(seriesItemID: id, reload: reload) }
-        guard let series = try await engine.catalog.item(id: id) else {
+        guard let series = try await engine.browse.item(id: id) else {
             throw HTTPError(.notFound, message: "no channel with id \(id)")
         }
         var seasons: [Season] = []
@@ -146,7 +146,7 @@ extension CatalogController {
     /// series' when it has none of its own).
     @Sendable func playEpisode(request: Request, context: TunerRequestContext) async throws -> EpisodePlay {
         let id = try context.parameters.require("id", as: Int64.self)
-        guard let episode = try await engine.catalog.episode(id: id) else {
+        guard let episode = try await engine.browse.episode(id: id) else {
             throw HTTPError(
                 .notFound,
                 message:
@@ -156,7 +156,7 @@ extension CatalogController {
         guard let url = URL(string: episode.url) else {
             throw HTTPError(.conflict, message: "episode \(id) has no usable URL")
         }
-        let series = try await engine.catalog.item(id: episode.seriesID)
+        let series = try await engine.browse.item(id: episode.seriesID)
         let headers = (episode.headers.isEmpty ? series?.headers ?? [] : episode.headers).map {
             StreamHeader(name: $0.name, value: $0.value)
         }
@@ -192,7 +192,7 @@ extension CatalogController {
 
     /// Where `item` stands in the listing of favourites (0 is first).
     private func favouritePosition(of item: CatalogItem) async throws -> Int? {
-        let page = try await engine.catalog.items(CatalogItemQuery(kind: nil, favouritesOnly: true, limit: 1000))
+        let page = try await engine.browse.items(CatalogItemQuery(kind: nil, favouritesOnly: true, limit: 1000))
         return page.items.firstIndex { $0.kind == item.kind && $0.identity == item.identity }
     }
 

@@ -42,14 +42,14 @@ struct CatalogController {
         api.get("channels/:id/logo", use: logo)
         api.put("channels/:id/favourite") { _, context in
             try await mapped {
-                try await engine.catalog.setFavourite(
+                try await engine.browse.setFavourite(
                     itemID: try context.parameters.require("id", as: Int64.self), true)
             }
             return Message(message: "favourite added")
         }
         api.delete("channels/:id/favourite") { _, context in
             try await mapped {
-                try await engine.catalog.setFavourite(
+                try await engine.browse.setFavourite(
                     itemID: try context.parameters.require("id", as: Int64.self), false)
             }
             return Message(message: "favourite removed")
@@ -85,7 +85,7 @@ struct CatalogController {
     @Sendable func channels(request: Request, context: TunerRequestContext) async throws -> Body<
         CatalogPage<CatalogItem>
     > {
-        Body(value: try await engine.catalog.items(Self.itemQuery(request)))
+        Body(value: try await engine.browse.items(Self.itemQuery(request)))
     }
 
     /// The channel filters shared by the listing and the guide: kind, group, search, source,
@@ -105,7 +105,7 @@ struct CatalogController {
 
     @Sendable func item(request: Request, context: TunerRequestContext) async throws -> Body<CatalogItem> {
         let id = try context.parameters.require("id", as: Int64.self)
-        guard let item = try await engine.catalog.item(id: id) else {
+        guard let item = try await engine.browse.item(id: id) else {
             throw HTTPError(.notFound, message: "no channel with id \(id)")
         }
         return Body(value: item)
@@ -138,27 +138,8 @@ struct CatalogController {
         }
     }
 
-    /// A feature error as HTTP; a busy one says when to try again.
-    static func httpError(_ error: FeatureError) -> HTTPError {
-        guard error.kind != .busy else {
-            return HTTPError(
-                .serviceUnavailable, headers: [.retryAfter: String(FeatureError.busyRetrySeconds)],
-                message: error.description)
-        }
-        return HTTPError(status(of: error.kind), message: error.description)
-    }
-
-    static func status(of kind: FeatureError.Kind) -> HTTPResponse.Status {
-        switch kind {
-        case .notFound: .notFound
-        case .notPlayable, .conflict: .conflict
-        case .invalid: .badRequest
-        case .forbidden: .forbidden
-        case .upstream: .badGateway
-        case .failed: .internalServerError
-        case .busy: .serviceUnavailable
-        }
-    }
+    /// A feature error as HTTP (``FeatureError/httpError``).
+    static func httpError(_ error: FeatureError) -> HTTPError { error.httpError }
 
     static func answering<T>(_ body: () async throws -> T) async throws -> T {
         do {

@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import MediaFormats
+import TunerApp
 
 /// Keeps provider secrets out of error answers: an error's message often quotes the URL that
 /// failed, and that URL may carry a password. Sits closest to the routes, so every error a
@@ -18,6 +19,11 @@ struct RedactingErrorMiddleware: RouterMiddleware {
             throw error
         } catch let error as any HTTPResponseError {
             throw error
+        } catch let error as FeatureError {
+            // Whatever route let it through, a feature error answers as its kind says.
+            var answer = error.httpError
+            answer.body = answer.body.map(SecretRedactor.redact)
+            throw answer
         } catch {
             // An error no handler turned into an answer: say what failed, without secrets,
             // instead of a bare 500 (and instead of the framework logging it as it is).

@@ -99,7 +99,7 @@ struct PagesController {
         case .search(let query): page = try await liveTV(group: nil, favourites: false, search: query)
         case .channel(let id), .play(let id, _):
             let at: Int64? = if case .play(_, let time) = route { time } else { nil }
-            if let item = try await engine.catalog.item(id: id) {
+            if let item = try await engine.browse.item(id: id) {
                 page = WebPages.player(item: item, at: at)
             } else {
                 page = WebPage.notFound(path: route.webPath)
@@ -117,15 +117,15 @@ struct PagesController {
         case .shows: page = try await library(kind: .series)
         case .film(let id), .show(let id):
             let kind: CatalogItemKind = if case .film = route { .movie } else { .series }
-            if let item = try await engine.catalog.item(id: id), item.kind == kind {
+            if let item = try await engine.browse.item(id: id), item.kind == kind {
                 page = WebPages.title(item: item)
             } else {
                 page = WebPage.notFound(path: route.webPath)
                 status = .notFound
             }
         case .episode(let id):
-            if let episode = try await engine.catalog.episode(id: id) {
-                page = WebPages.player(episode: episode, series: try await engine.catalog.item(id: episode.seriesID))
+            if let episode = try await engine.browse.episode(id: id) {
+                page = WebPages.player(episode: episode, series: try await engine.browse.item(id: episode.seriesID))
             } else {
                 page = WebPage.notFound(path: route.webPath)
                 status = .notFound
@@ -158,7 +158,7 @@ struct PagesController {
     }
 
     func mergedGroups(kind: CatalogItemKind) async throws -> [WebPages.GroupEntry] {
-        let groups = try await engine.catalog.groups(kind: kind, sourceID: nil)
+        let groups = try await engine.browse.groups(kind: kind, sourceID: nil)
         var merged: [String: Int] = [:]
         var order: [String] = []
         for entry in groups {
