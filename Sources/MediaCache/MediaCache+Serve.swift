@@ -385,7 +385,7 @@ extension MediaCache {
             try Task.checkCancellation()
             switch entry.nextStep(
                 at: position, until: range.upperBound, generation: generation, attached: &attached,
-                seekThreshold: configuration.seekThreshold)
+                seekThreshold: configuration.seekThreshold, headWait: .seconds(configuration.headTimeoutSeconds))
             {
             case .read(let file, let count):
                 // Long runs go to the connection without a copy through user space (sendfile),
@@ -421,6 +421,11 @@ extension MediaCache {
                 waitingSince = waitingSince ?? now
                 waited = true
                 await entry.waitForChange(after: changes)
+            case .waitForHead(let changes, let deadline):
+                // Another fetch's head tells whether this origin honours Range (see nextStep).
+                if case (_, let giveUp?) = noteFailures() { throw giveUp }
+                waited = true
+                await entry.waitForChange(after: changes, until: deadline)
             case .fetch(let id, let fetchRange, let meta, let fetchGeneration):
                 let (failed, giveUp) = noteFailures()
                 if let giveUp {

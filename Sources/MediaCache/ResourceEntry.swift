@@ -25,6 +25,9 @@ final class ResourceEntry: Sendable {
         var task: Task<Void, Never>?
         /// The origin answered 200: its body is the whole resource from byte 0.
         var whole = false
+        /// When the fetch was registered, while it waits for its response head and nothing has
+        /// told yet whether the origin honours Range (see `State.rangesKnown`); nil otherwise.
+        var headSince: ContinuousClock.Instant?
     }
 
     struct State {
@@ -62,6 +65,10 @@ final class ResourceEntry: Sendable {
         /// 0, so readers wait for the one in flight rather than start others (a storm of full
         /// downloads otherwise). Cleared when the origin answers a range with 206 again.
         var ignoresRanges = false
+        /// An answer to a range request has told whether the origin honours Range (206) or
+        /// ignores it (200). Until then a fetch waiting for its head holds the head lock: a reader
+        /// that would start another fetch waits for that head first (see ``nextStep``).
+        var rangesKnown = false
     }
 
     /// A chunk as a fetch wrote it to the data file.
@@ -83,6 +90,9 @@ final class ResourceEntry: Sendable {
         case memory(ByteBuffer)
         /// A fetch in flight will bring the bytes: wait for the next change after `changes`.
         case wait(changes: UInt64)
+        /// A fetch is waiting for the head that tells whether the origin honours Range: wait for
+        /// the next change after `changes`, but not beyond `until`, then plan again.
+        case waitForHead(changes: UInt64, until: ContinuousClock.Instant)
         /// The caller must start a fetch of `range` (it is registered and attached already).
         case fetch(id: Int, range: Range<Int64>, meta: ResourceMeta, generation: Int)
         /// The resource changed or was evicted since the reader started.
@@ -221,7 +231,7 @@ final class ResourceEntry: Sendable {
                     state.nextID += 1
                     state.fetches[id] = FetchRecord(
                         id: id, generation: state.generation, start: start, position: start, end: meta.length,
-                        attached: 1, task: nil)
+                        attached: 1, task: nil, headSince: state.rangesKnown ? nil : .now)
                     fetchID = id
                 }
             }
@@ -261,8 +271,20 @@ final class ResourceEntry: Sendable {
     /// `attached` holds the fetches this reader keeps alive; it is updated here.
     /// A new fetch ends where the reader's range ends: an open-ended read fetches to the end of
     /// the resource (stopped when the reader leaves), a bounded one exactly what it asked for.
+    ///
+    /// The head lock: until an answer to a range request has said whether the origin honours
+    /// Range, a reader that would start a fetch while another fetch waits for its head waits for
+    /// that head (at most `headWait` after the fetch began), then plans again with what it said:
+    /// 206 lets every reader fetch its own range in parallel, 200 makes them all wait for the one
+    /// whole body. Without it, ten concurrent cold ranges through a fast origin that ignores Range
+    /// started up to ten fetches before any head arrived; each got 200 and the whole file, and the
+    /// dropped ones still cost what the loopback socket buffers took before the close: 1.23× to
+    /// 1.47× the file at the origin in scripts/bench-range-ignoring, up to 3× in HeadLockTests
+    /// (nginx's proxy_cache_lock: 1.00×). The cost is one head's latency for concurrent cold
+    /// readers of an origin that honours Range, until its first 206.
     func nextStep(
-        at position: Int64, until rangeEnd: Int64, generation: Int, attached: inout Set<Int>, seekThreshold: Int64
+        at position: Int64, until rangeEnd: Int64, generation: Int, attached: inout Set<Int>, seekThreshold: Int64,
+        headWait: Duration = .seconds(20)
     ) -> ReadStep {
         state.withLock { state in
             guard !state.evicted, state.generation == generation, let meta = state.meta else { return .changed }
@@ -308,6 +330,16 @@ final class ResourceEntry: Sendable {
                 }
                 return .wait(changes: state.changes)
             }
+            // The head lock (see above); not attached: the fetch's own range is not this reader's.
+            if !state.rangesKnown {
+                let now = ContinuousClock.now
+                let deadlines = state.fetches.values.compactMap { fetch in
+                    fetch.generation == generation ? fetch.headSince.map { $0 + headWait } : nil
+                }
+                if let until = deadlines.filter({ $0 > now }).min() {
+                    return .waitForHead(changes: state.changes, until: until)
+                }
+            }
             // Otherwise fetch from here to the next bytes held or already on their way, or the end.
             var end = min(meta.length, rangeEnd)
             if let nextHeld = state.available.nextHeldOffset(from: position) { end = min(end, nextHeld) }
@@ -323,7 +355,8 @@ final class ResourceEntry: Sendable {
             let id = state.nextID
             state.nextID += 1
             state.fetches[id] = FetchRecord(
-                id: id, generation: generation, start: position, position: position, end: end, attached: 1, task: nil)
+                id: id, generation: generation, start: position, position: position, end: end, attached: 1, task: nil,
+                headSince: state.rangesKnown ? nil : .now)
             attached.insert(id)
             return .fetch(id: id, range: position..<end, meta: meta, generation: generation)
         }
@@ -351,7 +384,11 @@ final class ResourceEntry: Sendable {
     /// wait for the other), and the other is told to go on to the end.
     func noteWholeBody(fetch id: Int, askedForRange: Bool) -> Bool {
         let (keep, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-            if askedForRange { state.ignoresRanges = true }
+            state.fetches[id]?.headSince = nil
+            if askedForRange {
+                state.ignoresRanges = true
+                state.rangesKnown = true
+            }
             guard let meta = state.meta, let fetch = state.fetches[id] else { return (false, []) }
             if let other = state.fetches.values.first(where: {
                 $0.id != id && $0.whole && $0.generation == fetch.generation
@@ -370,11 +407,13 @@ final class ResourceEntry: Sendable {
     }
 
     /// Records that the origin answered a range with 206: it honours Range (again), so readers
-    /// ahead of a whole fetch may fetch their own ranges.
+    /// ahead of a whole fetch, and readers waiting for this head (the head lock), may fetch their
+    /// own ranges.
     func noteHonoursRanges() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            guard state.ignoresRanges else { return [] }
+            guard state.ignoresRanges || !state.rangesKnown else { return [] }
             state.ignoresRanges = false
+            state.rangesKnown = true
             return state.takeWaiters()
         }
         waiters.forEach { $0.resume() }
@@ -418,6 +457,16 @@ final class ResourceEntry: Sendable {
         }
     }
 
+    /// Suspends until something changes after `changes`, or until `deadline` (or cancellation).
+    func waitForChange(after changes: UInt64, until deadline: ContinuousClock.Instant) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.waitForChange(after: changes) }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
     /// Releases a reader's fetches; a fetch nobody waits for any more is cancelled, so a player
     /// that closed its connection stops costing origin bandwidth.
     func detach(_ ids: Set<Int>) {
@@ -433,6 +482,11 @@ final class ResourceEntry: Sendable {
                 if Self.outlivesReaders(fetch, in: state) { continue }
                 if let task = fetch.task {
                     cancelled.append(task)
+                    // A cancelled fetch brings no head: readers waiting for it plan again now.
+                    if fetch.headSince != nil {
+                        state.fetches[id]?.headSince = nil
+                        orphaned = true
+                    }
                 } else {
                     // Registered but never started (its reader left first): drop it, or readers
                     // would wait for bytes nobody fetches.

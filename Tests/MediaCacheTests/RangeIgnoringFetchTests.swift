@@ -43,7 +43,7 @@ import TunerTesting
         {
         case .read: .read
         case .memory: .memory
-        case .wait: .wait
+        case .wait, .waitForHead: .wait
         case .fetch(_, let range, _, _): .fetch(range)
         case .changed: .changed
         }
