@@ -3,15 +3,21 @@ import Testing
 import TunerTesting
 
 /// Issue 26, point 5: an origin that answers every ranged GET with 200 and the whole body costs
-/// one fetch of the file, however many players ask for ranges of it at once.
-@Suite struct RangeIgnoringOriginTests {
+/// one fetch of the file, however many players ask for ranges of it at once. Through the real
+/// `tuner serve` (its own process, so the test process's load cannot slow the cache) and curl.
+@Suite struct RangeIgnoringOriginEndToEndTests {
     @Test func thirtyRandomRangesTenAtATimeCostTheOriginOneFile() async throws {
-        let harness = try await ProxyHarness.start()
+        guard let tools = Tools.require(.curl) else { return }
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let origin = try await TestOrigin.start()
+        let server = try await TunerProcess.serve(data: workspace.file("data"))
         let size = 16 << 20
         let name = "norange26.bin"
         // A provider slower than loopback (64 KiB every 10 ms, about 6.5 MB/s), so readers come
         // and go while the one fetch runs, as players on a real network do.
-        let url = try harness.proxyURL("/files/\(name)?size=\(size)&norange=1&drip=65536,10")
+        let url = try await TunerProcess.proxyURL(
+            for: origin.baseURL + "/files/\(name)?size=\(size)&norange=1&drip=65536,10", data: server.dataDirectory)
         let expected = TestOrigin.content(name: name, range: 0..<size)
         var generator = SplitMix64(seed: 26)
         // Random ranges up to 2 MiB long over the whole file, none reaching its last MiB: when a
@@ -28,16 +34,16 @@ import TunerTesting
             let answers = try await withThrowingTaskGroup(of: String?.self) { group in
                 for plan in plans[(wave * 10)..<(wave * 10 + 10)] {
                     group.addTask {
-                        let header = "bytes=\(plan.start)-\(plan.end - 1)"
-                        let fetched = try await HTTP.fetch(url, headers: ["Range": header])
-                        let want = "bytes \(plan.start)-\(plan.end - 1)/\(size)"
-                        guard fetched.status == 206, fetched.error == nil,
+                        let range = "\(plan.start)-\(plan.end - 1)"
+                        let fetched = try await Curl.fetch(tools[.curl], url, options: ["-r", range])
+                        let want = "bytes \(range)/\(size)"
+                        guard fetched.status == 206, fetched.process.succeeded,
                             fetched.header("Content-Range") == want,
                             fetched.header("Content-Length") == String(plan.end - plan.start),
                             fetched.body.elementsEqual(expected[plan.start..<plan.end])
                         else {
-                            return "\(header): \(fetched.status) \(fetched.header("Content-Range") ?? "-") "
-                                + "\(fetched.body.count) bytes \(fetched.error ?? "")"
+                            return "bytes=\(range): \(fetched.status) \(fetched.header("Content-Range") ?? "-") "
+                                + "\(fetched.body.count) bytes \(fetched.process.errorOutput)"
                         }
                         return nil
                     }
@@ -50,8 +56,9 @@ import TunerTesting
         }
         #expect(failures.isEmpty, "wrong answers: \(failures.prefix(5))")
         // Bytes the origin's sockets took, not requests: one file, with 5% for bytes in flight.
-        let sent = harness.origin.bodyBytesSent
+        let sent = origin.bodyBytesSent
         #expect(sent <= size + size / 20, "the origin sent \(sent) bytes (\(Double(sent) / Double(size))×)")
-        try await harness.stop()
+        await server.stop()
+        try await origin.shutdown()
     }
 }
