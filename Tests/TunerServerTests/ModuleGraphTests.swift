@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// The module graph goes one way, as docs/ARCHITECTURE.md draws it: every module imports only
+/// modules of a lower layer, the leaves depend on nothing, and the server's frameworks stay in
+/// the server. Read from the `import` lines of Sources, so a new import that breaks the layering
+/// fails here before it spreads.
+@Suite struct ModuleGraphTests {
+    /// Each module's layer: a module may import only modules of a lower layer.
+    static let layers: [String: Int] = [
+        "MediaFormats": 0, "Routing": 0, "TunerAPI": 0, "Tus": 0, "CZlib": 0, "CAllocatorTuning": 0,
+        "Fetching": 1, "TunerStorage": 1, "ServerLink": 1, "TusServer": 1, "TunerTesting": 1,
+        "MediaCache": 2, "Catalog": 2, "Transfers": 2, "tuner-live-origin": 2,
+        "Outputs": 3,
+        "TunerApp": 4,
+        "TunerServer": 5,
+        "tuner": 6,
+    ]
+
+    /// Modules whose clients must not pull in anything: Foundation and the platform alone.
+    static let leaves: Set = ["MediaFormats", "Routing", "TunerAPI"]
+    static let platform: Set = ["Foundation", "Glibc", "Musl", "Darwin", "Synchronization"]
+
+    /// The HTTP server's frameworks: TunerServer alone serves HTTP.
+    static let serverFrameworks: Set = [
+        "Hummingbird", "HummingbirdCore", "HummingbirdWebSocket", "ServiceLifecycle", "Prometheus", "NIOHTTPTypes",
+        "NIOExtras",
+    ]
+
+    /// Files of TunerApp that still speak NIO's HTTP types, until the stream and live engines move
+    /// into service modules of their own (issue 27, point 1). The list may only shrink.
+    static let nioHTTPInTunerApp: Set = ["TunerApp/StreamService.swift", "TunerApp/Live/LiveHTTPUpstream.swift"]
+
+    static var sources: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources")
+    }
+
+    /// Every `import` of every Swift file, by module and file (relative to Sources).
+    static func imports() throws -> [(module: String, file: String, imported: String)] {
+        var found: [(String, String, String)] = []
+        let root = sources.path
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
+        for case let path as String in walker where path.hasSuffix(".swift") {
+            let module = String(path.prefix { $0 != "/" })
+            let text = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                let words = line.split(separator: " ").filter { !$0.hasPrefix("@") }
+                guard words.count >= 2, words[0] == "import" else { continue }
+                found.append((module, path, String(words[1])))
+            }
+        }
+        return found
+    }
+
+    @Test func everyModuleImportsOnlyLowerLayers() throws {
+        let all = try Self.imports()
+        #expect(Set(all.map(\.module)).isSubset(of: Set(Self.layers.keys)), "a module without a layer")
+        for entry in all {
+            guard let own = Self.layers[entry.module], let other = Self.layers[entry.imported] else { continue }
+            #expect(other < own, "\(entry.file) imports \(entry.imported), a layer not below \(entry.module)")
+        }
+    }
+
+    @Test func leavesImportThePlatformAlone() throws {
+        for entry in try Self.imports() where Self.leaves.contains(entry.module) {
+            #expect(Self.platform.contains(entry.imported), "\(entry.file) imports \(entry.imported)")
+        }
+    }
+
+    @Test func onlyTheServerUsesTheServerFrameworks() throws {
+        for entry in try Self.imports() where Self.serverFrameworks.contains(entry.imported) {
+            #expect(entry.module == "TunerServer", "\(entry.file) imports \(entry.imported)")
+        }
+    }
+
+    @Test func tunerAppSpeaksNoNewNIOHTTP() throws {
+        let speaking = Set(
+            try Self.imports().filter { $0.module == "TunerApp" && $0.imported == "NIOHTTP1" }.map(\.file))
+        #expect(speaking.isSubset(of: Self.nioHTTPInTunerApp), "\(speaking.subtracting(Self.nioHTTPInTunerApp))")
+    }
+}
