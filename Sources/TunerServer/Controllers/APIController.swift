@@ -131,7 +131,7 @@ struct APIController {
         } catch let error as HTTPError {
             throw error
         } catch {
-            throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
+            throw FeatureError(.invalid, "the request body is not the expected JSON: \(error)")
         }
     }
 }

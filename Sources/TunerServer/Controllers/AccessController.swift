@@ -70,7 +70,7 @@ struct AccessController {
         api.post("keys") { [access] request, context in
             let body = try await request.decode(as: AddKeyRequest.self, context: context)
             guard let scope = AccessScope(rawValue: body.scope.lowercased()) else {
-                throw HTTPError(.badRequest, message: "scope must be read, play, manage or admin")
+                throw FeatureError(.invalid, "scope must be read, play, manage or admin")
             }
             let made = try await CatalogController.answering { try await access.addKey(name: body.name, scope: scope) }
             var response = try EditedResponse(status: .created, response: NewKey(key: made.key, secret: made.secret))

@@ -118,9 +118,9 @@ extension CatalogController {
     @Sendable func grid(request: Request, context: TunerRequestContext) async throws -> GridPage {
         let from = try Self.time(request, "from") ?? Self.now()
         let to = try Self.time(request, "to") ?? from + 3 * 3600
-        guard to > from else { throw HTTPError(.badRequest, message: "'to' must be after 'from'") }
+        guard to > from else { throw FeatureError(.invalid, "'to' must be after 'from'") }
         guard to - from <= 7 * 86_400 else {
-            throw HTTPError(.badRequest, message: "a grid covers at most 7 days; narrow 'from' and 'to'")
+            throw FeatureError(.invalid, "a grid covers at most 7 days; narrow 'from' and 'to'")
         }
         let page = try await channelPage(request)
         let guide = try await engine.browse.guide(itemIDs: page.items.map(\.id), from: from, to: to)
@@ -149,12 +149,12 @@ extension CatalogController {
     @Sendable func channelGuide(request: Request, context: TunerRequestContext) async throws -> ChannelGuide {
         let id = try context.parameters.require("id", as: Int64.self)
         guard try await engine.browse.item(id: id) != nil else {
-            throw HTTPError(.notFound, message: "no channel with id \(id)")
+            throw FeatureError(.notFound, "no channel with id \(id)")
         }
         let now = Self.now()
         let from = try Self.time(request, "from") ?? now - 3 * 3600
         let to = try Self.time(request, "to") ?? now + 86_400
-        guard to > from else { throw HTTPError(.badRequest, message: "'to' must be after 'from'") }
+        guard to > from else { throw FeatureError(.invalid, "'to' must be after 'from'") }
         let programmes = try await engine.browse.guide(itemIDs: [id], from: from, to: to)[id] ?? []
         let mapping = try await engine.browse.guideMapping(itemID: id)
         return ChannelGuide(
@@ -181,12 +181,12 @@ extension CatalogController {
         let target: Player.CatchupTarget
         if let programmeText = request.uri.queryParameters["programme"] {
             guard let programmeID = Int64(String(programmeText)) else {
-                throw HTTPError(.badRequest, message: "'programme' must be a programme id")
+                throw FeatureError(.invalid, "'programme' must be a programme id")
             }
             target = .programme(id: programmeID)
         } else {
             guard let from = try Self.time(request, "start"), let until = try Self.time(request, "end") else {
-                throw HTTPError(.badRequest, message: "give 'programme' (an id from the guide), or 'start' and 'end'")
+                throw FeatureError(.invalid, "give 'programme' (an id from the guide), or 'start' and 'end'")
             }
             target = .span(start: from, end: until)
         }
@@ -229,7 +229,7 @@ extension CatalogController {
         do {
             return try await request.decode(as: type, context: context)
         } catch {
-            throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
+            throw FeatureError(.invalid, "the request body is not the expected JSON: \(error)")
         }
     }
 
@@ -254,13 +254,10 @@ extension CatalogController {
             if interval.isFinite, interval.magnitude < 1e15 { seconds = Int64(interval) }
         }
         guard let seconds else {
-            throw HTTPError(
-                .badRequest,
-                message: "'\(name)' must be seconds since 1970 or an ISO 8601 time, got '\(text.prefix(64))'")
+            throw FeatureError(.invalid, "'\(name)' must be seconds since 1970 or an ISO 8601 time, got '\(text.prefix(64))'")
         }
         guard GuideTime.supported.contains(seconds) else {
-            throw HTTPError(
-                .badRequest, message: "'\(name)' must be between the years 1 and 9999, got '\(text.prefix(64))'")
+            throw FeatureError(.invalid, "'\(name)' must be between the years 1 and 9999, got '\(text.prefix(64))'")
         }
         return seconds
     }

@@ -42,7 +42,7 @@ extension CatalogController {
             let id = try context.parameters.require("id", as: Int64.self)
             try await mapped { try await engine.browse.setFavourite(itemID: id, false) }
             guard let item = try await engine.browse.item(id: id) else {
-                throw HTTPError(.notFound, message: "no channel with id \(id)")
+                throw FeatureError(.notFound, "no channel with id \(id)")
             }
             return Favourite(message: "favourite removed", item: item, position: nil)
         }
@@ -72,14 +72,14 @@ extension CatalogController {
             body = try await decodeJSON(FavouriteRequest.self, request, context)
         }
         if let position = body.position, position < 0 {
-            throw HTTPError(.badRequest, message: "'position' must be 0 (first) or more")
+            throw FeatureError(.invalid, "'position' must be 0 (first) or more")
         }
         try await mapped {
             try await engine.browse.setFavourite(itemID: id, true)
             if let position = body.position { try await engine.browse.moveFavourite(itemID: id, to: position) }
         }
         guard let item = try await engine.browse.item(id: id) else {
-            throw HTTPError(.notFound, message: "no channel with id \(id)")
+            throw FeatureError(.notFound, "no channel with id \(id)")
         }
         return Favourite(message: "favourite added", item: item, position: try await favouritePosition(of: item))
     }
@@ -91,11 +91,11 @@ extension CatalogController {
     > {
         let body = try await decodeJSON(FavouriteOrderRequest.self, request, context)
         guard !body.ids.isEmpty else {
-            throw HTTPError(.badRequest, message: "'ids' must list favourite ids in the order wanted")
+            throw FeatureError(.invalid, "'ids' must list favourite ids in the order wanted")
         }
         var seen: Set<Int64> = []
         for id in body.ids where !seen.insert(id).inserted {
-            throw HTTPError(.badRequest, message: "id \(id) is listed twice in 'ids'; list each favourite once")
+            throw FeatureError(.invalid, "id \(id) is listed twice in 'ids'; list each favourite once")
         }
         try await mapped { try await engine.browse.setFavouriteOrder(itemIDs: body.ids) }
         return Body(
@@ -108,12 +108,12 @@ extension CatalogController {
         let query = request.uri.queryParameters
         let kind = CatalogItemKind(rawValue: query["kind"].map(String.init) ?? "live")
         guard [.live, .movie, .series].contains(kind) else {
-            throw HTTPError(.badRequest, message: "'kind' must be live, movie or series, got '\(kind)'")
+            throw FeatureError(.invalid, "'kind' must be live, movie or series, got '\(kind)'")
         }
         var sourceID: Int64?
         if let text = query["source"] {
             guard let id = Int64(String(text)) else {
-                throw HTTPError(.badRequest, message: "'source' must be a source id, got '\(text)'")
+                throw FeatureError(.invalid, "'source' must be a source id, got '\(text)'")
             }
             sourceID = id
         }
@@ -127,7 +127,7 @@ extension CatalogController {
         let reload = request.uri.queryParameters["reload"].map { $0 == "true" || $0 == "1" } ?? false
         let episodes = try await mapped { try await engine.catalogImporter.episodes(seriesItemID: id, reload: reload) }
         guard let series = try await engine.browse.item(id: id) else {
-            throw HTTPError(.notFound, message: "no channel with id \(id)")
+            throw FeatureError(.notFound, "no channel with id \(id)")
         }
         var seasons: [Season] = []
         for episode in episodes {
@@ -147,14 +147,11 @@ extension CatalogController {
     @Sendable func playEpisode(request: Request, context: TunerRequestContext) async throws -> EpisodePlay {
         let id = try context.parameters.require("id", as: Int64.self)
         guard let episode = try await engine.browse.episode(id: id) else {
-            throw HTTPError(
-                .notFound,
-                message:
-                    "no episode with id \(id) (episodes are renumbered when their source is refreshed; list them again)"
+            throw FeatureError(.notFound, "no episode with id \(id) (episodes are renumbered when their source is refreshed; list them again)"
             )
         }
         guard let url = URL(string: episode.url) else {
-            throw HTTPError(.conflict, message: "episode \(id) has no usable URL")
+            throw FeatureError(.conflict, "episode \(id) has no usable URL")
         }
         let series = try await engine.browse.item(id: episode.seriesID)
         let headers = (episode.headers.isEmpty ? series?.headers ?? [] : episode.headers).map {
@@ -166,7 +163,7 @@ extension CatalogController {
                 proxyURL: try engine.proxyURL(for: url, headers: headers, baseURL: base), episode: episode,
                 series: series)
         } catch {
-            throw HTTPError(.badRequest, message: error.description)
+            throw FeatureError(.invalid, error.description)
         }
     }
 
@@ -178,7 +175,7 @@ extension CatalogController {
         var limit = 4
         if let text = request.uri.queryParameters["limit"] {
             guard let value = Int(String(text)), (1...100).contains(value) else {
-                throw HTTPError(.badRequest, message: "'limit' must be a number from 1 to 100, got '\(text)'")
+                throw FeatureError(.invalid, "'limit' must be a number from 1 to 100, got '\(text)'")
             }
             limit = value
         }
@@ -208,7 +205,7 @@ extension CatalogController {
         do {
             return try await request.decode(as: type, context: context)
         } catch {
-            throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
+            throw FeatureError(.invalid, "the request body is not the expected JSON: \(error)")
         }
     }
 }

@@ -65,7 +65,7 @@ struct CatalogController {
         do {
             body = try await request.decode(as: Library.NewSource.self, context: context)
         } catch {
-            throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
+            throw FeatureError(.invalid, "the request body is not the expected JSON: \(error)")
         }
         let source = try await Self.answering {
             do {
@@ -106,7 +106,7 @@ struct CatalogController {
     @Sendable func item(request: Request, context: TunerRequestContext) async throws -> Body<CatalogItem> {
         let id = try context.parameters.require("id", as: Int64.self)
         guard let item = try await engine.browse.item(id: id) else {
-            throw HTTPError(.notFound, message: "no channel with id \(id)")
+            throw FeatureError(.notFound, "no channel with id \(id)")
         }
         return Body(value: item)
     }

@@ -47,8 +47,7 @@ struct EventsController {
             topics = []
             for name in text.split(separator: ",") {
                 guard let topic = EventTopic(rawValue: String(name)) else {
-                    throw HTTPError(
-                        .badRequest, message: "topics are transfers, imports, cache, streams and guide, comma-separated"
+                    throw FeatureError(.invalid, "topics are transfers, imports, cache, streams and guide, comma-separated"
                     )
                 }
                 topics.insert(topic)
@@ -57,8 +56,7 @@ struct EventsController {
         var resume: (epoch: String, sequence: UInt64)?
         if let after = query["after"] {
             guard let sequence = UInt64(after), let epoch = query["epoch"], !epoch.isEmpty, epoch.count <= 32 else {
-                throw HTTPError(
-                    .badRequest, message: "after must be a sequence number, sent with the epoch it came from")
+                throw FeatureError(.invalid, "after must be a sequence number, sent with the epoch it came from")
             }
             resume = (String(epoch), sequence)
         }

@@ -39,7 +39,7 @@ struct LiveController {
     static func profile(of request: Request, fallback: StreamProfile = .direct) throws -> StreamProfile {
         if let text = parameter("profile", of: request) {
             guard let profile = StreamProfile(rawValue: text.lowercased()) else {
-                throw HTTPError(.badRequest, message: "profile must be direct, remux or transcode")
+                throw FeatureError(.invalid, "profile must be direct, remux or transcode")
             }
             return profile
         }
@@ -69,8 +69,7 @@ struct LiveController {
         let name = text.lowercased()
         if name == "native" || name == "none" || name.isEmpty { return nil }
         guard let size = TranscodeSize(rawValue: name) else {
-            throw HTTPError(
-                .badRequest, message: "transcode must be one of: \(TranscodeSize.names.joined(separator: ", "))")
+            throw FeatureError(.invalid, "transcode must be one of: \(TranscodeSize.names.joined(separator: ", "))")
         }
         return size
     }
@@ -85,8 +84,7 @@ struct LiveController {
         guard text.count <= 7, text.allSatisfy({ $0.isASCII && $0.isNumber }), let seconds = Int(text),
             (1...longestDuration).contains(seconds)
         else {
-            throw HTTPError(
-                .badRequest, message: "duration must be whole seconds, from 1 to \(longestDuration)")
+            throw FeatureError(.invalid, "duration must be whole seconds, from 1 to \(longestDuration)")
         }
         return .seconds(seconds)
     }

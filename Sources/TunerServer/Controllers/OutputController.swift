@@ -140,7 +140,7 @@ struct OutputController {
         let id = try context.parameters.require("id")
         var settings = try await Self.decode(request, context)
         guard settings.id == nil || settings.id == id else {
-            throw HTTPError(.badRequest, message: "a profile's id cannot change; add a new profile instead")
+            throw FeatureError(.invalid, "a profile's id cannot change; add a new profile instead")
         }
         settings.id = nil
         return try await CatalogController.answering {
@@ -171,7 +171,7 @@ struct OutputController {
         do {
             return try await request.decode(as: OutputProfileSettings.self, context: context)
         } catch {
-            throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
+            throw FeatureError(.invalid, "the request body is not the expected JSON: \(error)")
         }
     }
 
@@ -184,7 +184,7 @@ struct OutputController {
         do {
             profile = try await engine.outputs.profile(id: profileID)
         } catch {
-            throw HTTPError(.notFound, message: error.description)
+            throw FeatureError(.notFound, error.description)
         }
         let key = pathKey ?? request.uri.queryParameters["key"].map(String.init)
         if let token, !open {
@@ -213,7 +213,7 @@ struct OutputController {
         let file = try context.parameters.require("profile")
         let isPlaylist = file.hasSuffix(".m3u") || file.hasSuffix(".m3u8")
         guard isPlaylist || file.hasSuffix(".xml") else {
-            throw HTTPError(.notFound, message: "outputs are /output/<profile>.m3u and /output/<profile>.xml")
+            throw FeatureError(.notFound, "outputs are /output/<profile>.m3u and /output/<profile>.xml")
         }
         let profileID = String(file[..<(file.lastIndex(of: ".") ?? file.endIndex)])
         let (profile, key) = try await authorised(profileID: profileID, key: nil, request)
@@ -321,7 +321,7 @@ struct OutputController {
         let text = try context.parameters.require("number")
         // Players write "12", some "12.0"; anything else is no channel.
         guard let number = Int(text.hasSuffix(".0") ? String(text.dropLast(2)) : text) else {
-            throw HTTPError(.notFound, message: "'\(text)' is not a channel number")
+            throw FeatureError(.notFound, "'\(text)' is not a channel number")
         }
         return try await play(
             profileID: try context.parameters.require("profile"), key: nil, open: false, number: number, request,
@@ -339,7 +339,7 @@ struct OutputController {
         guard text.hasPrefix("v"), !digits.isEmpty, digits.count <= 18,
             digits.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(digits), String(number) == digits
         else {
-            throw HTTPError(.notFound, message: "a tuner stream is /auto/v<GuideNumber>, as lineup.json lists them")
+            throw FeatureError(.notFound, "a tuner stream is /auto/v<GuideNumber>, as lineup.json lists them")
         }
         return try await play(profileID: profileID, key: key, open: open, number: number, request, context)
     }
@@ -353,7 +353,7 @@ struct OutputController {
         if let utc = query["utc"] {
             // A catch-up request from the M3U's catchup-source: digits only, checked times.
             guard let start = Int64(utc), query["duration"].map({ Int64($0) != nil }) ?? true else {
-                throw HTTPError(.badRequest, message: "utc and duration must be whole seconds")
+                throw FeatureError(.invalid, "utc and duration must be whole seconds")
             }
             let duration = query["duration"].flatMap { Int64($0) }
             link = try await CatalogController.answering {

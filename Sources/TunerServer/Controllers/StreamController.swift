@@ -37,9 +37,9 @@ struct StreamController {
         do {
             return try engine.signer.verify(signature: signature, payload: payload)
         } catch  where error.kind == .forbidden {
-            throw HTTPError(.forbidden, message: error.description)
+            throw FeatureError(.forbidden, error.description)
         } catch {
-            throw HTTPError(.badRequest, message: error.description)
+            throw FeatureError(.invalid, error.description)
         }
     }
 
@@ -49,7 +49,7 @@ struct StreamController {
     @Sendable func segment(request: Request, context: TunerRequestContext) async throws -> Response {
         let segment = try context.parameters.require("name")
         guard let number = Self.segmentNumber(segment) else {
-            throw HTTPError(.notFound, message: "'\(segment.prefix(20))' does not name a segment")
+            throw FeatureError(.notFound, "'\(segment.prefix(20))' does not name a segment")
         }
         let playlist = try verifiedLink(context)
         let media = await engine.streams.serveSegment(
@@ -74,7 +74,7 @@ struct StreamController {
                 try await engine.live.hls(channelID: channel, address: LiveController.address(of: context))
             }
             guard let (data, type) = await session.file(name, for: LiveController.address(of: context)) else {
-                throw HTTPError(.notFound, message: "'\(name.prefix(40))' is not (or no longer) part of the stream")
+                throw FeatureError(.notFound, "'\(name.prefix(40))' is not (or no longer) part of the stream")
             }
             var headers = HTTPFields()
             headers[.contentType] = type

@@ -51,10 +51,7 @@ struct TransfersController {
             do {
                 items = [try JSONDecoder().decode(AddTransferRequest.self, from: data)]
             } catch {
-                throw HTTPError(
-                    .badRequest,
-                    message:
-                        """
+                throw FeatureError(.invalid, """
                         the body must be JSON like {\"url\": \"https://…\", \"sha256\": \"…\"} or {\"transfers\": \
                         [...]}: \(error)
                         """
@@ -73,14 +70,14 @@ struct TransfersController {
         do {
             body = try await request.decode(as: ChangeTransferRequest.self, context: context)
         } catch {
-            throw HTTPError(.badRequest, message: "the body must be JSON like {\"action\": \"pause\"}: \(error)")
+            throw FeatureError(.invalid, "the body must be JSON like {\"action\": \"pause\"}: \(error)")
         }
         return try await CatalogController.answering { try await downloads.change(id: id, body) }
     }
 
     private static func id(_ context: TunerRequestContext) throws -> Int64 {
         guard let text = context.parameters.get("id"), let id = Int64(text) else {
-            throw HTTPError(.badRequest, message: "a transfer id is a whole number")
+            throw FeatureError(.invalid, "a transfer id is a whole number")
         }
         return id
     }

@@ -100,7 +100,7 @@ struct XtreamController {
     }
 
     /// The answer to an expired login (after the right password): its account still answers.
-    static var expired: HTTPError { HTTPError(.forbidden, message: "this login has expired") }
+    static var expired: FeatureError { FeatureError(.forbidden, "this login has expired") }
 
     /// The answer to a throttled address: 429 with `Retry-After`.
     static func throttled(_ wait: Duration) -> HTTPError {
@@ -123,7 +123,7 @@ struct XtreamController {
         let category = query["category_id"].map(String.init)
         func id(_ name: Substring) throws -> Int64 {
             guard let text = query[name], let value = Int64(text) else {
-                throw HTTPError(.badRequest, message: "\(name) must be a number")
+                throw FeatureError(.invalid, "\(name) must be a number")
             }
             return value
         }
@@ -176,7 +176,7 @@ struct XtreamController {
                         now: Int64(Date().timeIntervalSince1970),
                         limit: limit, table: table))
             case let action?:
-                throw HTTPError(.badRequest, message: "unknown action '\(action.prefix(40))'")
+                throw FeatureError(.invalid, "unknown action '\(action.prefix(40))'")
             }
         }
     }
@@ -194,7 +194,7 @@ struct XtreamController {
         case nil, ""?, "ts"?, "mpegts"?: liveExtension = "ts"
         case "m3u8"?, "hls"?: liveExtension = "m3u8"
         case let other?:
-            throw HTTPError(.badRequest, message: "output must be ts, m3u8 or hls, not '\(other.prefix(20))'")
+            throw FeatureError(.invalid, "output must be ts, m3u8 or hls, not '\(other.prefix(20))'")
         }
         let guideURL = "\(base)/xmltv.php?username=\(user.username)&password=\(password)"
         let outputs = engine.outputs
@@ -226,7 +226,7 @@ struct XtreamController {
         let user = try await requireLogin(
             name.removingPercentEncoding ?? name, password.removingPercentEncoding ?? password, context)
         guard let id = Int64(file.prefix { $0 != "." }) else {
-            throw HTTPError(.notFound, message: "'\(file.prefix(40))' is not a stream")
+            throw FeatureError(.notFound, "'\(file.prefix(40))' is not a stream")
         }
         if kind == "live" {
             // Checks that the user's profiles hold the channel, then plays it through its session.
@@ -302,7 +302,7 @@ struct XtreamController {
             let session = engine.live.runningHLS(id: try context.parameters.require("session"), channelID: id),
             let (data, type) = await session.file(file, for: LiveController.address(of: context), user: user.username)
         else {
-            throw HTTPError(.notFound, message: "'\(file.prefix(40))' is not (or no longer) part of a stream")
+            throw FeatureError(.notFound, "'\(file.prefix(40))' is not (or no longer) part of a stream")
         }
         var headers = HTTPFields()
         headers[.contentType] = type
@@ -346,7 +346,7 @@ struct XtreamController {
         let name = try context.parameters.require("name")
         let settings = try await Self.decode(request, context)
         guard settings.username == nil || settings.username == name else {
-            throw HTTPError(.badRequest, message: "a username cannot change; add a new user instead")
+            throw FeatureError(.invalid, "a username cannot change; add a new user instead")
         }
         let user = try await CatalogController.answering { try await engine.outputs.updateUser(name, settings) }
         return .init(value: answer(user, request))
@@ -362,7 +362,7 @@ struct XtreamController {
         do {
             return try await request.decode(as: OutputUserSettings.self, context: context)
         } catch {
-            throw HTTPError(.badRequest, message: "the request body is not the expected JSON: \(error)")
+            throw FeatureError(.invalid, "the request body is not the expected JSON: \(error)")
         }
     }
 
