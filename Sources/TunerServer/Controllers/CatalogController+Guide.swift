@@ -254,7 +254,8 @@ extension CatalogController {
             if interval.isFinite, interval.magnitude < 1e15 { seconds = Int64(interval) }
         }
         guard let seconds else {
-            throw FeatureError(.invalid, "'\(name)' must be seconds since 1970 or an ISO 8601 time, got '\(text.prefix(64))'")
+            throw FeatureError(
+                .invalid, "'\(name)' must be seconds since 1970 or an ISO 8601 time, got '\(text.prefix(64))'")
         }
         guard GuideTime.supported.contains(seconds) else {
             throw FeatureError(.invalid, "'\(name)' must be between the years 1 and 9999, got '\(text.prefix(64))'")

@@ -147,7 +147,9 @@ extension CatalogController {
     @Sendable func playEpisode(request: Request, context: TunerRequestContext) async throws -> EpisodePlay {
         let id = try context.parameters.require("id", as: Int64.self)
         guard let episode = try await engine.browse.episode(id: id) else {
-            throw FeatureError(.notFound, "no episode with id \(id) (episodes are renumbered when their source is refreshed; list them again)"
+            throw FeatureError(
+                .notFound,
+                "no episode with id \(id) (episodes are renumbered when their source is refreshed; list them again)"
             )
         }
         guard let url = URL(string: episode.url) else {

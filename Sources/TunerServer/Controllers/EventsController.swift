@@ -47,7 +47,8 @@ struct EventsController {
             topics = []
             for name in text.split(separator: ",") {
                 guard let topic = EventTopic(rawValue: String(name)) else {
-                    throw FeatureError(.invalid, "topics are transfers, imports, cache, streams and guide, comma-separated"
+                    throw FeatureError(
+                        .invalid, "topics are transfers, imports, cache, streams and guide, comma-separated"
                     )
                 }
                 topics.insert(topic)

@@ -51,10 +51,12 @@ struct TransfersController {
             do {
                 items = [try JSONDecoder().decode(AddTransferRequest.self, from: data)]
             } catch {
-                throw FeatureError(.invalid, """
-                        the body must be JSON like {\"url\": \"https://…\", \"sha256\": \"…\"} or {\"transfers\": \
-                        [...]}: \(error)
-                        """
+                throw FeatureError(
+                    .invalid,
+                    """
+                    the body must be JSON like {\"url\": \"https://…\", \"sha256\": \"…\"} or {\"transfers\": \
+                    [...]}: \(error)
+                    """
                 )
             }
         }
