@@ -153,8 +153,10 @@ import TunerTesting
         // The time: each side's fastest answer is its cost with the least interference from the
         // rest of the machine (a slower one only waited longer for a core), so the fastest known
         // and unknown answers are compared, not the medians that a busy machine spreads apart.
+        // A missing (or extra) hash on one side is a 100 % difference; half of it is the bound,
+        // since a full CI run beside the test spread the fastest answers by up to a quarter.
         let (k, u) = (known.min() ?? 0, unknown.min() ?? 0)
-        #expect(abs(k - u) <= 0.2 * max(k, u), "known \(known), unknown \(unknown)")
+        #expect(abs(k - u) <= 0.5 * max(k, u), "known \(known), unknown \(unknown)")
         await server.stop()
     }
 

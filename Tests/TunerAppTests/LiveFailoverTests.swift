@@ -180,6 +180,10 @@ import TunerAPI
     @Test func theAlternativeIsNotChargedWithTheFirstUpstreamsErrors() async throws {
         var settings = LiveSettings()
         settings.continuityErrorLimit = 40
+        // Continuity errors are the only reason to leave here: a loaded machine that pauses this
+        // process must not make the first upstream look stalled before its errors are counted.
+        settings.stallSeconds = 600
+        settings.progressSeconds = 600
         let session = LiveSession(
             id: "test", channelID: 1, channelName: "One", profile: .direct, settings: settings,
             logger: Logger(label: "test"))

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Metrics
 import Synchronization
+import TunerApp
 
 /// Requests by route, method and status, their durations and the requests in progress, into
 /// swift-metrics, under the names Hummingbird's `MetricsMiddleware` uses (`/metrics` renames them).
@@ -30,7 +31,10 @@ struct RequestMetricsMiddleware: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
+            // A feature error is answered (outside this middleware) with the status its kind names.
+            let status =
+                (error as? any HTTPResponseError)?.status ?? (error as? FeatureError)?.httpStatus
+                ?? .internalServerError
             let metrics = store.endpoint(
                 Key(route: context.endpointPath ?? "NotFound", method: request.method, status: status))
             metrics.requests.increment()
