@@ -85,9 +85,7 @@ public final class Browse: Sendable {
         } catch let error as FeatureError {
             throw error
         } catch let error as CatalogError {
-            if error.isNotFound { throw FeatureError(.notFound, error.description) }
-            if error.isUnsupported { throw FeatureError(.conflict, error.description) }
-            throw FeatureError(.upstream, error.description)
+            throw FeatureError(error)
         } catch {
             throw FeatureError(.failed, "the catalog could not be read or changed: \(error)")
         }

@@ -64,6 +64,8 @@ public final class TunerEngine: Sendable {
     public let accessToken: String?
     /// The downloads' own client: it follows redirects, unlike the proxy's.
     let transfersHTTPClient: HTTPClient
+    /// The cache and what works on it, built and shut down as one (``openCache(configuration:logger:)``).
+    let cacheParts: CacheParts
 
     /// Builds every part once. Every other way of opening a part (the CLI's offline commands) goes
     /// through the same factories: ``openCache(configuration:logger:)``,
@@ -80,7 +82,7 @@ public final class TunerEngine: Sendable {
         dataFolder.removeStaleImports(olderThan: configuration.importTimeoutSeconds)
         signer = StreamLinkSigner(key: try dataFolder.loadOrCreateSecret())
         localFiles = try Self.localFileAccess(configuration: configuration, dataFolder: dataFolder)
-        let cacheParts = try Self.makeCacheParts(
+        cacheParts = try Self.makeCacheParts(
             dataFolder: dataFolder, signer: signer, localFiles: localFiles, configuration: configuration, logger: logger
         )
         httpClient = cacheParts.httpClient
@@ -307,9 +309,6 @@ public final class TunerEngine: Sendable {
         await live.closeClient()
         await transfers.shutdown()
         try? await transfersHTTPClient.shutdown()
-        // Preloads and pre-fetches write into the cache: they end before it closes.
-        await background.shutdown()
-        try await cache.shutdown()
-        try await httpClient.shutdown()
+        try await cacheParts.shutdown()
     }
 }

@@ -40,6 +40,11 @@ public final class LiveHLSSession: Sendable {
         var last: ContinuousClock.Instant
         var bytes: Int64
         var user: String?
+
+        /// Whether it asked in the last ``LiveHLSSession/viewerSeconds`` before `now`.
+        func isWatching(at now: ContinuousClock.Instant) -> Bool {
+            last.duration(to: now) < .seconds(LiveHLSSession.viewerSeconds)
+        }
     }
 
     /// What the segments are and who they are for.
@@ -57,6 +62,9 @@ public final class LiveHLSSession: Sendable {
         /// The name `info` lists the session under, in `/api/v1/streams`.
         var profileName: String { self == .browser ? "hls" : "hls-ts" }
     }
+
+    /// The playlist's media type (RFC 8216).
+    public static let playlistType = "application/vnd.apple.mpegurl"
 
     /// The playlist's name: a channel's proxy link with this last component plays it as HLS.
     public static let playlistName = Format.browser.playlistName
@@ -226,7 +234,7 @@ public final class LiveHLSSession: Sendable {
         let contentType: String
         let isPlaylist = name == format.playlistName
         if isPlaylist {
-            contentType = "application/vnd.apple.mpegurl"
+            contentType = Self.playlistType
         } else if name == "init.mp4", format == .browser {
             contentType = "video/mp4"
         } else if isSegmentName(name) {
@@ -255,7 +263,7 @@ public final class LiveHLSSession: Sendable {
     func isWatching(_ address: String) -> Bool {
         let now = ContinuousClock.now
         return state.withLock { state in
-            state.seen[address].map { $0.last.duration(to: now) < .seconds(Self.viewerSeconds) } ?? false
+            state.seen[address]?.isWatching(at: now) ?? false
         }
     }
 
@@ -263,8 +271,7 @@ public final class LiveHLSSession: Sendable {
     func viewers(as user: String) -> Int {
         let now = ContinuousClock.now
         return state.withLock { state in
-            state.seen.values.filter { $0.user == user && $0.last.duration(to: now) < .seconds(Self.viewerSeconds) }
-                .count
+            state.seen.values.filter { $0.user == user && $0.isWatching(at: now) }.count
         }
     }
 
@@ -288,7 +295,7 @@ public final class LiveHLSSession: Sendable {
     var info: LiveStreamInfo {
         let now = ContinuousClock.now
         return state.withLock { state in
-            let viewers = state.seen.filter { $0.value.last.duration(to: now) < .seconds(Self.viewerSeconds) }
+            let viewers = state.seen.filter { $0.value.isWatching(at: now) }
                 .sorted { $0.key < $1.key }
                 .map {
                     LiveViewerInfo(

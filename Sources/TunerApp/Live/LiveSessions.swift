@@ -559,16 +559,14 @@ public final class LiveSessions: Sendable {
     /// The live sessions open now, oldest first.
     public var streams: [LiveStreamInfo] {
         let now = ContinuousClock.now
-        let (sessions, hls, proxied) = state.withLock { state in
+        let (sessions, sizes, hls, proxied) = state.withLock { state in
             // Forget HLS players that stopped asking.
             state.hlsPlayers = state.hlsPlayers.filter { $0.value.isActive(at: now) }
-            return (Array(state.byID.values), Array(state.hls.values), state.hlsPlayers)
-        }
-        // The size a transcode session makes is in its key, not in the session.
-        let sizes = state.withLock { state in
-            Dictionary(
+            // The size a transcode session makes is in its key, not in the session.
+            let sizes = Dictionary(
                 state.byKey.compactMap { key, session in key.size.map { (session.id, $0.rawValue) } },
                 uniquingKeysWith: { first, _ in first })
+            return (Array(state.byID.values), sizes, Array(state.hls.values), state.hlsPlayers)
         }
         let players = proxied.map { channelID, players in
             LiveStreamInfo(

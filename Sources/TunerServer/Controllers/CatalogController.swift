@@ -134,18 +134,15 @@ struct CatalogController {
         do {
             return try body()
         } catch let error as FeatureError {
-            throw httpError(error)
+            throw error.httpError
         }
     }
-
-    /// A feature error as HTTP (``FeatureError/httpError``).
-    static func httpError(_ error: FeatureError) -> HTTPError { error.httpError }
 
     static func answering<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as FeatureError {
-            throw httpError(error)
+            throw error.httpError
         }
     }
 
@@ -155,9 +152,7 @@ struct CatalogController {
         do {
             return try await Self.answering(body)
         } catch let error as CatalogError {
-            throw HTTPError(
-                error.isNotFound ? .notFound : error.isUnsupported ? .conflict : .badGateway, message: error.description
-            )
+            throw FeatureError(error).httpError
         }
     }
 }

@@ -102,6 +102,18 @@ struct LiveController {
         return try await stream(live, engine: engine, head: request.method == .head, duration: limit)
     }
 
+    /// A file of an HLS session (``LiveHLSSession/file(_:for:user:)``) as its answer: the playlist
+    /// is never cached (it changes with every segment), a segment for a minute; HEAD gets the head.
+    static func hlsFile(_ data: Data, type: String, head: Bool) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.contentLength] = String(data.count)
+        headers[.cacheControl] = type == LiveHLSSession.playlistType ? "no-cache" : "max-age=60"
+        return Response(
+            status: .ok, headers: headers,
+            body: head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(data: data)))
+    }
+
     /// The client's address as this server saw it (no port).
     static func address(of context: TunerRequestContext) -> String {
         context.channel.remoteAddress?.ipAddress ?? "unknown"

@@ -76,13 +76,7 @@ struct StreamController {
             guard let (data, type) = await session.file(name, for: LiveController.address(of: context)) else {
                 throw FeatureError(.notFound, "'\(name.prefix(40))' is not (or no longer) part of the stream")
             }
-            var headers = HTTPFields()
-            headers[.contentType] = type
-            headers[.contentLength] = String(data.count)
-            headers[.cacheControl] = name.hasSuffix(".m3u8") ? "no-cache" : "max-age=60"
-            return Response(
-                status: .ok, headers: headers,
-                body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(data: data)))
+            return LiveController.hlsFile(data, type: type, head: request.method == .head)
         }
         if let channel = link.channel, !LiveSessions.isHLS(link.url) {
             // A live channel: through its session, so every viewer shares one upstream.

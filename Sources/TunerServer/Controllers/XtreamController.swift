@@ -220,11 +220,7 @@ struct XtreamController {
 
     func stream(kind: String, request: Request, context: TunerRequestContext) async throws -> Response {
         let file = try context.parameters.require("file")
-        // Path segments arrive percent-encoded (clients encode more than they must: `%2D` for '-').
-        let name = try context.parameters.require("user")
-        let password = try context.parameters.require("password")
-        let user = try await requireLogin(
-            name.removingPercentEncoding ?? name, password.removingPercentEncoding ?? password, context)
+        let user = try await pathLogin(context)
         guard let id = Int64(file.prefix { $0 != "." }) else {
             throw FeatureError(.notFound, "'\(file.prefix(40))' is not a stream")
         }
@@ -268,11 +264,11 @@ struct XtreamController {
     func hlsPlaylist(
         _ id: Int64, of user: OutputUser, request: Request, context: TunerRequestContext
     ) async throws -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "application/vnd.apple.mpegurl"
-        headers[.cacheControl] = "no-cache"
         // A HEAD opens nothing: players ask it before they play.
-        if request.method == .head { return Response(status: .ok, headers: headers) }
+        if request.method == .head {
+            return Response(
+                status: .ok, headers: [.contentType: LiveHLSSession.playlistType, .cacheControl: "no-cache"])
+        }
         let address = LiveController.address(of: context)
         var live = LiveSessions.Request(
             channelID: id,
@@ -282,21 +278,17 @@ struct XtreamController {
             priority: LiveSessions.Priority.outputUser)
         if live.profile == .transcode { live.transcodeSize = try LiveController.transcodeSize(of: request) }
         let session = try await CatalogController.answering { try await engine.live.hls(live, format: .mpegTS) }
-        guard let (data, _) = await session.file(session.format.playlistName, for: address, user: user.username)
+        guard let (data, type) = await session.file(session.format.playlistName, for: address, user: user.username)
         else {
             throw HTTPError(.serviceUnavailable, message: "the channel's HLS did not start; try its .ts URL")
         }
         let playlist = LiveHLSSession.playlist(data, prefixingURIsWith: "\(id)/\(session.id)/")
-        headers[.contentLength] = String(playlist.count)
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(data: playlist)))
+        return LiveController.hlsFile(playlist, type: type, head: false)
     }
 
     /// A segment of a session a playlist request started; 404 once it left the window.
     @Sendable func segment(request: Request, context: TunerRequestContext) async throws -> Response {
-        let name = try context.parameters.require("user")
-        let password = try context.parameters.require("password")
-        let user = try await requireLogin(
-            name.removingPercentEncoding ?? name, password.removingPercentEncoding ?? password, context)
+        let user = try await pathLogin(context)
         let file = try context.parameters.require("segment")
         guard let id = Int64(try context.parameters.require("file")),
             let session = engine.live.runningHLS(id: try context.parameters.require("session"), channelID: id),
@@ -304,13 +296,16 @@ struct XtreamController {
         else {
             throw FeatureError(.notFound, "'\(file.prefix(40))' is not (or no longer) part of a stream")
         }
-        var headers = HTTPFields()
-        headers[.contentType] = type
-        headers[.contentLength] = String(data.count)
-        headers[.cacheControl] = "max-age=60"
-        return Response(
-            status: .ok, headers: headers,
-            body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(data: data)))
+        return LiveController.hlsFile(data, type: type, head: request.method == .head)
+    }
+
+    /// The login a stream path names (`/live/USER/PASS/…`), checked. Path segments arrive
+    /// percent-encoded (clients encode more than they must: `%2D` for '-').
+    func pathLogin(_ context: TunerRequestContext) async throws -> OutputUser {
+        let name = try context.parameters.require("user")
+        let password = try context.parameters.require("password")
+        return try await requireLogin(
+            name.removingPercentEncoding ?? name, password.removingPercentEncoding ?? password, context)
     }
 
     // MARK: Users API
