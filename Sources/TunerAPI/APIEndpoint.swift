@@ -1,6 +1,6 @@
-/// Every endpoint of Tuner's JSON API (`/api/v1/…`): its method and path. The server's routes and
-/// the clients (`ServerLink`, the CLI) name endpoints through this type, so no path is written
-/// twice; `APIEndpointTests` checks that the server routes every case.
+/// A call of Tuner's JSON API (`/api/v1/…`): an ``APIOperation`` with the ids its path needs. The
+/// clients (`ServerLink`, the CLI) name endpoints through this type; method and path come from
+/// the operation, so no path is written twice.
 public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     case health
     /// The OpenAPI 3.1 document of this API.
@@ -91,95 +91,89 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     public static let prefix = "/api/v1"
 
     /// The HTTP method.
-    public var method: String {
+    public var method: String { operation.method }
+
+    /// The path (without query), like `/api/v1/transfers/7`: the operation's template with this
+    /// case's ids, each escaped as one segment.
+    public var path: String { operation.path(values) }
+
+    /// The ids that fill the operation's path parameters.
+    private var values: [String] {
         switch self {
-        case .health, .openAPI, .cacheStats, .cacheHistory, .cachePins, .preloads, .preload, .transfers, .transfer,
-            .sources, .channels, .channel,
-            .playChannel, .channelLogo, .catchup, .groups, .guide, .guideNow, .favourites, .outputs, .outputChannels,
-            .users, .streams, .alternatives, .session, .keys:
-            return "GET"
-        case .proxyURLs, .cacheClear, .cacheTrim, .startPreload, .cacheExport, .cachePin, .addTransfers,
-            .pauseAllTransfers,
-            .resumeAllTransfers, .purgeTransfers, .addSource, .refreshSource, .checkChannels, .addOutput, .addUser,
-            .signIn, .addKey:
-            return "POST"
-        case .changeTransfer, .changeSource, .changeOutput, .changeUser:
-            return "PATCH"
-        case .setAlternatives:
-            return "PUT"
-        case .cancelPreload, .unpin, .removeTransfer, .removeSource, .removeOutput, .removeUser, .stopStream, .signOut,
-            .removeKey:
-            return "DELETE"
+        case .preload(let id), .cancelPreload(let id), .changeOutput(let id), .removeOutput(let id),
+            .outputChannels(let id), .stopStream(let id):
+            [id]
+        case .unpin(let key): [key]
+        case .changeUser(let name), .removeUser(let name): [name]
+        case .transfer(let id), .changeTransfer(let id), .removeTransfer(let id), .changeSource(let id),
+            .removeSource(let id), .refreshSource(let id), .channel(let id), .playChannel(let id),
+            .channelLogo(let id), .removeKey(let id):
+            [String(id)]
+        case .catchup(let id), .alternatives(let id), .setAlternatives(let id): [String(id)]
+        default: []
         }
     }
 
-    /// The path (without query), like `/api/v1/transfers/7`.
-    public var path: String {
-        Self.prefix + "/" + components.joined(separator: "/")
-    }
-
-    private var components: [String] {
+    /// The operation of ``APIOperation/all`` this endpoint calls.
+    public var operation: APIOperation {
         switch self {
-        case .health: ["health"]
-        case .openAPI: ["openapi.json"]
-        case .proxyURLs: ["proxy-urls"]
-        case .cacheStats: ["cache", "stats"]
-        case .cacheClear: ["cache", "clear"]
-        case .cacheTrim: ["cache", "trim"]
-        case .startPreload: ["cache", "preload"]
-        case .preloads: ["cache", "preloads"]
-        case .preload(let id), .cancelPreload(let id): ["cache", "preloads", Self.escaped(id)]
-        case .cacheExport: ["cache", "export"]
-        case .cachePin: ["cache", "pin"]
-        case .cacheHistory: ["cache", "history"]
-        case .cachePins: ["cache", "pins"]
-        case .unpin(let key): ["cache", "pins", Self.escaped(key)]
-        case .transfers, .addTransfers: ["transfers"]
-        case .transfer(let id), .changeTransfer(let id), .removeTransfer(let id): ["transfers", String(id)]
-        case .pauseAllTransfers: ["transfers", "pause-all"]
-        case .resumeAllTransfers: ["transfers", "resume-all"]
-        case .purgeTransfers: ["transfers", "purge"]
-        case .sources, .addSource: ["sources"]
-        case .changeSource(let id), .removeSource(let id): ["sources", String(id)]
-        case .refreshSource(let id): ["sources", String(id), "refresh"]
-        case .channels: ["channels"]
-        case .channel(let id): ["channels", String(id)]
-        case .playChannel(let id): ["channels", String(id), "play"]
-        case .channelLogo(let id): ["channels", String(id), "logo"]
-        case .catchup(let id): ["channels", String(id), "catchup"]
-        case .checkChannels: ["channels", "check"]
-        case .groups: ["groups"]
-        case .guide: ["guide"]
-        case .guideNow: ["guide", "now"]
-        case .favourites: ["favourites"]
-        case .outputs, .addOutput: ["outputs"]
-        case .changeOutput(let id), .removeOutput(let id): ["outputs", Self.escaped(id)]
-        case .outputChannels(let id): ["outputs", Self.escaped(id), "channels"]
-        case .users, .addUser: ["users"]
-        case .changeUser(let name), .removeUser(let name): ["users", Self.escaped(name)]
-        case .streams: ["streams"]
-        case .alternatives(let id), .setAlternatives(let id): ["channels", String(id), "alternatives"]
-        case .stopStream(let id): ["streams", Self.escaped(id)]
-        case .session, .signIn, .signOut: ["session"]
-        case .keys, .addKey: ["keys"]
-        case .removeKey(let id): ["keys", String(id)]
+        case .health: .health
+        case .openAPI: .openAPI
+        case .proxyURLs: .proxyURLs
+        case .cacheStats: .cacheStats
+        case .cacheClear: .cacheClear
+        case .cacheTrim: .cacheTrim
+        case .startPreload: .startPreload
+        case .preloads: .preloads
+        case .preload: .preload
+        case .cancelPreload: .cancelPreload
+        case .cacheExport: .cacheExport
+        case .cachePin: .cachePin
+        case .cacheHistory: .cacheHistory
+        case .cachePins: .cachePins
+        case .unpin: .unpin
+        case .transfers: .transfers
+        case .addTransfers: .addTransfers
+        case .transfer: .transfer
+        case .changeTransfer: .changeTransfer
+        case .removeTransfer: .removeTransfer
+        case .pauseAllTransfers: .pauseAllTransfers
+        case .resumeAllTransfers: .resumeAllTransfers
+        case .purgeTransfers: .purgeTransfers
+        case .sources: .sources
+        case .addSource: .addSource
+        case .changeSource: .changeSource
+        case .refreshSource: .refreshSource
+        case .removeSource: .removeSource
+        case .channels: .channels
+        case .channel: .channel
+        case .playChannel: .playChannel
+        case .channelLogo: .channelLogo
+        case .catchup: .catchup
+        case .checkChannels: .checkChannels
+        case .groups: .groups
+        case .guide: .guide
+        case .guideNow: .guideNow
+        case .favourites: .favourites
+        case .outputs: .outputs
+        case .addOutput: .addOutput
+        case .changeOutput: .changeOutput
+        case .removeOutput: .removeOutput
+        case .outputChannels: .outputChannels
+        case .users: .users
+        case .addUser: .addUser
+        case .changeUser: .changeUser
+        case .removeUser: .removeUser
+        case .streams: .streams
+        case .stopStream: .stopStream
+        case .alternatives: .alternatives
+        case .setAlternatives: .setAlternatives
+        case .session: .session
+        case .signIn: .signIn
+        case .signOut: .signOut
+        case .keys: .keys
+        case .addKey: .addKey
+        case .removeKey: .removeKey
         }
-    }
-
-    /// An id from outside as one path segment: unreserved characters only.
-    private static func escaped(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                result +=
-                    "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
-            }
-        }
-        return result
     }
 }

@@ -1,0 +1,232 @@
+/// Every operation of the API. Names follow ``APIEndpoint``'s cases where one exists.
+extension APIOperation {
+    // The server itself.
+    public static let health = Self("health", "GET", "/health", .read, answer: "Health", "Liveness (needs no token)")
+    public static let openAPI = Self(
+        "openAPI", "GET", "/openapi.json", .read, answer: "OpenAPI document", "This API's OpenAPI 3.1 document")
+    public static let events = Self(
+        "events", "GET", "/events", .read, style: .webSocket,
+        "Live events (a WebSocket): transfers, cache, library and live sessions as they change")
+    public static let proxyURLs = Self(
+        "proxyURLs", "POST", "/proxy-urls", .manage, request: "ProxyURLRequest", answer: "ProxyURLResponse",
+        "Mint a signed proxy URL")
+
+    // The cache.
+    public static let cacheStats = Self(
+        "cacheStats", "GET", "/cache/stats", .read, answer: "CacheAdmin.Statistics", "What the cache holds and served")
+    public static let cacheClear = Self(
+        "cacheClear", "POST", "/cache/clear", .manage, answer: "Message", "Remove everything from the cache")
+    public static let cacheDelete = Self(
+        "cacheDelete", "DELETE", "/cache", .manage, answer: "Message", "Remove everything from the cache")
+    public static let cacheTrim = Self(
+        "cacheTrim", "POST", "/cache/trim", .manage, request: "TrimRequest", answer: "TrimResponse",
+        "Evict down to a budget (default: the configured size)")
+    public static let startPreload = Self(
+        "startPreload", "POST", "/cache/preload", .manage, request: "PreloadRequest", answer: "PreloadJobs.Job",
+        "Fill the cache with the start of a resource")
+    public static let preloads = Self(
+        "preloads", "GET", "/cache/preloads", .read, answer: "PreloadList", "Preload jobs")
+    public static let preload = Self(
+        "preload", "GET", "/cache/preloads/{id}", .read, answer: "PreloadJobs.Job", "One preload job")
+    public static let cancelPreload = Self(
+        "cancelPreload", "DELETE", "/cache/preloads/{id}", .manage, answer: "Message", "Cancel a preload job")
+    public static let cacheExport = Self(
+        "cacheExport", "POST", "/cache/export", .manage, request: "CacheResourceRequest", answer: "Message",
+        "Hard-link a cached resource into the files root")
+    public static let cachePin = Self(
+        "cachePin", "POST", "/cache/pin", .manage, request: "CacheResourceRequest", answer: "Message",
+        "Keep a resource from eviction, or release it")
+    public static let cacheHistory = Self(
+        "cacheHistory", "GET", "/cache/history", .read, answer: "CacheHistoryAnswer",
+        "What the cache served minute by minute over the last day")
+    public static let cachePins = Self(
+        "cachePins", "GET", "/cache/pins", .read, answer: "PinList",
+        "Pinned resources (URLs without secrets) and the keys that unpin them")
+    public static let unpin = Self(
+        "unpin", "DELETE", "/cache/pins/{key}", .manage, "Unpin a resource by its key (204)")
+
+    // Transfers.
+    public static let transfers = Self(
+        "transfers", "GET", "/transfers", .read, answer: "TransferList", "The transfer queue")
+    public static let addTransfers = Self(
+        "addTransfers", "POST", "/transfers", .manage, request: "AddTransfersRequest", answer: "TransferList",
+        "Queue downloads or uploads")
+    public static let pauseAllTransfers = Self(
+        "pauseAllTransfers", "POST", "/transfers/pause-all", .manage, answer: "Message", "Pause every transfer")
+    public static let resumeAllTransfers = Self(
+        "resumeAllTransfers", "POST", "/transfers/resume-all", .manage, answer: "Message", "Resume every transfer")
+    public static let purgeTransfers = Self(
+        "purgeTransfers", "POST", "/transfers/purge", .manage, answer: "Message", "Forget finished transfers")
+    public static let transfer = Self(
+        "transfer", "GET", "/transfers/{id}", .read, answer: "Downloads.Entry", "One transfer with its progress")
+    public static let changeTransfer = Self(
+        "changeTransfer", "PATCH", "/transfers/{id}", .manage, request: "ChangeTransferRequest",
+        answer: "Downloads.Entry", "Pause, resume, retry, cancel, move or re-point a transfer")
+    public static let removeTransfer = Self(
+        "removeTransfer", "DELETE", "/transfers/{id}", .manage, answer: "Message", "Remove a transfer and its file")
+
+    // Uploads (tus).
+    public static let uploadOptions = Self(
+        "uploadOptions", "OPTIONS", "/uploads", .read, style: .tus, "The tus server's capabilities")
+    public static let createUpload = Self(
+        "createUpload", "POST", "/uploads", .manage, style: .tus, "Create an upload (optionally with its first bytes)")
+    public static let uploadOptionsByID = Self(
+        "uploadOptionsByID", "OPTIONS", "/uploads/{id}", .read, style: .tus, "The tus server's capabilities")
+    public static let uploadOffset = Self(
+        "uploadOffset", "HEAD", "/uploads/{id}", .read, style: .tus, "How much of an upload has arrived")
+    public static let appendUpload = Self(
+        "appendUpload", "PATCH", "/uploads/{id}", .manage, style: .tus, "Append bytes to an upload")
+    public static let removeUpload = Self(
+        "removeUpload", "DELETE", "/uploads/{id}", .manage, style: .tus, "Terminate an upload")
+    public static let overriddenUpload = Self(
+        "overriddenUpload", "POST", "/uploads/{id}", .manage, style: .tus,
+        "PATCH or DELETE for clients that can only POST (X-HTTP-Method-Override)")
+
+    // Sources.
+    public static let sources = Self(
+        "sources", "GET", "/sources", .read, answer: "SourceList", "Sources (no secrets)")
+    public static let addSource = Self(
+        "addSource", "POST", "/sources", .manage, request: "Library.NewSource", answer: "CatalogSource",
+        "Add a source")
+    public static let changeSource = Self(
+        "changeSource", "PATCH", "/sources/{id}", .manage, request: "SourcePatch", answer: "CatalogSource",
+        "Change a source's name, guide URLs, refresh interval or connection limit")
+    public static let refreshSource = Self(
+        "refreshSource", "POST", "/sources/{id}/refresh", .manage, answer: "Library.Refreshed",
+        "Import a source again")
+    public static let removeSource = Self(
+        "removeSource", "DELETE", "/sources/{id}", .manage, answer: "Message", "Remove a source")
+
+    // Channels, films and series.
+    public static let channels = Self(
+        "channels", "GET", "/channels", .read, answer: "CatalogPage<CatalogItem>",
+        "Channels, films or series: paged, filtered, searched")
+    public static let checkChannels = Self(
+        "checkChannels", "POST", "/channels/check", .manage, request: "CheckRequest", answer: "CheckResults",
+        "Probe streams and store online/offline")
+    public static let channel = Self("channel", "GET", "/channels/{id}", .read, answer: "CatalogItem", "One item")
+    public static let playChannel = Self(
+        "playChannel", "GET", "/channels/{id}/play", .play, answer: "Play", "A signed proxy URL that plays the item")
+    public static let channelLogo = Self(
+        "channelLogo", "GET", "/channels/{id}/logo", .read,
+        "The item's logo through Tuner: a redirect to a signed proxy URL")
+    public static let catchup = Self(
+        "catchup", "GET", "/channels/{id}/catchup", .play, answer: "Catchup",
+        "A signed proxy URL that plays a past programme")
+    public static let movieDetails = Self(
+        "movieDetails", "GET", "/channels/{id}/details", .read, answer: "provider JSON",
+        "A film's details from the provider")
+    public static let episodes = Self(
+        "episodes", "GET", "/channels/{id}/episodes", .read, answer: "Episodes", "A series' seasons and episodes")
+    public static let playEpisode = Self(
+        "playEpisode", "GET", "/episodes/{id}/play", .play, answer: "EpisodePlay",
+        "A signed proxy URL that plays an episode")
+    public static let favouriteChannel = Self(
+        "favouriteChannel", "PUT", "/channels/{id}/favourite", .manage, answer: "Message", "Make an item a favourite")
+    public static let unfavouriteChannel = Self(
+        "unfavouriteChannel", "DELETE", "/channels/{id}/favourite", .manage, answer: "Message", "Unfavourite an item")
+    public static let groups = Self("groups", "GET", "/groups", .read, answer: "GroupList", "Groups with counts")
+
+    // The guide.
+    public static let guide = Self("guide", "GET", "/guide", .read, answer: "GridPage", "The guide grid")
+    public static let guideNow = Self(
+        "guideNow", "GET", "/guide/now", .read, answer: "NowNextPage", "Now and next of every channel")
+    public static let channelGuide = Self(
+        "channelGuide", "GET", "/channels/{id}/guide", .read, answer: "ChannelGuide", "A channel's programmes")
+    public static let shortEPG = Self(
+        "shortEPG", "GET", "/channels/{id}/short-epg", .read, answer: "ShortEPG", "Now and the next few programmes")
+    public static let setGuideMapping = Self(
+        "setGuideMapping", "PUT", "/channels/{id}/guide-mapping", .manage, request: "MappingRequest",
+        answer: "Mapping", "Map a channel to a guide channel")
+    public static let removeGuideMapping = Self(
+        "removeGuideMapping", "DELETE", "/channels/{id}/guide-mapping", .manage, answer: "Mapping",
+        "Forget a channel's guide mapping")
+
+    // Favourites.
+    public static let favourites = Self(
+        "favourites", "GET", "/favourites", .read, answer: "CatalogPage<CatalogItem>",
+        "Favourites in the user's order")
+    public static let orderFavourites = Self(
+        "orderFavourites", "PUT", "/favourites/order", .manage, request: "FavouriteOrderRequest",
+        answer: "CatalogPage<CatalogItem>", "Reorder favourites")
+    public static let addFavourite = Self(
+        "addFavourite", "PUT", "/favourites/{id}", .manage, request: "FavouriteRequest", answer: "Favourite",
+        "Add a favourite (optionally at a position)")
+    public static let removeFavourite = Self(
+        "removeFavourite", "DELETE", "/favourites/{id}", .manage, answer: "Favourite", "Remove a favourite")
+
+    // Outputs for other players.
+    public static let outputs = Self(
+        "outputs", "GET", "/outputs", .admin, answer: "OutputProfileList",
+        "Output profiles: their keys and the URLs players read (M3U, XMLTV, HDHomeRun)")
+    public static let addOutput = Self(
+        "addOutput", "POST", "/outputs", .admin, request: "OutputProfileSettings", answer: "OutputProfileAnswer",
+        "Add an output profile (id required)")
+    public static let changeOutput = Self(
+        "changeOutput", "PATCH", "/outputs/{id}", .admin, request: "OutputProfileSettings",
+        answer: "OutputProfileAnswer", "Change an output profile; given numbers stay")
+    public static let removeOutput = Self(
+        "removeOutput", "DELETE", "/outputs/{id}", .admin, "Remove an output profile (not the default one; 204)")
+    public static let outputChannels = Self(
+        "outputChannels", "GET", "/outputs/{id}/channels", .admin, answer: "OutputChannelList",
+        "A profile's lineup: numbers and channels")
+    public static let users = Self(
+        "users", "GET", "/users", .admin, answer: "OutputUserList", "Xtream logins for players (never their passwords)")
+    public static let addUser = Self(
+        "addUser", "POST", "/users", .admin, request: "OutputUserSettings", answer: "OutputUserAnswer",
+        "Add an Xtream login (username and password required)")
+    public static let changeUser = Self(
+        "changeUser", "PATCH", "/users/{name}", .admin, request: "OutputUserSettings", answer: "OutputUserAnswer",
+        "Change a login's profiles, limit or password")
+    public static let removeUser = Self("removeUser", "DELETE", "/users/{name}", .admin, "Remove a login (204)")
+
+    // Live channels.
+    public static let streams = Self(
+        "streams", "GET", "/streams", .read, answer: "LiveStreamList",
+        "The live sessions open now: channel, account, profile, viewers, rates, failovers")
+    public static let stopStream = Self(
+        "stopStream", "DELETE", "/streams/{id}", .manage, "Stop a live session; its viewers' streams end (204)")
+    public static let alternatives = Self(
+        "alternatives", "GET", "/channels/{id}/alternatives", .read, answer: "AlternativeList",
+        "A live channel's alternatives, in the order failover tries them")
+    public static let setAlternatives = Self(
+        "setAlternatives", "PUT", "/channels/{id}/alternatives", .manage, request: "AlternativesRequest",
+        answer: "AlternativeList", "Set a channel's alternatives ([] goes back to automatic ones)")
+
+    // Sign-in and API keys.
+    public static let session = Self(
+        "session", "GET", "/session", .read, answer: "Who", "Who this request acts as (the owner, or an API key)")
+    public static let signIn = Self(
+        "signIn", "POST", "/session", .read, request: "SignInRequest", answer: "Who",
+        "Sign a browser in: the access token or an API key for a session cookie")
+    public static let signOut = Self(
+        "signOut", "DELETE", "/session", .read, "Sign out: the session ends and its cookie is cleared (204)")
+    public static let keys = Self(
+        "keys", "GET", "/keys", .admin, answer: "KeyList", "API keys (never their secrets)")
+    public static let addKey = Self(
+        "addKey", "POST", "/keys", .admin, request: "AddKeyRequest", answer: "NewKey",
+        "Make an API key with a scope; its secret is in this answer only")
+    public static let removeKey = Self(
+        "removeKey", "DELETE", "/keys/{id}", .admin,
+        "Remove an API key; browsers signed in with it are signed out (204)")
+
+    /// Every operation, in the order the API page lists them.
+    public static let all: [APIOperation] = [
+        .health, .openAPI, .events, .proxyURLs,
+        .cacheStats, .cacheClear, .cacheDelete, .cacheTrim, .startPreload, .preloads, .preload, .cancelPreload,
+        .cacheExport, .cachePin, .cacheHistory, .cachePins, .unpin,
+        .transfers, .addTransfers, .pauseAllTransfers, .resumeAllTransfers, .purgeTransfers, .transfer,
+        .changeTransfer, .removeTransfer,
+        .uploadOptions, .createUpload, .uploadOptionsByID, .uploadOffset, .appendUpload, .removeUpload,
+        .overriddenUpload,
+        .sources, .addSource, .changeSource, .refreshSource, .removeSource,
+        .channels, .checkChannels, .channel, .playChannel, .channelLogo, .catchup, .movieDetails, .episodes,
+        .playEpisode, .favouriteChannel, .unfavouriteChannel, .groups,
+        .guide, .guideNow, .channelGuide, .shortEPG, .setGuideMapping, .removeGuideMapping,
+        .favourites, .orderFavourites, .addFavourite, .removeFavourite,
+        .outputs, .addOutput, .changeOutput, .removeOutput, .outputChannels, .users, .addUser, .changeUser,
+        .removeUser,
+        .streams, .stopStream, .alternatives, .setAlternatives,
+        .session, .signIn, .signOut, .keys, .addKey, .removeKey,
+    ]
+}
