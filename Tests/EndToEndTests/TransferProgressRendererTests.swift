@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import Transfers
+import Transfers
+
+@testable import tuner
 
 /// The text `--wait` prints: redrawn bars on a terminal, plain lines otherwise, exactly.
 @Suite("Transfer progress rendering")

@@ -1,4 +1,5 @@
 import Foundation
+import Transfers
 
 /// Turns the events of a few transfers into text for a terminal or a log.
 ///
@@ -13,7 +14,7 @@ import Foundation
 /// so the CLI's two ways of following transfers (the in-process manager's events and a running
 /// server's answers) print the same, and tests check the exact strings. It ignores events of
 /// tasks it was not given, and a task's events after its final line.
-public struct TransferProgressRenderer: Sendable {
+struct TransferProgressRenderer: Sendable {
     /// Bar characters between the brackets.
     static let barWidth = 20
     /// Erases the rest of the screen from the cursor (ECMA-48 ED).
@@ -42,7 +43,7 @@ public struct TransferProgressRenderer: Sendable {
     ///   - terminalWidth: the terminal's columns; nil for plain lines (output to a file or pipe).
     ///   - maximumBars: bars drawn at once; more active tasks are counted in the summary line.
     ///   - plainInterval: seconds between two progress lines in plain mode.
-    public init(tasks: [TransferTask], terminalWidth: Int?, maximumBars: Int = 4, plainInterval: TimeInterval = 2) {
+    init(tasks: [TransferTask], terminalWidth: Int?, maximumBars: Int = 4, plainInterval: TimeInterval = 2) {
         order = tasks.map(\.id)
         self.tasks = Dictionary(tasks.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
         self.terminalWidth = terminalWidth.map { max(20, $0) }
@@ -53,17 +54,17 @@ public struct TransferProgressRenderer: Sendable {
     }
 
     /// True once every task has had its final line.
-    public var isDone: Bool { finished.count == order.count }
+    var isDone: Bool { finished.count == order.count }
 
     /// The newest state of every task, in the order given; deleted tasks keep their last state.
-    public var latestTasks: [TransferTask] { order.compactMap { tasks[$0] } }
+    var latestTasks: [TransferTask] { order.compactMap { tasks[$0] } }
 
     /// Ids of the tasks whose record was deleted while they were followed.
-    public var deletedIDs: Set<Int64> { deleted }
+    var deletedIDs: Set<Int64> { deleted }
 
     /// Takes one event; returns text to write now (final, retry and pause lines, with the block
     /// redrawn below them on a terminal), or "" when the change waits for the next ``tick(now:)``.
-    public mutating func handle(_ event: TransferEvent) -> String {
+    mutating func handle(_ event: TransferEvent) -> String {
         switch event {
         case .progress(let value):
             guard tasks[value.id] != nil, !finished.contains(value.id) else { return "" }
@@ -118,7 +119,7 @@ public struct TransferProgressRenderer: Sendable {
     /// Called a few times a second: on a terminal, redraws the block if something changed; in
     /// plain mode, prints the progress lines once `plainInterval` has passed since the last ones.
     /// `now` is any monotonic clock in seconds.
-    public mutating func tick(now: TimeInterval) -> String {
+    mutating func tick(now: TimeInterval) -> String {
         if terminalWidth != nil {
             guard needsRedraw else { return "" }
             return redraw(permanent: [])
@@ -134,7 +135,7 @@ public struct TransferProgressRenderer: Sendable {
     }
 
     /// Text that leaves the screen clean at the end: the block erased, final lines kept.
-    public mutating func finish() -> String {
+    mutating func finish() -> String {
         guard terminalWidth != nil, drawnLines > 0 else { return "" }
         let text = erase()
         drawnLines = 0
@@ -287,7 +288,7 @@ public struct TransferProgressRenderer: Sendable {
     }
 
     /// `512 B`, `44.0 KiB`, `1.5 MiB`, `2.0 GiB`: powers of 1024, one decimal.
-    public static func size(_ bytes: Int64) -> String {
+    static func size(_ bytes: Int64) -> String {
         guard bytes >= 1024 else { return "\(bytes) B" }
         var value = Double(bytes) / 1024
         for unit in ["KiB", "MiB", "GiB", "TiB"] {
