@@ -1,5 +1,3 @@
-import Tus
-
 /// What a tus server said about itself in its OPTIONS answer.
 public struct TusServerOptions: Sendable, Hashable {
     /// `Tus-Version`, most preferred first.
