@@ -22,11 +22,17 @@ public final class TunerServer: Sendable {
         var port: Int?
         var group: ServiceGroup?
         var task: Task<Void, any Error>?
+        /// The routes the application was built with.
+        var routes: [RouteLedger<TunerRequestContext>.Route] = []
     }
 
     public init(engine: TunerEngine) {
         self.engine = engine
     }
+
+    /// The routes (method and path) of the running server, for the tests that hold them against
+    /// the endpoint table.
+    var routes: [RouteLedger<TunerRequestContext>.Route] { state.withLock { $0.routes } }
 
     /// The port the server listens on, once it runs.
     public var port: Int? { state.withLock { $0.port } }
@@ -84,23 +90,26 @@ public final class TunerServer: Sendable {
             requestMetrics,
         ]
         for layer in middleware { router.add(middleware: layer) }
+        // Every route is written down on its way to the router (see RouteLedger).
+        let routes = RouteLedger(router: router)
         let streams = StreamController(engine: engine, fallbackBaseURL: { [self] in baseURL })
-        streams.addRoutes(to: router)
-        APIController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
-        CatalogController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
+        streams.addRoutes(to: routes)
+        APIController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: routes)
+        CatalogController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: routes)
         UploadsController(store: engine.uploads, fallbackBaseURL: { [self] in baseURL }, logger: engine.logger)
-            .addRoutes(to: router)
-        TransfersController(downloads: engine.downloads).addRoutes(to: router)
+            .addRoutes(to: routes)
+        TransfersController(downloads: engine.downloads).addRoutes(to: routes)
         var outputs = OutputController(engine: engine, token: token, fallbackBaseURL: { [self] in baseURL })
         outputs.rootOpen = configuration.hdhomerunOpen
-        outputs.addRoutes(to: router)
-        XtreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
-        LiveController(engine: engine).addRoutes(to: router)
-        MetricsController(engine: engine).addRoutes(to: router)
-        EventsController(engine: engine).addRoutes(to: router)
-        AccessController(access: engine.access, throttle: engine.credentialThrottle).addRoutes(to: router)
+        outputs.addRoutes(to: routes)
+        XtreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: routes)
+        LiveController(engine: engine).addRoutes(to: routes)
+        MetricsController(engine: engine).addRoutes(to: routes)
+        EventsController(engine: engine).addRoutes(to: routes)
+        AccessController(access: engine.access, throttle: engine.credentialThrottle).addRoutes(to: routes)
         // Last: the web app takes the paths nothing above claims (its 404 page wraps only what follows).
-        PagesController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: router)
+        PagesController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: routes)
+        state.withLock { $0.routes = routes.routes }
         // Warm stream answers are given on the event loop, by the same guard, signer, cache and
         // metrics (see StreamFastPath).
         let fastPath = StreamFastPath(

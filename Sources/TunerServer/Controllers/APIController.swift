@@ -48,26 +48,25 @@ struct APIController {
         var pins: [CacheAdmin.Pin]
     }
 
-    func addRoutes(to router: Router<TunerRequestContext>) {
-        let api = router.group("/api/v1")
-        api.get("health") { _, _ in Health(status: "ok") }
-        api.get("openapi.json") { _, _ in
+    func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
+        router.add(.health) { _, _ in Health(status: "ok") }
+        router.add(.openAPI) { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-cache"],
                 body: .init(byteBuffer: ByteBuffer(bytes: PackageResources.openapi_json)))
         }
-        api.post("proxy-urls", use: makeProxyURL)
+        router.add(.proxyURLs, use: makeProxyURL)
         let admin = engine.cacheAdmin
-        api.get("cache/stats") { _, _ in admin.statistics() }
-        api.post("cache/clear") { _, _ in
+        router.add(.cacheStats) { _, _ in admin.statistics() }
+        router.add(.cacheClear) { _, _ in
             try await CatalogController.answering { try admin.clear() }
             return Message(message: "cache cleared")
         }
-        api.delete("cache") { _, _ in
+        router.add(.cacheDelete) { _, _ in
             try await CatalogController.answering { try admin.clear() }
             return Message(message: "cache cleared")
         }
-        api.post("cache/trim") { request, context in
+        router.add(.cacheTrim) { request, context in
             // The body is optional: without one the cache is trimmed to its configured size.
             var request = request
             let raw = try await request.collectBody(upTo: 4096)
@@ -77,36 +76,36 @@ struct APIController {
                 : try await decode(TrimRequest.self, request: request, context: context)
             return TrimResponse(report: try await CatalogController.answering { try admin.trim(downTo: body.bytes) })
         }
-        api.post("cache/preload") { request, context in
+        router.add(.startPreload) { request, context in
             let body = try await decode(PreloadRequest.self, request: request, context: context)
             let job = try await CatalogController.answering { try admin.startPreload(body) }
             return EditedResponse(status: .accepted, response: job)
         }
-        api.get("cache/preloads") { _, _ in PreloadList(preloads: admin.preloadJobs) }
-        api.get("cache/preloads/:id") { _, context in
+        router.add(.preloads) { _, _ in PreloadList(preloads: admin.preloadJobs) }
+        router.add(.preload) { _, context in
             let id = try context.parameters.require("id")
             return try await CatalogController.answering { try admin.preload(id: id) }
         }
-        api.delete("cache/preloads/:id") { _, context in
+        router.add(.cancelPreload) { _, context in
             let id = try context.parameters.require("id")
             try await CatalogController.answering { try admin.cancelPreload(id: id) }
             return Message(message: "preload \(id) cancelled")
         }
-        api.post("cache/export") { request, context in
+        router.add(.cacheExport) { request, context in
             let body = try await decode(CacheResourceRequest.self, request: request, context: context)
             let path = try await CatalogController.answering { try admin.export(body) }
             return Message(message: "exported to \(path)")
         }
-        api.get("cache/history") { _, _ in
+        router.add(.cacheHistory) { _, _ in
             CacheHistoryAnswer(interval: Int(CacheHistory.interval), samples: admin.history.samples)
         }
-        api.get("cache/pins") { _, _ in PinList(pins: admin.pins()) }
-        api.delete("cache/pins/:key") { _, context in
+        router.add(.cachePins) { _, _ in PinList(pins: admin.pins()) }
+        router.add(.unpin) { _, context in
             let key = try context.parameters.require("key")
             try await CatalogController.answering { try admin.unpin(key: key) }
             return Response(status: .noContent)
         }
-        api.post("cache/pin") { request, context in
+        router.add(.cachePin) { request, context in
             let body = try await decode(CacheResourceRequest.self, request: request, context: context)
             let pinned = try await CatalogController.answering { try admin.pin(body) }
             return Message(message: pinned ? "pinned" : "unpinned")

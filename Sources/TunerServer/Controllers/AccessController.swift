@@ -23,9 +23,8 @@ struct AccessController {
         var keys: [APIKey]
     }
 
-    func addRoutes(to router: Router<TunerRequestContext>) {
-        let api = router.group("/api/v1")
-        api.post("session") { [access, throttle] request, context in
+    func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
+        router.add(.signIn) { [access, throttle] request, context in
             let body = try await request.decode(as: SignInRequest.self, context: context)
             let ticket: CredentialThrottle.Machine.Ticket
             switch throttle.admit(address: context.channel.remoteAddress?.ipAddress ?? "unknown") {
@@ -50,13 +49,13 @@ struct AccessController {
             response.headers[.setCookie] = Self.cookie(value: cookie, maxAge: Int(AccessControl.sessionLifetime))
             return response
         }
-        api.get("session") { _, context in
+        router.add(.session) { _, context in
             guard let principal = context.principal else {
                 throw HTTPError(.unauthorized, message: "nobody is signed in: sign in at /login")
             }
             return Who(scope: principal.scope.rawValue, name: principal.name, keyID: principal.keyID)
         }
-        api.delete("session") { [access] request, _ in
+        router.add(.signOut) { [access] request, _ in
             if let cookie = request.cookies[AccessControl.sessionCookie]?.value {
                 await access.signOut(session: cookie)
             }
@@ -64,10 +63,10 @@ struct AccessController {
             response.headers[.setCookie] = Self.cookie(value: "", maxAge: 0)
             return response
         }
-        api.get("keys") { [access] _, _ in
+        router.add(.keys) { [access] _, _ in
             KeyList(keys: try await CatalogController.answering { try await access.keys() })
         }
-        api.post("keys") { [access] request, context in
+        router.add(.addKey) { [access] request, context in
             let body = try await request.decode(as: AddKeyRequest.self, context: context)
             guard let scope = AccessScope(rawValue: body.scope.lowercased()) else {
                 throw FeatureError(.invalid, "scope must be read, play, manage or admin")
@@ -79,7 +78,7 @@ struct AccessController {
             response.headers[IdempotencyMiddleware.shownOnceHeader] = "secret"
             return response
         }
-        api.delete("keys/:id") { [access] _, context in
+        router.add(.removeKey) { [access] _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             try await CatalogController.answering { try await access.removeKey(id: id) }
             return Response(status: .noContent)

@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import Hummingbird
+import TunerAPI
 import TunerApp
 
 /// The catalog routes beyond listing: guide (now/next, grid, a channel's programmes), manual
@@ -67,20 +68,20 @@ extension CatalogController {
         var maxConnections: Int?
     }
 
-    func addGuideRoutes(to api: RouterGroup<TunerRequestContext>) {
-        api.patch("sources/:id", use: patchSource)
-        api.get("guide", use: grid)
-        api.get("guide/now", use: nowNext)
-        api.get("channels/:id/guide", use: channelGuide)
-        api.put("channels/:id/guide-mapping", use: setMapping)
-        api.delete("channels/:id/guide-mapping") { _, context in
+    func addGuideRoutes(to router: some RouterMethods<TunerRequestContext>) {
+        router.add(.changeSource, use: patchSource)
+        router.add(.guide, use: grid)
+        router.add(.guideNow, use: nowNext)
+        router.add(.channelGuide, use: channelGuide)
+        router.add(.setGuideMapping, use: setMapping)
+        router.add(.removeGuideMapping) { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             try await mapped { try await engine.browse.setGuideMapping(itemID: id, epgID: nil) }
             return Mapping(itemID: id, epgID: nil)
         }
-        api.get("channels/:id/catchup", use: catchup)
-        api.post("channels/check", use: check)
-        api.get("channels/:id/details") { _, context in
+        router.add(.catchup, use: catchup)
+        router.add(.checkChannels, use: check)
+        router.add(.movieDetails) { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             return Body(value: try await mapped { try await engine.catalogImporter.movieDetails(itemID: id) })
         }

@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import Hummingbird
+import TunerAPI
 import TunerApp
 
 /// The catalog routes of what a user keeps and browses: favourites in their own order, groups,
@@ -34,11 +35,11 @@ extension CatalogController {
         var programmes: [GuideProgramme]
     }
 
-    func addLibraryRoutes(to api: RouterGroup<TunerRequestContext>) {
-        api.get("favourites", use: favourites)
-        api.put("favourites/order", use: orderFavourites)
-        api.put("favourites/:id", use: addFavourite)
-        api.delete("favourites/:id") { _, context in
+    func addLibraryRoutes(to router: some RouterMethods<TunerRequestContext>) {
+        router.add(.favourites, use: favourites)
+        router.add(.orderFavourites, use: orderFavourites)
+        router.add(.addFavourite, use: addFavourite)
+        router.add(.removeFavourite) { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             try await mapped { try await engine.browse.setFavourite(itemID: id, false) }
             guard let item = try await engine.browse.item(id: id) else {
@@ -46,10 +47,10 @@ extension CatalogController {
             }
             return Favourite(message: "favourite removed", item: item, position: nil)
         }
-        api.get("groups", use: groups)
-        api.get("channels/:id/episodes", use: episodes)
-        api.get("episodes/:id/play", use: playEpisode)
-        api.get("channels/:id/short-epg", use: shortEPG)
+        router.add(.groups, use: groups)
+        router.add(.episodes, use: episodes)
+        router.add(.playEpisode, use: playEpisode)
+        router.add(.shortEPG, use: shortEPG)
     }
 
     /// `GET /favourites?kind&group&search&offset&limit`: every kind of favourite (unless `kind`

@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import Hummingbird
+import TunerAPI
 import TunerApp
 
 /// The catalog's JSON API under `/api/v1`: sources, channels (paged, filtered, searched),
@@ -25,37 +26,36 @@ struct CatalogController {
     }
     struct Message: ResponseEncodable { var message: String }
 
-    func addRoutes(to router: Router<TunerRequestContext>) {
-        let api = router.group("/api/v1")
-        api.get("sources") { _, _ in SourceList(sources: try await engine.library.sources()) }
-        api.post("sources", use: addSource)
-        api.post("sources/:id/refresh", use: refresh)
-        api.delete("sources/:id") { _, context in
+    func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
+        router.add(.sources) { _, _ in SourceList(sources: try await engine.library.sources()) }
+        router.add(.addSource, use: addSource)
+        router.add(.refreshSource, use: refresh)
+        router.add(.removeSource) { _, context in
             try await mapped {
                 try await engine.library.removeSource(id: try context.parameters.require("id", as: Int64.self))
             }
             return Message(message: "source removed")
         }
-        api.get("channels", use: channels)
-        api.get("channels/:id", use: item)
-        api.get("channels/:id/play", use: play)
-        api.get("channels/:id/logo", use: logo)
-        api.put("channels/:id/favourite") { _, context in
+        router.add(.channels, use: channels)
+        router.add(.channel, use: item)
+        router.add(.playChannel, use: play)
+        router.add(.channelLogo, use: logo)
+        router.add(.favouriteChannel) { _, context in
             try await mapped {
                 try await engine.browse.setFavourite(
                     itemID: try context.parameters.require("id", as: Int64.self), true)
             }
             return Message(message: "favourite added")
         }
-        api.delete("channels/:id/favourite") { _, context in
+        router.add(.unfavouriteChannel) { _, context in
             try await mapped {
                 try await engine.browse.setFavourite(
                     itemID: try context.parameters.require("id", as: Int64.self), false)
             }
             return Message(message: "favourite removed")
         }
-        addGuideRoutes(to: api)
-        addLibraryRoutes(to: api)
+        addGuideRoutes(to: router)
+        addLibraryRoutes(to: router)
     }
 
     @Sendable func addSource(request: Request, context: TunerRequestContext) async throws -> EditedResponse<

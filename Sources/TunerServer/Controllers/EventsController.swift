@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
+import TunerAPI
 import TunerApp
 
 /// `GET /api/v1/events` (a WebSocket): the server's live events for the web app and
@@ -14,8 +15,8 @@ import TunerApp
 struct EventsController {
     let engine: TunerEngine
 
-    func addRoutes(to router: Router<TunerRequestContext>) {
-        router.ws("/api/v1/events") { request, _ in
+    func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
+        router.ws(APIOperation.events.routerPath) { request, _ in
             // Bad parameters refuse the upgrade with a reason, before any WebSocket exists.
             _ = try Self.parameters(request)
             return .upgrade([:])

@@ -11,22 +11,21 @@ import TunerApp
 struct LiveController {
     let engine: TunerEngine
 
-    func addRoutes(to router: Router<TunerRequestContext>) {
-        let api = router.group("/api/v1")
-        api.get("streams") { [engine] _, _ in LiveStreamList(streams: engine.live.streams) }
-        api.get("channels/:id/alternatives") { [engine] _, context in
+    func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
+        router.add(.streams) { [engine] _, _ in LiveStreamList(streams: engine.live.streams) }
+        router.add(.alternatives) { [engine] _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             let (items, chosen) = try await CatalogController.answering { try await engine.live.alternatives(of: id) }
             return AlternativeList(chosen: chosen, alternatives: items)
         }
-        api.put("channels/:id/alternatives") { [engine] request, context in
+        router.add(.setAlternatives) { [engine] request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             let body = try await request.decode(as: AlternativesRequest.self, context: context)
             try await CatalogController.answering { try await engine.live.setAlternatives(of: id, to: body.ids) }
             let (items, chosen) = try await CatalogController.answering { try await engine.live.alternatives(of: id) }
             return AlternativeList(chosen: chosen, alternatives: items)
         }
-        api.delete("streams/:id") { [engine] _, context in
+        router.add(.stopStream) { [engine] _, context in
             let id = try context.parameters.require("id")
             try await CatalogController.answering { try await engine.live.stop(id: id) }
             return Response(status: .noContent)

@@ -12,7 +12,7 @@ import TunerApp
 struct MetricsController {
     let engine: TunerEngine
 
-    func addRoutes(to router: Router<TunerRequestContext>) {
+    func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
         router.get("/metrics") { [engine] _, _ in
             var text = await Self.engineMetrics(engine)
             text += ProcessMetrics.text()

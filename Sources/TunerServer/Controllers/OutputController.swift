@@ -33,7 +33,7 @@ struct OutputController {
 
     /// The default profile's HDHomeRun files and `/auto/v…` at the root: all the second listener
     /// serves.
-    func addRootRoutes(to router: Router<TunerRequestContext>) {
+    func addRootRoutes(to router: some RouterMethods<TunerRequestContext>) {
         for file in Self.hdhomerunFiles {
             router.get("/\(file)") { request, context in
                 try await hdhomerun(
@@ -50,7 +50,7 @@ struct OutputController {
         router.post("/lineup.post") { _, _ in Response(status: .ok) }
     }
 
-    func addRoutes(to router: Router<TunerRequestContext>) {
+    func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
         addRootRoutes(to: router)
         router.get("/output/:profile", use: playlistOrGuide)
         router.head("/output/:profile", use: playlistOrGuide)
@@ -78,11 +78,11 @@ struct OutputController {
         }
         router.post("/output/:profile/lineup.post") { _, _ in Response(status: .ok) }
         router.post("/output/:profile/key/:key/lineup.post") { _, _ in Response(status: .ok) }
-        router.get("/api/v1/outputs", use: list)
-        router.post("/api/v1/outputs", use: add)
-        router.patch("/api/v1/outputs/:id", use: change)
-        router.delete("/api/v1/outputs/:id", use: remove)
-        router.get("/api/v1/outputs/:id/channels", use: channels)
+        router.add(.outputs, use: list)
+        router.add(.addOutput, use: add)
+        router.add(.changeOutput, use: change)
+        router.add(.removeOutput, use: remove)
+        router.add(.outputChannels, use: channels)
         router.get("/play/:profile/:number", use: play)
         router.head("/play/:profile/:number", use: play)
     }

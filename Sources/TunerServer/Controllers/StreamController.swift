@@ -12,7 +12,7 @@ struct StreamController {
     let engine: TunerEngine
     let fallbackBaseURL: @Sendable () -> String
 
-    func addRoutes(to router: Router<TunerRequestContext>) {
+    func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
         router.get("/stream/:signature/:payload/:name", use: stream)
         router.head("/stream/:signature/:payload/:name", use: stream)
         // Hummingbird's router wants a parameter named alike at the same depth: `name` is the

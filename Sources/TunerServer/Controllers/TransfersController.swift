@@ -13,28 +13,27 @@ struct TransfersController {
     struct TransferList: ResponseEncodable { var transfers: [Downloads.Entry] }
     struct Message: ResponseEncodable { var message: String }
 
-    func addRoutes(to router: Router<TunerRequestContext>) {
-        let api = router.group("/api/v1/transfers")
-        api.get { _, _ in TransferList(transfers: await downloads.list()) }
-        api.post(use: add)
-        api.post("pause-all") { _, _ in
+    func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
+        router.add(.transfers) { _, _ in TransferList(transfers: await downloads.list()) }
+        router.add(.addTransfers, use: add)
+        router.add(.pauseAllTransfers) { _, _ in
             await downloads.pauseAll()
             return Message(message: "all transfers paused")
         }
-        api.post("resume-all") { _, _ in
+        router.add(.resumeAllTransfers) { _, _ in
             await downloads.resumeAll()
             return Message(message: "all transfers resumed")
         }
-        api.post("purge") { _, _ in
+        router.add(.purgeTransfers) { _, _ in
             let count = try await CatalogController.answering { try await downloads.purgeFinished() }
             return Message(message: "\(count) finished transfers purged")
         }
-        api.get(":id") { _, context in
+        router.add(.transfer) { _, context in
             let id = try Self.id(context)
             return try await CatalogController.answering { try await downloads.entry(id: id) }
         }
-        api.patch(":id", use: patch)
-        api.delete(":id") { _, context in
+        router.add(.changeTransfer, use: patch)
+        router.add(.removeTransfer) { _, context in
             let id = try Self.id(context)
             try await CatalogController.answering { try await downloads.delete(id: id) }
             return Message(message: "transfer \(id) deleted")

@@ -5,6 +5,7 @@ import Logging
 import MediaFormats
 import NIOCore
 import Transfers
+import TunerAPI
 import TunerApp
 import Tus
 import TusServer
@@ -24,17 +25,16 @@ struct UploadsController {
     static let extensions = "creation,creation-with-upload,creation-defer-length,termination,checksum,expiration"
     static let offsetContentType = "application/offset+octet-stream"
 
-    func addRoutes(to router: Router<TunerRequestContext>) {
-        let uploads = router.group("/api/v1/uploads")
-        uploads.on("", method: .options) { request, _ in options(request) }
-        uploads.on(":id", method: .options) { request, _ in options(request) }
-        uploads.post("", use: create)
-        uploads.head(":id", use: head)
-        uploads.patch(":id", use: patch)
-        uploads.delete(":id", use: terminate)
+    func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
+        router.add(.uploadOptions) { request, _ in options(request) }
+        router.add(.uploadOptionsByID) { request, _ in options(request) }
+        router.add(.createUpload, use: create)
+        router.add(.uploadOffset, use: head)
+        router.add(.appendUpload, use: patch)
+        router.add(.removeUpload, use: terminate)
         // Clients behind proxies that only pass GET and POST send POST with
         // X-HTTP-Method-Override (tus-js-client's `overridePatchMethod`).
-        uploads.post(":id", use: overridden)
+        router.add(.overriddenUpload, use: overridden)
     }
 
     // MARK: Handlers

@@ -21,7 +21,7 @@ struct XtreamController {
     let fallbackBaseURL: @Sendable () -> String
     let open = OpenStreams()
 
-    func addRoutes(to router: Router<TunerRequestContext>) {
+    func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
         router.get("/player_api.php", use: playerAPI)
         router.post("/player_api.php", use: playerAPI)
         router.get("/get.php", use: playlist)
@@ -39,10 +39,10 @@ struct XtreamController {
         // parameter name per position: the stream id is `file` here too.)
         router.get("/live/:user/:password/:file/:session/:segment", use: segment)
         router.head("/live/:user/:password/:file/:session/:segment", use: segment)
-        router.get("/api/v1/users", use: listUsers)
-        router.post("/api/v1/users", use: addUser)
-        router.patch("/api/v1/users/:name", use: changeUser)
-        router.delete("/api/v1/users/:name", use: removeUser)
+        router.add(.users, use: listUsers)
+        router.add(.addUser, use: addUser)
+        router.add(.changeUser, use: changeUser)
+        router.add(.removeUser, use: removeUser)
     }
 
     func base(_ request: Request) -> String {

@@ -30,13 +30,13 @@ struct PagesController {
         + "script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
         + "form-action 'self'"
 
-    func addRoutes(to router: Router<TunerRequestContext>) {
+    func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
         router.get("assets/:name") { request, context in
             Self.asset(named: try context.parameters.require("name"), request: request)
         }
         // Unknown paths of the page space get the 404 page; the API and the other reserved spaces
         // keep their answers.
-        router.add(
+        _ = router.add(
             middleware: PageNotFoundMiddleware(render: { request, context in
                 try await page(for: request, scope: Self.scope(of: context))
             }))
