@@ -9,14 +9,12 @@ public struct OutputError: Error, Sendable, CustomStringConvertible {
         case conflict
     }
 
-    public var kind: Kind
+    public let kind: Kind
     /// What failed and what to do, for people.
-    public var reason: String
+    public let description: String
 
-    public init(_ kind: Kind, _ reason: String) {
+    public init(_ kind: Kind, _ description: String) {
         self.kind = kind
-        self.reason = reason
+        self.description = description
     }
-
-    public var description: String { reason }
 }

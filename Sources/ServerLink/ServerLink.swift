@@ -150,24 +150,6 @@ extension String {
     }
 }
 
-/// Why ``ServerLink`` could not deliver a command.
-public enum ServerLinkError: Error, CustomStringConvertible, Sendable {
-    /// No answer came back after every retry; `kept` says it waits in the outbox.
-    case undelivered(method: String, target: String, kept: Bool, reason: String)
-
-    public var description: String {
-        switch self {
-        case .undelivered(let method, let target, let kept, let reason):
-            let what = "\(method) \(target) got no answer from the server (\(reason))"
-            return kept
-                ? what
-                    + "; it is kept and sent again, with the same key, by the next tuner command that "
-                    + "reaches the server"
-                : what + "; check the server and try again"
-        }
-    }
-}
-
 /// A server's answer: status and body.
 public struct ServerAnswer: Sendable {
     public let status: Int

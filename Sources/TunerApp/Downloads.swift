@@ -143,12 +143,7 @@ public final class Downloads: Sendable {
         } catch let error as FeatureError {
             throw error
         } catch let error as TransferError {
-            switch error.kind {
-            case .notFound: throw FeatureError(.notFound, error.description)
-            case .invalidState: throw FeatureError(.conflict, error.description)
-            case .invalidRequest: throw FeatureError(.invalid, error.description)
-            default: throw FeatureError(.failed, "the transfer queue could not be changed: \(error)")
-            }
+            throw FeatureError(error)
         } catch {
             throw FeatureError(.failed, "the transfer queue could not be changed: \(error)")
         }

@@ -19,8 +19,13 @@ public struct FeatureError: Error, CustomStringConvertible, Sendable, Hashable {
         /// Tuner could not do it (the disk or the database failed; HTTP 500).
         case failed
         /// Not now: every connection the provider allows is in use, or a user's or profile's
-        /// stream limit is reached (HTTP 503 with `Retry-After`).
+        /// stream limit is reached (HTTP 503, with `Retry-After` when `retryAfterSeconds` is set).
         case busy
+        /// No credentials, or wrong ones (HTTP 401, with `WWW-Authenticate` when `challenge` is set).
+        case unauthenticated
+        /// Too many wrong credentials from one address: refused before checking (HTTP 429 with
+        /// `Retry-After`).
+        case tooManyRequests
     }
 
     /// The seconds a `busy` answer asks a client to wait before trying again.
@@ -29,10 +34,22 @@ public struct FeatureError: Error, CustomStringConvertible, Sendable, Hashable {
     public let kind: Kind
     /// What failed and what to do, without secrets.
     public let description: String
+    /// For `busy` and `tooManyRequests`: the seconds a client should wait before trying again.
+    public let retryAfterSeconds: Int?
+    /// For `unauthenticated`: the challenge naming the credentials to send, when there is one.
+    public let challenge: String?
 
+    /// An error of `kind`; a `busy` one asks to wait ``busyRetrySeconds``.
     public init(_ kind: Kind, _ description: String) {
+        self.init(kind, description, retryAfterSeconds: kind == .busy ? Self.busyRetrySeconds : nil)
+    }
+
+    /// An error with its context: when to try again, and what credentials to send.
+    public init(_ kind: Kind, _ description: String, retryAfterSeconds: Int?, challenge: String? = nil) {
         self.kind = kind
         self.description = description
+        self.retryAfterSeconds = retryAfterSeconds
+        self.challenge = challenge
     }
 
     /// A malformed request, link or setting.

@@ -278,11 +278,7 @@ public final class OutputCenter: Sendable {
         } catch let error as FeatureError {
             throw error
         } catch let error as OutputError {
-            switch error.kind {
-            case .notFound: throw FeatureError(.notFound, error.description)
-            case .invalid: throw FeatureError(.invalid, error.description)
-            case .conflict: throw FeatureError(.conflict, error.description)
-            }
+            throw FeatureError(error)
         } catch {
             throw FeatureError(.failed, "the output profiles could not be read or changed: \(error)")
         }

@@ -34,7 +34,7 @@ import Tus
 /// discards all of that PATCH's bytes.
 ///
 /// One PATCH at a time per upload: a second concurrent PATCH (or a termination) fails with
-/// ``TusUploadStoreError/Code/locked``. Reading ``info(id:)`` is always allowed and never
+/// ``TusUploadStoreError/Kind/locked``. Reading ``info(id:)`` is always allowed and never
 /// blocks.
 public final class TusUploadStore: Sendable {
     /// Where and how uploads are kept.
@@ -248,7 +248,7 @@ public final class TusUploadStore: Sendable {
                 for try await var chunk in body {
                     guard chunk.readableBytes > 0 else { continue }
                     if written + Int64(pending.readableBytes) + Int64(chunk.readableBytes) > limit {
-                        let code: TusUploadStoreError.Code = info.length == nil ? .tooLarge : .exceedsLength
+                        let code: TusUploadStoreError.Kind = info.length == nil ? .tooLarge : .exceedsLength
                         throw TusUploadStoreError(
                             code,
                             """

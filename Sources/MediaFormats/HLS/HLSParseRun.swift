@@ -676,9 +676,9 @@ struct HLSParseRun {
     }
 
     private mutating func report(
-        _ code: HLSParseError.Code, _ index: Int, _ message: String
+        _ kind: HLSParseError.Kind, _ index: Int, _ message: String
     ) throws(HLSParseError) {
-        let error = HLSParseError(code, line: index + 1, message)
+        let error = HLSParseError(kind, line: index + 1, message)
         if throwsOnViolation { throw error }
         warnings.append(error)
     }

@@ -244,7 +244,16 @@ public struct FetchPolicy: Sendable, Hashable, CustomStringConvertible {
 
 /// A `--allow-fetch` item that is not a preset or a rule.
 public struct FetchPolicyError: Error, Sendable, CustomStringConvertible {
+    /// What failed; the one kind today, an enum so a caller can match it like other errors' kinds.
+    public enum Kind: Sendable, Hashable {
+        /// The item is neither a preset nor a rule that can be read.
+        case invalidItem
+    }
+
+    public var kind: Kind { .invalidItem }
+    /// The item as it was given.
     public let item: String
+    /// What is wrong with it.
     public let reason: String
 
     public var description: String { "'\(item)' is \(reason)" }

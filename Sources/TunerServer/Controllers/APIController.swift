@@ -59,11 +59,11 @@ struct APIController {
         let admin = engine.cacheAdmin
         router.add(.cacheStats) { _, _ in admin.statistics() }
         router.add(.cacheClear) { _, _ in
-            try await CatalogController.answering { try admin.clear() }
+            try admin.clear()
             return Message(message: "cache cleared")
         }
         router.add(.cacheDelete) { _, _ in
-            try await CatalogController.answering { try admin.clear() }
+            try admin.clear()
             return Message(message: "cache cleared")
         }
         router.add(.cacheTrim) { request, context in
@@ -74,26 +74,26 @@ struct APIController {
                 raw.readableBytes == 0
                 ? TrimRequest()
                 : try await decode(TrimRequest.self, request: request, context: context)
-            return TrimResponse(report: try await CatalogController.answering { try admin.trim(downTo: body.bytes) })
+            return TrimResponse(report: try admin.trim(downTo: body.bytes))
         }
         router.add(.startPreload) { request, context in
             let body = try await decode(PreloadRequest.self, request: request, context: context)
-            let job = try await CatalogController.answering { try admin.startPreload(body) }
+            let job = try admin.startPreload(body)
             return EditedResponse(status: .accepted, response: job)
         }
         router.add(.preloads) { _, _ in PreloadList(preloads: admin.preloadJobs) }
         router.add(.preload) { _, context in
             let id = try context.parameters.require("id")
-            return try await CatalogController.answering { try admin.preload(id: id) }
+            return try admin.preload(id: id)
         }
         router.add(.cancelPreload) { _, context in
             let id = try context.parameters.require("id")
-            try await CatalogController.answering { try admin.cancelPreload(id: id) }
+            try admin.cancelPreload(id: id)
             return Message(message: "preload \(id) cancelled")
         }
         router.add(.cacheExport) { request, context in
             let body = try await decode(CacheResourceRequest.self, request: request, context: context)
-            let path = try await CatalogController.answering { try admin.export(body) }
+            let path = try admin.export(body)
             return Message(message: "exported to \(path)")
         }
         router.add(.cacheHistory) { _, _ in
@@ -102,12 +102,12 @@ struct APIController {
         router.add(.cachePins) { _, _ in PinList(pins: admin.pins()) }
         router.add(.unpin) { _, context in
             let key = try context.parameters.require("key")
-            try await CatalogController.answering { try admin.unpin(key: key) }
+            try admin.unpin(key: key)
             return Response(status: .noContent)
         }
         router.add(.cachePin) { request, context in
             let body = try await decode(CacheResourceRequest.self, request: request, context: context)
-            let pinned = try await CatalogController.answering { try admin.pin(body) }
+            let pinned = try admin.pin(body)
             return Message(message: pinned ? "pinned" : "unpinned")
         }
     }
@@ -117,9 +117,7 @@ struct APIController {
     > {
         let body = try await decode(ProxyURLRequest.self, request: request, context: context)
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
-        let url = try await CatalogController.answering {
-            try engine.player.proxyURL(for: body.url, headers: body.headers, baseURL: base)
-        }
+        let url = try engine.player.proxyURL(for: body.url, headers: body.headers, baseURL: base)
         return EditedResponse(status: .created, response: ProxyURLResponse(proxyURL: url))
     }
 

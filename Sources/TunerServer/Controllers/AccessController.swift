@@ -36,9 +36,7 @@ struct AccessController {
             let cookie: String
             let principal: AccessPrincipal
             do {
-                (cookie, principal) = try await CatalogController.answering {
-                    try await access.signIn(secret: body.key)
-                }
+                (cookie, principal) = try await access.signIn(secret: body.key)
             } catch {
                 _ = throttle.failed(ticket)
                 throw error
@@ -51,7 +49,7 @@ struct AccessController {
         }
         router.add(.session) { _, context in
             guard let principal = context.principal else {
-                throw HTTPError(.unauthorized, message: "nobody is signed in: sign in at /login")
+                throw FeatureError(.unauthenticated, "nobody is signed in: sign in at /login")
             }
             return Who(scope: principal.scope.rawValue, name: principal.name, keyID: principal.keyID)
         }
@@ -64,14 +62,14 @@ struct AccessController {
             return response
         }
         router.add(.keys) { [access] _, _ in
-            KeyList(keys: try await CatalogController.answering { try await access.keys() })
+            KeyList(keys: try await access.keys())
         }
         router.add(.addKey) { [access] request, context in
             let body = try await request.decode(as: AddKeyRequest.self, context: context)
             guard let scope = AccessScope(rawValue: body.scope.lowercased()) else {
                 throw FeatureError(.invalid, "scope must be read, play, manage or admin")
             }
-            let made = try await CatalogController.answering { try await access.addKey(name: body.name, scope: scope) }
+            let made = try await access.addKey(name: body.name, scope: scope)
             var response = try EditedResponse(status: .created, response: NewKey(key: made.key, secret: made.secret))
                 .response(from: request, context: context)
             // The idempotency journal keeps this answer without the secret (a resend says it was shown once).
@@ -80,7 +78,7 @@ struct AccessController {
         }
         router.add(.removeKey) { [access] _, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            try await CatalogController.answering { try await access.removeKey(id: id) }
+            try await access.removeKey(id: id)
             return Response(status: .noContent)
         }
     }

@@ -76,14 +76,14 @@ extension CatalogController {
         router.add(.setGuideMapping, use: setMapping)
         router.add(.removeGuideMapping) { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            try await mapped { try await engine.browse.setGuideMapping(itemID: id, epgID: nil) }
+            try await engine.browse.setGuideMapping(itemID: id, epgID: nil)
             return Mapping(itemID: id, epgID: nil)
         }
         router.add(.catchup, use: catchup)
         router.add(.checkChannels, use: check)
         router.add(.movieDetails) { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            return Body(value: try await mapped { try await engine.catalogImporter.movieDetails(itemID: id) })
+            return Body(value: try await engine.catalogImporter.movieDetails(itemID: id))
         }
     }
 
@@ -91,11 +91,9 @@ extension CatalogController {
         let id = try context.parameters.require("id", as: Int64.self)
         let patch = try await decode(SourcePatch.self, request, context)
         return Body(
-            value: try await mapped {
-                try await engine.library.updateSource(
-                    id: id, name: patch.name, epgURLs: patch.epgURLs, refreshInterval: patch.refreshInterval,
-                    maxConnections: patch.maxConnections)
-            })
+            value: try await engine.library.updateSource(
+                id: id, name: patch.name, epgURLs: patch.epgURLs, refreshInterval: patch.refreshInterval,
+                maxConnections: patch.maxConnections))
     }
 
     /// `GET /guide/now?at=…` and the channel filters: what is on now and next, for a page of channels.
@@ -169,9 +167,7 @@ extension CatalogController {
         let id = try context.parameters.require("id", as: Int64.self)
         let body = try await decode(MappingRequest.self, request, context)
         let epgID = body.epgID?.trimmingCharacters(in: .whitespaces)
-        try await mapped {
-            try await engine.browse.setGuideMapping(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
-        }
+        try await engine.browse.setGuideMapping(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
         return Mapping(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
     }
 
@@ -192,9 +188,7 @@ extension CatalogController {
             target = .span(start: from, end: until)
         }
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
-        let link = try await Self.answering {
-            try await engine.player.catchup(itemID: id, target: target, baseURL: base)
-        }
+        let link = try await engine.player.catchup(itemID: id, target: target, baseURL: base)
         return Catchup(proxyURL: link.proxyURL, start: link.start, end: link.end, programme: link.programme)
     }
 
@@ -205,7 +199,7 @@ extension CatalogController {
         if let length = request.headers[.contentLength], length != "0" {
             body = try await decode(CheckRequest.self, request, context)
         }
-        let checks = try await mapped { try await engine.streamChecker.check(ids: body.ids, sourceID: body.source) }
+        let checks = try await engine.streamChecker.check(ids: body.ids, sourceID: body.source)
         let online = checks.filter { $0.online }.count
         return CheckResults(checked: checks.count, online: online, offline: checks.count - online, results: checks)
     }

@@ -41,7 +41,7 @@ extension CatalogController {
         router.add(.addFavourite, use: addFavourite)
         router.add(.removeFavourite) { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            try await mapped { try await engine.browse.setFavourite(itemID: id, false) }
+            try await engine.browse.setFavourite(itemID: id, false)
             guard let item = try await engine.browse.item(id: id) else {
                 throw FeatureError(.notFound, "no channel with id \(id)")
             }
@@ -75,10 +75,8 @@ extension CatalogController {
         if let position = body.position, position < 0 {
             throw FeatureError(.invalid, "'position' must be 0 (first) or more")
         }
-        try await mapped {
-            try await engine.browse.setFavourite(itemID: id, true)
-            if let position = body.position { try await engine.browse.moveFavourite(itemID: id, to: position) }
-        }
+        try await engine.browse.setFavourite(itemID: id, true)
+        if let position = body.position { try await engine.browse.moveFavourite(itemID: id, to: position) }
         guard let item = try await engine.browse.item(id: id) else {
             throw FeatureError(.notFound, "no channel with id \(id)")
         }
@@ -98,7 +96,7 @@ extension CatalogController {
         for id in body.ids where !seen.insert(id).inserted {
             throw FeatureError(.invalid, "id \(id) is listed twice in 'ids'; list each favourite once")
         }
-        try await mapped { try await engine.browse.setFavouriteOrder(itemIDs: body.ids) }
+        try await engine.browse.setFavouriteOrder(itemIDs: body.ids)
         return Body(
             value: try await engine.browse.items(CatalogItemQuery(kind: nil, favouritesOnly: true, limit: 1000)))
     }
@@ -126,7 +124,7 @@ extension CatalogController {
     @Sendable func episodes(request: Request, context: TunerRequestContext) async throws -> Episodes {
         let id = try context.parameters.require("id", as: Int64.self)
         let reload = request.uri.queryParameters["reload"].map { $0 == "true" || $0 == "1" } ?? false
-        let episodes = try await mapped { try await engine.catalogImporter.episodes(seriesItemID: id, reload: reload) }
+        let episodes = try await engine.catalogImporter.episodes(seriesItemID: id, reload: reload)
         guard let series = try await engine.browse.item(id: id) else {
             throw FeatureError(.notFound, "no channel with id \(id)")
         }
@@ -182,9 +180,7 @@ extension CatalogController {
             }
             limit = value
         }
-        let programmes = try await mapped {
-            try await engine.catalogImporter.xtreamShortEPG(channelItemID: id, limit: limit)
-        }
+        let programmes = try await engine.catalogImporter.xtreamShortEPG(channelItemID: id, limit: limit)
         return ShortEPG(itemID: id, programmes: programmes)
     }
 

@@ -31,9 +31,7 @@ struct CatalogController {
         router.add(.addSource, use: addSource)
         router.add(.refreshSource, use: refresh)
         router.add(.removeSource) { _, context in
-            try await mapped {
-                try await engine.library.removeSource(id: try context.parameters.require("id", as: Int64.self))
-            }
+            try await engine.library.removeSource(id: try context.parameters.require("id", as: Int64.self))
             return Message(message: "source removed")
         }
         router.add(.channels, use: channels)
@@ -41,17 +39,13 @@ struct CatalogController {
         router.add(.playChannel, use: play)
         router.add(.channelLogo, use: logo)
         router.add(.favouriteChannel) { _, context in
-            try await mapped {
-                try await engine.browse.setFavourite(
-                    itemID: try context.parameters.require("id", as: Int64.self), true)
-            }
+            try await engine.browse.setFavourite(
+                itemID: try context.parameters.require("id", as: Int64.self), true)
             return Message(message: "favourite added")
         }
         router.add(.unfavouriteChannel) { _, context in
-            try await mapped {
-                try await engine.browse.setFavourite(
-                    itemID: try context.parameters.require("id", as: Int64.self), false)
-            }
+            try await engine.browse.setFavourite(
+                itemID: try context.parameters.require("id", as: Int64.self), false)
             return Message(message: "favourite removed")
         }
         addGuideRoutes(to: router)
@@ -67,19 +61,19 @@ struct CatalogController {
         } catch {
             throw FeatureError(.invalid, "the request body is not the expected JSON: \(error)")
         }
-        let source = try await Self.answering {
-            do {
-                return try await engine.library.addSource(body)
-            } catch let error as CatalogError {
-                throw FeatureError(.invalid, error.description)
-            }
+        let source: CatalogSource
+        do {
+            source = try await engine.library.addSource(body)
+        } catch let error as CatalogError {
+            // The source cannot be stored as given (a location another source has): the request's fault.
+            throw FeatureError(.invalid, error.description)
         }
         return EditedResponse(status: .created, response: Body(value: source))
     }
 
     @Sendable func refresh(request: Request, context: TunerRequestContext) async throws -> Body<Library.Refreshed> {
         let id = try context.parameters.require("id", as: Int64.self)
-        return Body(value: try await mapped { try await engine.library.refresh(sourceID: id) })
+        return Body(value: try await engine.library.refresh(sourceID: id))
     }
 
     @Sendable func channels(request: Request, context: TunerRequestContext) async throws -> Body<
@@ -114,7 +108,7 @@ struct CatalogController {
     @Sendable func play(request: Request, context: TunerRequestContext) async throws -> Play {
         let id = try context.parameters.require("id", as: Int64.self)
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
-        let link = try await Self.answering { try await engine.player.play(itemID: id, baseURL: base) }
+        let link = try await engine.player.play(itemID: id, baseURL: base)
         return Play(proxyURL: link.proxyURL, item: link.item, hlsURL: link.hlsURL)
     }
 
@@ -124,35 +118,7 @@ struct CatalogController {
     @Sendable func logo(request: Request, context: TunerRequestContext) async throws -> Response {
         let id = try context.parameters.require("id", as: Int64.self)
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
-        let url = try await Self.answering { try await engine.player.logoURL(itemID: id, baseURL: base) }
+        let url = try await engine.player.logoURL(itemID: id, baseURL: base)
         return Response(status: .found, headers: [.location: url, .cacheControl: "private, max-age=86400"])
-    }
-
-    /// A feature object's error as HTTP: what is missing is 404, what does not apply 409, bad input 400.
-    /// ``answering(_:)`` for work that does not wait.
-    static func answeringSync<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as FeatureError {
-            throw error.httpError
-        }
-    }
-
-    static func answering<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as FeatureError {
-            throw error.httpError
-        }
-    }
-
-    /// Catalog and feature errors as HTTP: unknown ids are 404, what does not apply 409, failed
-    /// imports 502 (the provider failed), bad input 400.
-    func mapped<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await Self.answering(body)
-        } catch let error as CatalogError {
-            throw FeatureError(error).httpError
-        }
     }
 }

@@ -15,19 +15,19 @@ struct LiveController {
         router.add(.streams) { [engine] _, _ in LiveStreamList(streams: engine.live.streams) }
         router.add(.alternatives) { [engine] _, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            let (items, chosen) = try await CatalogController.answering { try await engine.live.alternatives(of: id) }
+            let (items, chosen) = try await engine.live.alternatives(of: id)
             return AlternativeList(chosen: chosen, alternatives: items)
         }
         router.add(.setAlternatives) { [engine] request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             let body = try await request.decode(as: AlternativesRequest.self, context: context)
-            try await CatalogController.answering { try await engine.live.setAlternatives(of: id, to: body.ids) }
-            let (items, chosen) = try await CatalogController.answering { try await engine.live.alternatives(of: id) }
+            try await engine.live.setAlternatives(of: id, to: body.ids)
+            let (items, chosen) = try await engine.live.alternatives(of: id)
             return AlternativeList(chosen: chosen, alternatives: items)
         }
         router.add(.stopStream) { [engine] _, context in
             let id = try context.parameters.require("id")
-            try await CatalogController.answering { try await engine.live.stop(id: id) }
+            try await engine.live.stop(id: id)
             return Response(status: .noContent)
         }
     }
@@ -128,14 +128,13 @@ struct LiveController {
         headers[.contentType] = "video/mp2t"
         headers[.cacheControl] = "no-cache, no-store"
         if head { return Response(status: .ok, headers: headers) }
-        let viewer = try await CatalogController.answering { try await engine.live.watch(request) }
+        let viewer = try await engine.live.watch(request)
         // The answer waits for the first bytes: a channel that cannot be played gets a reason,
         // not a 200 with nothing after it.
         guard let first = await viewer.next() else {
             viewer.close()
-            throw HTTPError(
-                .badGateway,
-                message: "channel \(request.channelID) cannot be played now: \(viewer.session.endReason ?? "it ended")")
+            let reason = viewer.session.endReason ?? "it ended"
+            throw FeatureError(.upstream, "channel \(request.channelID) cannot be played now: \(reason)")
         }
         headers[HTTPField.Name("X-Tuner-Session")!] = viewer.session.id
         return Response(

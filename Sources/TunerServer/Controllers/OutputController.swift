@@ -116,23 +116,19 @@ struct OutputController {
     /// `GET /api/v1/outputs`: each profile with its key and the URLs to give players (keyed, so
     /// they work from other machines). Behind the API token beyond loopback, like the rest of the API.
     @Sendable func list(request: Request, context: TunerRequestContext) async throws -> Answer<OutputProfileList> {
-        try await CatalogController.answering {
-            var answers: [OutputProfileAnswer] = []
-            for profile in try await engine.outputs.profiles() {
-                answers.append(try await engine.outputs.answer(for: profile, base: base(request)))
-            }
-            return Answer(value: OutputProfileList(profiles: answers))
+        var answers: [OutputProfileAnswer] = []
+        for profile in try await engine.outputs.profiles() {
+            answers.append(try await engine.outputs.answer(for: profile, base: base(request)))
         }
+        return Answer(value: OutputProfileList(profiles: answers))
     }
 
     @Sendable func add(request: Request, context: TunerRequestContext) async throws -> EditedResponse<
         Answer<OutputProfileAnswer>
     > {
         let settings = try await Self.decode(request, context)
-        let answer = try await CatalogController.answering {
-            let profile = try await engine.outputs.create(settings)
-            return try await engine.outputs.answer(for: profile, base: base(request))
-        }
+        let profile = try await engine.outputs.create(settings)
+        let answer = try await engine.outputs.answer(for: profile, base: base(request))
         return EditedResponse(status: .created, response: Answer(value: answer))
     }
 
@@ -143,21 +139,19 @@ struct OutputController {
             throw FeatureError(.invalid, "a profile's id cannot change; add a new profile instead")
         }
         settings.id = nil
-        return try await CatalogController.answering {
-            let profile = try await engine.outputs.update(id: id, settings: settings)
-            return Answer(value: try await engine.outputs.answer(for: profile, base: base(request)))
-        }
+        let profile = try await engine.outputs.update(id: id, settings: settings)
+        return Answer(value: try await engine.outputs.answer(for: profile, base: base(request)))
     }
 
     @Sendable func remove(request: Request, context: TunerRequestContext) async throws -> Response {
         let id = try context.parameters.require("id")
-        try await CatalogController.answering { try await engine.outputs.remove(id: id) }
+        try await engine.outputs.remove(id: id)
         return Response(status: .noContent)
     }
 
     @Sendable func channels(request: Request, context: TunerRequestContext) async throws -> Answer<OutputChannelList> {
         let id = try context.parameters.require("id")
-        let channels = try await CatalogController.answering { try await engine.outputs.lineup(profileID: id) }
+        let channels = try await engine.outputs.lineup(profileID: id)
         return Answer(
             value: OutputChannelList(
                 channels: channels.map {
@@ -190,12 +184,12 @@ struct OutputController {
         if let token, !open {
             let tokenOK = RequestGuardMiddleware.carriesToken(request, token: token)
             guard tokenOK || OutputCenter.opens(profile, key: key) else {
-                throw HTTPError(
-                    .unauthorized,
-                    message: """
-                        this Tuner listens beyond localhost: add the profile's key (?key=…, shown by \
-                        `tuner outputs`) to the URL
-                        """)
+                throw FeatureError(
+                    .unauthenticated,
+                    """
+                    this Tuner listens beyond localhost: add the profile's key (?key=…, shown by \
+                    `tuner outputs`) to the URL
+                    """)
             }
         }
         // URLs in the answer carry the key when the request did, so they work from where they are
@@ -219,9 +213,7 @@ struct OutputController {
         let (profile, key) = try await authorised(profileID: profileID, key: nil, request)
         let links = links(request, profile: profile, key: key)
         if isPlaylist {
-            let text = try await CatalogController.answering {
-                try await engine.outputs.playlist(profile: profile, links: links)
-            }
+            let text = try await engine.outputs.playlist(profile: profile, links: links)
             return Self.text(text, type: "audio/x-mpegurl; charset=utf-8", head: request.method == .head)
         }
         let outputs = engine.outputs
@@ -291,19 +283,13 @@ struct OutputController {
             return Self.text(
                 String(decoding: try encoder.encode(device.discover), as: UTF8.self), type: "application/json")
         case "lineup.json":
-            let channels = try await CatalogController.answering {
-                try await engine.outputs.streams(profileID: profile.id)
-            }
+            let channels = try await engine.outputs.streams(profileID: profile.id)
             return Self.text(device.lineupJSON(channels), type: "application/json")
         case "lineup.xml":
-            let channels = try await CatalogController.answering {
-                try await engine.outputs.streams(profileID: profile.id)
-            }
+            let channels = try await engine.outputs.streams(profileID: profile.id)
             return Self.text(device.lineupXML(channels), type: "application/xml; charset=utf-8")
         case "lineup.m3u":
-            let channels = try await CatalogController.answering {
-                try await engine.outputs.streams(profileID: profile.id)
-            }
+            let channels = try await engine.outputs.streams(profileID: profile.id)
             return Self.text(device.lineupM3U(channels), type: "audio/x-mpegurl; charset=utf-8")
         case "lineup_status.json":
             return Self.text(
@@ -356,14 +342,10 @@ struct OutputController {
                 throw FeatureError(.invalid, "utc and duration must be whole seconds")
             }
             let duration = query["duration"].flatMap { Int64($0) }
-            link = try await CatalogController.answering {
-                try await engine.outputs.catchupStream(
-                    profileID: profile.id, number: number, start: start, duration: duration)
-            }
+            link = try await engine.outputs.catchupStream(
+                profileID: profile.id, number: number, start: start, duration: duration)
         } else {
-            let (found, channel) = try await CatalogController.answering {
-                try await engine.outputs.stream(profileID: profile.id, number: number)
-            }
+            let (found, channel) = try await engine.outputs.stream(profileID: profile.id, number: number)
             if channel.item.kind == .live {
                 // One upstream per channel, and no more channels at once than the profile has tuners.
                 let live = LiveSessions.Request(
@@ -389,17 +371,14 @@ struct OutputController {
     /// An HLS channel as MPEG-TS: ffmpeg copies it from Tuner's own proxy URL (see ``TSRemux``).
     func remuxed(_ link: StreamLink, request: Request) throws -> Response {
         guard TSRemux.ffmpegPath != nil else {
-            throw HTTPError(
-                .badGateway, message: "this channel is HLS and playing it as MPEG-TS needs ffmpeg; install ffmpeg")
+            throw FeatureError(.upstream, "this channel is HLS and playing it as MPEG-TS needs ffmpeg; install ffmpeg")
         }
         var headers = HTTPFields()
         headers[.contentType] = "video/mp2t"
         headers[.cacheControl] = "no-cache"
         if request.method == .head { return Response(status: .ok, headers: headers) }
         // The server's own address (never the player's view of it): ffmpeg runs beside Tuner.
-        let input = try CatalogController.answeringSync {
-            try engine.signer.proxyURL(for: link, baseURL: fallbackBaseURL())
-        }
+        let input = try engine.signer.proxyURL(for: link, baseURL: fallbackBaseURL())
         let logger = engine.logger
         return Response(
             status: .ok, headers: headers,

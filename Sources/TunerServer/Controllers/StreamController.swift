@@ -63,16 +63,12 @@ struct StreamController {
         if let channel = link.channel, LiveSessions.isHLS(link.url) {
             // An HLS channel's playlist: its segments are shared through the cache, and the
             // channel counts as one connection of its source while anyone asks for it.
-            try await CatalogController.answering {
-                try await engine.live.noteHLSPlayer(
-                    channelID: channel, address: LiveController.address(of: context), link: link)
-            }
+            try await engine.live.noteHLSPlayer(
+                channelID: channel, address: LiveController.address(of: context), link: link)
         } else if let channel = link.channel, LiveHLSSession.isFileName(context.parameters.get("name") ?? "") {
             // The channel as HLS for browsers: the same signed link, with the session's file names.
             let name = context.parameters.get("name") ?? ""
-            let session = try await CatalogController.answering {
-                try await engine.live.hls(channelID: channel, address: LiveController.address(of: context))
-            }
+            let session = try await engine.live.hls(channelID: channel, address: LiveController.address(of: context))
             guard let (data, type) = await session.file(name, for: LiveController.address(of: context)) else {
                 throw FeatureError(.notFound, "'\(name.prefix(40))' is not (or no longer) part of the stream")
             }

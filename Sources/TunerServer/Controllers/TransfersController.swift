@@ -25,17 +25,17 @@ struct TransfersController {
             return Message(message: "all transfers resumed")
         }
         router.add(.purgeTransfers) { _, _ in
-            let count = try await CatalogController.answering { try await downloads.purgeFinished() }
+            let count = try await downloads.purgeFinished()
             return Message(message: "\(count) finished transfers purged")
         }
         router.add(.transfer) { _, context in
             let id = try Self.id(context)
-            return try await CatalogController.answering { try await downloads.entry(id: id) }
+            return try await downloads.entry(id: id)
         }
         router.add(.changeTransfer, use: patch)
         router.add(.removeTransfer) { _, context in
             let id = try Self.id(context)
-            try await CatalogController.answering { try await downloads.delete(id: id) }
+            try await downloads.delete(id: id)
             return Message(message: "transfer \(id) deleted")
         }
     }
@@ -59,7 +59,7 @@ struct TransfersController {
                 )
             }
         }
-        let added = try await CatalogController.answering { try await downloads.add(items) }
+        let added = try await downloads.add(items)
         return EditedResponse(
             status: .created,
             response: TransferList(transfers: added.map { Downloads.Entry(task: $0, progress: nil) }))
@@ -73,7 +73,7 @@ struct TransfersController {
         } catch {
             throw FeatureError(.invalid, "the body must be JSON like {\"action\": \"pause\"}: \(error)")
         }
-        return try await CatalogController.answering { try await downloads.change(id: id, body) }
+        return try await downloads.change(id: id, body)
     }
 
     private static func id(_ context: TunerRequestContext) throws -> Int64 {

@@ -278,7 +278,7 @@ struct UploadsController {
 
     private func problem(for error: TusUploadStoreError, bodyless: Bool = false) -> Response {
         let status: HTTPResponse.Status =
-            switch error.code {
+            switch error.kind {
             case .notFound: .notFound
             case .expired: .gone
             case .offsetMismatch: .conflict
@@ -288,11 +288,11 @@ struct UploadsController {
             case .storage: .internalServerError
             default: .badRequest
             }
-        if error.code == .storage { logger.error("upload storage failed", metadata: ["error": "\(error)"]) }
+        if error.kind == .storage { logger.error("upload storage failed", metadata: ["error": "\(error)"]) }
         var headers = HTTPFields()
         // Tells the client where it stands without another HEAD.
         if let offset = error.offset { headers[.uploadOffset] = String(offset) }
-        return respond(status, headers, message: error.message, bodyless: bodyless)
+        return respond(status, headers, message: error.description, bodyless: bodyless)
     }
 
     static func isOffsetStream(_ contentType: String) -> Bool {

@@ -71,9 +71,7 @@ struct XtreamController {
             ticket = admitted
         }
         if let username, let password,
-            let user = try await CatalogController.answering({
-                try await engine.outputs.login(username, password: password, client: address)
-            })
+            let user = try await engine.outputs.login(username, password: password, client: address)
         {
             throttle.succeeded(ticket)
             return .user(user)
@@ -93,7 +91,7 @@ struct XtreamController {
             guard !user.isExpired(at: Int64(Date().timeIntervalSince1970)) else { throw Self.expired }
             return user
         case .wrong:
-            throw HTTPError(.unauthorized, message: "wrong username or password")
+            throw FeatureError(.unauthenticated, "wrong username or password")
         case .throttled(let wait):
             throw Self.throttled(wait)
         }
@@ -103,10 +101,10 @@ struct XtreamController {
     static var expired: FeatureError { FeatureError(.forbidden, "this login has expired") }
 
     /// The answer to a throttled address: 429 with `Retry-After`.
-    static func throttled(_ wait: Duration) -> HTTPError {
-        HTTPError(
-            .tooManyRequests, headers: [.retryAfter: String(CredentialThrottle.retryAfterSeconds(wait))],
-            message: "too many wrong logins from this address: wait before trying again")
+    static func throttled(_ wait: Duration) -> FeatureError {
+        FeatureError(
+            .tooManyRequests, "too many wrong logins from this address: wait before trying again",
+            retryAfterSeconds: CredentialThrottle.retryAfterSeconds(wait))
     }
 
     @Sendable func playerAPI(request: Request, context: TunerRequestContext) async throws -> Response {
@@ -130,54 +128,52 @@ struct XtreamController {
         let action = query["action"].map(String.init) ?? ""
         // An expired login sees its account (`status: Expired`, as panels show it) and nothing else.
         if !action.isEmpty && user.isExpired(at: Int64(Date().timeIntervalSince1970)) { throw Self.expired }
-        return try await CatalogController.answering {
-            switch query["action"].map(String.init) {
-            case nil, "":
-                return try Self.json(
-                    xtream.account(
-                        user,
-                        activeConnections: open.count(user.username) + engine.live.openStreams(user: user.username),
-                        now: Date()))
-            case "get_live_categories":
-                return try Self.json(
-                    xtream.categories(try await outputs.lineup(of: user).filter { $0.item.kind == .live }))
-            case "get_vod_categories":
-                return try Self.json(
-                    xtream.categories(try await outputs.lineup(of: user).filter { $0.item.kind == .movie }))
-            case "get_series_categories":
-                return try Self.json(
-                    xtream.categories(try await outputs.lineup(of: user).filter { $0.item.kind == .series }))
-            case "get_live_streams":
-                return try Self.json(
-                    xtream.liveStreams(
-                        try await outputs.lineup(of: user).filter { $0.item.kind == .live }, category: category))
-            case "get_vod_streams":
-                return try Self.json(
-                    xtream.vodStreams(
-                        try await outputs.lineup(of: user).filter { $0.item.kind == .movie }, category: category))
-            case "get_series":
-                return try Self.json(
-                    xtream.series(
-                        try await outputs.lineup(of: user).filter { $0.item.kind == .series }, category: category))
-            case "get_series_info":
-                let series = try await outputs.entry(try id("series_id"), of: user)
-                return try Self.json(
-                    xtream.seriesInfo(series, episodes: try await outputs.episodes(ofSeries: series.item.id)))
-            case "get_vod_info":
-                let movie = try await outputs.entry(try id("vod_id"), of: user)
-                return try Self.json(xtream.vodInfo(movie, details: try await outputs.movieDetails(movie.item.id)))
-            case "get_short_epg", "get_simple_data_table":
-                let table = query["action"] == "get_simple_data_table"
-                let channel = try await outputs.entry(try id("stream_id"), of: user)
-                let limit = query["limit"].flatMap { Int($0) }.map { min(max($0, 0), 1000) } ?? (table ? nil : 4)
-                return try Self.json(
-                    xtream.listings(
-                        try await outputs.programmes(of: channel), of: channel,
-                        now: Int64(Date().timeIntervalSince1970),
-                        limit: limit, table: table))
-            case let action?:
-                throw FeatureError(.invalid, "unknown action '\(action.prefix(40))'")
-            }
+        switch query["action"].map(String.init) {
+        case nil, "":
+            return try Self.json(
+                xtream.account(
+                    user,
+                    activeConnections: open.count(user.username) + engine.live.openStreams(user: user.username),
+                    now: Date()))
+        case "get_live_categories":
+            return try Self.json(
+                xtream.categories(try await outputs.lineup(of: user).filter { $0.item.kind == .live }))
+        case "get_vod_categories":
+            return try Self.json(
+                xtream.categories(try await outputs.lineup(of: user).filter { $0.item.kind == .movie }))
+        case "get_series_categories":
+            return try Self.json(
+                xtream.categories(try await outputs.lineup(of: user).filter { $0.item.kind == .series }))
+        case "get_live_streams":
+            return try Self.json(
+                xtream.liveStreams(
+                    try await outputs.lineup(of: user).filter { $0.item.kind == .live }, category: category))
+        case "get_vod_streams":
+            return try Self.json(
+                xtream.vodStreams(
+                    try await outputs.lineup(of: user).filter { $0.item.kind == .movie }, category: category))
+        case "get_series":
+            return try Self.json(
+                xtream.series(
+                    try await outputs.lineup(of: user).filter { $0.item.kind == .series }, category: category))
+        case "get_series_info":
+            let series = try await outputs.entry(try id("series_id"), of: user)
+            return try Self.json(
+                xtream.seriesInfo(series, episodes: try await outputs.episodes(ofSeries: series.item.id)))
+        case "get_vod_info":
+            let movie = try await outputs.entry(try id("vod_id"), of: user)
+            return try Self.json(xtream.vodInfo(movie, details: try await outputs.movieDetails(movie.item.id)))
+        case "get_short_epg", "get_simple_data_table":
+            let table = query["action"] == "get_simple_data_table"
+            let channel = try await outputs.entry(try id("stream_id"), of: user)
+            let limit = query["limit"].flatMap { Int($0) }.map { min(max($0, 0), 1000) } ?? (table ? nil : 4)
+            return try Self.json(
+                xtream.listings(
+                    try await outputs.programmes(of: channel), of: channel,
+                    now: Int64(Date().timeIntervalSince1970),
+                    limit: limit, table: table))
+        case let action?:
+            throw FeatureError(.invalid, "unknown action '\(action.prefix(40))'")
         }
     }
 
@@ -185,7 +181,7 @@ struct XtreamController {
         let query = request.uri.queryParameters
         let password = query["password"].map(String.init)
         let user = try await requireLogin(query["username"].map(String.init), password, context)
-        guard let password else { throw HTTPError(.unauthorized, message: "wrong username or password") }
+        guard let password else { throw FeatureError(.unauthenticated, "wrong username or password") }
         let base = base(request)
         let xtream = engine.outputs.xtream(for: user, password: password, base: base)
         // Live channels as panels list them: `.ts` by default, `.m3u8` for output=m3u8 or hls.
@@ -198,10 +194,8 @@ struct XtreamController {
         }
         let guideURL = "\(base)/xmltv.php?username=\(user.username)&password=\(password)"
         let outputs = engine.outputs
-        let (channels, episodes) = try await CatalogController.answering {
-            let channels = try await outputs.lineup(of: user)
-            return (channels, try await outputs.storedEpisodes(of: channels))
-        }
+        let channels = try await outputs.lineup(of: user)
+        let episodes = try await outputs.storedEpisodes(of: channels)
         return OutputController.text(
             xtream.playlist(channels, episodes: episodes, guideURL: guideURL, liveExtension: liveExtension),
             type: "audio/x-mpegurl; charset=utf-8")
@@ -226,7 +220,7 @@ struct XtreamController {
         }
         if kind == "live" {
             // Checks that the user's profiles hold the channel, then plays it through its session.
-            _ = try await CatalogController.answering { try await engine.outputs.entry(id, of: user) }
+            _ = try await engine.outputs.entry(id, of: user)
             if file.lowercased().hasSuffix(".m3u8") {
                 return try await hlsPlaylist(id, of: user, request: request, context: context)
             }
@@ -238,9 +232,7 @@ struct XtreamController {
                 priority: LiveSessions.Priority.outputUser)
             return try await LiveController.play(live, request, engine: engine)
         }
-        let link = try await CatalogController.answering {
-            try await engine.outputs.xtreamStream(id, episode: kind == "series", of: user)
-        }
+        let link = try await engine.outputs.xtreamStream(id, episode: kind == "series", of: user)
         let media = await engine.streams.serve(
             link: link, method: request.method == .head ? .head : .get,
             range: kind == "live" ? nil : request.headers[.range], ifRange: nil, requestID: context.id,
@@ -277,10 +269,11 @@ struct XtreamController {
             address: address, user: user.username, userLimit: user.maxConnections,
             priority: LiveSessions.Priority.outputUser)
         if live.profile == .transcode { live.transcodeSize = try LiveController.transcodeSize(of: request) }
-        let session = try await CatalogController.answering { try await engine.live.hls(live, format: .mpegTS) }
+        let session = try await engine.live.hls(live, format: .mpegTS)
         guard let (data, type) = await session.file(session.format.playlistName, for: address, user: user.username)
         else {
-            throw HTTPError(.serviceUnavailable, message: "the channel's HLS did not start; try its .ts URL")
+            // Not busy: trying again at once may work, so no Retry-After.
+            throw FeatureError(.busy, "the channel's HLS did not start; try its .ts URL", retryAfterSeconds: nil)
         }
         let playlist = LiveHLSSession.playlist(data, prefixingURIsWith: "\(id)/\(session.id)/")
         return LiveController.hlsFile(playlist, type: type, head: false)
@@ -321,7 +314,7 @@ struct XtreamController {
             OutputUserList
         >
     {
-        let users = try await CatalogController.answering { try await engine.outputs.users() }
+        let users = try await engine.outputs.users()
         return .init(value: OutputUserList(users: users.map { answer($0, request) }))
     }
 
@@ -329,7 +322,7 @@ struct XtreamController {
         OutputController.Answer<OutputUserAnswer>
     > {
         let settings = try await Self.decode(request, context)
-        let user = try await CatalogController.answering { try await engine.outputs.addUser(settings) }
+        let user = try await engine.outputs.addUser(settings)
         return EditedResponse(status: .created, response: .init(value: answer(user, request)))
     }
 
@@ -343,13 +336,13 @@ struct XtreamController {
         guard settings.username == nil || settings.username == name else {
             throw FeatureError(.invalid, "a username cannot change; add a new user instead")
         }
-        let user = try await CatalogController.answering { try await engine.outputs.updateUser(name, settings) }
+        let user = try await engine.outputs.updateUser(name, settings)
         return .init(value: answer(user, request))
     }
 
     @Sendable func removeUser(request: Request, context: TunerRequestContext) async throws -> Response {
         let name = try context.parameters.require("name")
-        try await CatalogController.answering { try await engine.outputs.removeUser(name) }
+        try await engine.outputs.removeUser(name)
         return Response(status: .noContent)
     }
 

@@ -15,16 +15,17 @@ extension FeatureError {
         case .upstream: .badGateway
         case .failed: .internalServerError
         case .busy: .serviceUnavailable
+        case .unauthenticated: .unauthorized
+        case .tooManyRequests: .tooManyRequests
         }
     }
 
-    /// The error as HTTP; a busy one says when to try again.
+    /// The error as HTTP: when to try again (`Retry-After`) and what credentials to send
+    /// (`WWW-Authenticate`) when the error says.
     var httpError: HTTPError {
-        guard kind != .busy else {
-            return HTTPError(
-                .serviceUnavailable, headers: [.retryAfter: String(FeatureError.busyRetrySeconds)],
-                message: description)
-        }
-        return HTTPError(httpStatus, message: description)
+        var headers = HTTPFields()
+        if let retryAfterSeconds { headers[.retryAfter] = String(retryAfterSeconds) }
+        if let challenge { headers[.wwwAuthenticate] = challenge }
+        return HTTPError(httpStatus, headers: headers, message: description)
     }
 }

@@ -56,7 +56,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
         }
         let fingerprint = CommandJournal.fingerprint(
             method: request.method.rawValue, target: request.uri.description, body: body.readableBytesView)
-        let claim = try await CatalogController.answering {
+        let claim = try await Self.answering {
             try await journal.claim(key: key, fingerprint: fingerprint, caller: context.principal?.caller ?? "owner")
         }
         switch claim {
@@ -110,7 +110,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
         if let field = response.headers[Self.shownOnceHeader] {
             kept = Self.withoutSecret(kept, field: field)
         }
-        try await CatalogController.answering { [kept] in
+        try await Self.answering { [kept] in
             try await journal.finish(
                 ticket,
                 with: CommandReceipt(
@@ -118,6 +118,16 @@ struct IdempotencyMiddleware: RouterMiddleware {
         }
         response.body = ResponseBody(byteBuffer: bytes)
         return response
+    }
+
+    /// Runs `body`, its feature error as HTTP: this middleware sits outside the error middleware,
+    /// so nothing after it would map the journal's errors.
+    private static func answering<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as FeatureError {
+            throw error.httpError
+        }
     }
 
     /// A JSON object's bytes without `field`, marked `"secretShownOnce": true`; an answer that

@@ -19,12 +19,14 @@ struct RedactingErrorMiddleware: RouterMiddleware {
             throw error
         } catch let error as any HTTPResponseError {
             throw error
-        } catch let error as FeatureError {
-            // Whatever route let it through, a feature error answers as its kind says.
-            var answer = error.httpError
-            answer.body = answer.body.map(SecretRedactor.redact)
-            throw answer
         } catch {
+            // Whatever route let it through, a feature error (or a service's error, through the
+            // feature error it maps to) answers as its kind says.
+            if let feature = FeatureError(answering: error) {
+                var answer = feature.httpError
+                answer.body = answer.body.map(SecretRedactor.redact)
+                throw answer
+            }
             // An error no handler turned into an answer: say what failed, without secrets,
             // instead of a bare 500 (and instead of the framework logging it as it is).
             throw HTTPError(.internalServerError, message: SecretRedactor.redact("\(error)"))

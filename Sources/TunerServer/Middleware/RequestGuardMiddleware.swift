@@ -165,7 +165,7 @@ struct RequestGuardMiddleware: RouterMiddleware {
                 let ticket: CredentialThrottle.Machine.Ticket
                 switch throttle.admit(address: address) {
                 case .refused(let wait):
-                    throw Self.throttled(wait)
+                    throw Self.throttled(wait).httpError
                 case .admitted(let admitted):
                     ticket = admitted
                 }
@@ -205,10 +205,10 @@ struct RequestGuardMiddleware: RouterMiddleware {
     }
 
     /// The answer to an address that sent too many wrong credentials: 429 with `Retry-After`.
-    static func throttled(_ wait: Duration) -> HTTPError {
-        HTTPError(
-            .tooManyRequests, headers: [.retryAfter: String(CredentialThrottle.retryAfterSeconds(wait))],
-            message: "too many wrong tokens or keys from this address: wait before trying again")
+    static func throttled(_ wait: Duration) -> FeatureError {
+        FeatureError(
+            .tooManyRequests, "too many wrong tokens or keys from this address: wait before trying again",
+            retryAfterSeconds: CredentialThrottle.retryAfterSeconds(wait))
     }
 
     /// A local path for the sign-in page to return to: only `/` and unreserved characters, so it

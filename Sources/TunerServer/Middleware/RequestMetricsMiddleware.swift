@@ -33,7 +33,7 @@ struct RequestMetricsMiddleware: RouterMiddleware {
         } catch {
             // A feature error is answered (outside this middleware) with the status its kind names.
             let status =
-                (error as? any HTTPResponseError)?.status ?? (error as? FeatureError)?.httpStatus
+                (error as? any HTTPResponseError)?.status ?? FeatureError(answering: error)?.httpStatus
                 ?? .internalServerError
             let metrics = store.endpoint(
                 Key(route: context.endpointPath ?? "NotFound", method: request.method, status: status))

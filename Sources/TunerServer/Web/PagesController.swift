@@ -171,7 +171,7 @@ struct PagesController {
     /// The output profiles; their keyed links only for `manage` and above, as the API's
     /// `/api/v1/outputs` (a link with `?key=` plays the profile, so it is a secret).
     func outputs(_ request: Request, scope: AccessScope) async throws -> WebPage {
-        let profiles = try await CatalogController.answering { try await engine.outputs.profiles() }
+        let profiles = try await engine.outputs.profiles()
         let needed = Self.outputsAPIPath.map { AccessRule.scope(for: .get, path: $0) } ?? .admin
         guard scope >= needed else {
             return WebPages.outputs(names: profiles.map { ($0.id, $0.name) })
@@ -180,7 +180,7 @@ struct PagesController {
         var answers: [OutputProfileAnswer] = []
         for profile in profiles {
             answers.append(
-                try await CatalogController.answering { try await engine.outputs.answer(for: profile, base: base) })
+                try await engine.outputs.answer(for: profile, base: base))
         }
         return WebPages.outputs(answers)
     }

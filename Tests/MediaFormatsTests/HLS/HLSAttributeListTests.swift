@@ -53,7 +53,7 @@ struct HLSAttributeListTests {
             _ = try HLSAttributeList(parsing: text)
         } throws: { error in
             guard let error = error as? HLSParseError else { return false }
-            return error.code == .invalidAttributeList && error.message.contains(problem)
+            return error.kind == .invalidAttributeList && error.description.contains(problem)
         }
     }
 
@@ -95,14 +95,14 @@ struct HLSAttributeListTests {
     ])
     func checksAttributeTypes(body: String, message: String) {
         let error = HLSTestSupport.parseError("#EXTM3U\n" + body + "\n")
-        #expect(error?.code == .invalidAttributeValue)
+        #expect(error?.kind == .invalidAttributeValue)
         #expect(error?.line == 2)
-        #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+        #expect(error?.description.contains(message) == true, "\(String(describing: error))")
     }
 
     @Test func duplicateAttributeIsAnError() {
         let error = HLSTestSupport.parseError("#EXTM3U\n#EXT-X-MAP:URI=\"a\",URI=\"b\"\n")
-        #expect(error?.code == .duplicateAttribute)
+        #expect(error?.kind == .duplicateAttribute)
     }
 
     @Test func unknownAttributesAreKept() throws {

@@ -41,9 +41,9 @@ struct HLSByteRangeAndKeyTests {
 
     @Test func byteRangeWithoutOffsetAndWithoutPredecessorIsAnError() {
         let error = HLSTestSupport.parseError("#EXTM3U\n#EXTINF:10,\n#EXT-X-BYTERANGE:100\nvideo.ts\n")
-        #expect(error?.code == .invalidByteRange)
+        #expect(error?.kind == .invalidByteRange)
         #expect(error?.line == 3)
-        #expect(error?.message.contains("video.ts") == true)
+        #expect(error?.description.contains("video.ts") == true)
     }
 
     @Test func byteRangeTagMayPrecedeTheMapTag() throws {
@@ -122,7 +122,7 @@ struct HLSByteRangeAndKeyTests {
 
     @Test func keyWithMethodOtherThanNoneNeedsAURI() {
         let error = HLSTestSupport.parseError("#EXTM3U\n#EXT-X-KEY:METHOD=AES-128\n#EXTINF:4,\na.ts\n")
-        #expect(error?.code == .missingAttribute)
+        #expect(error?.kind == .missingAttribute)
         #expect(error?.line == 2)
     }
 }

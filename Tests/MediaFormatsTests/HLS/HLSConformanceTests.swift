@@ -13,7 +13,7 @@ struct HLSConformanceTests {
 
     /// How a strict parse of an invalid playlist must fail, and why the playlist is invalid.
     struct Violation: Sendable {
-        let code: HLSParseError.Code
+        let code: HLSParseError.Kind
         let line: Int
         let reason: String
     }
@@ -222,7 +222,7 @@ struct HLSConformanceTests {
         case (.failure(let error), nil):
             Issue.record("\(error)")
         case (.failure(let error), let violation?):
-            #expect(error.code == violation.code, "\(error)")
+            #expect(error.kind == violation.code, "\(error)")
             #expect(error.line == violation.line, "\(error)")
             // The lenient parse reports the same problem first and reads the rest.
             let lenient = try HLSPlaylist(parsing: bytes, configuration: Self.configuration(file, strict: false))

@@ -23,7 +23,7 @@ struct HLSHostileNumberTests {
         #expect(playlist.segments.count == 2)
         #expect(playlist.segments[0].byteRange == nil)
         #expect(playlist.segments[1].byteRange == HLSByteRange(length: 100, offset: 0))
-        #expect(playlist.warnings.contains { $0.code == .invalidTagValue })
+        #expect(playlist.warnings.contains { $0.kind == .invalidTagValue })
         #expect(throws: HLSParseError.self) { try HLSParser().parse(text) }
     }
 
@@ -42,7 +42,7 @@ struct HLSHostileNumberTests {
         let playlist = try lenient.parse(text)
         #expect(playlist.segments[0].byteRange == HLSByteRange(length: 9_223_372_036_854_775_000, offset: 0))
         #expect(playlist.segments[1].byteRange == nil)
-        #expect(playlist.warnings.contains { $0.code == .invalidByteRange })
+        #expect(playlist.warnings.contains { $0.kind == .invalidByteRange })
     }
 
     @Test func partByteRangesThatRunPastIntMaxAreRefused() throws {
@@ -95,7 +95,7 @@ struct HLSHostileNumberTests {
         #expect(playlist.skippedSegments == 9_007_199_254_740_991)
         #expect(playlist.segments[0].mediaSequenceNumber == 9_007_199_254_740_991)
         #expect(playlist.parts[0].mediaSequenceNumber == 9_007_199_254_740_992)
-        #expect(playlist.warnings.filter { $0.code == .invalidTagValue }.count >= 3)
+        #expect(playlist.warnings.filter { $0.kind == .invalidTagValue }.count >= 3)
     }
 
     @Test func largestAllowedSequenceNumberStillCounts() throws {

@@ -61,13 +61,13 @@ struct HLSLowLatencyTests {
 
     @Test func partNeedsDurationAndURI() {
         let error = HLSTestSupport.parseError("#EXTM3U\n#EXT-X-PART:URI=\"a.mp4\"\n")
-        #expect(error?.code == .missingAttribute)
-        #expect(error?.message.contains("DURATION") == true)
+        #expect(error?.kind == .missingAttribute)
+        #expect(error?.description.contains("DURATION") == true)
     }
 
     @Test func partByteRangeMustBeQuoted() {
         let error = HLSTestSupport.parseError("#EXTM3U\n#EXT-X-PART:DURATION=1,URI=\"a.mp4\",BYTERANGE=100@0\n")
-        #expect(error?.code == .invalidAttributeValue)
+        #expect(error?.kind == .invalidAttributeValue)
         #expect(error?.line == 2)
     }
 
@@ -75,6 +75,6 @@ struct HLSLowLatencyTests {
         let afterSkip = "#EXTM3U\n#EXT-X-SKIP:SKIPPED-SEGMENTS=191\n#EXT-X-MEDIA-SEQUENCE:7126\n#EXTINF:2,\na.mp4\n"
         #expect(HLSTestSupport.parseError(afterSkip) == nil)
         let afterSegment = "#EXTM3U\n#EXTINF:2,\na.mp4\n#EXT-X-MEDIA-SEQUENCE:7126\n#EXTINF:2,\nb.mp4\n"
-        #expect(HLSTestSupport.parseError(afterSegment)?.code == .misplacedTag)
+        #expect(HLSTestSupport.parseError(afterSegment)?.kind == .misplacedTag)
     }
 }

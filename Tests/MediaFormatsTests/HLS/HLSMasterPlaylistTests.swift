@@ -83,21 +83,21 @@ struct HLSMasterPlaylistTests {
 
     @Test func variantNeedsBandwidthAndAURILine() {
         #expect(
-            HLSTestSupport.parseError("#EXTM3U\n#EXT-X-STREAM-INF:RESOLUTION=1x1\na.m3u8\n")?.code == .missingAttribute)
+            HLSTestSupport.parseError("#EXTM3U\n#EXT-X-STREAM-INF:RESOLUTION=1x1\na.m3u8\n")?.kind == .missingAttribute)
         let noURI = HLSTestSupport.parseError(
             "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n#EXT-X-STREAM-INF:BANDWIDTH=2\nb.m3u8\n")
-        #expect(noURI?.code == .missingURI)
+        #expect(noURI?.kind == .missingURI)
         #expect(noURI?.line == 2)
         let atEnd = HLSTestSupport.parseError("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\n")
-        #expect(atEnd?.code == .missingURI)
+        #expect(atEnd?.kind == .missingURI)
         #expect(atEnd?.line == 2)
     }
 
     @Test func masterAndMediaTagsMustNotMix() {
         let error = HLSTestSupport.parseError(
             "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXT-X-STREAM-INF:BANDWIDTH=1\na.m3u8\n")
-        #expect(error?.code == .mixedPlaylistKinds)
+        #expect(error?.kind == .mixedPlaylistKinds)
         #expect(error?.line == 3)
-        #expect(error?.message.contains("EXT-X-TARGETDURATION") == true)
+        #expect(error?.description.contains("EXT-X-TARGETDURATION") == true)
     }
 }

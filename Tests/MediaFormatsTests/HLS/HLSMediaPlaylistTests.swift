@@ -164,7 +164,7 @@ struct HLSMediaPlaylistTests {
         #expect(playlist.segments.map(\.uri) == ["http://iptv.example.com/1.ts"])
         #expect(playlist.segments.map(\.title) == ["Channel One"])
         #expect(playlist.segments.first?.duration == -1)
-        #expect(playlist.warnings.map(\.code) == [.invalidTagValue])
+        #expect(playlist.warnings.map(\.kind) == [.invalidTagValue])
         #expect(playlist.serialized() == HLSTestSupport.normalized(text))
         // Strictly, -1 is not an HLS duration.
         #expect(HLSTestSupport.parseError(text)?.line == 3)

@@ -6,7 +6,7 @@ import TunerTesting
 @Suite("HLS parse errors")
 struct HLSParseErrorTests {
     @Test(arguments: [
-        ("", HLSParseError.Code.missingHeader, 1),
+        ("", HLSParseError.Kind.missingHeader, 1),
         ("#EXT-X-VERSION:3\n", .missingHeader, 1),
         ("# comment\n#EXTM3U\n", .missingHeader, 1),
         ("#EXTM3U#EXT-X-STREAM-INF:BANDWIDTH=1\na.m3u8\n", .missingHeader, 1),
@@ -32,9 +32,9 @@ struct HLSParseErrorTests {
         ("#EXTM3U\n#EXT-X-DEFINE:VALUE=\"x\"\n", .missingAttribute, 2),
         ("#EXTM3U\n#EXT-X-BYTERANGE:100\n#EXTINF:4,\na.ts\n", .invalidByteRange, 2),
     ])
-    func namesTheLineAndTheProblem(text: String, code: HLSParseError.Code, line: Int) {
+    func namesTheLineAndTheProblem(text: String, code: HLSParseError.Kind, line: Int) {
         let error = HLSTestSupport.parseError(text)
-        #expect(error?.code == code, "\(String(describing: error))")
+        #expect(error?.kind == code, "\(String(describing: error))")
         #expect(error?.line == line)
         #expect(error?.description.hasPrefix("line \(line): ") == true)
     }
@@ -44,7 +44,7 @@ struct HLSParseErrorTests {
         #expect {
             _ = try HLSPlaylist(parsing: bytes)
         } throws: { error in
-            (error as? HLSParseError)?.code == .invalidUTF8 && (error as? HLSParseError)?.line == 3
+            (error as? HLSParseError)?.kind == .invalidUTF8 && (error as? HLSParseError)?.line == 3
         }
         let lenient = try? HLSPlaylist(parsing: bytes, configuration: .lenient)
         #expect(lenient?.serializedBytes() == bytes, "lenient parses pass invalid bytes through unchanged")
@@ -61,7 +61,7 @@ struct HLSParseErrorTests {
             #EXTINF:4,
             """
         let playlist = try HLSPlaylist(parsing: text, configuration: .lenient)
-        #expect(playlist.warnings.map(\.code) == [.invalidTagValue, .duplicateTag, .uriWithoutTag, .missingURI])
+        #expect(playlist.warnings.map(\.kind) == [.invalidTagValue, .duplicateTag, .uriWithoutTag, .missingURI])
         #expect(playlist.warnings.map(\.line) == [2, 3, 6, 7])
         #expect(playlist.targetDuration == 3)
         #expect(playlist.segments.map(\.uri) == ["a.ts"])

@@ -195,7 +195,7 @@ struct HLSRewriterTests {
     @Test func quotesAnUnquotedURIAttributeOfALenientParse() throws {
         let playlist = try HLSPlaylist(
             parsing: "#EXTM3U\n#EXT-X-MAP:URI=init.mp4,BYTERANGE=\"1@0\"\n", configuration: .lenient)
-        #expect(playlist.warnings.map(\.code) == [.invalidAttributeValue])
+        #expect(playlist.warnings.map(\.kind) == [.invalidAttributeValue])
         let rewritten = HLSRewriter(baseURL: Self.base).rewrite(playlist) { _, _ in "http://p/a,b" }
         #expect(rewritten.serialized() == "#EXTM3U\n#EXT-X-MAP:URI=\"http://p/a,b\",BYTERANGE=\"1@0\"\n")
     }

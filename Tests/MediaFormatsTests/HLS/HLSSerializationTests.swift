@@ -31,7 +31,7 @@ struct HLSSerializationTests {
     @Test func dropsAByteOrderMarkInALenientParse() throws {
         let playlist = try HLSPlaylist(parsing: "\u{FEFF}#EXTM3U\n", configuration: .lenient)
         #expect(playlist.serialized() == "#EXTM3U\n")
-        #expect(playlist.warnings.map(\.code) == [.byteOrderMark])
+        #expect(playlist.warnings.map(\.kind) == [.byteOrderMark])
     }
 
     @Test func serializesBytesExactly() throws {

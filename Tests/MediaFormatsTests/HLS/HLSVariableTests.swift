@@ -39,34 +39,34 @@ struct HLSVariableTests {
         #expect(playlist.segments.first?.uri == "a.ts?t=abc&s=s1")
 
         let withoutContext = HLSTestSupport.parseError(text)
-        #expect(withoutContext?.code == .undefinedVariable)
+        #expect(withoutContext?.kind == .undefinedVariable)
         #expect(withoutContext?.line == 2)
     }
 
     @Test func referenceWithoutDefinitionIsAnError() {
         let error = HLSTestSupport.parseError("#EXTM3U\n#EXTINF:4,\na{$bar}.mp4\n")
-        #expect(error?.code == .undefinedVariable)
+        #expect(error?.kind == .undefinedVariable)
         #expect(error?.line == 3)
-        #expect(error?.message.contains("{$bar}") == true)
+        #expect(error?.description.contains("{$bar}") == true)
     }
 
     @Test func referenceBeforeItsDefinitionIsAnError() {
         let error = HLSTestSupport.parseError(
             "#EXTM3U\n#EXTINF:4,\na{$bar}.mp4\n#EXT-X-DEFINE:NAME=\"bar\",VALUE=\"1\"\n")
-        #expect(error?.code == .undefinedVariable)
+        #expect(error?.kind == .undefinedVariable)
         #expect(error?.line == 3)
     }
 
     @Test func undefinedReferenceInAnAttributeIsAnError() {
         let error = HLSTestSupport.parseError("#EXTM3U\n#EXT-X-MAP:URI=\"{$init}.mp4\"\n")
-        #expect(error?.code == .undefinedVariable)
+        #expect(error?.kind == .undefinedVariable)
         #expect(error?.line == 2)
     }
 
     @Test func duplicateDefinitionIsAnError() {
         let error = HLSTestSupport.parseError(
             "#EXTM3U\n#EXT-X-DEFINE:NAME=\"foo\",VALUE=\"a\"\n#EXT-X-DEFINE:NAME=\"foo\",VALUE=\"b\"\n")
-        #expect(error?.code == .duplicateVariable)
+        #expect(error?.kind == .duplicateVariable)
         #expect(error?.line == 3)
     }
 

@@ -124,7 +124,7 @@ struct TusUploadStoreTests {
         for _ in 0..<500 {
             do {
                 _ = try await store.append(to: id, at: 0, body: PiecesBody(pieces: []))
-            } catch let error as TusUploadStoreError where error.code == .locked {
+            } catch let error as TusUploadStoreError where error.kind == .locked {
                 locked = true
                 break
             } catch {}
@@ -135,20 +135,20 @@ struct TusUploadStoreTests {
         #expect(try await running.value.offset == 10)
 
         await #expect { try await store.append(to: id, at: 5, body: PiecesBody(pieces: [[1]])) } throws: {
-            ($0 as? TusUploadStoreError)?.code == .offsetMismatch && ($0 as? TusUploadStoreError)?.offset == 10
+            ($0 as? TusUploadStoreError)?.kind == .offsetMismatch && ($0 as? TusUploadStoreError)?.offset == 10
         }
         await #expect {
             try await store.append(to: id, at: 10, body: PiecesBody(pieces: [TusFixtures.bytes(991)]))
         } throws: {
-            ($0 as? TusUploadStoreError)?.code == .exceedsLength
+            ($0 as? TusUploadStoreError)?.kind == .exceedsLength
         }
         #expect(try store.info(id: id).offset == 10)
-        #expect { try store.create(length: 100_001) } throws: { ($0 as? TusUploadStoreError)?.code == .tooLarge }
+        #expect { try store.create(length: 100_001) } throws: { ($0 as? TusUploadStoreError)?.kind == .tooLarge }
         #expect { try store.info(id: "../../../../etc/passwd") } throws: {
-            ($0 as? TusUploadStoreError)?.code == .notFound
+            ($0 as? TusUploadStoreError)?.kind == .notFound
         }
         try store.terminate(id: id)
-        #expect { try store.info(id: id) } throws: { ($0 as? TusUploadStoreError)?.code == .notFound }
+        #expect { try store.info(id: id) } throws: { ($0 as? TusUploadStoreError)?.kind == .notFound }
         #expect(store.allIDs().isEmpty)
     }
 
@@ -205,7 +205,7 @@ struct TusUploadStoreTests {
 
         #expect(store.removeExpired(now: Date()) == 0)
         #expect(store.removeExpired(now: renewedExpiry.addingTimeInterval(1)) == 1)
-        #expect { try store.info(id: created.id) } throws: { ($0 as? TusUploadStoreError)?.code == .notFound }
+        #expect { try store.info(id: created.id) } throws: { ($0 as? TusUploadStoreError)?.kind == .notFound }
         #expect(!FileManager.default.fileExists(atPath: "\(directory)/\(created.id).part"))
         #expect(!FileManager.default.fileExists(atPath: "\(directory)/\(created.id).info"))
         #expect(try store.info(id: finished.id).isComplete)
@@ -227,18 +227,18 @@ struct TusUploadStoreTests {
         let brief = try TusUploadStore(
             configuration: .init(directory: directory, incompleteLifetime: 0.001), logger: TusFixtures.logger)
         let short = try brief.create(length: 10)
-        var code: TusUploadStoreError.Code?
+        var code: TusUploadStoreError.Kind?
         for _ in 0..<500 where code == nil {
             do {
                 _ = try brief.info(id: short.id)
                 try await Task.sleep(for: .milliseconds(10))
             } catch let error as TusUploadStoreError {
-                code = error.code
+                code = error.kind
             }
         }
         #expect(code == .expired)
         await #expect { try await brief.append(to: short.id, at: 0, body: PiecesBody(pieces: [[1]])) } throws: {
-            ($0 as? TusUploadStoreError)?.code == .expired
+            ($0 as? TusUploadStoreError)?.kind == .expired
         }
     }
 }
