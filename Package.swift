@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "TunerAPI", targets: ["TunerAPI"]),
         .library(name: "ServerLink", targets: ["ServerLink"]),
         .library(name: "Outputs", targets: ["Outputs"]),
+        .library(name: "Streaming", targets: ["Streaming"]),
+        .library(name: "LiveTV", targets: ["LiveTV"]),
         .library(name: "TunerApp", targets: ["TunerApp"]),
         .library(name: "TunerServer", targets: ["TunerServer"]),
     ],
@@ -155,9 +157,41 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The stream engine: proxy serving through the cache, signed stream links, HLS rewriting.
+        .target(
+            name: "Streaming",
+            dependencies: [
+                "MediaCache",
+                "MediaFormats",
+                "Fetching",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                // MediaCache's answers carry NIO's HTTP/1 headers: built in one file (issue 27).
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // The live engine: sessions shared by viewers, rings, packetizer, upstreams and ffmpeg.
+        .target(
+            name: "LiveTV",
+            dependencies: [
+                "Streaming",
+                "Catalog",
+                "Fetching",
+                "MediaFormats",
+                "TunerAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "TunerApp",
             dependencies: [
+                "Streaming",
+                "LiveTV",
                 "Outputs",
                 "TunerAPI",
                 "TusServer",
@@ -192,6 +226,8 @@ let package = Package(
                 "TusServer",
                 "Tus",
                 "TunerApp",
+                "Streaming",
+                "LiveTV",
                 "TunerAPI",
                 "MediaFormats",
                 "MediaCache",
@@ -253,6 +289,7 @@ let package = Package(
                 "ServerLink",
                 "TunerServer",
                 "TunerApp",
+                "Streaming",
                 "MediaCache",
                 "Catalog",
                 "Transfers",
@@ -322,7 +359,8 @@ let package = Package(
         .testTarget(
             name: "TunerServerTests",
             dependencies: [
-                "TunerServer", "TunerApp", "MediaCache", "Transfers", "TunerTesting", "TunerAPI", "ServerLink", "Tus",
+                "TunerServer", "TunerApp", "Streaming", "LiveTV", "MediaCache", "Transfers", "TunerTesting", "TunerAPI",
+                "ServerLink", "Tus",
                 "TusServer",
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -344,7 +382,7 @@ let package = Package(
         .testTarget(
             name: "TunerAppTests",
             dependencies: [
-                "TunerApp", "TunerStorage", "Catalog", "Transfers", "MediaFormats",
+                "TunerApp", "Streaming", "LiveTV", "TunerStorage", "Catalog", "Transfers", "MediaFormats",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,6 +1,7 @@
 import Foundation
 import MediaCache
 import MediaFormats
+import Streaming
 import TunerAPI
 
 /// The cache as the API, the CLI and the web app manage it: statistics, clear, trim, preloads,
@@ -98,7 +99,9 @@ public final class CacheAdmin: Sendable {
             throw FeatureError(
                 .invalid, "give 'bytes' for a file, or 'seconds'/'segments' for an HLS stream, not both")
         }
-        let link = try StreamLink.requested(url: request.url, headers: request.headers, fetchPolicy: fetchPolicy)
+        let link = try FeatureError.streaming { () throws(StreamError) in
+            try StreamLink.requested(url: request.url, headers: request.headers, fetchPolicy: fetchPolicy)
+        }
         let job =
             request.seconds != nil || request.segments != nil
             ? try preloads.startHLS(

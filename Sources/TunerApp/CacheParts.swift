@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import MediaCache
+import Streaming
 
 /// The media cache and what manages it, without the rest of the engine
 /// (``TunerEngine/openCache(configuration:logger:)``): no database, catalog, transfers or live

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Streaming
 
 /// The data folder's layout, and the secrets kept in it.
 public struct DataFolder: Sendable {

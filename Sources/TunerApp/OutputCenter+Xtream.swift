@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import Outputs
+import Streaming
 import TunerAPI
 
 /// The Xtream Codes view of the outputs: logins (output users) and the channels, films and series

@@ -1,6 +1,8 @@
 import Catalog
 import Foundation
+import LiveTV
 import Outputs
+import Streaming
 import TunerAPI
 
 /// What Tuner hands to other players: output profiles and their M3U, XMLTV and HDHomeRun views.

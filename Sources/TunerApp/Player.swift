@@ -1,6 +1,8 @@
 import Catalog
 import Foundation
+import LiveTV
 import MediaFormats
+import Streaming
 
 /// Play links: what a user opens to watch a channel, a film, an episode or a past programme.
 ///
@@ -28,8 +30,10 @@ public final class Player: Sendable {
     /// A signed proxy URL for any `url`, with `headers` sent upstream on every fetch, on the
     /// server at `baseURL`.
     public func proxyURL(for text: String, headers: [String: String]?, baseURL: String) throws(FeatureError) -> String {
-        let link = try StreamLink.requested(url: text, headers: headers, fetchPolicy: fetchPolicy)
-        return try signer.proxyURL(for: link, baseURL: baseURL)
+        try FeatureError.streaming { () throws(StreamError) in
+            let link = try StreamLink.requested(url: text, headers: headers, fetchPolicy: fetchPolicy)
+            return try signer.proxyURL(for: link, baseURL: baseURL)
+        }
     }
 
     /// A signed proxy URL that plays item `id` (a channel, film or episode) on the server at

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MediaCache
 import MediaFormats
+import Streaming
 import Synchronization
 
 /// Preloads running in the background, each with an id, its progress and a way to cancel it.
@@ -45,7 +46,7 @@ public final class PreloadJobs: Sendable {
 
     /// Starts a preload of the first `byteCount` bytes (all when nil) and returns its id.
     public func start(link: StreamLink, byteCount: Int64?) throws(FeatureError) -> Job {
-        try link.validate()
+        try FeatureError.streaming { () throws(StreamError) in try link.validate() }
         let id = UUID().uuidString.lowercased()
         let job = Job(
             id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil,
@@ -75,7 +76,7 @@ public final class PreloadJobs: Sendable {
     public func startHLS(link: StreamLink, seconds: Double?, segments: Int?, maxBandwidth: Int?) throws(FeatureError)
         -> Job
     {
-        try link.validate()
+        try FeatureError.streaming { () throws(StreamError) in try link.validate() }
         let id = UUID().uuidString.lowercased()
         let job = Job(
             id: id, url: link.url.absoluteString, bytesDone: 0, bytesTotal: nil, state: "running", error: nil,

@@ -1,4 +1,5 @@
 import Foundation
+import LiveTV
 import Logging
 import MediaFormats
 import Transfers

@@ -1,9 +1,11 @@
 import AsyncHTTPClient
 import Catalog
 import Foundation
+import LiveTV
 import Logging
 import MediaCache
 import Outputs
+import Streaming
 import Transfers
 import TunerStorage
 import TusServer
@@ -277,7 +279,9 @@ public final class TunerEngine: Sendable {
 
     /// A proxy URL for `url` with `headers` sent upstream, on the server at `baseURL`.
     public func proxyURL(for url: URL, headers: [StreamHeader] = [], baseURL: String) throws(FeatureError) -> String {
-        try signer.proxyURL(for: StreamLink(url: url, headers: headers), baseURL: baseURL)
+        try FeatureError.streaming { () throws(StreamError) in
+            try signer.proxyURL(for: StreamLink(url: url, headers: headers), baseURL: baseURL)
+        }
     }
 
     /// Registers the executors and runs the transfer manager until the calling task is

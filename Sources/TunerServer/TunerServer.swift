@@ -6,6 +6,7 @@ import Logging
 import MediaCache
 import NIOCore
 import ServiceLifecycle
+import Streaming
 import Synchronization
 import TunerApp
 import UnixSignals

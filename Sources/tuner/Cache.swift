@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import MediaCache
+import Streaming
 import TunerAPI
 import TunerApp
 

@@ -3,6 +3,7 @@ import Catalog
 import Foundation
 import MediaFormats
 import Routing
+import Streaming
 import TunerApp
 
 /// `tuner open LINK`: performs what a `tuner://` deep link (or a web app URL) means: prints a

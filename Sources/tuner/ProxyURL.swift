@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Streaming
 import TunerApp
 
 /// `tuner proxy-url`: prints the signed proxy URL for an origin URL, without a running server.

@@ -1,4 +1,5 @@
 import Foundation
+import Streaming
 import Synchronization
 import Testing
 import TunerApp

@@ -1,4 +1,5 @@
 import Foundation
+@testable import LiveTV
 import Logging
 import MediaFormats
 import NIOConcurrencyHelpers

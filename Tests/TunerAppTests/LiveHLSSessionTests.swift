@@ -1,4 +1,5 @@
 import Foundation
+@testable import LiveTV
 import Testing
 
 @testable import TunerApp

@@ -1,3 +1,4 @@
+@testable import LiveTV
 import Testing
 
 @testable import TunerApp

@@ -1,3 +1,4 @@
+@testable import LiveTV
 import MediaFormats
 import NIOCore
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import MediaCache
 import MediaFormats
+import Streaming
 import Testing
 import TunerApp
 import TunerServer

@@ -1,4 +1,5 @@
 import Foundation
+@testable import Streaming
 import Testing
 import TunerTesting
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+@testable import Streaming
 import Testing
 
 @testable import TunerApp
@@ -72,7 +73,7 @@ import Testing
             #expect(output.isEmpty)
         }
         // Headers that could not be attached to a link are refused for the whole playlist.
-        #expect(throws: FeatureError.self) {
+        #expect(throws: StreamError.self) {
             _ = try StreamLinkSigner.PlaylistSigning(
                 signer: signer, headers: [StreamHeader(name: "X", value: "a\r\nInjected: 1")], playlist: playlist)
         }
@@ -83,11 +84,11 @@ import Testing
         let parts = try signer.path(for: link).split(separator: "/")
         var tampered = Array(parts[2])
         tampered[5] = tampered[5] == "A" ? "B" : "A"
-        #expect(throws: FeatureError.badSignature) {
+        #expect(throws: StreamError.badSignature) {
             try signer.verify(signature: parts[1], payload: String(tampered))
         }
         let other = StreamLinkSigner(key: SymmetricKey(data: Array(repeating: UInt8(8), count: 32)))
-        #expect(throws: FeatureError.badSignature) { try other.verify(signature: parts[1], payload: parts[2]) }
+        #expect(throws: StreamError.badSignature) { try other.verify(signature: parts[1], payload: parts[2]) }
     }
 
     @Test func aProxyURLRevealsNeitherTheOriginNorItsCredentials() throws {
@@ -117,12 +118,12 @@ import Testing
         let parts = try signer.path(for: Self.awkwardLinks[1]).split(separator: "/")
         var nonce = Array(parts[1])
         nonce[0] = nonce[0] == "A" ? "B" : "A"
-        #expect(throws: FeatureError.badSignature) { try signer.verify(signature: String(nonce), payload: parts[2]) }
-        #expect(throws: FeatureError.badSignature) {
+        #expect(throws: StreamError.badSignature) { try signer.verify(signature: String(nonce), payload: parts[2]) }
+        #expect(throws: StreamError.badSignature) {
             try signer.verify(signature: parts[1], payload: parts[2].dropLast(4))
         }
-        #expect(throws: FeatureError.badSignature) { try signer.verify(signature: parts[1], payload: "AAAA") }
-        #expect(throws: FeatureError.badSignature) { try signer.verify(signature: "", payload: "") }
+        #expect(throws: StreamError.badSignature) { try signer.verify(signature: parts[1], payload: "AAAA") }
+        #expect(throws: StreamError.badSignature) { try signer.verify(signature: "", payload: "") }
     }
 
     @Test func base64URLMatchesFoundationForEveryLength() {

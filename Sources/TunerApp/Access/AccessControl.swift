@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Logging
 import Outputs
+import Streaming
 import Synchronization
 import TunerStorage
 

@@ -1,5 +1,6 @@
 import Catalog
 import Foundation
+import LiveTV
 import MediaCache
 import MediaFormats
 import Synchronization

@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import Hummingbird
+import Streaming
 import TunerAPI
 import TunerApp
 

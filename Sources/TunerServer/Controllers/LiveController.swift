@@ -2,6 +2,7 @@ import Catalog
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LiveTV
 import NIOCore
 import TunerAPI
 import TunerApp

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import Hummingbird
+import LiveTV
 import Prometheus
 import TunerApp
 

@@ -1,8 +1,10 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LiveTV
 import NIOCore
 import Outputs
+import Streaming
 import TunerAPI
 import TunerApp
 

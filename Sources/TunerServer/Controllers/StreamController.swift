@@ -1,9 +1,11 @@
 import HTTPTypes
 import Hummingbird
+import LiveTV
 import Logging
 import MediaCache
 import NIOCore
 import NIOHTTP1
+import Streaming
 import TunerApp
 
 /// The stream proxy: `GET|HEAD /stream/<signature>/<payload>/<name>`, and the segments of a

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LiveTV
 import Logging
 import NIOCore
 import Outputs

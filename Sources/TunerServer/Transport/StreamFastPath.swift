@@ -9,6 +9,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import Streaming
 import TunerApp
 
 /// Answers warm stream requests on the connection's event loop, without a request task.

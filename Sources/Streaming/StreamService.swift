@@ -365,7 +365,7 @@ public final class StreamService: Sendable {
     /// sections come before the segments that need them. When the variant's audio is a separate
     /// rendition (chosen as a player would, `HLSPlaylist.audioRendition`), its segments are
     /// merged in by start time, so the first seconds come with their sound.
-    public func plannedSegments(link: StreamLink, maxBandwidth: Int? = nil) async throws(FeatureError)
+    public func plannedSegments(link: StreamLink, maxBandwidth: Int? = nil) async throws(StreamError)
         -> [PlannedSegment]
     {
         var known = try await loadPlaylist(link)
@@ -379,7 +379,7 @@ public final class StreamService: Sendable {
                     variants.filter { ($0.bandwidth ?? 0) <= limit }.max { ($0.bandwidth ?? 0) < ($1.bandwidth ?? 0) }
                 } ?? variants.first
             guard let variant = chosen, let url = rewriter.resolve(variant.uri) else {
-                throw FeatureError(.upstream, "the master playlist has no usable variant")
+                throw StreamError(.upstream, "the master playlist has no usable variant")
             }
             if let group = variant.audioGroup, let rendition = master.audioRendition(group: group),
                 let uri = rendition.uri, let audioURL = rewriter.resolve(uri)
@@ -433,18 +433,18 @@ public final class StreamService: Sendable {
     }
 
     /// The parsed playlist of `link`, from memory while fresh, else from the cache or origin.
-    func loadPlaylist(_ link: StreamLink) async throws(FeatureError) -> KnownPlaylist {
+    func loadPlaylist(_ link: StreamLink) async throws(StreamError) -> KnownPlaylist {
         if let known = freshPlaylist(link.url) { return known }
         let response = await cache.serve(MediaRequest(url: link.url, upstreamHeaders: link.headerPairs))
         guard response.status == 200 else {
-            throw FeatureError(
+            throw StreamError(
                 .upstream,
                 "the origin answered \(response.status) for \(link.url.absoluteString)")
         }
         guard let body = await response.collectBody(limit: Self.playlistLimit), Self.looksLikePlaylist(body),
             let known = await Self.offLoop({ register(link, bytes: body, finalURL: response.finalURL ?? link.url) })
         else {
-            throw FeatureError(.upstream, "\(link.url.absoluteString) is not an HLS playlist")
+            throw StreamError(.upstream, "\(link.url.absoluteString) is not an HLS playlist")
         }
         return known
     }

@@ -6,12 +6,12 @@ extension StreamLink {
     /// fetch policy lets the server reach. The API's proxy URLs and preloads both start here.
     public static func requested(
         url text: String, headers: [String: String]?, fetchPolicy: FetchPolicy
-    ) throws(FeatureError) -> StreamLink {
-        guard let url = URL(string: text) else { throw FeatureError(.invalid, "'\(text)' is not a URL") }
+    ) throws(StreamError) -> StreamLink {
+        guard let url = URL(string: text) else { throw StreamError(.invalid, "'\(text)' is not a URL") }
         let link = StreamLink(url: url, headers: StreamHeader.list(headers ?? [:]))
         try link.validate()
         // A link to somewhere the server may not fetch from would only fail later.
-        guard fetchPolicy.permits(url) else { throw FeatureError(.forbidden, fetchPolicy.refusal(text)) }
+        guard fetchPolicy.permits(url) else { throw StreamError(.forbidden, fetchPolicy.refusal(text)) }
         return link
     }
 }

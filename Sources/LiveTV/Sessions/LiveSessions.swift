@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import MediaFormats
 import NIOCore
+import Streaming
 import Synchronization
 import TunerAPI
 
@@ -132,7 +133,7 @@ public final class LiveSessions: Sendable {
         static let internalReader = 0
     }
 
-    init(
+    public init(
         settings: LiveSettings, catalog: SQLiteCatalogStore, signer: StreamLinkSigner, fetchPolicy: FetchPolicy,
         workDirectory: String, logger: Logger
     ) {
@@ -156,23 +157,23 @@ public final class LiveSessions: Sendable {
 
     /// A viewer of channel `request.channelID` in `request.profile`: joins the session playing it,
     /// or opens one on a source with a free connection (the channel's own, else an alternative's).
-    public func watch(_ request: Request) async throws(FeatureError) -> LiveViewer {
+    public func watch(_ request: Request) async throws(LiveError) -> LiveViewer {
         let item: CatalogItem
         do {
             guard let found = try await catalog.item(id: request.channelID) else {
-                throw FeatureError(.notFound, "no channel with id \(request.channelID)")
+                throw LiveError(.notFound, "no channel with id \(request.channelID)")
             }
             item = found
-        } catch let error as FeatureError {
+        } catch let error as LiveError {
             throw error
         } catch {
-            throw FeatureError(.failed, "the catalog could not be read: \(error)")
+            throw LiveError(.failed, "the catalog could not be read: \(error)")
         }
         guard item.kind == .live else {
-            throw FeatureError(.notPlayable, "item \(item.id) is not a live channel")
+            throw LiveError(.notPlayable, "item \(item.id) is not a live channel")
         }
         guard let text = item.url, let url = URL(string: text) else {
-            throw FeatureError(.notPlayable, "channel \(item.id) has no stream")
+            throw LiveError(.notPlayable, "channel \(item.id) has no stream")
         }
         var profile = request.profile
         let isHLS = Self.isHLS(url)
@@ -233,7 +234,7 @@ public final class LiveSessions: Sendable {
         }
         guard let chosen else {
             let limit = sources[item.sourceID]?.connectionLimit ?? 0
-            throw FeatureError(
+            throw LiveError(
                 .busy,
                 "every connection the provider allows is in use (\(limit) on source \(item.sourceID), and no "
                     + "alternative has a free one); try again when a stream stops")
@@ -283,7 +284,7 @@ public final class LiveSessions: Sendable {
 
     /// Joins the session playing `key`, if there is one (the join counts against the user's
     /// limit, not the profile's or the source's: it opens nothing).
-    private func joinExisting(_ key: Key, request: Request, info: LiveViewerInfo) throws(FeatureError) -> LiveViewer? {
+    private func joinExisting(_ key: Key, request: Request, info: LiveViewerInfo) throws(LiveError) -> LiveViewer? {
         let session = state.withLock { $0.byKey[key] }
         guard let session, !session.hasEnded else { return nil }
         try checkUserLimit(request)
@@ -296,12 +297,12 @@ public final class LiveSessions: Sendable {
     private func open(
         _ key: Key, item: CatalogItem, upstream: LiveUpstream, request: Request, info: LiveViewerInfo,
         sources: [Int64: CatalogSource], next: @escaping LiveSession.NextUpstream
-    ) throws(FeatureError) -> LiveViewer {
+    ) throws(LiveError) -> LiveViewer {
         let session = LiveSession(
             id: Self.newID(), channelID: item.id, channelName: item.name, profile: key.profile, settings: settings,
             logger: logger)
-        let outcome: Result<(LiveSession, Bool), FeatureError> = state.withLock { state in
-            if state.closed { return .failure(FeatureError(.failed, "the server is shutting down")) }
+        let outcome: Result<(LiveSession, Bool), LiveError> = state.withLock { state in
+            if state.closed { return .failure(LiveError(.failed, "the server is shutting down")) }
             if let existing = state.byKey[key], !existing.hasEnded { return .success((existing, false)) }
             let now = ContinuousClock.now
             if let sourceID = upstream.sourceID, let limit = sources[sourceID]?.connectionLimit,
@@ -310,7 +311,7 @@ public final class LiveSessions: Sendable {
                     >= limit
             {
                 return .failure(
-                    FeatureError(
+                    LiveError(
                         .busy, "every connection source \(sourceID) allows (\(limit)) is in use; try again later"))
             }
             session.prepare(upstream)
@@ -321,7 +322,7 @@ public final class LiveSessions: Sendable {
         }
         let (target, created) = try outcome.get()
         guard let id = target.join(info, priority: request.priority) else {
-            throw FeatureError(.busy, "the channel's session is closing; try again")
+            throw LiveError(.busy, "the channel's session is closing; try again")
         }
         if created {
             logger.info("live session opened", metadata: ["session": "\(session.id)", "channel": "\(item.id)"])
@@ -379,7 +380,7 @@ public final class LiveSessions: Sendable {
 
     /// Notes that `address` asked for HLS channel `channelID`'s playlist; a channel not playing yet
     /// takes one of its source's connections, or is refused (busy) when they are all in use.
-    public func noteHLSPlayer(channelID: Int64, address: String, link: StreamLink) async throws(FeatureError) {
+    public func noteHLSPlayer(channelID: Int64, address: String, link: StreamLink) async throws(LiveError) {
         let now = ContinuousClock.now
         let known = state.withLock { state -> Bool in
             guard var players = state.hlsPlayers[channelID], players.isActive(at: now) else { return false }
@@ -393,7 +394,7 @@ public final class LiveSessions: Sendable {
         let sources = await sourcesByID()
         guard hasRoom(sourceID: item.sourceID, sources: sources, excluding: nil) else {
             let limit = sources[item.sourceID]?.connectionLimit ?? 0
-            throw FeatureError(
+            throw LiveError(
                 .busy,
                 "every connection source \(item.sourceID) allows (\(limit)) is in use; try again when a stream stops")
         }
@@ -408,7 +409,7 @@ public final class LiveSessions: Sendable {
 
     /// The browser HLS session of live channel `channelID` (made on first use; it reads the
     /// channel's direct session, so the source's limits apply as to any viewer).
-    public func hls(channelID: Int64, address: String) async throws(FeatureError) -> LiveHLSSession {
+    public func hls(channelID: Int64, address: String) async throws(LiveError) -> LiveHLSSession {
         try await hls(Request(channelID: channelID, address: address, priority: Priority.owner), format: .browser)
     }
 
@@ -416,7 +417,7 @@ public final class LiveSessions: Sendable {
     /// channel's session in `request.profile` (direct for browsers), so the source's limits apply as
     /// to any viewer. An output user is counted as a viewer once per address: a new address over
     /// its limit (its TS streams and its HLS addresses together) is refused.
-    public func hls(_ request: Request, format: LiveHLSSession.Format) async throws(FeatureError) -> LiveHLSSession {
+    public func hls(_ request: Request, format: LiveHLSSession.Format) async throws(LiveError) -> LiveHLSSession {
         let profile = format == .browser ? .direct : request.profile
         let key = HLSKey(channelID: request.channelID, format: format, profile: profile)
         let existing = state.withLock { $0.hls[key] }.flatMap { $0.hasEnded ? nil : $0 }
@@ -429,7 +430,7 @@ public final class LiveSessions: Sendable {
         let reader = try await watch(internalRequest)
         if format == .browser, reader.session.profile != .direct {
             reader.close()
-            throw FeatureError(.notPlayable, "channel \(request.channelID) is HLS already: play its proxy URL")
+            throw LiveError(.notPlayable, "channel \(request.channelID) is HLS already: play its proxy URL")
         }
         let id = Self.newID()
         let session = LiveHLSSession(
@@ -464,30 +465,30 @@ public final class LiveSessions: Sendable {
 
     /// The channels a session of `channelID` fails over to, in order, and whether the user chose
     /// them (else they are found by tvg-id and name in other sources).
-    public func alternatives(of channelID: Int64) async throws(FeatureError) -> (items: [CatalogItem], chosen: Bool) {
+    public func alternatives(of channelID: Int64) async throws(LiveError) -> (items: [CatalogItem], chosen: Bool) {
         do {
             let chosen = try await catalog.chosenAlternatives(of: channelID)
             if !chosen.isEmpty { return (chosen, true) }
             return (try await catalog.alternatives(of: channelID), false)
         } catch let error as CatalogError where error.isNotFound {
-            throw FeatureError(.notFound, "no channel with id \(channelID)")
+            throw LiveError(.notFound, "no channel with id \(channelID)")
         } catch {
-            throw FeatureError(.failed, "the catalog could not be read: \(error)")
+            throw LiveError(.failed, "the catalog could not be read: \(error)")
         }
     }
 
     /// Sets the alternatives of `channelID` in order (at most 20 other live channels); an empty
     /// list goes back to the automatic ones.
-    public func setAlternatives(of channelID: Int64, to ids: [Int64]) async throws(FeatureError) {
+    public func setAlternatives(of channelID: Int64, to ids: [Int64]) async throws(LiveError) {
         guard ids.count <= 20, Set(ids).count == ids.count, !ids.contains(channelID) else {
-            throw FeatureError(.invalid, "alternatives are at most 20 other channels, each once")
+            throw LiveError(.invalid, "alternatives are at most 20 other channels, each once")
         }
         do {
             try await catalog.setAlternatives(of: channelID, to: ids)
         } catch let error as CatalogError where error.isNotFound {
-            throw FeatureError(.notFound, "\(error.description): alternatives must be live channels")
+            throw LiveError(.notFound, "\(error.description): alternatives must be live channels")
         } catch {
-            throw FeatureError(.failed, "the alternatives could not be stored: \(error)")
+            throw LiveError(.failed, "the alternatives could not be stored: \(error)")
         }
     }
 
@@ -511,19 +512,19 @@ public final class LiveSessions: Sendable {
         return used < limit
     }
 
-    private func checkUserLimit(_ request: Request) throws(FeatureError) {
+    private func checkUserLimit(_ request: Request) throws(LiveError) {
         guard let user = request.user, let limit = request.userLimit else { return }
         let open = state.withLock { state in
             state.byID.values.reduce(0) { $0 + $1.viewers { $0.user == user } }
                 + state.hls.values.reduce(0) { $0 + $1.viewers(as: user) }
         }
         if open >= limit {
-            throw FeatureError(
+            throw LiveError(
                 .busy, "user '\(user)' already has \(open) stream(s) open, the most it may (\(limit)); stop one first")
         }
     }
 
-    private func checkLimits(_ key: Key, _ request: Request) throws(FeatureError) {
+    private func checkLimits(_ key: Key, _ request: Request) throws(LiveError) {
         try checkUserLimit(request)
         guard let profile = request.outputProfile, let limit = request.profileLimit else { return }
         // A tuner is a channel: the same channel in another stream profile tunes nothing new.
@@ -531,7 +532,7 @@ public final class LiveSessions: Sendable {
             Set(state.byID.values.filter { $0.viewers { $0.outputProfile == profile } > 0 }.map(\.channelID))
         }
         if !tuned.contains(key.channelID), tuned.count >= limit {
-            throw FeatureError(
+            throw LiveError(
                 .busy,
                 "output profile '\(profile)' already plays \(tuned.count) channel(s), "
                     + "as many as it has tuners (\(limit))"
@@ -594,7 +595,7 @@ public final class LiveSessions: Sendable {
     }
 
     /// Stops session `id`: its viewers' streams end.
-    public func stop(id: String) async throws(FeatureError) {
+    public func stop(id: String) async throws(LiveError) {
         let (session, hls) = state.withLock { state in
             (state.byID[id], state.hls.values.first { $0.id == id })
         }
@@ -602,7 +603,7 @@ public final class LiveSessions: Sendable {
             await hls.stopAndWait("stopped by the user")
             return
         }
-        guard let session else { throw FeatureError(.notFound, "no live stream with id '\(id)'") }
+        guard let session else { throw LiveError(.notFound, "no live stream with id '\(id)'") }
         await session.stopAndWait("stopped by the user")
     }
 
@@ -618,7 +619,7 @@ public final class LiveSessions: Sendable {
     }
 
     /// Closes the live client; for the engine's shutdown, after ``shutdown()``.
-    func closeClient() async {
+    public func closeClient() async {
         try? await client.shutdown()
     }
 

@@ -30,7 +30,7 @@ public struct StreamLink: Sendable, Equatable, Codable {
 
     /// Checks what a proxy URL may carry: an absolute http(s) URL, and headers that are valid
     /// HTTP and leave the proxy's own headers alone. Header injection (CR/LF) is refused.
-    public func validate() throws(FeatureError) {
+    public func validate() throws(StreamError) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host,
             !host.isEmpty
         else {
@@ -151,7 +151,7 @@ public final class StreamLinkSigner: Sendable {
     }
 
     /// The path (starting with `/stream/`) of a proxy URL for `link`.
-    public func path(for link: StreamLink) throws(FeatureError) -> String {
+    public func path(for link: StreamLink) throws(StreamError) -> String {
         try link.validate()
         let json = Self.payloadJSON(of: link)
         let nonceBytes = syntheticNonce(of: json)
@@ -242,7 +242,7 @@ public final class StreamLinkSigner: Sendable {
         private var json: [UInt8] = []
 
         /// Fails when the headers could not be attached to a link (see ``StreamLink/validate()``).
-        init(signer: StreamLinkSigner, headers: [StreamHeader], playlist: URL) throws(FeatureError) {
+        init(signer: StreamLinkSigner, headers: [StreamHeader], playlist: URL) throws(StreamError) {
             try StreamLink(url: playlist, headers: headers).validate()
             self.signer = signer
             var opening: [UInt8] = [UInt8(ascii: "{")]
@@ -315,13 +315,13 @@ public final class StreamLinkSigner: Sendable {
     }
 
     /// A complete proxy URL on `baseURL` (like `http://127.0.0.1:8080`).
-    public func proxyURL(for link: StreamLink, baseURL: String) throws(FeatureError) -> String {
+    public func proxyURL(for link: StreamLink, baseURL: String) throws(StreamError) -> String {
         baseURL + (try path(for: link))
     }
 
     /// Decrypts and authenticates a proxy URL's two middle components (the nonce and the sealed
     /// payload) and returns its link. Anything not made by this Tuner's secret is `.badSignature`.
-    public func verify(signature: some StringProtocol, payload: some StringProtocol) throws(FeatureError)
+    public func verify(signature: some StringProtocol, payload: some StringProtocol) throws(StreamError)
         -> StreamLink
     {
         let cacheKey = "\(signature)/\(payload)"
