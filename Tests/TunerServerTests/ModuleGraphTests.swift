@@ -34,7 +34,7 @@ import Testing
     static let nioHTTPAllowed: [String: Set<String>] = [
         "TunerApp": [],
         "Streaming": ["Streaming/StreamService.swift"],
-        "LiveTV": ["LiveTV/Upstreams/LiveHTTPUpstream.swift"],
+        "LiveTV": [],
     ]
 
     static var sources: URL {

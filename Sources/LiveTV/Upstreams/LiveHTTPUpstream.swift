@@ -4,7 +4,6 @@ import Fetching
 import Foundation
 import MediaFormats
 import NIOCore
-import NIOHTTP1
 
 /// A channel's stream read straight from its provider, with the headers the playlist set.
 enum LiveHTTPUpstream {
@@ -26,46 +25,32 @@ enum LiveHTTPUpstream {
             let point = resumePoint.file
             if let point, point.delivered >= point.length { return }
             let resuming = point.flatMap { $0.delivered > 0 ? $0 : nil }
-            var request = HTTPClientRequest(url: first.absoluteString)
-            for header in channel.headers { request.headers.add(name: header.name, value: header.value) }
-            if !request.headers.contains(name: "User-Agent") {
-                request.headers.add(name: "User-Agent", value: "Tuner")
-            }
-            if let resuming {
-                // Only a 206 that continues the same file is taken (an If-Range that no longer
-                // matches gets the new file whole, from its start).
-                request.headers.replaceOrAdd(name: "Range", value: "bytes=\(resuming.delivered)-")
-                if let validator = resuming.validator {
-                    request.headers.replaceOrAdd(name: "If-Range", value: validator)
-                }
-            }
-            // Redirects are followed by hand, not by the client, so every hop passes the fetch
-            // policy's gate, and credentials never follow a redirect to another origin. No
-            // deadline: the body never ends. A stall is the session's watchdog's to notice.
-            let response: HTTPClientResponse
+            // Only a 206 that continues the same file is taken (an If-Range that no longer
+            // matches gets the new file whole, from its start).
+            let resume = resuming.map { EndlessStream.Resume(offset: $0.delivered, validator: $0.validator) }
+            let response: EndlessStream
             do {
-                response = try await client.execute(request, gate: fetchGate, deadline: .distantFuture).response
+                response = try await EndlessStream.open(
+                    url: first, headers: channel.headers.map { ($0.name, $0.value) }, resume: resume, client: client,
+                    gate: fetchGate)
             } catch let error as FetchError {
                 throw LiveUpstreamError(
                     "channel \(channel.id)'s stream leads to a URL this server may not fetch: \(error)")
             }
-            guard (200..<300).contains(response.status.code) else {
-                throw LiveUpstreamError("the provider answered HTTP \(response.status.code) for \(label)")
+            guard (200..<300).contains(response.statusCode) else {
+                throw LiveUpstreamError("the provider answered HTTP \(response.statusCode) for \(label)")
             }
-            if let resuming, response.status == .partialContent {
-                guard LiveResumePoint.continues(resuming, contentRange: response.headers.first(name: "Content-Range"))
-                else {
+            if let resuming, response.statusCode == 206 {
+                guard LiveResumePoint.continues(resuming, contentRange: response.contentRange) else {
                     throw LiveUpstreamError(
                         "the provider's part of \(label) does not continue it at byte \(resuming.delivered)")
                 }
             } else {
                 // The answer from its start: a file (with a length) or an endless stream.
                 resumePoint.started(
-                    length: response.status == .ok
-                        ? response.headers.first(name: "Content-Length").flatMap { HeaderNumber.nonNegative($0) } : nil,
-                    validator: IfRange.validator(
-                        etag: response.headers.first(name: "ETag"),
-                        lastModified: response.headers.first(name: "Last-Modified")))
+                    length: response.statusCode == 200
+                        ? response.contentLength.flatMap { HeaderNumber.nonNegative($0) } : nil,
+                    validator: IfRange.validator(etag: response.etag, lastModified: response.lastModified))
             }
             for try await chunk in response.body {
                 deliver(chunk)
