@@ -1,5 +1,7 @@
 import Catalog
+import LiveTV
 import Outputs
+import Streaming
 import Transfers
 import TusServer
 
@@ -14,6 +16,8 @@ extension FeatureError {
         case let error as OutputError: self.init(error)
         case let error as TransferError: self.init(error)
         case let error as TusUploadStoreError: self.init(error)
+        case let error as StreamError: self.init(error)
+        case let error as LiveError: self.init(error)
         default: return nil
         }
     }

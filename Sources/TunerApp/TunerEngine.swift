@@ -61,6 +61,8 @@ public final class TunerEngine: Sendable {
     public let access: AccessControl
     /// Every credential check's limits (Xtream logins, tokens, keys, sign-ins): see ``LoginThrottle``.
     public let credentialThrottle = CredentialThrottle()
+    /// The Xtream Codes output: logins, `player_api.php`, `get.php`, the guide and stream paths.
+    public let xtream: XtreamPanel
     /// The owner's access token: `--token`/`TUNER_TOKEN`, else the data folder's `token` file
     /// (made on first use). Nil when Tuner listens on loopback only.
     public let accessToken: String?
@@ -139,6 +141,9 @@ public final class TunerEngine: Sendable {
         accessToken =
             configuration.isLoopbackOnly ? nil : try configuration.accessToken ?? dataFolder.loadOrCreateToken()
         access = AccessControl(database: database, ownerToken: accessToken, logger: logger)
+        xtream = XtreamPanel(
+            outputs: outputs, throttle: credentialThrottle, logger: logger,
+            liveStreams: { [live] username in live.openStreams(user: username) })
         do {
             try commands.prune()
         } catch {
