@@ -47,6 +47,8 @@ enum WebAssets {
         ("vod.js", PackageResources.vod_js),
         ("tus.js", PackageResources.tus_js),
         ("uploads.js", PackageResources.uploads_js),
+        // Not a file: rendered from the endpoint table.
+        (APIPathsModule.name, Array(APIPathsModule.text.utf8)),
     ]
 
     /// Every asset by its served name.

@@ -2,9 +2,10 @@
 // its cookie is cleared).
 import './app.js';
 import { command } from './command.js';
+import { paths } from './api-paths.js';
 
 document.querySelector('[data-sign-out]')?.addEventListener('click', async (event) => {
   const button = event.currentTarget;
-  await command('DELETE', '/api/v1/session', undefined, { control: button }).catch(() => {});
+  await command('DELETE', paths.signOut, undefined, { control: button }).catch(() => {});
   location.assign('/login');
 });

@@ -4,6 +4,7 @@
 import './tables.js';
 import { el, bytes, say } from './app.js';
 import { command, getJSON } from './command.js';
+import { paths } from './api-paths.js';
 import { subscribe, onResync } from './events.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -20,7 +21,7 @@ function svg(tag, attributes) {
 
 /** One bar per minute with traffic: its height is the share served from the cache. */
 async function loadHistory() {
-  const { samples } = await getJSON('/api/v1/cache/history');
+  const { samples } = await getJSON(paths.cacheHistory);
   const width = 720;
   const height = 120;
   const picture = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', class: 'chart' });
@@ -48,13 +49,13 @@ async function loadHistory() {
 }
 
 async function loadPins() {
-  const list = (await getJSON('/api/v1/cache/pins')).pins;
+  const list = (await getJSON(paths.cachePins)).pins;
   pins.replaceChildren(...list.map((pin) => el('li', {},
     el('span', { class: 'url', text: pin.url }), ' ', el('span', { class: 'muted', text: bytes(pin.bytes) }), ' ',
     el('button', {
       type: 'button', class: 'unpin', 'data-key': pin.key,
       onclick: async (event) => {
-        await command('DELETE', `/api/v1/cache/pins/${encodeURIComponent(pin.key)}`, undefined,
+        await command('DELETE', paths.unpin(pin.key), undefined,
           { control: event.currentTarget }).catch((error) => say(status, error.message, true));
         loadPins().catch(() => {});
       },
@@ -63,7 +64,7 @@ async function loadPins() {
 }
 
 async function loadPreloads() {
-  const list = (await getJSON('/api/v1/cache/preloads')).preloads;
+  const list = (await getJSON(paths.preloads)).preloads;
   preloads.replaceChildren(...list.map((job) => {
     const total = job.segmentsTotal ?? job.bytesTotal;
     const done = job.segmentsTotal !== undefined && job.segmentsTotal !== null ? job.segmentsDone : job.bytesDone;
@@ -74,7 +75,7 @@ async function loadPreloads() {
       el('span', { class: 'muted', text: `${job.state}${job.error ? `: ${job.error}` : ''}` }), ' ',
       job.state === 'running' ? el('button', {
         type: 'button',
-        onclick: (event) => command('DELETE', `/api/v1/cache/preloads/${encodeURIComponent(job.id)}`, undefined,
+        onclick: (event) => command('DELETE', paths.cancelPreload(job.id), undefined,
           { control: event.currentTarget }).then(loadPreloads).catch((error) => say(status, error.message, true)),
       }, 'Cancel') : null);
   }));
@@ -87,7 +88,7 @@ document.getElementById('pin-form')?.addEventListener('submit', async (event) =>
   const form = event.currentTarget;
   const url = form.elements.namedItem('url').value.trim();
   try {
-    await command('POST', '/api/v1/cache/pin', { url, pinned: true }, { control: form.querySelector('button') });
+    await command('POST', paths.cachePin, { url, pinned: true }, { control: form.querySelector('button') });
     form.reset();
     await loadPins();
   } catch (error) { say(status, error.message, true); }
@@ -100,7 +101,7 @@ document.getElementById('preload-form')?.addEventListener('submit', async (event
   const seconds = Number(form.elements.namedItem('seconds').value);
   const body = seconds > 0 ? { url, seconds } : { url };
   try {
-    await command('POST', '/api/v1/cache/preload', body, { control: form.querySelector('button') });
+    await command('POST', paths.startPreload, body, { control: form.querySelector('button') });
     form.reset();
     await loadPreloads();
   } catch (error) { say(status, error.message, true); }

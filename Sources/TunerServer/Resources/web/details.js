@@ -4,6 +4,7 @@
 // Escape goes back to the grid.
 import { el, say, duration, arrowNavigation } from './app.js';
 import { getJSON } from './command.js';
+import { paths } from './api-paths.js';
 import { subscribe, onResync } from './events.js';
 import { position, mmss } from './resume.js';
 import { playLink, addDownload } from './vod.js';
@@ -22,7 +23,7 @@ const unwatched = new Map(); // transfer id -> [task, progress]
 async function loadDetails() {
   let details;
   try {
-    details = await getJSON(`/api/v1/channels/${id}/details`);
+    details = await getJSON(paths.movieDetails(id));
   } catch {
     // A playlist's film has no details (only Xtream panels give them): the page shows what it has.
     return null;
@@ -101,7 +102,7 @@ onResync(async () => {
   for (const [id, watching] of watched) {
     try {
       const events = watching.events;
-      const entry = await getJSON(`/api/v1/transfers/${id}`);
+      const entry = await getJSON(paths.transfer(id));
       if (watching.events === events) show(entry, entry.state === 'active' ? entry.progress : undefined);
     } catch {
       // Deleted meanwhile: the bar keeps its last state.
@@ -142,7 +143,7 @@ async function series() {
   const list = document.getElementById('episodes');
   let answer;
   try {
-    answer = await getJSON(`/api/v1/channels/${id}/episodes`);
+    answer = await getJSON(paths.episodes(id));
   } catch (error) {
     say(status, error.message, true);
     return;

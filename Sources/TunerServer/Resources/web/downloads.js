@@ -2,6 +2,7 @@
 // `transfers` events; pause, resume, cancel, retry, remove, move up/down or drag; add a URL.
 import { el, bytes, duration, say, arrowNavigation } from './app.js';
 import { command, getJSON } from './command.js';
+import { paths } from './api-paths.js';
 import { subscribe, onResync } from './events.js';
 
 const list = document.getElementById('transfers');
@@ -21,7 +22,7 @@ async function reload() {
   try {
     for (let attempt = 1; ; attempt++) {
       changedDuringReload = false;
-      const answer = await getJSON('/api/v1/transfers');
+      const answer = await getJSON(paths.transfers);
       if (generation !== reloads) return;
       if (changedDuringReload && attempt < 5) continue;
       entries.clear();
@@ -102,7 +103,7 @@ function render(entry, index, all) {
 /** Puts `entry` at `target`'s place in the queue. */
 async function moveTo(entry, target, control) {
   try {
-    const changed = await command('PATCH', `/api/v1/transfers/${entry.id}`,
+    const changed = await command('PATCH', paths.changeTransfer(entry.id),
       { action: 'position', position: Math.max(0, target.position) }, { control });
     if (changed) entries.set(changed.id, { ...entries.get(changed.id), ...changed });
     await reload();
@@ -115,17 +116,17 @@ async function moveTo(entry, target, control) {
 async function act(entry, action, control, all) {
   try {
     if (action === 'remove') {
-      await command('DELETE', `/api/v1/transfers/${entry.id}`, undefined, { control });
+      await command('DELETE', paths.removeTransfer(entry.id), undefined, { control });
       entries.delete(entry.id);
     } else if (action === 'up' || action === 'down') {
       const index = all.indexOf(entry);
       const neighbour = all[index + (action === 'up' ? -1 : 1)];
-      const changed = await command('PATCH', `/api/v1/transfers/${entry.id}`,
+      const changed = await command('PATCH', paths.changeTransfer(entry.id),
         { action: 'position', position: Math.max(0, neighbour.position) }, { control });
       if (changed) entries.set(changed.id, { ...entries.get(changed.id), ...changed });
       await reload();
     } else {
-      const changed = await command('PATCH', `/api/v1/transfers/${entry.id}`, { action }, { control });
+      const changed = await command('PATCH', paths.changeTransfer(entry.id), { action }, { control });
       if (changed) entries.set(changed.id, { ...entries.get(changed.id), ...changed });
     }
     draw();
@@ -139,7 +140,7 @@ form.addEventListener('submit', async (event) => {
   const input = document.getElementById('download-url');
   const submit = form.querySelector('button[type=submit]');
   try {
-    const answer = await command('POST', '/api/v1/transfers', { url: input.value.trim() }, { control: submit });
+    const answer = await command('POST', paths.addTransfers, { url: input.value.trim() }, { control: submit });
     for (const entry of answer.transfers) entries.set(entry.id, { ...entries.get(entry.id), ...entry });
     input.value = '';
     say(status, 'Added.');
@@ -149,10 +150,16 @@ form.addEventListener('submit', async (event) => {
   }
 });
 
+// The buttons' `data-all` names the action on every transfer.
+const allTransfers = {
+  'pause-all': paths.pauseAllTransfers,
+  'resume-all': paths.resumeAllTransfers,
+  purge: paths.purgeTransfers,
+};
 for (const control of document.querySelectorAll('[data-all]')) {
   control.addEventListener('click', async () => {
     try {
-      await command('POST', `/api/v1/transfers/${control.dataset.all}`, undefined, { control });
+      await command('POST', allTransfers[control.dataset.all], undefined, { control });
       await reload();
     } catch (error) {
       say(status, error.message, true);

@@ -1,7 +1,8 @@
-// The page's one WebSocket to /api/v1/events: subscribe to topics, resume after a reconnect with
+// The page's one WebSocket to the events endpoint (`paths.events`): subscribe to topics, resume after a reconnect with
 // ?epoch=E&after=N, and reload state (the `resync` handlers) when the server says the page missed
 // too much or restarted. Reconnects with exponential backoff and jitter; shows its state in the
 // header's connection indicator.
+import { paths } from './api-paths.js';
 
 const handlers = new Map(); // topic -> Set of functions(event)
 const resyncHandlers = new Set();
@@ -42,7 +43,7 @@ export function start() {
 function address() {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   const wanted = topics.size ? [...topics].join(',') : 'server';
-  let url = `${scheme}//${location.host}/api/v1/events?topics=${encodeURIComponent(wanted)}`;
+  let url = `${scheme}//${location.host}${paths.events}?topics=${encodeURIComponent(wanted)}`;
   if (epoch !== null && lastSeq !== null) url += `&epoch=${encodeURIComponent(epoch)}&after=${lastSeq}`;
   return url;
 }

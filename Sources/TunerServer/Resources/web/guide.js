@@ -4,6 +4,7 @@
 // from its start.
 import { el, clock, nowSeconds, say } from './app.js';
 import { getJSON } from './command.js';
+import { paths } from './api-paths.js';
 import { onResync, subscribe } from './events.js';
 
 const grid = document.getElementById('guide');
@@ -39,7 +40,7 @@ function load(page) {
   if (pages.has(page)) return Promise.resolve();
   if (loading.has(page)) return loading.get(page);
   const mine = generation;
-  const promise = getJSON(`/api/v1/guide?kind=live&brief=1&from=${from}&to=${to}&offset=${page * PAGE}&limit=${PAGE}`)
+  const promise = getJSON(`${paths.guide}?kind=live&brief=1&from=${from}&to=${to}&offset=${page * PAGE}&limit=${PAGE}`)
     .then((answer) => {
       if (mine !== generation) return;
       total = answer.total;
@@ -106,7 +107,7 @@ function draw() {
     const row = el('div', { class: 'guide-row', role: 'row', 'aria-rowindex': index + 1 });
     row.style.top = `${y}px`;
     const name = el('div', { class: 'guide-name', role: 'rowheader' },
-      channel.item.logo ? el('img', { src: `/api/v1/channels/${channel.item.id}/logo`, alt: '', loading: 'lazy' }) : null,
+      channel.item.logo ? el('img', { src: paths.channelLogo(channel.item.id), alt: '', loading: 'lazy' }) : null,
       el('span', { text: channel.item.name }));
     name.style.left = `${left}px`;
     const cells = [];

@@ -1,9 +1,10 @@
 // Films and Series: a poster grid (only the rows in view are in the DOM, so thousands of titles
 // scroll smoothly), filtered by group and searched as you type. Posters come through Tuner
-// (`/api/v1/channels/{id}/logo`), never from the provider. The address follows the filters, and
+// (`paths.channelLogo`), never from the provider. The address follows the filters, and
 // coming back (Escape on a title) returns the focus to the title that was opened.
 import { el, debounce, say } from './app.js';
 import { getJSON } from './command.js';
+import { paths } from './api-paths.js';
 import { onResync } from './events.js';
 import { VirtualGrid } from './vgrid.js';
 
@@ -44,14 +45,14 @@ async function fetchPage(offset, limit) {
   const params = filters();
   params.set('offset', offset);
   params.set('limit', limit);
-  const page = await getJSON(`/api/v1/channels?${params}`);
+  const page = await getJSON(`${paths.channels}?${params}`);
   say(status, page.total === 0 ? `No ${noun} here.` : `${page.total} ${noun}`);
   return { total: page.total, items: page.items };
 }
 
 function renderCell(item, index) {
   const poster = item.logo
-    ? el('img', { class: 'poster', src: `/api/v1/channels/${item.id}/logo`, alt: '', loading: 'lazy' })
+    ? el('img', { class: 'poster', src: paths.channelLogo(item.id), alt: '', loading: 'lazy' })
     : el('span', { class: 'poster placeholder', 'aria-hidden': 'true', text: item.name.slice(0, 1) });
   return el('a', {
     class: 'card-cell', href: `${base}/${item.id}`, role: 'listitem', 'data-id': item.id,

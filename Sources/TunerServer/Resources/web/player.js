@@ -5,6 +5,7 @@
 // with the link for another player.
 import { clock, nowSeconds, say, el } from './app.js';
 import { getJSON } from './command.js';
+import { paths } from './api-paths.js';
 import { position, remember, forget, mmss } from './resume.js';
 import { playLink, extension, browserMayPlay, addDownload } from './vod.js';
 
@@ -23,14 +24,14 @@ async function start() {
     let url;
     if (at !== null) {
       // The programme on at that time, else an hour from it.
-      const guide = await getJSON(`/api/v1/channels/${id}/guide?from=${at}&to=${at + 1}`);
+      const guide = await getJSON(`${paths.channelGuide(id)}?from=${at}&to=${at + 1}`);
       const programme = guide.programmes.find((p) => p.start <= at && at < p.stop);
       const query = programme ? `programme=${programme.id}` : `start=${at}&end=${at + 3600}`;
-      const link = await getJSON(`/api/v1/channels/${id}/catchup?${query}`);
+      const link = await getJSON(`${paths.catchup(id)}?${query}`);
       url = link.proxyURL;
       say(status, `Catch-up from ${clock(link.start)}`);
     } else {
-      const link = await getJSON(`/api/v1/channels/${id}/play`);
+      const link = await getJSON(paths.playChannel(id));
       url = link.hlsURL || link.proxyURL;
     }
     video.src = url;
@@ -49,7 +50,7 @@ async function showInfo() {
   clearTimeout(hideTimer);
   hideTimer = setTimeout(() => overlay.classList.remove('shown'), 5000);
   try {
-    const page = await getJSON(`/api/v1/guide/now?ids=${id}`);
+    const page = await getJSON(`${paths.guideNow}?ids=${id}`);
     const entry = page.channels[0];
     const now = entry && entry.now;
     const next = entry && entry.next;
@@ -76,7 +77,7 @@ async function indexOf(ctx) {
   if (ctx.index !== null) return ctx.index;
   // Opened from a link: find the channel in the full list, a page at a time.
   for (let offset = 0; ; offset += 500) {
-    const page = await getJSON(`/api/v1/channels?${ctx.query}&offset=${offset}&limit=500`);
+    const page = await getJSON(`${paths.channels}?${ctx.query}&offset=${offset}&limit=500`);
     const found = page.items.findIndex((item) => item.id === id);
     if (found >= 0) return offset + found;
     if (offset + 500 >= page.total) return 0;
@@ -87,7 +88,7 @@ async function zap(step) {
   const ctx = context();
   try {
     const index = await indexOf(ctx);
-    const base = ctx.favourites ? '/api/v1/favourites' : '/api/v1/channels';
+    const base = ctx.favourites ? paths.favourites : paths.channels;
     const first = await getJSON(`${base}?${ctx.query}&offset=0&limit=1`);
     if (!first.total) return;
     const target = (index + step + first.total) % first.total;

@@ -2,6 +2,7 @@
 // script never sees it), then returns to the page that sent the browser here (the form's
 // `data-next`, which the server checked). It does not load
 // app.js: without a session the live connection would only be refused.
+import { paths } from './api-paths.js';
 
 /**
  * Only a path on this server, as the server's `SignInNext` rule: a single leading `/`, no `//`,
@@ -44,7 +45,7 @@ form?.addEventListener('submit', async (event) => {
   button.setAttribute('aria-busy', 'true');
   status.textContent = 'Signing in…';
   try {
-    const response = await fetch('/api/v1/session', {
+    const response = await fetch(paths.signIn, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ key: input.value.trim() }),

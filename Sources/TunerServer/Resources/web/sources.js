@@ -2,6 +2,7 @@
 // once, with a progress bar fed by the `imports` events), refresh, remove; errors in words.
 import { el, bytes, say } from './app.js';
 import { command, getJSON } from './command.js';
+import { paths } from './api-paths.js';
 import { subscribe, onResync } from './events.js';
 
 const list = document.getElementById('sources');
@@ -13,7 +14,7 @@ let sources = [];
 
 async function reload() {
   try {
-    sources = (await getJSON('/api/v1/sources')).sources;
+    sources = (await getJSON(paths.sources)).sources;
     draw();
   } catch (error) {
     say(status, error.message, true);
@@ -58,7 +59,7 @@ async function refresh(id, control) {
   draw();
   try {
     // An import of a large playlist takes a while: wait for it rather than resend it.
-    const answer = await command('POST', `/api/v1/sources/${id}/refresh`, undefined,
+    const answer = await command('POST', paths.refreshSource(id), undefined,
       { control, timeout: 600000, attempts: 1 });
     const state = progress.get(id) || {};
     const counts = answer && answer.counts;
@@ -75,7 +76,7 @@ async function refresh(id, control) {
 
 async function remove(source, control) {
   try {
-    await command('DELETE', `/api/v1/sources/${source.id}`, undefined, { control });
+    await command('DELETE', paths.removeSource(source.id), undefined, { control });
     progress.delete(source.id);
     await reload();
   } catch (error) {
@@ -100,7 +101,7 @@ form.addEventListener('submit', async (event) => {
   }
   const submit = form.querySelector('button[type=submit]');
   try {
-    const source = await command('POST', '/api/v1/sources', body, { control: submit });
+    const source = await command('POST', paths.addSource, body, { control: submit });
     // The password stays in Tuner: clear it from the page at once.
     form.reset();
     showKindFields();

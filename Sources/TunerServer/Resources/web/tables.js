@@ -2,6 +2,7 @@
 // `cache` events) and Outputs (copy buttons).
 import { el, bytes, say } from './app.js';
 import { getJSON } from './command.js';
+import { paths } from './api-paths.js';
 import { subscribe, onResync } from './events.js';
 
 const page = document.body.dataset.page;
@@ -21,14 +22,14 @@ function drawStreams(streams) {
 
 async function loadStreams() {
   try {
-    drawStreams((await getJSON('/api/v1/streams')).streams);
+    drawStreams((await getJSON(paths.streams)).streams);
   } catch (error) {
     say(document.getElementById('streams-status'), error.message, true);
   }
 }
 
 async function loadCache() {
-  drawCache(await getJSON('/api/v1/cache/stats'));
+  drawCache(await getJSON(paths.cacheStats));
 }
 
 function drawCache(stats) {

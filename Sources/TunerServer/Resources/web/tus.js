@@ -37,13 +37,14 @@ export function unfinished() {
 function base64(text) {
   return btoa(String.fromCharCode(...new TextEncoder().encode(text)));
 }
+import { paths } from './api-paths.js';
 
 export class TusUpload {
   /**
    * `onProgress(offset, size)` after every chunk the server confirmed; `onState(state, detail)`
    * with uploading, paused, complete, cancelled or error.
    */
-  constructor(file, { endpoint = '/api/v1/uploads', chunkSize = 8 << 20, onProgress, onState } = {}) {
+  constructor(file, { endpoint = paths.createUpload, chunkSize = 8 << 20, onProgress, onState } = {}) {
     this.file = file;
     this.endpoint = endpoint;
     this.chunkSize = chunkSize;

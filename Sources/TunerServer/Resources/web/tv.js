@@ -2,6 +2,7 @@
 // bar, search as you type, and favourites (toggle; reorder by drag or Alt+↑/↓).
 import { el, debounce, clock, nowSeconds, say } from './app.js';
 import { command, getJSON } from './command.js';
+import { paths } from './api-paths.js';
 import { onResync, subscribe } from './events.js';
 import { VirtualList } from './vlist.js';
 
@@ -25,7 +26,7 @@ async function fetchPage(offset, limit) {
   params.set('offset', offset);
   params.set('limit', limit);
   params.set('brief', '1');
-  const page = await getJSON(`/api/v1/guide/now?${params}`);
+  const page = await getJSON(`${paths.guideNow}?${params}`);
   say(status, page.total === 0 ? 'No channels here.' : `${page.total} channels`);
   return {
     total: page.total,
@@ -46,7 +47,7 @@ function renderRow(item, index) {
     onclick: (event) => toggleFavourite(item, event.currentTarget),
   });
   const row = el('div', { role: 'option', class: 'channel', 'data-id': item.id, 'aria-selected': 'false' },
-    item.logo ? el('img', { class: 'logo', src: `/api/v1/channels/${item.id}/logo`, alt: '', loading: 'lazy' })
+    item.logo ? el('img', { class: 'logo', src: paths.channelLogo(item.id), alt: '', loading: 'lazy' })
       : el('span', { class: 'logo placeholder', 'aria-hidden': 'true', text: item.name.slice(0, 1) }),
     el('span', { class: 'number', text: item.number || '' }),
     el('div', { class: 'info' },
@@ -75,7 +76,7 @@ function renderRow(item, index) {
 async function toggleFavourite(item, control) {
   const method = item.isFavourite ? 'DELETE' : 'PUT';
   try {
-    await command(method, `/api/v1/channels/${item.id}/favourite`, undefined, { control });
+    await command(method, paths.favouriteChannel(item.id), undefined, { control });
     item.isFavourite = !item.isFavourite;
     say(status, item.isFavourite ? `${item.name} is a favourite` : `${item.name} is no longer a favourite`);
     if (favourites) await list.reload();
@@ -90,7 +91,7 @@ async function toggleFavourite(item, control) {
 async function move(item, to) {
   if (!item || to < 0 || (list.total !== null && to >= list.total)) return;
   try {
-    await command('PUT', `/api/v1/favourites/${item.id}`, { position: to });
+    await command('PUT', paths.addFavourite(item.id), { position: to });
     say(status, `${item.name} moved to ${to + 1}`);
     await list.reload();
     await list.focus(to);

@@ -2,10 +2,11 @@
 // proxy URL from the API; the provider's address never reaches the page), what a browser can
 // play, and a download through the transfers API.
 import { command, getJSON } from './command.js';
+import { paths } from './api-paths.js';
 
 /** The play answer of a film (`kind` movie) or an episode. */
 export function playLink(kind, id) {
-  return getJSON(kind === 'episode' ? `/api/v1/episodes/${id}/play` : `/api/v1/channels/${id}/play`);
+  return getJSON(kind === 'episode' ? paths.playEpisode(id) : paths.playChannel(id));
 }
 
 /** `mkv` from a link's last path segment, or '' when it names none. */
@@ -30,7 +31,7 @@ export function browserMayPlay(ext) {
 /** Queues a download of `link` (a play answer) named `title`; returns the transfer. */
 export async function addDownload(link, title, control) {
   const ext = extension(link.proxyURL);
-  const answer = await command('POST', '/api/v1/transfers',
+  const answer = await command('POST', paths.addTransfers,
     { url: link.proxyURL, name: ext ? `${title}.${ext}` : title }, { control });
   return answer.transfers[0];
 }
