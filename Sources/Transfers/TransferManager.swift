@@ -8,8 +8,13 @@ import MediaFormats
 /// Every task lives in memory and is written through to the ``TransferStore`` (a single writer
 /// flushes the newest state of changed tasks, so writes never overtake each other). Operations
 /// that the user calls are valid from any state they make sense in and throw
-/// ``TransferError`` otherwise. Nothing runs until ``start()``; operations work before
-/// that (the CLI edits the queue without running it).
+/// ``TransferError`` otherwise. Nothing runs until ``run()`` (or ``start()``); operations work
+/// before that (the CLI edits the queue without running it).
+///
+/// The pieces it holds: the ``TransferRunner`` runs each transfer and each backoff wake-up, the
+/// ``TransferTicker`` emits progress and finds stalls, the ``TransferFlusher`` keeps the single
+/// writer's books, and the pure ``TransferScheduler`` decides. The runner and the ticker are child
+/// tasks of ``run()``, the one lifecycle.
 public actor TransferManager {
     /// Limits and timings.
     public struct Configuration: Sendable {
@@ -60,7 +65,8 @@ public actor TransferManager {
     }
 
     struct Run {
-        var task: Task<Void, Never>
+        /// Stops the run (a child task of the runner) and says when it has ended.
+        var control: TransferRunControl
         var meter: TransferMeter
         var intent: StopIntent?
         var lastProgress: (bytes: Int64, at: Date, speed: Double)
@@ -96,16 +102,14 @@ public actor TransferManager {
     private var highWater: [Int64: Int64] = [:]
     private var started = false
     private var stopping = false
-    private var ticker: Task<Void, Never>?
-    private var wakeUp: (task: Task<Void, Never>, at: Date)?
+    /// Where runs and wake-ups go while ``run()`` runs.
+    private var runner: TransferRunner?
+    /// ``run()`` in the task ``start()`` made for it; ``shutdown()`` cancels and awaits it.
+    private var lifecycle: Task<Void, Never>?
+    private var wakeUp: (control: TransferRunControl, at: Date)?
     private var random = SystemRandomNumberGenerator()
-
-    // The single writer: ids whose newest state must reach the store, and waiters for a flush.
-    private var dirty: Set<Int64> = []
-    private var flushing = false
-    private var markGeneration = 0
-    private var flushedGeneration = 0
-    private var flushWaiters: [(generation: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// The single writer: ids whose newest state must reach the store, and waiters for a flush.
+    private var flusher = TransferFlusher()
 
     /// Callers of `waitUntilFinished`, by a token, with the ids they still wait for.
     private var finishWaiters: [Int: (pending: Set<Int64>, continuation: CheckedContinuation<Void, Never>)] = [:]
@@ -145,11 +149,57 @@ public actor TransferManager {
 
     // MARK: - Life cycle
 
-    /// Restores the tasks that were active when the process stopped (they resume from their
-    /// committed offset, after the executor checks the partial file against it) and starts
-    /// scheduling.
+    /// Runs the manager until the calling task is cancelled, then shuts down: the body of a
+    /// service, and the manager's one lifecycle (``start()`` runs it in a task of its own).
+    ///
+    /// It restores the tasks that were active when the process stopped (they resume from their
+    /// committed offset, after the executor checks the partial file against it) and schedules.
+    /// Its pieces are child tasks of one group: the ``TransferRunner`` (every run and backoff
+    /// wake-up) and the ``TransferTicker``. Cancelling it stops every run (each commits what it
+    /// has synced and stays `active` in the store, so the next start resumes it) and writes
+    /// everything out.
+    public func run() async {
+        guard let runner = begin() else {
+            // Already running (``start()``): wait like a service, then stop it.
+            await TransferRunControl().untilCancelled()
+            await shutdown()
+            return
+        }
+        await run(runner)
+    }
+
+    /// Starts ``run()`` in a task the manager keeps, for callers without a service group (the
+    /// CLI's `--wait`, embedders, tests); ``shutdown()`` ends it. Scheduling has begun on return.
     public func start() {
-        guard !started else { return }
+        guard let runner = begin() else { return }
+        lifecycle = Task { await self.run(runner) }
+    }
+
+    /// Stops every run (each commits what it has synced), keeps their tasks `active` in the store
+    /// so the next start resumes them, and writes everything out.
+    public func shutdown() async {
+        stopping = true
+        for id in runs.keys { runs[id]?.intent = .shutdown }
+        wakeUp?.control.cancel()
+        wakeUp = nil
+        if let lifecycle {
+            self.lifecycle = nil
+            // Its runs end cancelled, with the intent set above.
+            lifecycle.cancel()
+            await lifecycle.value
+        } else {
+            // Never started, or run by a service that has not cancelled it yet.
+            let running = runs.values
+            for run in running { run.control.cancel() }
+            for run in running { await run.control.ended() }
+            await ended()
+        }
+    }
+
+    /// Marks the manager running, requeues what a stop left active, and makes the runner the
+    /// first runs go to; nil when it runs already.
+    private func begin() -> TransferRunner? {
+        guard !started else { return nil }
         started = true
         stopping = false
         if configuration.runsStoredTasks {
@@ -159,47 +209,37 @@ public actor TransferManager {
                 store(task)
             }
         }
-        let interval = scheduler.tickInterval(progressInterval: configuration.progressInterval)
-        ticker = Task { [weak self, time] in
-            var next = time.now()
-            while !Task.isCancelled {
-                next = max(next.addingTimeInterval(interval), time.now())
-                try? await time.sleepUntil(next)
-                await self?.tick()
-            }
-        }
+        let runner = TransferRunner()
+        self.runner = runner
         schedule()
+        return runner
     }
 
-    /// Stops every run (each commits what it has synced), keeps their tasks `active` in the store
-    /// so the next start resumes them, and writes everything out.
-    public func shutdown() async {
+    /// The pieces as child tasks until the calling task is cancelled; the runner returns once
+    /// every run it holds has ended.
+    private func run(_ runner: TransferRunner) async {
+        let ticker = TransferTicker(
+            interval: scheduler.tickInterval(progressInterval: configuration.progressInterval), time: time)
+        await withDiscardingTaskGroup { group in
+            group.addTask { await runner.run() }
+            group.addTask { await ticker.run { await self.tick() } }
+            await TransferRunControl().untilCancelled()
+        }
+        await ended()
+    }
+
+    /// After the last run: every change in the store, subscribers and waiters released.
+    private func ended() async {
         stopping = true
         started = false
-        ticker?.cancel()
-        ticker = nil
-        wakeUp?.task.cancel()
+        runner = nil
+        wakeUp?.control.cancel()
         wakeUp = nil
-        let running = runs
-        for id in running.keys {
-            runs[id]?.intent = .shutdown
-            runs[id]?.task.cancel()
-        }
-        for run in running.values { await run.task.value }
         await flush()
         hub.finish()
         let waiters = finishWaiters.values
         finishWaiters = [:]
         for waiter in waiters { waiter.continuation.resume() }
-    }
-
-    /// Starts, runs until the calling task is cancelled, then shuts down: the body of a service.
-    public func run() async {
-        start()
-        while !Task.isCancelled {
-            try? await Task.sleep(nanoseconds: 3_600_000_000_000)
-        }
-        await shutdown()
     }
 
     // MARK: - Queries
@@ -238,6 +278,7 @@ public actor TransferManager {
                     }
                 }
             } onCancel: {
+                // The handler is synchronous: a hop onto the actor, which ends at once.
                 Task { await self.stopWaiting(token) }
             }
         }
@@ -486,12 +527,11 @@ public actor TransferManager {
 
     /// Waits until every change so far is in the store.
     public func flush() async {
-        guard flushing || !dirty.isEmpty else { return }
+        guard !flusher.isIdle else { return }
         startFlushing()
-        let target = markGeneration
-        guard flushedGeneration < target else { return }
+        guard let target = flusher.pendingGeneration else { return }
         await withCheckedContinuation { continuation in
-            flushWaiters.append((target, continuation))
+            flusher.wait(for: target, continuation)
         }
     }
 
@@ -568,13 +608,16 @@ public actor TransferManager {
 
     private func armWakeUp(at date: Date) {
         if let wakeUp, wakeUp.at <= date { return }
-        wakeUp?.task.cancel()
-        let task = Task { [weak self, time] in
+        wakeUp?.control.cancel()
+        wakeUp = nil
+        let control = TransferRunControl()
+        let work: @Sendable () async -> Void = { [weak self, time] in
             try? await time.sleepUntil(date.addingTimeInterval(0.001))
             guard !Task.isCancelled else { return }
             await self?.wokeUp()
         }
-        wakeUp = (task, date)
+        guard runner?.submit(TransferRunner.Job(control: control, work: work)) == true else { return }
+        wakeUp = (control, date)
     }
 
     private func wokeUp() {
@@ -583,28 +626,33 @@ public actor TransferManager {
     }
 
     private func launch(_ snapshot: TransferTask) {
-        guard let executor = executors[snapshot.kind] else { return }
+        guard let executor = executors[snapshot.kind], let runner else { return }
         var task = snapshot
         task.state = .active
         task.nextAttemptAt = nil
-        // Written with the next write (the run's first checkpoint at the latest, or its end),
-        // not in a transaction of its own: after a crash an `active` task and a `waiting` one
-        // resume alike, and 1,000 small downloads saved a thousand transactions.
-        store(task, lazily: true)
         let meter = TransferMeter(startBytes: task.committedBytes, total: task.totalBytes, clock: time.now)
         let context = TransferContext(taskID: task.id, manager: self, meter: meter)
         let id = task.id
         let running = task
-        let handle = Task { [self] in
+        let control = TransferRunControl()
+        let work: @Sendable () async -> Void = { [self] in
             let result: Result<TransferOutcome, any Error>
             do {
                 result = .success(try await executor.run(running, context: context))
             } catch {
                 result = .failure(error)
             }
-            self.finished(id: id, result: result)
+            // Cancelled, but not through its control: the lifecycle ends (a service's shutdown).
+            let byShutdown = Task.isCancelled && !control.isCancelled
+            await self.finished(id: id, result: result, byShutdown: byShutdown)
         }
-        runs[id] = Run(task: handle, meter: meter, intent: nil, lastProgress: (task.committedBytes, time.now(), 0))
+        // The runner has closed: the lifecycle is ending and the task stays waiting.
+        guard runner.submit(TransferRunner.Job(control: control, work: work)) else { return }
+        // Written with the next write (the run's first checkpoint at the latest, or its end),
+        // not in a transaction of its own: after a crash an `active` task and a `waiting` one
+        // resume alike, and 1,000 small downloads saved a thousand transactions.
+        store(task, lazily: true)
+        runs[id] = Run(control: control, meter: meter, intent: nil, lastProgress: (task.committedBytes, time.now(), 0))
     }
 
     /// Cancels a run for `intent` and waits until it has ended and its task's state is settled.
@@ -615,11 +663,16 @@ public actor TransferManager {
         case nil, .stall?, .requeue?: runs[id]?.intent = intent
         default: break
         }
-        run.task.cancel()
-        await run.task.value
+        run.control.cancel()
+        await run.control.ended()
     }
 
-    private func finished(id: Int64, result: Result<TransferOutcome, any Error>) {
+    private func finished(id: Int64, result: Result<TransferOutcome, any Error>, byShutdown: Bool = false) {
+        if byShutdown {
+            // No new run starts while the rest end.
+            stopping = true
+            runs[id]?.intent = .shutdown
+        }
         guard let run = runs.removeValue(forKey: id) else { return }
         guard var task = tasks[id] else {
             schedule()
@@ -709,7 +762,7 @@ public actor TransferManager {
             }
             if run.intent == nil, scheduler.hasStalled(lastByteAt: reading.lastByteAt, now: now) {
                 runs[id]?.intent = .stall
-                run.task.cancel()
+                run.control.cancel()
             }
         }
     }
@@ -749,38 +802,28 @@ public actor TransferManager {
         task.updatedAt = time.now()
         keep(task)
         if publish { hub.publish(.changed(task)) }
-        dirty.insert(task.id)
-        markGeneration += 1
+        flusher.mark(task.id)
         if !lazily { startFlushing() }
     }
 
+    /// Starts the writer when something waits to be written and nothing writes (see
+    /// ``TransferFlusher`` for why it is a task of its own, awaited by `flush()`).
     private func startFlushing() {
-        guard !flushing, !dirty.isEmpty else { return }
-        flushing = true
-        Task { await self.flushLoop() }
+        guard flusher.writer == nil, !flusher.dirty.isEmpty else { return }
+        flusher.writer = Task { await self.flushLoop() }
     }
 
     private func flushLoop() async {
-        while !dirty.isEmpty {
-            let generation = markGeneration
-            let ids = dirty
-            dirty = []
-            let snapshot = ids.compactMap { tasks[$0] }
+        while let batch = flusher.takeBatch() {
+            let snapshot = batch.ids.compactMap { tasks[$0] }
             do {
                 try await store.update(snapshot)
             } catch {
                 logger.error("cannot save transfers", metadata: ["error": "\(error)"])
             }
-            flushedGeneration = generation
-            let ready = flushWaiters.filter { $0.generation <= generation }
-            flushWaiters.removeAll { $0.generation <= generation }
-            for waiter in ready { waiter.continuation.resume() }
+            for waiter in flusher.wrote(batch.generation) { waiter.resume() }
         }
-        flushing = false
-        flushedGeneration = markGeneration
-        let ready = flushWaiters
-        flushWaiters = []
-        for waiter in ready { waiter.continuation.resume() }
+        for waiter in flusher.writerEnded() { waiter.resume() }
     }
 
     private func remove(ids: [Int64]) async throws {
@@ -789,7 +832,7 @@ public actor TransferManager {
         try await store.delete(ids: ids)
         for id in ids {
             forget(id)
-            dirty.remove(id)
+            flusher.forget(id)
             addedHere.remove(id)
             hub.publish(.deleted(id: id))
         }
