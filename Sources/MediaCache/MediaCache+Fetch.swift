@@ -11,6 +11,8 @@ extension MediaCache {
         entry: ResourceEntry, id: Int, range: Range<Int64>, meta: ResourceMeta, generation: Int, logger: Logger
     ) {
         let url = entry.url
+        // Shared by every reader of the entry, so it outlives the one that started it: the
+        // entry keeps it (`setTask`) and the cache cancels and awaits it at shutdown.
         let task = Task { [self] in
             do {
                 guard let origin = URL(string: url) else { throw MediaCacheError.invalidURL(url) }
@@ -80,6 +82,7 @@ extension MediaCache {
         entry: ResourceEntry, id: Int, generation: Int, file: DataFile, meta: ResourceMeta, response: UpstreamResponse,
         layout: ResponseLayout, logger: Logger
     ) {
+        // Owned like a gap fetch (see `startGapFetch`): by the entry, cancelled by the cache.
         let task = Task { [self] in
             do {
                 try await writeBody(
@@ -150,6 +153,7 @@ extension MediaCache {
                     }
                     if let previous = pendingSync { try await previous.value }
                     let range = unsyncedFrom..<offset
+                    // Outlives this loop turn; every path below awaits it before returning.
                     pendingSync = Task {
                         try await self.commitOffThread(entry: entry, file: file, range: range, generation: generation)
                     }

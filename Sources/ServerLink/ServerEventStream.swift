@@ -54,6 +54,8 @@ public struct ServerEventStream: Sendable {
     /// The updates until the reader stops iterating (or its task is cancelled).
     public func updates() -> AsyncStream<Update> {
         let (stream, continuation) = AsyncStream.makeStream(of: Update.self, bufferingPolicy: .bufferingNewest(4096))
+        // Feeds the stream it returns and lives as long as its reader: cancelled when the reader
+        // stops iterating or its task is cancelled.
         let task = Task { await run(continuation) }
         continuation.onTermination = { _ in task.cancel() }
         return stream

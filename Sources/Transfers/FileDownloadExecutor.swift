@@ -347,6 +347,8 @@ private struct Download {
                         try await context.commit(checkpoint)
                     }
                     let file = self.file
+                    // Not a child task: it must outlive this loop turn. Every path (the next
+                    // step, the end, the catch below) awaits it before the run returns.
                     pendingSync = (Task { try await file.syncOffPool() }, offset)
                     lastSyncStart = Date()
                     lastSyncOffset = offset

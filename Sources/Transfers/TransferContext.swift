@@ -53,6 +53,7 @@ public final class TransferContext: Sendable {
     /// moving into place): the manager may start the next task in its slot. The task stays
     /// active until the run returns; pause, cancel and shutdown still reach it. Returns at once.
     func releaseSlot() {
+        // Synchronous for the executor, so a hop onto the manager; it ends as soon as the actor runs it.
         Task { [manager, taskID] in await manager.releaseSlot(id: taskID) }
     }
 

@@ -17,19 +17,22 @@ enum TransferWatch {
     static func follow(_ tasks: [TransferTask], manager: TransferManager) async -> [TransferTask] {
         let output = ProgressOutput(tasks: tasks)
         let events = manager.events()
-        let watcher = Task {
-            for await event in events { output.handle(event) }
-        }
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: 250_000_000)
-                output.tick()
+        // The event reader and the redraw ticker are child tasks: both end with the wait.
+        let finished = await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await event in events { output.handle(event) }
             }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(nanoseconds: 250_000_000)
+                    output.tick()
+                }
+            }
+            await manager.start()
+            let finished = await manager.waitUntilFinished(ids: tasks.map(\.id))
+            group.cancelAll()
+            return finished
         }
-        await manager.start()
-        let finished = await manager.waitUntilFinished(ids: tasks.map(\.id))
-        watcher.cancel()
-        ticker.cancel()
         // The watcher reads its own subscription and may not have seen the last changes yet;
         // the renderer prints each task's final line once, whichever copy comes first.
         for task in finished { output.handle(.changed(task)) }

@@ -29,41 +29,44 @@ struct Watch: AsyncParsableCommand {
         }
         let screen = WatchScreen(tasks: [])
         let stream = ServerEventStream(link: client.link, topics: ["transfers", "imports"])
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(250))
-                screen.tick()
-            }
-        }
-        defer { ticker.cancel() }
-        var loaded = false
-        var wasDisconnected = false
-        for await update in stream.updates() {
-            switch update {
-            case .connected:
-                // The list once the events flow, so no change falls between the two; after a
-                // reconnect what was missed follows as events (or a resync).
-                if !loaded {
-                    screen.reload(try await Self.transfers(client))
-                    loaded = true
+        // The redraw ticker is a child task: it ends with the stream's loop.
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(250))
+                    screen.tick()
                 }
-                if wasDisconnected { screen.note("reconnected to \(client.baseURL)") }
-                wasDisconnected = false
-            case .event(let event):
-                screen.handle(event)
-            case .resync(let reason):
-                screen.note("catching up (\(reason == "restart" ? "the server restarted" : reason))")
-                if let tasks = try? await Self.transfers(client) { screen.reload(tasks) }
-            case .disconnected(let reason, let retryIn):
-                if !wasDisconnected {
-                    screen.note(
-                        "lost the server (\(reason)); reconnecting in \(String(format: "%.1f", retryIn)) s")
-                }
-                wasDisconnected = true
             }
-            // Idle only means something once the server's list is in: a first connection that
-            // fails (a busy server) says nothing about the transfers.
-            if untilIdle, loaded, screen.isIdle { break }
+            var loaded = false
+            var wasDisconnected = false
+            for await update in stream.updates() {
+                switch update {
+                case .connected:
+                    // The list once the events flow, so no change falls between the two; after a
+                    // reconnect what was missed follows as events (or a resync).
+                    if !loaded {
+                        screen.reload(try await Self.transfers(client))
+                        loaded = true
+                    }
+                    if wasDisconnected { screen.note("reconnected to \(client.baseURL)") }
+                    wasDisconnected = false
+                case .event(let event):
+                    screen.handle(event)
+                case .resync(let reason):
+                    screen.note("catching up (\(reason == "restart" ? "the server restarted" : reason))")
+                    if let tasks = try? await Self.transfers(client) { screen.reload(tasks) }
+                case .disconnected(let reason, let retryIn):
+                    if !wasDisconnected {
+                        screen.note(
+                            "lost the server (\(reason)); reconnecting in \(String(format: "%.1f", retryIn)) s")
+                    }
+                    wasDisconnected = true
+                }
+                // Idle only means something once the server's list is in: a first connection that
+                // fails (a busy server) says nothing about the transfers.
+                if untilIdle, loaded, screen.isIdle { break }
+            }
+            group.cancelAll()
         }
         screen.close()
     }

@@ -3,7 +3,6 @@ import Fetching
 import Foundation
 import Logging
 import MediaFormats
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import Tus
