@@ -53,6 +53,10 @@ public final class TunerEngine: Sendable {
     public let localFiles: LocalFileAccess
     /// Live channels: one upstream per channel shared by its viewers, and every stream limit.
     public let live: LiveSessions
+    /// Live channels as the controllers use them (a feature object over ``live``).
+    public let liveChannels: LiveChannels
+    /// The stream proxy as the controllers use it (a feature object over ``streams`` and the signer).
+    public let proxy: StreamProxy
     /// The live events the web app and `tuner watch` follow (fed by ``eventSources``).
     public let events = EventHub()
     /// Idempotency keys of the API's commands: each applied once, across restarts too.
@@ -93,6 +97,7 @@ public final class TunerEngine: Sendable {
         cache = cacheParts.cache
         background = cacheParts.background
         streams = cacheParts.streams
+        proxy = StreamProxy(streams: cacheParts.streams, signer: signer)
         preloads = cacheParts.preloads
         cacheAdmin = cacheParts.admin
         // Imports and downloads use this client: providers redirect playlist and guide URLs (often to
@@ -136,6 +141,7 @@ public final class TunerEngine: Sendable {
         live = LiveSessions(
             settings: configuration.live, catalog: catalog, signer: signer, fetchPolicy: configuration.fetchPolicy,
             workDirectory: dataFolder.path + "/live", logger: logger)
+        liveChannels = LiveChannels(sessions: live)
         downloads = Downloads(transfers: transfers, localFiles: localFiles, fetchPolicy: configuration.fetchPolicy)
         commands = CommandJournal(database: database, logger: logger)
         accessToken =

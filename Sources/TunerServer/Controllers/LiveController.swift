@@ -13,22 +13,22 @@ struct LiveController {
     let engine: TunerEngine
 
     func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
-        router.add(.streams) { [engine] _, _ in LiveStreamList(streams: engine.live.streams) }
+        router.add(.streams) { [engine] _, _ in LiveStreamList(streams: engine.liveChannels.streams) }
         router.add(.alternatives) { [engine] _, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            let (items, chosen) = try await engine.live.alternatives(of: id)
+            let (items, chosen) = try await engine.liveChannels.alternatives(of: id)
             return AlternativeList(chosen: chosen, alternatives: items)
         }
         router.add(.setAlternatives) { [engine] request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             let body = try await request.decode(as: AlternativesRequest.self, context: context)
-            try await engine.live.setAlternatives(of: id, to: body.ids)
-            let (items, chosen) = try await engine.live.alternatives(of: id)
+            try await engine.liveChannels.setAlternatives(of: id, to: body.ids)
+            let (items, chosen) = try await engine.liveChannels.alternatives(of: id)
             return AlternativeList(chosen: chosen, alternatives: items)
         }
         router.add(.stopStream) { [engine] _, context in
             let id = try context.parameters.require("id")
-            try await engine.live.stop(id: id)
+            try await engine.liveChannels.stop(id: id)
             return Response(status: .noContent)
         }
     }
@@ -129,7 +129,7 @@ struct LiveController {
         headers[.contentType] = "video/mp2t"
         headers[.cacheControl] = "no-cache, no-store"
         if head { return Response(status: .ok, headers: headers) }
-        let viewer = try await engine.live.watch(request)
+        let viewer = try await engine.liveChannels.watch(request)
         // The answer waits for the first bytes: a channel that cannot be played gets a reason,
         // not a 200 with nothing after it.
         guard let first = await viewer.next() else {
@@ -141,22 +141,26 @@ struct LiveController {
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
-                // Leaving the session wakes a waiting read with nil: the loop below ends the answer.
-                let timer = duration.map { duration in
-                    Task {
-                        guard (try? await Task.sleep(for: duration)) != nil else { return }
-                        viewer.close()
+                defer { viewer.close() }
+                // The `duration=` timer is a child task of the answer's own (structured): it cannot
+                // outlive the answer, and it ends with it however the answer ends (the player left,
+                // a write failed, the server shut down).
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    defer { group.cancelAll() }
+                    if let duration {
+                        group.addTask {
+                            // Leaving the session wakes a waiting read with nil: the loop below
+                            // then ends the answer.
+                            guard (try? await Task.sleep(for: duration)) != nil else { return }
+                            viewer.close()
+                        }
                     }
+                    for part in first { try await writer.write(part) }
+                    while let parts = await viewer.next() {
+                        for part in parts { try await writer.write(part) }
+                    }
+                    try await writer.finish(nil)
                 }
-                defer {
-                    timer?.cancel()
-                    viewer.close()
-                }
-                for part in first { try await writer.write(part) }
-                while let parts = await viewer.next() {
-                    for part in parts { try await writer.write(part) }
-                }
-                try await writer.finish(nil)
             })
     }
 }

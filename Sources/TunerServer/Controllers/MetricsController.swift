@@ -31,7 +31,7 @@ struct MetricsController {
 
     static func engineMetrics(_ engine: TunerEngine) async -> String {
         let registry = PrometheusCollectorRegistry()
-        let streams = engine.live.streams
+        let streams = engine.liveChannels.streams
         for profile in StreamProfile.allCases {
             let open = streams.filter { $0.profile == profile.rawValue }
             registry.makeGauge(
@@ -47,7 +47,7 @@ struct MetricsController {
             descriptor: Self.describe("tuner_password_hashes_total", "Password hashes run for output logins")
         )
         .increment(by: Int64(engine.outputs.passwordHashesRun))
-        let totals = engine.live.totals
+        let totals = engine.liveChannels.totals
         registry.makeCounter(descriptor: Self.describe("tuner_live_sessions_opened_total", "Live sessions opened"))
             .increment(by: Int64(totals.sessionsOpened))
         registry.makeCounter(

@@ -364,7 +364,7 @@ struct OutputController {
             return try remuxed(link, request: request)
         }
         let proxyBase = base(request)
-        let media = await engine.streams.serve(
+        let media = await engine.proxy.serve(
             link: link, method: request.method == .head ? .head : .get, range: nil, ifRange: nil,
             requestID: context.id, proxyBase: proxyBase)
         return Response(media, channel: context.channel)
@@ -380,7 +380,7 @@ struct OutputController {
         headers[.cacheControl] = "no-cache"
         if request.method == .head { return Response(status: .ok, headers: headers) }
         // The server's own address (never the player's view of it): ffmpeg runs beside Tuner.
-        let input = try engine.signer.proxyURL(for: link, baseURL: fallbackBaseURL())
+        let input = try engine.proxy.proxyURL(for: link, baseURL: fallbackBaseURL())
         let logger = engine.logger
         return Response(
             status: .ok, headers: headers,

@@ -36,13 +36,7 @@ struct StreamController {
     private func verifiedLink(_ context: TunerRequestContext) throws -> StreamLink {
         let signature = try context.parameters.require("signature")
         let payload = try context.parameters.require("payload")
-        do {
-            return try engine.signer.verify(signature: signature, payload: payload)
-        } catch  where error.kind == .forbidden {
-            throw FeatureError(.forbidden, error.description)
-        } catch {
-            throw FeatureError(.invalid, error.description)
-        }
+        return try engine.proxy.link(signature: signature, payload: payload)
     }
 
     /// A segment of a rewritten media playlist: `/stream/<playlist's signature>/<its
@@ -54,7 +48,7 @@ struct StreamController {
             throw FeatureError(.notFound, "'\(segment.prefix(20))' does not name a segment")
         }
         let playlist = try verifiedLink(context)
-        let media = await engine.streams.serveSegment(
+        let media = await engine.proxy.serveSegment(
             of: playlist, number: number, method: request.method == .head ? .head : .get,
             range: request.headers[.range], ifRange: request.headers[.ifRange], requestID: context.id)
         return Response(media, channel: context.channel)
@@ -65,12 +59,13 @@ struct StreamController {
         if let channel = link.channel, LiveSessions.isHLS(link.url) {
             // An HLS channel's playlist: its segments are shared through the cache, and the
             // channel counts as one connection of its source while anyone asks for it.
-            try await engine.live.noteHLSPlayer(
+            try await engine.liveChannels.noteHLSPlayer(
                 channelID: channel, address: LiveController.address(of: context), link: link)
         } else if let channel = link.channel, LiveHLSSession.isFileName(context.parameters.get("name") ?? "") {
             // The channel as HLS for browsers: the same signed link, with the session's file names.
             let name = context.parameters.get("name") ?? ""
-            let session = try await engine.live.hls(channelID: channel, address: LiveController.address(of: context))
+            let session = try await engine.liveChannels.hls(
+                channelID: channel, address: LiveController.address(of: context))
             guard let (data, type) = await session.file(name, for: LiveController.address(of: context)) else {
                 throw FeatureError(.notFound, "'\(name.prefix(40))' is not (or no longer) part of the stream")
             }
@@ -85,7 +80,7 @@ struct StreamController {
         }
         // Rewritten playlist URIs point back at the address the player used.
         let proxyBase = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
-        let media = await engine.streams.serve(
+        let media = await engine.proxy.serve(
             link: link, method: request.method == .head ? .head : .get, range: request.headers[.range],
             ifRange: request.headers[.ifRange], requestID: context.id, proxyBase: proxyBase, atStreamPath: true)
         return Response(media, channel: context.channel)
