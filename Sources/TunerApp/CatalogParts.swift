@@ -10,6 +10,8 @@ public struct CatalogParts: Sendable {
     public let library: Library
     /// Output profiles over the same catalog.
     public let outputs: OutputCenter
+    /// Probes channels' streams (the library's channel checks).
+    public let checker: StreamChecker
     let httpClient: HTTPClient
 
     /// Closes the importer's connections.

@@ -20,6 +20,8 @@ public final class Library: Sendable {
     let fetchPolicy: FetchPolicy
     /// Runs after each import of a source's channels (output profiles record new numbers).
     let afterImport: @Sendable () async -> Void
+    /// Probes channels' streams and records which are online (nil where only imports are needed).
+    let checker: StreamChecker?
     private let feed = ChangeFeed<ImportChange>()
 
     /// What a refresh through the library reports as it goes, for the events hub and the CLI.
@@ -43,8 +45,10 @@ public final class Library: Sendable {
     public init(
         catalog: SQLiteCatalogStore, importer: CatalogImporter, localFiles: LocalFileAccess?,
         defaultRefreshInterval: TimeInterval,
-        fetchPolicy: FetchPolicy = .any, afterImport: @escaping @Sendable () async -> Void = {}
+        fetchPolicy: FetchPolicy = .any, afterImport: @escaping @Sendable () async -> Void = {},
+        checker: StreamChecker? = nil
     ) {
+        self.checker = checker
         self.catalog = catalog
         self.importer = importer
         self.localFiles = localFiles

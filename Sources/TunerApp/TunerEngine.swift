@@ -135,9 +135,7 @@ public final class TunerEngine: Sendable {
         catalogScheduler = CatalogRefreshScheduler(
             importer: catalogImporter, logger: logger,
             refresher: { [library] source in _ = try await library.refresh(sourceID: source.id) })
-        var checkerConfiguration = StreamChecker.Configuration()
-        checkerConfiguration.fetchPolicy = configuration.fetchPolicy
-        streamChecker = StreamChecker(store: catalog, configuration: checkerConfiguration, logger: logger)
+        streamChecker = catalogParts.checker
         live = LiveSessions(
             settings: configuration.live, catalog: catalog, signer: signer, fetchPolicy: configuration.fetchPolicy,
             workDirectory: dataFolder.path + "/live", logger: logger)
@@ -271,12 +269,16 @@ public final class TunerEngine: Sendable {
         let outputs = OutputCenter(
             store: OutputStore(database: database, catalog: catalog, logger: logger), player: player, catalog: catalog,
             importer: importer, placeholders: configuration.guidePlaceholders)
+        var checkerConfiguration = StreamChecker.Configuration()
+        checkerConfiguration.fetchPolicy = configuration.fetchPolicy
+        let checker = StreamChecker(store: catalog, configuration: checkerConfiguration, logger: logger)
         let library = Library(
             catalog: catalog, importer: importer, localFiles: localFiles,
             defaultRefreshInterval: configuration.catalogDefaultRefreshSeconds, fetchPolicy: configuration.fetchPolicy,
-            afterImport: { try? await outputs.recordNumbers() })
+            afterImport: { try? await outputs.recordNumbers() }, checker: checker)
         return CatalogParts(
-            catalog: catalog, importer: importer, library: library, outputs: outputs, httpClient: httpClient)
+            catalog: catalog, importer: importer, library: library, outputs: outputs, checker: checker,
+            httpClient: httpClient)
     }
 
     private static func makeTransferManager(

@@ -87,4 +87,30 @@ import Testing
             #expect(speaking.isSubset(of: allowed), "\(speaking.subtracting(allowed)) import NIOHTTP1")
         }
     }
+
+    /// The engine's services and stores, which controllers reach only through TunerApp's feature
+    /// objects (``LiveChannels``, ``StreamProxy``, ``Library``, …; issue 27, point 1).
+    static let servicesControllersMustNotName = [
+        "streams", "live", "cache", "catalog", "uploads", "transfers", "signer", "catalogImporter",
+        "catalogScheduler", "streamChecker", "runTransfers",
+    ]
+    /// Controller files that still name one of them, with the name. The list may only shrink.
+    static let controllersNamingServices: Set<String> = []
+
+    @Test func controllersReachServicesThroughFeatureObjects() throws {
+        let folder = Self.sources.appendingPathComponent("TunerServer/Controllers")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
+        #expect(!files.isEmpty)
+        for file in files {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            for name in Self.servicesControllersMustNotName {
+                // `engine.live` but not `engine.liveChannels`: the name ends where no identifier goes on.
+                let pattern = "engine\\.\(name)(?![A-Za-z0-9_])"
+                guard text.range(of: pattern, options: .regularExpression) != nil else { continue }
+                #expect(
+                    Self.controllersNamingServices.contains("\(file): \(name)"),
+                    "\(file) names engine.\(name): call a feature object in TunerApp instead")
+            }
+        }
+    }
 }

@@ -83,7 +83,7 @@ extension CatalogController {
         router.add(.checkChannels, use: check)
         router.add(.movieDetails) { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            return Body(value: try await engine.catalogImporter.movieDetails(itemID: id))
+            return Body(value: try await engine.library.movieDetails(itemID: id))
         }
     }
 
@@ -199,7 +199,7 @@ extension CatalogController {
         if let length = request.headers[.contentLength], length != "0" {
             body = try await decode(CheckRequest.self, request, context)
         }
-        let checks = try await engine.streamChecker.check(ids: body.ids, sourceID: body.source)
+        let checks = try await engine.library.checkChannels(ids: body.ids, sourceID: body.source)
         let online = checks.filter { $0.online }.count
         return CheckResults(checked: checks.count, online: online, offline: checks.count - online, results: checks)
     }

@@ -125,7 +125,7 @@ extension CatalogController {
     @Sendable func episodes(request: Request, context: TunerRequestContext) async throws -> Episodes {
         let id = try context.parameters.require("id", as: Int64.self)
         let reload = request.uri.queryParameters["reload"].map { $0 == "true" || $0 == "1" } ?? false
-        let episodes = try await engine.catalogImporter.episodes(seriesItemID: id, reload: reload)
+        let episodes = try await engine.library.episodes(seriesItemID: id, reload: reload)
         guard let series = try await engine.browse.item(id: id) else {
             throw FeatureError(.notFound, "no channel with id \(id)")
         }
@@ -181,7 +181,7 @@ extension CatalogController {
             }
             limit = value
         }
-        let programmes = try await engine.catalogImporter.xtreamShortEPG(channelItemID: id, limit: limit)
+        let programmes = try await engine.library.xtreamShortEPG(channelItemID: id, limit: limit)
         return ShortEPG(itemID: id, programmes: programmes)
     }
 
