@@ -4,6 +4,7 @@ import Logging
 import MediaFormats
 import NIOConcurrencyHelpers
 import NIOCore
+import Streaming
 import Testing
 import TunerAPI
 
@@ -162,7 +163,7 @@ import TunerAPI
         _ = session.join(
             LiveViewerInfo(address: "127.0.0.1", user: nil, outputProfile: nil, joinedAt: Date(), bytes: 0),
             priority: 0)
-        session.start(looping, next: { _, _ in nil }, onEnd: { _ in })
+        session.start(looping, next: { _, _ in nil }, work: BackgroundWork(), onEnd: { _ in })
         // Sixty rounds (1.5 s unloaded): six looks of the watchdog at least, each after several
         // rounds. Counted, not timed, so a loaded machine only makes it slower.
         let deadline = ContinuousClock.now + .seconds(120)
@@ -209,7 +210,8 @@ import TunerAPI
             session.join(
                 LiveViewerInfo(address: "127.0.0.1", user: nil, outputProfile: nil, joinedAt: Date(), bytes: 0),
                 priority: 0))
-        session.start(garbled, next: { _, failures in failures == 1 ? clean : nil }, onEnd: { _ in })
+        session.start(
+            garbled, next: { _, failures in failures == 1 ? clean : nil }, work: BackgroundWork(), onEnd: { _ in })
         var received: [TSPacket] = []
         while !received.contains(where: { $0.pid == 0x100 && $0.discontinuity }) {
             guard let parts = await session.read(viewer) else { break }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import Streaming
 import Synchronization
 import TunerAPI
 
@@ -138,9 +139,14 @@ public final class LiveHLSSession: Sendable {
         ]
     }
 
-    /// Starts ffmpeg on `reader`'s bytes; `onEnd` runs once when the session has ended.
-    func start(reader: LiveViewer, onEnd: @escaping @Sendable (LiveHLSSession) -> Void) {
-        let task = Task { [self] in
+    /// Starts ffmpeg on `reader`'s bytes as a task of `work`; `onEnd` runs once when the session
+    /// has ended.
+    ///
+    /// The task is owned by the live engine's `work` (``LiveSessions``), not left unstructured:
+    /// one lifecycle with every session, cancelled and awaited by the engine's shutdown. The
+    /// handle is kept too, so ``stopAndWait(_:)`` awaits this one alone.
+    func start(reader: LiveViewer, work: BackgroundWork, onEnd: @escaping @Sendable (LiveHLSSession) -> Void) {
+        let task = work.start { [self] in
             let reason: String
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -153,6 +159,13 @@ public final class LiveHLSSession: Sendable {
             try? FileManager.default.removeItem(atPath: directory)
             logger.info("live HLS session ended", metadata: ["channel": "\(channelID)", "reason": "\(reason)"])
             onEnd(self)
+        }
+        guard let task else {
+            // The engine is shutting down: nothing starts, and the reader leaves its session.
+            reader.close()
+            state.withLock { $0.ended = $0.ended ?? "the server is shutting down" }
+            onEnd(self)
+            return
         }
         state.withLock { $0.task = task }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import Streaming
 import Synchronization
 import TunerAPI
 
@@ -85,16 +86,23 @@ public final class LiveSession: Sendable {
         state.withLock { $0.upstream = first }
     }
 
-    /// Starts reading `first`; `next` picks what follows a failure. `onEnd` runs once, when the
-    /// session has ended.
-    func start(_ first: LiveUpstream, next: @escaping NextUpstream, onEnd: @escaping @Sendable (LiveSession) -> Void) {
-        let task = Task { [self] in
-            await run(first, next: next)
+    /// Starts reading `first` as a task of `work`; `next` picks what follows a failure. `onEnd`
+    /// runs once, when the session has ended.
+    ///
+    /// The task is owned by the live engine's `work` (``LiveSessions``), not left unstructured:
+    /// every session of the engine has one lifecycle, and the engine's shutdown cancels and awaits
+    /// whatever still runs. The handle is kept too, so ``stopAndWait(_:)`` awaits this one alone.
+    func start(
+        _ first: LiveUpstream, next: @escaping NextUpstream, work: BackgroundWork,
+        onEnd: @escaping @Sendable (LiveSession) -> Void
+    ) {
+        state.withLock { $0.onEnd = onEnd }
+        guard let task = work.start({ [self] in await run(first, next: next) }) else {
+            // The engine is shutting down: the session ends before it reads anything.
+            finish("the server is shutting down")
+            return
         }
-        state.withLock {
-            $0.onEnd = onEnd
-            $0.task = task
-        }
+        state.withLock { $0.task = task }
     }
 
     private enum Outcome {

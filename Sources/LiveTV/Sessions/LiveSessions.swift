@@ -19,6 +19,8 @@ public final class LiveSessions: Sendable {
     public let settings: LiveSettings
     let catalog: SQLiteCatalogStore
     let client: HTTPClient
+    /// Owns every session's task (MPEG-TS and HLS): one lifecycle, ended by ``shutdown()``.
+    let work = BackgroundWork()
     let fetchPolicy: FetchPolicy
     let signer: StreamLinkSigner
     let logger: Logger
@@ -326,7 +328,7 @@ public final class LiveSessions: Sendable {
         }
         if created {
             logger.info("live session opened", metadata: ["session": "\(session.id)", "channel": "\(item.id)"])
-            session.start(upstream, next: next) { [weak self] ended in self?.remove(ended) }
+            session.start(upstream, next: next, work: work) { [weak self] ended in self?.remove(ended) }
         }
         return LiveViewer(session: target, id: id)
     }
@@ -445,7 +447,7 @@ public final class LiveSessions: Sendable {
             reader.close()
             return winner
         }
-        session.start(reader: reader) { [weak self] ended in
+        session.start(reader: reader, work: work) { [weak self] ended in
             self?.state.withLock { state in
                 if state.hls[key] === ended { state.hls[key] = nil }
             }
@@ -616,6 +618,8 @@ public final class LiveSessions: Sendable {
         }
         for session in hls { await session.stopAndWait("the server is shutting down") }
         for session in sessions { await session.stopAndWait("the server is shutting down") }
+        // Whatever still runs (a session that started while the others stopped) ends here.
+        await work.shutdown()
     }
 
     /// Closes the live client; for the engine's shutdown, after ``shutdown()``.
