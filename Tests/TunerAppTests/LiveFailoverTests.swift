@@ -1,5 +1,4 @@
 import Foundation
-@testable import LiveTV
 import Logging
 import MediaFormats
 import NIOConcurrencyHelpers
@@ -8,6 +7,7 @@ import Streaming
 import Testing
 import TunerAPI
 
+@testable import LiveTV
 @testable import TunerApp
 
 /// A live session after a switch: the new upstream is judged on its own packets, and viewers go

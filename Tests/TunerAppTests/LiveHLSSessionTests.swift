@@ -1,7 +1,7 @@
 import Foundation
-@testable import LiveTV
 import Testing
 
+@testable import LiveTV
 @testable import TunerApp
 
 /// The file names an HLS session serves and the playlist Xtream's `.m3u8` hands out.

@@ -1,6 +1,6 @@
-@testable import LiveTV
 import Testing
 
+@testable import LiveTV
 @testable import TunerApp
 
 /// The resume point of a file played as a live channel: only a part that starts exactly after

@@ -1,8 +1,8 @@
-@testable import LiveTV
 import MediaFormats
 import NIOCore
 import Testing
 
+@testable import LiveTV
 @testable import TunerApp
 
 /// The live session's memory: a bounded window of packets that joiners enter at a keyframe,

@@ -1,8 +1,8 @@
 import Foundation
-@testable import Streaming
 import Testing
 import TunerTesting
 
+@testable import Streaming
 @testable import TunerApp
 @testable import TunerServer
 

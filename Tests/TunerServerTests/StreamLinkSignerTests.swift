@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
-@testable import Streaming
 import Testing
 
+@testable import Streaming
 @testable import TunerApp
 
 /// Proxy URLs: the hand-written payload encoding must mean exactly what JSONDecoder reads back,
