@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import Synchronization
 
 /// One simulated live stream: the segments of a VOD media playlist, looped forever, behind a
 /// sliding-window playlist whose media sequence advances with the clock.
@@ -111,23 +112,22 @@ public enum LiveStreamError: Error, CustomStringConvertible {
 }
 
 /// The live streams of one origin, by name; shared by its connections, so behind a lock.
-final class LiveStreams: @unchecked Sendable {
-    private let lock = NSLock()
-    private var streams: [String: LiveStream] = [:]
+final class LiveStreams: Sendable {
+    private let streams = Mutex<[String: LiveStream]>([:])
 
     func set(_ stream: LiveStream) {
-        lock.withLock { streams[stream.name] = stream }
+        streams.withLock { $0[stream.name] = stream }
     }
 
     func remove(_ name: String) {
-        lock.withLock { _ = streams.removeValue(forKey: name) }
+        streams.withLock { _ = $0.removeValue(forKey: name) }
     }
 
     func stream(_ name: String) -> LiveStream? {
-        lock.withLock { streams[name] }
+        streams.withLock { $0[name] }
     }
 
     func skip(_ name: String, slots: Int) {
-        lock.withLock { streams[name]?.skippedSlots += slots }
+        streams.withLock { $0[name]?.skippedSlots += slots }
     }
 }

@@ -1,17 +1,15 @@
-import Foundation
+import Synchronization
 
 /// A value shared between threads (child-process waiters, test callbacks), behind a lock.
-/// Foundation's `NSLock`, because NIOConcurrencyHelpers is not a dependency of this module and
-/// `Synchronization.Mutex` needs macOS 15.
+/// A `Mutex` of nothing, guarding the value beside it: a `Mutex` of the value itself would
+/// require what `body` returns to be sendable, and tests return whatever they read.
 public final class LockedState<Value>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var value: Value
 
     public init(_ value: Value) { self.value = value }
 
     public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
+        try lock.withLock { _ in try body(&value) }
     }
 }

@@ -1,14 +1,14 @@
 import Foundation
 import NIOCore
+import Synchronization
 
 /// What all connections of one `TestOrigin` share: counters, resource versions, the fault plan and
 /// the open connections.
 ///
-/// Connections run on several event loop threads at once, so every access takes the lock. It is an
-/// `NSLock` because NIOConcurrencyHelpers is not a declared dependency of this module and
-/// `Synchronization.Mutex` needs macOS 15.
+/// Connections run on several event loop threads at once, so every access takes the lock: a
+/// `Mutex` of nothing guarding the fields beside it (`LockedState` says why).
 final class OriginState: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var bodyBytesSent = 0
     private var requestCount = 0
     private var requestsByPath: [String: Int] = [:]
@@ -30,9 +30,7 @@ final class OriginState: @unchecked Sendable {
     private var isShutDown = false
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+        try lock.withLock { _ in try body() }
     }
 
     // MARK: Uploads

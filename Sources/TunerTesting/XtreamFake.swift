@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// A fake Xtream Codes panel on 127.0.0.1 (random port), answering `player_api.php` and
 /// `xmltv.php` from JSON and XML documents the test sets, the way real panels do: numbers
@@ -32,13 +33,11 @@ public final class XtreamFake: Sendable {
 
     /// The fake's mutable state, shared by its connections.
     final class LockedState: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = Mutex(())
         private var value: State
         init(_ value: State) { self.value = value }
         func withLockedValue<T>(_ body: (inout State) -> T) -> T {
-            lock.lock()
-            defer { lock.unlock() }
-            return body(&value)
+            lock.withLock { _ in body(&value) }
         }
     }
 
