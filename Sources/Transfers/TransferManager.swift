@@ -16,49 +16,6 @@ import MediaFormats
 /// writer's books, and the pure ``TransferScheduler`` decides. The runner and the ticker are child
 /// tasks of ``run()``, the one lifecycle.
 public actor TransferManager {
-    /// Limits and timings.
-    public struct Configuration: Sendable {
-        /// Tasks running at once.
-        public var maximumActive: Int
-        /// Tasks running at once against one host.
-        public var maximumActivePerHost: Int
-        /// A run that moves no bytes for this long is cancelled and retried.
-        public var stallTimeout: TimeInterval
-        public var retryPolicy: RetryPolicy
-        /// How often progress events are emitted and stalls checked.
-        public var progressInterval: TimeInterval
-        public var tuning: TransferTuning
-        /// False: tasks already in the store are kept but not run; only tasks added through this
-        /// manager are (the CLI's in-process `--wait` uses it so it does not start the server's queue).
-        public var runsStoredTasks: Bool
-        /// Where downloads and uploads may connect: every hop, redirects included, is checked on
-        /// its resolved addresses (`--allow-fetch`).
-        public var fetchPolicy: FetchPolicy
-
-        public init(
-            maximumActive: Int = 3, maximumActivePerHost: Int = 2, stallTimeout: TimeInterval = 30,
-            retryPolicy: RetryPolicy = .standard, progressInterval: TimeInterval = 0.5,
-            tuning: TransferTuning = TransferTuning(),
-            runsStoredTasks: Bool = true, fetchPolicy: FetchPolicy = .any
-        ) {
-            self.maximumActive = max(1, maximumActive)
-            self.maximumActivePerHost = max(1, maximumActivePerHost)
-            self.stallTimeout = stallTimeout
-            self.retryPolicy = retryPolicy
-            self.progressInterval = progressInterval
-            self.tuning = tuning
-            self.runsStoredTasks = runsStoredTasks
-            self.fetchPolicy = fetchPolicy
-        }
-
-        /// The pure decisions these settings make.
-        public var scheduler: TransferScheduler {
-            TransferScheduler(
-                maximumActive: maximumActive, maximumActivePerHost: maximumActivePerHost, stallTimeout: stallTimeout,
-                retryPolicy: retryPolicy)
-        }
-    }
-
     /// Why the manager cancelled a run; decides the task's state once the run has ended.
     enum StopIntent {
         case pause, cancel, delete, shutdown, requeue, stall
@@ -111,9 +68,8 @@ public actor TransferManager {
     /// The single writer: ids whose newest state must reach the store, and waiters for a flush.
     private var flusher = TransferFlusher()
 
-    /// Callers of `waitUntilFinished`, by a token, with the ids they still wait for.
-    private var finishWaiters: [Int: (pending: Set<Int64>, continuation: CheckedContinuation<Void, Never>)] = [:]
-    private var nextFinishWaiter = 0
+    /// Callers of `waitUntilFinished`, with the ids they still wait for.
+    private let finishWaiters = TransferFinishWaiters()
 
     /// Opens the manager on `store`, loading its tasks. Files go to `<dataDirectory>/downloads`.
     /// Every time the manager reads or waits for comes from `clock` (tests pass a manual one).
@@ -237,9 +193,7 @@ public actor TransferManager {
         wakeUp = nil
         await flush()
         hub.finish()
-        let waiters = finishWaiters.values
-        finishWaiters = [:]
-        for waiter in waiters { waiter.continuation.resume() }
+        finishWaiters.releaseAll()
     }
 
     // MARK: - Queries
@@ -267,40 +221,18 @@ public actor TransferManager {
     public func waitUntilFinished(ids: [Int64]) async -> [TransferTask] {
         let pending = Set(ids.filter { id in tasks[id].map { !$0.state.isFinished } ?? false })
         if !pending.isEmpty, !stopping {
-            let token = nextFinishWaiter
-            nextFinishWaiter += 1
+            let token = finishWaiters.reserve()
+            // Registered on this actor, in the same step that read `pending`, so no task can
+            // finish in between unnoticed.
             await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
-                    if Task.isCancelled {
-                        continuation.resume()
-                    } else {
-                        finishWaiters[token] = (pending, continuation)
-                    }
+                    finishWaiters.register(token, pending: pending, continuation)
                 }
-            } onCancel: {
-                // The handler is synchronous: a hop onto the actor, which ends at once.
-                Task { await self.stopWaiting(token) }
+            } onCancel: { [finishWaiters] in
+                finishWaiters.cancel(token)
             }
         }
         return ids.compactMap { tasks[$0] }
-    }
-
-    private func stopWaiting(_ token: Int) {
-        finishWaiters.removeValue(forKey: token)?.continuation.resume()
-    }
-
-    /// `id` finished or was deleted: resumes the waiters that waited for it last.
-    private func settleFinishWaiters(_ id: Int64) {
-        guard !finishWaiters.isEmpty else { return }
-        for (token, var waiter) in finishWaiters where waiter.pending.contains(id) {
-            waiter.pending.remove(id)
-            if waiter.pending.isEmpty {
-                finishWaiters[token] = nil
-                waiter.continuation.resume()
-            } else {
-                finishWaiters[token] = waiter
-            }
-        }
     }
 
     // MARK: - Operations
@@ -328,7 +260,7 @@ public actor TransferManager {
             return FileManager.default.fileExists(atPath: downloadsDirectory + "/" + name)
         }
         for request in requests {
-            try validate(request)
+            try request.validate(hasExecutor: executors[request.kind] != nil)
             let wanted =
                 request.destinationName.map(DestinationName.sanitize)
                 ?? (request.kind == .downloadHLS
@@ -482,7 +414,7 @@ public actor TransferManager {
             throw TransferError.invalidState(
                 id: id, state: task.state, action: "change the URL of", hint: "add a new task")
         }
-        try validate(TransferRequest(kind: task.kind, sourceURL: url))
+        try TransferRequest(kind: task.kind, sourceURL: url).validate(hasExecutor: executors[task.kind] != nil)
         if runs[id] != nil { await stop(id, intent: .requeue) }
         guard var changed = tasks[id] else { throw TransferError.noTask(id) }
         changed.sourceURL = url
@@ -785,13 +717,13 @@ public actor TransferManager {
     private func keep(_ task: TransferTask) {
         tasks[task.id] = task
         waiting.update(task)
-        if task.state.isFinished { settleFinishWaiters(task.id) }
+        if task.state.isFinished { finishWaiters.settle(task.id) }
     }
 
     private func forget(_ id: Int64) {
         tasks[id] = nil
         waiting.remove(id)
-        settleFinishWaiters(id)
+        finishWaiters.settle(id)
     }
 
     /// Keeps `task` as the newest state, announces it, and queues it for the store. `lazily`
@@ -845,52 +777,5 @@ public actor TransferManager {
 
     private func context(for id: Int64) -> TransferContext {
         TransferContext(taskID: id, manager: self, meter: TransferMeter(startBytes: 0, total: nil))
-    }
-
-    private func validate(_ request: TransferRequest) throws {
-        guard TransferKind.known.contains(request.kind) || executors[request.kind] != nil else {
-            throw TransferError.invalidRequest(
-                """
-                unknown transfer kind '\(request.kind)'; known kinds: \
-                \(TransferKind.known.map(\.rawValue).joined(separator: ", "))
-                """
-            )
-        }
-        if request.kind == .downloadFile || request.kind == .downloadHLS {
-            guard let components = URLComponents(string: request.sourceURL),
-                let scheme = components.scheme?.lowercased(),
-                scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
-            else {
-                throw TransferError.invalidRequest(
-                    """
-                    '\(request.sourceURL)' is not an http(s) URL; give a full URL such as \
-                    https://example.com/video.mp4
-                    """
-                )
-            }
-        }
-        if request.kind == .uploadTus || request.kind == .uploadPlain {
-            let path = URL(string: request.sourceURL).flatMap { $0.isFileURL ? $0.path : nil } ?? request.sourceURL
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-                throw TransferError.invalidRequest(
-                    "'\(request.sourceURL)' is not a file to upload; give the path of an existing file")
-            }
-            guard let target = request.properties["destinationURL"], let components = URLComponents(string: target),
-                let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
-                components.host?.isEmpty == false
-            else {
-                throw TransferError.invalidRequest(
-                    "an upload needs an http(s) destinationURL, got '\(request.properties["destinationURL"] ?? "")'")
-            }
-        }
-        if let sha = request.expectedSHA256 {
-            guard sha.count == 64, sha.allSatisfy(\.isHexDigit) else {
-                throw TransferError.invalidRequest("the SHA-256 must be 64 hex digits, got '\(sha)'")
-            }
-        }
-        if let name = request.destinationName, name.contains("/") || name == "." || name == ".." || name.isEmpty {
-            throw TransferError.invalidRequest("the file name '\(name)' must be a plain name without '/'")
-        }
     }
 }

@@ -10,11 +10,11 @@ import Testing
     /// Each count may only go down, and a file not listed may create none.
     static let unstructuredTasks: [String: (count: Int, reason: String)] = [
         "Transfers/TransferManager.swift": (
-            3,
+            2,
             """
             start() runs run() in a task the manager keeps and shutdown() cancels and awaits; the single \
             writer (TransferFlusher) is never cancelled, since a cancelled database write loses synced \
-            offsets, and flush() awaits it; a waiter's synchronous cancellation handler hops onto the actor
+            offsets, and flush() awaits it
             """
         ),
         "Transfers/TransferContext.swift": (
