@@ -42,6 +42,8 @@ public final class TunerEngine: Sendable {
     public let catalogImporter: CatalogImporter
     /// tus uploads received at `/api/v1/uploads`, in `<data folder>/uploads`.
     public let uploads: TusUploadStore
+    /// The uploads as the controllers use them (a feature object over ``uploads``).
+    public let receivedUploads: Uploads
     /// Re-imports sources when their refresh interval has passed; `tuner serve` runs it.
     public let catalogScheduler: CatalogRefreshScheduler
     /// Probes channels' streams and records which are online.
@@ -113,6 +115,7 @@ public final class TunerEngine: Sendable {
                     directory: dataFolder.uploadsDirectory, maxSize: configuration.uploadMaxSize,
                     incompleteLifetime: uploadLifetime),
                 logger: logger)
+            receivedUploads = Uploads(store: uploads)
             transfers = try await Self.makeTransferManager(
                 dataFolder: dataFolder, database: database,
                 configuration: configuration.transferManagerConfiguration, logger: logger)

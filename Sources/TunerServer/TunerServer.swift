@@ -97,8 +97,9 @@ public final class TunerServer: Sendable {
         streams.addRoutes(to: routes)
         APIController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: routes)
         CatalogController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: routes)
-        UploadsController(store: engine.uploads, fallbackBaseURL: { [self] in baseURL }, logger: engine.logger)
-            .addRoutes(to: routes)
+        let uploads = UploadsController(
+            uploads: engine.receivedUploads, fallbackBaseURL: { [self] in baseURL }, logger: engine.logger)
+        uploads.addRoutes(to: routes)
         TransfersController(downloads: engine.downloads).addRoutes(to: routes)
         var outputs = OutputController(engine: engine, token: token, fallbackBaseURL: { [self] in baseURL })
         outputs.rootOpen = configuration.hdhomerunOpen

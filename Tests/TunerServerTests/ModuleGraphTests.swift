@@ -96,6 +96,11 @@ import Testing
     ]
     /// Controller files that still name one of them, with the name. The list may only shrink.
     static let controllersNamingServices: Set<String> = []
+    /// The service and store types behind the feature objects, which no controller names either
+    /// (a value type inside one, such as `LiveSessions.Request`, may be named).
+    static let typesControllersMustNotName = [
+        "TusUploadStore", "SQLiteCatalogStore", "TransferManager", "StreamService", "StreamLinkSigner", "LiveSessions",
+    ]
 
     @Test func controllersReachServicesThroughFeatureObjects() throws {
         let folder = Self.sources.appendingPathComponent("TunerServer/Controllers")
@@ -110,6 +115,12 @@ import Testing
                 #expect(
                     Self.controllersNamingServices.contains("\(file): \(name)"),
                     "\(file) names engine.\(name): call a feature object in TunerApp instead")
+            }
+            for type in Self.typesControllersMustNotName {
+                let pattern = "\\b\(type)(?![A-Za-z0-9_.])"
+                #expect(
+                    text.range(of: pattern, options: .regularExpression) == nil,
+                    "\(file) names \(type): call a feature object in TunerApp instead")
             }
         }
     }

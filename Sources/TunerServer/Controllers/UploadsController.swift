@@ -14,10 +14,10 @@ import TusServer
 /// deferred length), HEAD for the offset, PATCH, termination, checksums (sha1, md5, sha256) and
 /// expiration (`Upload-Expires`). Cross-origin access is ``UploadsCORSMiddleware``'s.
 ///
-/// Protocol only: bytes, offsets and durability are ``TusUploadStore``'s. PATCH bodies stream
-/// from the socket to the store; nothing holds a whole body.
+/// Protocol only: bytes, offsets and durability are the upload store's, reached through TunerApp's
+/// ``Uploads``. PATCH bodies stream from the socket to the store; nothing holds a whole body.
 struct UploadsController {
-    let store: TusUploadStore
+    let uploads: Uploads
     let fallbackBaseURL: @Sendable () -> String
     let logger: Logger
 
@@ -40,7 +40,7 @@ struct UploadsController {
     // MARK: Handlers
 
     @Sendable func options(_ request: Request) -> Response {
-        respond(.noContent, Self.capabilities(maxSize: store.configuration.maxSize))
+        respond(.noContent, Self.capabilities(maxSize: uploads.maxSize))
     }
 
     /// What an OPTIONS answer says about this server (also in the CORS preflight's answer).
@@ -91,7 +91,7 @@ struct UploadsController {
         }
         var info: TusUploadInfo
         do {
-            info = try store.create(length: length, metadata: metadata)
+            info = try uploads.create(length: length, metadata: metadata)
         } catch let error as TusUploadStoreError {
             return problem(for: error)
         }
@@ -99,7 +99,7 @@ struct UploadsController {
         headers[.location] = location(of: info.id, request: request)
         if hasBody {
             do {
-                info = try await store.append(to: info.id, at: 0, checksum: checksum, body: request.body)
+                info = try await uploads.append(to: info.id, at: 0, checksum: checksum, body: request.body)
             } catch let error as TusUploadStoreError {
                 // The upload exists; the client resumes it with HEAD at the Location.
                 logger.info(
@@ -108,7 +108,7 @@ struct UploadsController {
                 logger.info(
                     "creation-with-upload body ended early", metadata: ["upload": "\(info.id)", "error": "\(error)"])
             }
-            info = (try? store.info(id: info.id)) ?? info
+            info = (try? uploads.info(id: info.id)) ?? info
             headers[.uploadOffset] = String(info.offset)
         }
         addExpiry(info, to: &headers)
@@ -120,7 +120,7 @@ struct UploadsController {
         let id = try context.parameters.require("id")
         let info: TusUploadInfo
         do {
-            info = try store.info(id: id)
+            info = try uploads.info(id: id)
         } catch let error as TusUploadStoreError {
             return problem(for: error, bodyless: true)
         }
@@ -160,7 +160,7 @@ struct UploadsController {
         if let refusal = parsed.refusal { return refusal }
         let checksum = parsed.checksum
         do {
-            let info = try await store.append(
+            let info = try await uploads.append(
                 to: id, at: offset, declaringLength: declared, checksum: checksum, body: request.body)
             var headers = HTTPFields()
             headers[.uploadOffset] = String(info.offset)
@@ -171,7 +171,7 @@ struct UploadsController {
         } catch {
             // The body broke off (the client went away): the store kept what was synced. Any
             // answer is for a client that is probably gone; it says where to resume.
-            let offset = (try? store.info(id: id).offset).map(String.init) ?? "unknown"
+            let offset = (try? uploads.info(id: id).offset).map(String.init) ?? "unknown"
             return problem(
                 .badRequest, "the request body ended with an error (\(error)); resume from Upload-Offset \(offset)")
         }
@@ -181,7 +181,7 @@ struct UploadsController {
         if let refusal = checkResumable(request) { return refusal }
         let id = try context.parameters.require("id")
         do {
-            try store.terminate(id: id)
+            try uploads.terminate(id: id)
         } catch let error as TusUploadStoreError {
             return problem(for: error)
         }
@@ -255,7 +255,7 @@ struct UploadsController {
     }
 
     private func addExpiry(_ info: TusUploadInfo, to headers: inout HTTPFields) {
-        guard let expiresAt = store.expiry(of: info) else { return }
+        guard let expiresAt = uploads.expiry(of: info) else { return }
         headers[.uploadExpires] = Self.httpDate(expiresAt)
     }
 
