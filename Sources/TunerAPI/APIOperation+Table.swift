@@ -195,16 +195,17 @@ extension APIOperation {
 
     // Sign-in and API keys.
     public static let session = Self(
-        "session", "GET", "/session", .read, answer: "Who", "Who this request acts as (the owner, or an API key)")
+        "session", "GET", "/session", .read, answer: "SessionAnswer",
+        "Who this request acts as (the owner, or an API key)")
     public static let signIn = Self(
-        "signIn", "POST", "/session", .read, request: "SignInRequest", answer: "Who",
+        "signIn", "POST", "/session", .read, request: "SignInRequest", answer: "SessionAnswer",
         "Sign a browser in: the access token or an API key for a session cookie")
     public static let signOut = Self(
         "signOut", "DELETE", "/session", .read, "Sign out: the session ends and its cookie is cleared (204)")
     public static let keys = Self(
-        "keys", "GET", "/keys", .admin, answer: "KeyList", "API keys (never their secrets)")
+        "keys", "GET", "/keys", .admin, answer: "APIKeyList", "API keys (never their secrets)")
     public static let addKey = Self(
-        "addKey", "POST", "/keys", .admin, request: "AddKeyRequest", answer: "NewKey",
+        "addKey", "POST", "/keys", .admin, request: "AddKeyRequest", answer: "NewAPIKeyAnswer",
         "Make an API key with a scope; its secret is in this answer only")
     public static let removeKey = Self(
         "removeKey", "DELETE", "/keys/{id}", .admin,

@@ -33,7 +33,7 @@ import TunerApp
         let job = sample(PreloadJobs.Job.self)
         let mapping = CatalogController.Mapping(itemID: 1, epgID: "x")
         let alternatives = AlternativeList(chosen: true, alternatives: [item])
-        let who = AccessController.Who(scope: "read", name: "x", keyID: 1)
+        let who = sample(SessionAnswer.self)
         let profile = sample(OutputProfileAnswer.self)
         let user = sample(OutputUserAnswer.self)
         return [
@@ -80,8 +80,8 @@ import TunerApp
             "streams": sample(LiveStreamList.self),
             "alternatives": alternatives, "setAlternatives": alternatives,
             "session": who, "signIn": who,
-            "keys": AccessController.KeyList(keys: [sample(APIKey.self)]),
-            "addKey": AccessController.NewKey(key: sample(APIKey.self), secret: "x"),
+            "keys": sample(APIKeyList.self),
+            "addKey": sample(NewAPIKeyAnswer.self),
         ]
     }()
 

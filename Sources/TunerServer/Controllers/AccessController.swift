@@ -13,16 +13,6 @@ struct AccessController {
     /// Sign-ins count against their address like wrong tokens (429 with `Retry-After` past the limit).
     let throttle: CredentialThrottle
 
-    struct Who: ResponseEncodable {
-        var scope: String
-        var name: String
-        var keyID: Int64?
-    }
-
-    struct KeyList: ResponseEncodable {
-        var keys: [APIKey]
-    }
-
     func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
         router.add(.signIn) { [access, throttle] request, context in
             let body = try await request.decode(as: SignInRequest.self, context: context)
@@ -42,7 +32,7 @@ struct AccessController {
                 throw error
             }
             throttle.succeeded(ticket)
-            var response = try Who(scope: principal.scope.rawValue, name: principal.name, keyID: principal.keyID)
+            var response = try SessionAnswer(principal)
                 .response(from: request, context: context)
             response.headers[.setCookie] = Self.cookie(value: cookie, maxAge: Int(AccessControl.sessionLifetime))
             return response
@@ -51,7 +41,7 @@ struct AccessController {
             guard let principal = context.principal else {
                 throw FeatureError(.unauthenticated, "nobody is signed in: sign in at /login")
             }
-            return Who(scope: principal.scope.rawValue, name: principal.name, keyID: principal.keyID)
+            return SessionAnswer(principal)
         }
         router.add(.signOut) { [access] request, _ in
             if let cookie = request.cookies[AccessControl.sessionCookie]?.value {
@@ -62,7 +52,7 @@ struct AccessController {
             return response
         }
         router.add(.keys) { [access] _, _ in
-            KeyList(keys: try await access.keys())
+            APIKeyList(keys: try await access.keys().map(APIKeyAnswer.init))
         }
         router.add(.addKey) { [access] request, context in
             let body = try await request.decode(as: AddKeyRequest.self, context: context)
@@ -70,7 +60,8 @@ struct AccessController {
                 throw FeatureError(.invalid, "scope must be read, play, manage or admin")
             }
             let made = try await access.addKey(name: body.name, scope: scope)
-            var response = try EditedResponse(status: .created, response: NewKey(key: made.key, secret: made.secret))
+            let answer = NewAPIKeyAnswer(key: APIKeyAnswer(made.key), secret: made.secret)
+            var response = try EditedResponse(status: .created, response: answer)
                 .response(from: request, context: context)
             // The idempotency journal keeps this answer without the secret (a resend says it was shown once).
             response.headers[IdempotencyMiddleware.shownOnceHeader] = "secret"
@@ -81,12 +72,6 @@ struct AccessController {
             try await access.removeKey(id: id)
             return Response(status: .noContent)
         }
-    }
-
-    struct NewKey: ResponseEncodable {
-        var key: APIKey
-        /// Shown this once.
-        var secret: String
     }
 
     /// The session cookie: never readable by scripts, never sent by another site's request.
