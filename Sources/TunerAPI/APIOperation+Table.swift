@@ -1,23 +1,24 @@
 /// Every operation of the API. Names follow ``APIEndpoint``'s cases where one exists.
 extension APIOperation {
     // The server itself.
-    public static let health = Self("health", "GET", "/health", .read, answer: "Health", "Liveness (needs no token)")
+    public static let health = Self(
+        "health", "GET", "/health", .read, answer: "HealthAnswer", "Liveness (needs no token)")
     public static let openAPI = Self(
         "openAPI", "GET", "/openapi.json", .read, answer: "OpenAPI document", "This API's OpenAPI 3.1 document")
     public static let events = Self(
         "events", "GET", "/events", .read, style: .webSocket,
         "Live events (a WebSocket): transfers, cache, library and live sessions as they change")
     public static let proxyURLs = Self(
-        "proxyURLs", "POST", "/proxy-urls", .manage, request: "ProxyURLRequest", answer: "ProxyURLResponse",
+        "proxyURLs", "POST", "/proxy-urls", .manage, request: "ProxyURLRequest", answer: "ProxyURLAnswer",
         "Mint a signed proxy URL")
 
     // The cache.
     public static let cacheStats = Self(
         "cacheStats", "GET", "/cache/stats", .read, answer: "CacheAdmin.Statistics", "What the cache holds and served")
     public static let cacheClear = Self(
-        "cacheClear", "POST", "/cache/clear", .manage, answer: "Message", "Remove everything from the cache")
+        "cacheClear", "POST", "/cache/clear", .manage, answer: "MessageAnswer", "Remove everything from the cache")
     public static let cacheDelete = Self(
-        "cacheDelete", "DELETE", "/cache", .manage, answer: "Message", "Remove everything from the cache")
+        "cacheDelete", "DELETE", "/cache", .manage, answer: "MessageAnswer", "Remove everything from the cache")
     public static let cacheTrim = Self(
         "cacheTrim", "POST", "/cache/trim", .manage, request: "TrimRequest", answer: "TrimResponse",
         "Evict down to a budget (default: the configured size)")
@@ -29,12 +30,12 @@ extension APIOperation {
     public static let preload = Self(
         "preload", "GET", "/cache/preloads/{id}", .read, answer: "PreloadJobs.Job", "One preload job")
     public static let cancelPreload = Self(
-        "cancelPreload", "DELETE", "/cache/preloads/{id}", .manage, answer: "Message", "Cancel a preload job")
+        "cancelPreload", "DELETE", "/cache/preloads/{id}", .manage, answer: "MessageAnswer", "Cancel a preload job")
     public static let cacheExport = Self(
-        "cacheExport", "POST", "/cache/export", .manage, request: "CacheResourceRequest", answer: "Message",
+        "cacheExport", "POST", "/cache/export", .manage, request: "CacheResourceRequest", answer: "MessageAnswer",
         "Hard-link a cached resource into the files root")
     public static let cachePin = Self(
-        "cachePin", "POST", "/cache/pin", .manage, request: "CacheResourceRequest", answer: "Message",
+        "cachePin", "POST", "/cache/pin", .manage, request: "CacheResourceRequest", answer: "MessageAnswer",
         "Keep a resource from eviction, or release it")
     public static let cacheHistory = Self(
         "cacheHistory", "GET", "/cache/history", .read, answer: "CacheHistoryAnswer",

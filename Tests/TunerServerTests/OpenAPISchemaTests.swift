@@ -37,8 +37,8 @@ import TunerApp
         let profile = sample(OutputProfileAnswer.self)
         let user = sample(OutputUserAnswer.self)
         return [
-            "health": APIController.Health(status: "ok"),
-            "proxyURLs": APIController.ProxyURLResponse(proxyURL: "x"),
+            "health": HealthAnswer(status: "ok"),
+            "proxyURLs": ProxyURLAnswer(proxyURL: "x"),
             "cacheClear": message, "cacheDelete": message, "cancelPreload": message, "cacheExport": message,
             "cachePin": message, "pauseAllTransfers": message, "resumeAllTransfers": message,
             "purgeTransfers": message, "removeTransfer": message, "removeSource": message,

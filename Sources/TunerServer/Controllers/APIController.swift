@@ -10,19 +10,6 @@ struct APIController {
     /// The base URL proxy URLs use when the request has no Host header.
     let fallbackBaseURL: @Sendable () -> String
 
-    struct ProxyURLRequest: Decodable {
-        var url: String
-        var headers: [String: String]?
-    }
-
-    struct ProxyURLResponse: ResponseEncodable {
-        var proxyURL: String
-    }
-
-    struct Health: ResponseEncodable {
-        var status: String
-    }
-
     /// What a trim did, and how long the eviction took.
     struct TrimResponse: ResponseEncodable {
         var report: MediaCache.TrimReport
@@ -32,10 +19,6 @@ struct APIController {
 
     struct PreloadList: ResponseEncodable {
         var preloads: [PreloadJobs.Job]
-    }
-
-    struct Message: ResponseEncodable {
-        var message: String
     }
 
     struct CacheHistoryAnswer: ResponseEncodable {
@@ -49,7 +32,7 @@ struct APIController {
     }
 
     func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
-        router.add(.health) { _, _ in Health(status: "ok") }
+        router.add(.health) { _, _ in HealthAnswer(status: "ok") }
         router.add(.openAPI) { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-cache"],
@@ -60,11 +43,11 @@ struct APIController {
         router.add(.cacheStats) { _, _ in admin.statistics() }
         router.add(.cacheClear) { _, _ in
             try admin.clear()
-            return Message(message: "cache cleared")
+            return MessageAnswer(message: "cache cleared")
         }
         router.add(.cacheDelete) { _, _ in
             try admin.clear()
-            return Message(message: "cache cleared")
+            return MessageAnswer(message: "cache cleared")
         }
         router.add(.cacheTrim) { request, context in
             // The body is optional: without one the cache is trimmed to its configured size.
@@ -89,12 +72,12 @@ struct APIController {
         router.add(.cancelPreload) { _, context in
             let id = try context.parameters.require("id")
             try admin.cancelPreload(id: id)
-            return Message(message: "preload \(id) cancelled")
+            return MessageAnswer(message: "preload \(id) cancelled")
         }
         router.add(.cacheExport) { request, context in
             let body = try await decode(CacheResourceRequest.self, request: request, context: context)
             let path = try admin.export(body)
-            return Message(message: "exported to \(path)")
+            return MessageAnswer(message: "exported to \(path)")
         }
         router.add(.cacheHistory) { _, _ in
             CacheHistoryAnswer(interval: Int(CacheHistory.interval), samples: admin.history.samples)
@@ -108,17 +91,17 @@ struct APIController {
         router.add(.cachePin) { request, context in
             let body = try await decode(CacheResourceRequest.self, request: request, context: context)
             let pinned = try admin.pin(body)
-            return Message(message: pinned ? "pinned" : "unpinned")
+            return MessageAnswer(message: pinned ? "pinned" : "unpinned")
         }
     }
 
     @Sendable func makeProxyURL(request: Request, context: TunerRequestContext) async throws -> EditedResponse<
-        ProxyURLResponse
+        ProxyURLAnswer
     > {
         let body = try await decode(ProxyURLRequest.self, request: request, context: context)
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
         let url = try engine.player.proxyURL(for: body.url, headers: body.headers, baseURL: base)
-        return EditedResponse(status: .created, response: ProxyURLResponse(proxyURL: url))
+        return EditedResponse(status: .created, response: ProxyURLAnswer(proxyURL: url))
     }
 
     private func decode<T: Decodable>(_ type: T.Type, request: Request, context: TunerRequestContext) async throws -> T
