@@ -53,18 +53,20 @@ extension APIOperation {
         "addTransfers", "POST", "/transfers", .manage, request: "AddTransfersRequest", answer: "TransferList",
         "Queue downloads or uploads")
     public static let pauseAllTransfers = Self(
-        "pauseAllTransfers", "POST", "/transfers/pause-all", .manage, answer: "Message", "Pause every transfer")
+        "pauseAllTransfers", "POST", "/transfers/pause-all", .manage, answer: "MessageAnswer", "Pause every transfer")
     public static let resumeAllTransfers = Self(
-        "resumeAllTransfers", "POST", "/transfers/resume-all", .manage, answer: "Message", "Resume every transfer")
+        "resumeAllTransfers", "POST", "/transfers/resume-all", .manage, answer: "MessageAnswer",
+        "Resume every transfer")
     public static let purgeTransfers = Self(
-        "purgeTransfers", "POST", "/transfers/purge", .manage, answer: "Message", "Forget finished transfers")
+        "purgeTransfers", "POST", "/transfers/purge", .manage, answer: "MessageAnswer", "Forget finished transfers")
     public static let transfer = Self(
         "transfer", "GET", "/transfers/{id}", .read, answer: "Downloads.Entry", "One transfer with its progress")
     public static let changeTransfer = Self(
         "changeTransfer", "PATCH", "/transfers/{id}", .manage, request: "ChangeTransferRequest",
         answer: "Downloads.Entry", "Pause, resume, retry, cancel, move or re-point a transfer")
     public static let removeTransfer = Self(
-        "removeTransfer", "DELETE", "/transfers/{id}", .manage, answer: "Message", "Remove a transfer and its file")
+        "removeTransfer", "DELETE", "/transfers/{id}", .manage, answer: "MessageAnswer",
+        "Remove a transfer and its file")
 
     // Uploads (tus).
     public static let uploadOptions = Self(

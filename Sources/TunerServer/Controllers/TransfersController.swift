@@ -11,22 +11,21 @@ struct TransfersController {
     let downloads: Downloads
 
     struct TransferList: ResponseEncodable { var transfers: [Downloads.Entry] }
-    struct Message: ResponseEncodable { var message: String }
 
     func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
         router.add(.transfers) { _, _ in TransferList(transfers: await downloads.list()) }
         router.add(.addTransfers, use: add)
         router.add(.pauseAllTransfers) { _, _ in
             await downloads.pauseAll()
-            return Message(message: "all transfers paused")
+            return MessageAnswer(message: "all transfers paused")
         }
         router.add(.resumeAllTransfers) { _, _ in
             await downloads.resumeAll()
-            return Message(message: "all transfers resumed")
+            return MessageAnswer(message: "all transfers resumed")
         }
         router.add(.purgeTransfers) { _, _ in
             let count = try await downloads.purgeFinished()
-            return Message(message: "\(count) finished transfers purged")
+            return MessageAnswer(message: "\(count) finished transfers purged")
         }
         router.add(.transfer) { _, context in
             let id = try Self.id(context)
@@ -36,7 +35,7 @@ struct TransfersController {
         router.add(.removeTransfer) { _, context in
             let id = try Self.id(context)
             try await downloads.delete(id: id)
-            return Message(message: "transfer \(id) deleted")
+            return MessageAnswer(message: "transfer \(id) deleted")
         }
     }
 
