@@ -173,8 +173,3 @@ struct AlternativeList: ResponseEncodable {
     var chosen: Bool
     var alternatives: [CatalogItem]
 }
-
-/// `PUT /api/v1/channels/{id}/alternatives {"ids": [7, 12]}`; `[]` goes back to automatic ones.
-struct AlternativesRequest: Decodable {
-    var ids: [Int64]
-}
