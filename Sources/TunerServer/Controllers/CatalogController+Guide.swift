@@ -39,7 +39,6 @@ extension CatalogController {
         var to: Int64
         var programmes: [GuideProgramme]
     }
-    struct MappingRequest: Decodable { var epgID: String? }
     struct Mapping: ResponseEncodable {
         var itemID: Int64
         var epgID: String?
@@ -50,22 +49,11 @@ extension CatalogController {
         var end: Int64
         var programme: GuideProgramme?
     }
-    struct CheckRequest: Decodable {
-        var ids: [Int64]? = nil
-        var source: Int64? = nil
-    }
     struct CheckResults: ResponseEncodable {
         var checked: Int
         var online: Int
         var offline: Int
         var results: [CatalogStreamCheck]
-    }
-    struct SourcePatch: Decodable {
-        var name: String?
-        var epgURLs: [String]?
-        var refreshInterval: Double?
-        /// Streams the account allows at once; 0 clears the user's setting (the provider's applies).
-        var maxConnections: Int?
     }
 
     func addGuideRoutes(to router: some RouterMethods<TunerRequestContext>) {

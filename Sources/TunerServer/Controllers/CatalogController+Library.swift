@@ -9,8 +9,6 @@ import TunerApp
 /// a series' seasons and episodes (each playable through the proxy) and an Xtream channel's
 /// short EPG straight from the panel.
 extension CatalogController {
-    struct FavouriteRequest: Decodable { var position: Int? }
-    struct FavouriteOrderRequest: Decodable { var ids: [Int64] }
     struct Favourite: ResponseEncodable {
         var message: String
         var item: CatalogItem
