@@ -98,7 +98,7 @@ extension APIOperation {
         "refreshSource", "POST", "/sources/{id}/refresh", .manage, answer: "Library.Refreshed",
         "Import a source again")
     public static let removeSource = Self(
-        "removeSource", "DELETE", "/sources/{id}", .manage, answer: "Message", "Remove a source")
+        "removeSource", "DELETE", "/sources/{id}", .manage, answer: "MessageAnswer", "Remove a source")
 
     // Channels, films and series.
     public static let channels = Self(
@@ -125,9 +125,11 @@ extension APIOperation {
         "playEpisode", "GET", "/episodes/{id}/play", .play, answer: "EpisodePlay",
         "A signed proxy URL that plays an episode")
     public static let favouriteChannel = Self(
-        "favouriteChannel", "PUT", "/channels/{id}/favourite", .manage, answer: "Message", "Make an item a favourite")
+        "favouriteChannel", "PUT", "/channels/{id}/favourite", .manage, answer: "MessageAnswer",
+        "Make an item a favourite")
     public static let unfavouriteChannel = Self(
-        "unfavouriteChannel", "DELETE", "/channels/{id}/favourite", .manage, answer: "Message", "Unfavourite an item")
+        "unfavouriteChannel", "DELETE", "/channels/{id}/favourite", .manage, answer: "MessageAnswer",
+        "Unfavourite an item")
     public static let groups = Self("groups", "GET", "/groups", .read, answer: "GroupList", "Groups with counts")
 
     // The guide.

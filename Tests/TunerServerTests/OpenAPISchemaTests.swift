@@ -26,7 +26,7 @@ import TunerApp
     static let samples: [String: any Encodable & Sendable] = {
         let item = sample(CatalogItem.self)
         let programme = sample(GuideProgramme.self)
-        let message = CatalogController.Message(message: "x")
+        let message = MessageAnswer(message: "x")
         let entry = Downloads.Entry(task: sample(TransferTask.self), progress: sample(TransferProgress.self))
         let transfers = TransfersController.TransferList(transfers: [entry])
         let page = sample(CatalogPage<CatalogItem>.self)

@@ -24,7 +24,6 @@ struct CatalogController {
         /// A live channel as HLS with fMP4 segments, for browsers.
         var hlsURL: String?
     }
-    struct Message: ResponseEncodable { var message: String }
 
     func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
         router.add(.sources) { _, _ in SourceList(sources: try await engine.library.sources()) }
@@ -32,7 +31,7 @@ struct CatalogController {
         router.add(.refreshSource, use: refresh)
         router.add(.removeSource) { _, context in
             try await engine.library.removeSource(id: try context.parameters.require("id", as: Int64.self))
-            return Message(message: "source removed")
+            return MessageAnswer(message: "source removed")
         }
         router.add(.channels, use: channels)
         router.add(.channel, use: item)
@@ -41,12 +40,12 @@ struct CatalogController {
         router.add(.favouriteChannel) { _, context in
             try await engine.browse.setFavourite(
                 itemID: try context.parameters.require("id", as: Int64.self), true)
-            return Message(message: "favourite added")
+            return MessageAnswer(message: "favourite added")
         }
         router.add(.unfavouriteChannel) { _, context in
             try await engine.browse.setFavourite(
                 itemID: try context.parameters.require("id", as: Int64.self), false)
-            return Message(message: "favourite removed")
+            return MessageAnswer(message: "favourite removed")
         }
         addGuideRoutes(to: router)
         addLibraryRoutes(to: router)
