@@ -1,5 +1,6 @@
 import Catalog
 import Routing
+import TunerAPI
 
 extension WebPages {
     /// Films or Series: a poster grid of any length (`library.js` draws only the rows in view),
@@ -37,7 +38,7 @@ extension WebPages {
         let poster: HTML =
             item.logo == nil
             ? "<div class=\"poster placeholder\" aria-hidden=\"true\">\(String(item.name.prefix(1)))</div>"
-            : "<img class=\"poster\" src=\"/api/v1/channels/\(item.id)/logo\" alt=\"\">"
+            : "<img class=\"poster\" src=\"\(APIEndpoint.channelLogo(id: item.id).path)\" alt=\"\">"
         let group: HTML = item.group.map { "<span class=\"group\">\($0)</span>" } ?? ""
         let actions: HTML =
             films
