@@ -54,8 +54,4 @@ public struct FeatureError: Error, CustomStringConvertible, Sendable, Hashable {
 
     /// A malformed request, link or setting.
     public static func invalid(_ description: String) -> FeatureError { FeatureError(.invalid, description) }
-
-    /// A proxy URL whose signature does not match: it was not made by this Tuner.
-    public static let badSignature = FeatureError(
-        .forbidden, "the proxy URL's signature is not valid for this Tuner; ask the API for a new proxy URL")
 }
