@@ -29,7 +29,8 @@ public final class StreamProxy: Sendable {
         try FeatureError.streaming { () throws(StreamError) in try signer.proxyURL(for: link, baseURL: baseURL) }
     }
 
-    /// Serves one request of a proxy URL (see ``StreamService/serve(link:method:range:ifRange:requestID:proxyBase:atStreamPath:)``).
+    /// Serves one request of a proxy URL: the engine's
+    /// ``StreamService/serve(link:method:range:ifRange:requestID:proxyBase:atStreamPath:)``, as it is.
     public func serve(
         link: StreamLink, method: MediaRequest.Method, range: String?, ifRange: String?, requestID: String,
         proxyBase: String, atStreamPath: Bool = false
