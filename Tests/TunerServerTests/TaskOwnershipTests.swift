@@ -10,7 +10,7 @@ import Testing
     /// The counts are exact, so the list stays true: a new task fails here, and a task removed
     /// asks for its line to go (a count may only go down); a file not listed may create none.
     static let unstructuredTasks: [String: (count: Int, reason: String)] = [
-        "Transfers/TransferManager.swift": (
+        "Transfers/Manager/TransferManager.swift": (
             2,
             """
             start() runs run() in a task the manager keeps and shutdown() cancels and awaits; the single \
@@ -18,10 +18,10 @@ import Testing
             offsets, and flush() awaits it
             """
         ),
-        "Transfers/TransferContext.swift": (
+        "Transfers/Manager/TransferContext.swift": (
             1, "releaseSlot() is synchronous for executors: a hop onto the manager that ends at once"
         ),
-        "Transfers/FileDownloadExecutor.swift": (
+        "Transfers/File/FileDownloadExecutor.swift": (
             1, "the fsync that overlaps the next bytes; awaited on every path before the run returns"
         ),
         "MediaCache/MediaCache+Fetch.swift": (
@@ -60,7 +60,7 @@ import Testing
     /// Files whose dispatch queues run blocking file I/O off the cooperative pool: queues as
     /// threads, never as locks (no `.sync`, no barrier).
     static let blockingIOQueues: Set = [
-        "Transfers/DirectorySync.swift", "Transfers/PartialFile.swift", "Transfers/DownloadWriter.swift",
+        "Transfers/File/DirectorySync.swift", "Transfers/File/PartialFile.swift", "Transfers/File/DownloadWriter.swift",
         "Transfers/Upload/UploadBlockingIO.swift", "TusServer/TusStoreIO.swift", "MediaCache/MediaCache+Fetch.swift",
     ]
 
