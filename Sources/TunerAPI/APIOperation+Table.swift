@@ -14,7 +14,8 @@ extension APIOperation {
 
     // The cache.
     public static let cacheStats = Self(
-        "cacheStats", "GET", "/cache/stats", .read, answer: "CacheAdmin.Statistics", "What the cache holds and served")
+        "cacheStats", "GET", "/cache/stats", .read, answer: "CacheStatisticsAnswer",
+        "What the cache holds and served")
     public static let cacheClear = Self(
         "cacheClear", "POST", "/cache/clear", .manage, answer: "MessageAnswer", "Remove everything from the cache")
     public static let cacheDelete = Self(
@@ -23,12 +24,12 @@ extension APIOperation {
         "cacheTrim", "POST", "/cache/trim", .manage, request: "TrimRequest", answer: "TrimResponse",
         "Evict down to a budget (default: the configured size)")
     public static let startPreload = Self(
-        "startPreload", "POST", "/cache/preload", .manage, request: "PreloadRequest", answer: "PreloadJobs.Job",
+        "startPreload", "POST", "/cache/preload", .manage, request: "PreloadRequest", answer: "PreloadJobAnswer",
         "Fill the cache with the start of a resource")
     public static let preloads = Self(
         "preloads", "GET", "/cache/preloads", .read, answer: "PreloadList", "Preload jobs")
     public static let preload = Self(
-        "preload", "GET", "/cache/preloads/{id}", .read, answer: "PreloadJobs.Job", "One preload job")
+        "preload", "GET", "/cache/preloads/{id}", .read, answer: "PreloadJobAnswer", "One preload job")
     public static let cancelPreload = Self(
         "cancelPreload", "DELETE", "/cache/preloads/{id}", .manage, answer: "MessageAnswer", "Cancel a preload job")
     public static let cacheExport = Self(

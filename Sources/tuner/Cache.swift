@@ -114,13 +114,13 @@ struct Cache: AsyncParsableCommand {
                     bytes: byteCount,
                     seconds: seconds, segments: segments)
                 let (status, data) = try await client.send(.startPreload, body: body)
-                guard status == 202, let job = try? JSONDecoder().decode(PreloadJobs.Job.self, from: data) else {
+                guard status == 202, let job = try? JSONDecoder().decode(PreloadJobAnswer.self, from: data) else {
                     throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))")
                 }
                 var last: Int64 = -1
                 while true {
                     let (status, data) = try await client.send(.preload(id: job.id))
-                    guard status == 200, let current = try? JSONDecoder().decode(PreloadJobs.Job.self, from: data)
+                    guard status == 200, let current = try? JSONDecoder().decode(PreloadJobAnswer.self, from: data)
                     else {
                         throw CLIError("lost track of preload \(job.id): server answered \(status)")
                     }
@@ -215,16 +215,19 @@ struct Cache: AsyncParsableCommand {
                 }
                 budget = value
             }
-            let result: MediaCache.TrimReport
+            let result: TrimResponse
             if let client = try await target.client() {
                 let (status, data) = try await client.send(.cacheTrim, body: TrimRequest(bytes: budget))
                 guard status == 200 else {
                     throw CLIError("server answered \(status): \(String(decoding: data, as: UTF8.self))")
                 }
-                result = try JSONDecoder().decode(MediaCache.TrimReport.self, from: data)
+                result = try JSONDecoder().decode(TrimResponse.self, from: data)
             } else {
                 let parts = try await target.localCache()
-                result = try parts.admin.trim(downTo: budget)
+                let report = try parts.admin.trim(downTo: budget)
+                result = TrimResponse(
+                    evicted: report.evicted, bytesFreed: report.bytesFreed, entries: report.entries,
+                    bytes: report.bytes, milliseconds: report.milliseconds)
                 try await parts.shutdown()
             }
             print(

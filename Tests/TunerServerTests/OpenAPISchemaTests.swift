@@ -30,7 +30,7 @@ import TunerApp
         let entry = Downloads.Entry(task: sample(TransferTask.self), progress: sample(TransferProgress.self))
         let transfers = TransfersController.TransferList(transfers: [entry])
         let page = sample(CatalogPage<CatalogItem>.self)
-        let job = sample(PreloadJobs.Job.self)
+        let job = sample(PreloadJobAnswer.self)
         let mapping = CatalogController.Mapping(itemID: 1, epgID: "x")
         let alternatives = AlternativeList(chosen: true, alternatives: [item])
         let who = sample(SessionAnswer.self)
@@ -43,10 +43,10 @@ import TunerApp
             "cachePin": message, "pauseAllTransfers": message, "resumeAllTransfers": message,
             "purgeTransfers": message, "removeTransfer": message, "removeSource": message,
             "favouriteChannel": message, "unfavouriteChannel": message,
-            "cacheTrim": APIController.TrimResponse(report: sample(MediaCache.TrimReport.self)),
-            "startPreload": job, "preload": job, "preloads": APIController.PreloadList(preloads: [job]),
-            "cacheHistory": APIController.CacheHistoryAnswer(interval: 60, samples: [sample(CacheHistory.Sample.self)]),
-            "cachePins": APIController.PinList(pins: [sample(CacheAdmin.Pin.self)]),
+            "cacheTrim": sample(TrimResponse.self),
+            "startPreload": job, "preload": job, "preloads": PreloadList(preloads: [job]),
+            "cacheHistory": sample(CacheHistoryAnswer.self),
+            "cachePins": sample(PinList.self),
             "transfers": transfers, "addTransfers": transfers, "transfer": entry, "changeTransfer": entry,
             "sources": CatalogController.SourceList(sources: [sample(CatalogSource.self)]),
             "addSource": sample(CatalogSource.self), "changeSource": sample(CatalogSource.self),
@@ -89,7 +89,7 @@ import TunerApp
     static let unsampled: [String: String] = [
         "openAPI": "the document itself",
         "movieDetails": "the provider's JSON, passed on as it is",
-        "cacheStats": "CacheAdmin.Statistics has no initialiser outside TunerApp; its schema lists `streams` only",
+        "cacheStats": "its schema lists `streams` only, not the cache's own fields",
     ]
 
     /// Fields an answer carries that its type does not: the idempotency journal's resend of a new

@@ -10,27 +10,6 @@ struct APIController {
     /// The base URL proxy URLs use when the request has no Host header.
     let fallbackBaseURL: @Sendable () -> String
 
-    /// What a trim did, and how long the eviction took.
-    struct TrimResponse: ResponseEncodable {
-        var report: MediaCache.TrimReport
-
-        func encode(to encoder: any Encoder) throws { try report.encode(to: encoder) }
-    }
-
-    struct PreloadList: ResponseEncodable {
-        var preloads: [PreloadJobs.Job]
-    }
-
-    struct CacheHistoryAnswer: ResponseEncodable {
-        /// Seconds per sample.
-        var interval: Int
-        var samples: [CacheHistory.Sample]
-    }
-
-    struct PinList: ResponseEncodable {
-        var pins: [CacheAdmin.Pin]
-    }
-
     func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
         router.add(.health) { _, _ in HealthAnswer(status: "ok") }
         router.add(.openAPI) { _, _ in
@@ -40,7 +19,7 @@ struct APIController {
         }
         router.add(.proxyURLs, use: makeProxyURL)
         let admin = engine.cacheAdmin
-        router.add(.cacheStats) { _, _ in admin.statistics() }
+        router.add(.cacheStats) { _, _ in CacheStatisticsAnswer(admin.statistics()) }
         router.add(.cacheClear) { _, _ in
             try admin.clear()
             return MessageAnswer(message: "cache cleared")
@@ -57,17 +36,17 @@ struct APIController {
                 raw.readableBytes == 0
                 ? TrimRequest()
                 : try await decode(TrimRequest.self, request: request, context: context)
-            return TrimResponse(report: try admin.trim(downTo: body.bytes))
+            return TrimResponse(try admin.trim(downTo: body.bytes))
         }
         router.add(.startPreload) { request, context in
             let body = try await decode(PreloadRequest.self, request: request, context: context)
             let job = try admin.startPreload(body)
-            return EditedResponse(status: .accepted, response: job)
+            return EditedResponse(status: .accepted, response: PreloadJobAnswer(job))
         }
-        router.add(.preloads) { _, _ in PreloadList(preloads: admin.preloadJobs) }
+        router.add(.preloads) { _, _ in PreloadList(preloads: admin.preloadJobs.map(PreloadJobAnswer.init)) }
         router.add(.preload) { _, context in
             let id = try context.parameters.require("id")
-            return try admin.preload(id: id)
+            return PreloadJobAnswer(try admin.preload(id: id))
         }
         router.add(.cancelPreload) { _, context in
             let id = try context.parameters.require("id")
@@ -80,9 +59,11 @@ struct APIController {
             return MessageAnswer(message: "exported to \(path)")
         }
         router.add(.cacheHistory) { _, _ in
-            CacheHistoryAnswer(interval: Int(CacheHistory.interval), samples: admin.history.samples)
+            CacheHistoryAnswer(
+                interval: Int(CacheHistory.interval), samples: admin.history.samples.map(CacheHistoryAnswer.Sample.init)
+            )
         }
-        router.add(.cachePins) { _, _ in PinList(pins: admin.pins()) }
+        router.add(.cachePins) { _, _ in PinList(pins: admin.pins().map(PinAnswer.init)) }
         router.add(.unpin) { _, context in
             let key = try context.parameters.require("key")
             try admin.unpin(key: key)
@@ -115,7 +96,3 @@ struct APIController {
         }
     }
 }
-
-extension CacheStatistics: ResponseEncodable {}
-extension CacheAdmin.Statistics: ResponseEncodable {}
-extension PreloadJobs.Job: ResponseEncodable {}
