@@ -61,10 +61,10 @@ extension APIOperation {
     public static let purgeTransfers = Self(
         "purgeTransfers", "POST", "/transfers/purge", .manage, answer: "MessageAnswer", "Forget finished transfers")
     public static let transfer = Self(
-        "transfer", "GET", "/transfers/{id}", .read, answer: "Downloads.Entry", "One transfer with its progress")
+        "transfer", "GET", "/transfers/{id}", .read, answer: "TransferAnswer", "One transfer with its progress")
     public static let changeTransfer = Self(
         "changeTransfer", "PATCH", "/transfers/{id}", .manage, request: "ChangeTransferRequest",
-        answer: "Downloads.Entry", "Pause, resume, retry, cancel, move or re-point a transfer")
+        answer: "TransferAnswer", "Pause, resume, retry, cancel, move or re-point a transfer")
     public static let removeTransfer = Self(
         "removeTransfer", "DELETE", "/transfers/{id}", .manage, answer: "MessageAnswer",
         "Remove a transfer and its file")

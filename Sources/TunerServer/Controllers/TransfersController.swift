@@ -10,10 +10,8 @@ import TunerApp
 struct TransfersController {
     let downloads: Downloads
 
-    struct TransferList: ResponseEncodable { var transfers: [Downloads.Entry] }
-
     func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
-        router.add(.transfers) { _, _ in TransferList(transfers: await downloads.list()) }
+        router.add(.transfers) { _, _ in TransferList(transfers: await downloads.list().map(TransferAnswer.init)) }
         router.add(.addTransfers, use: add)
         router.add(.pauseAllTransfers) { _, _ in
             await downloads.pauseAll()
@@ -29,7 +27,7 @@ struct TransfersController {
         }
         router.add(.transfer) { _, context in
             let id = try Self.id(context)
-            return try await downloads.entry(id: id)
+            return TransferAnswer(try await downloads.entry(id: id))
         }
         router.add(.changeTransfer, use: patch)
         router.add(.removeTransfer) { _, context in
@@ -61,10 +59,10 @@ struct TransfersController {
         let added = try await downloads.add(items)
         return EditedResponse(
             status: .created,
-            response: TransferList(transfers: added.map { Downloads.Entry(task: $0, progress: nil) }))
+            response: TransferList(transfers: added.map { TransferAnswer($0, progress: nil) }))
     }
 
-    @Sendable func patch(request: Request, context: TunerRequestContext) async throws -> Downloads.Entry {
+    @Sendable func patch(request: Request, context: TunerRequestContext) async throws -> TransferAnswer {
         let id = try Self.id(context)
         let body: ChangeTransferRequest
         do {
@@ -72,7 +70,7 @@ struct TransfersController {
         } catch {
             throw FeatureError(.invalid, "the body must be JSON like {\"action\": \"pause\"}: \(error)")
         }
-        return try await downloads.change(id: id, body)
+        return TransferAnswer(try await downloads.change(id: id, body))
     }
 
     private static func id(_ context: TunerRequestContext) throws -> Int64 {
@@ -82,5 +80,3 @@ struct TransfersController {
         return id
     }
 }
-
-extension Downloads.Entry: ResponseEncodable {}
