@@ -32,7 +32,7 @@ import TunerApp
         let page = sample(CatalogPage<CatalogItem>.self)
         let job = sample(PreloadJobAnswer.self)
         let mapping = CatalogController.Mapping(itemID: 1, epgID: "x")
-        let alternatives = AlternativeList(chosen: true, alternatives: [item])
+        let alternatives = AlternativeList(chosen: true, alternatives: [sample(ChannelAnswer.self)])
         let who = sample(SessionAnswer.self)
         let profile = sample(OutputProfileAnswer.self)
         let user = sample(OutputUserAnswer.self)

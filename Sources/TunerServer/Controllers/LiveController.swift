@@ -17,14 +17,14 @@ struct LiveController {
         router.add(.alternatives) { [engine] _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             let (items, chosen) = try await engine.liveChannels.alternatives(of: id)
-            return AlternativeList(chosen: chosen, alternatives: items)
+            return AlternativeList(chosen: chosen, items: items)
         }
         router.add(.setAlternatives) { [engine] request, context in
             let id = try context.parameters.require("id", as: Int64.self)
             let body = try await request.decode(as: AlternativesRequest.self, context: context)
             try await engine.liveChannels.setAlternatives(of: id, to: body.ids)
             let (items, chosen) = try await engine.liveChannels.alternatives(of: id)
-            return AlternativeList(chosen: chosen, alternatives: items)
+            return AlternativeList(chosen: chosen, items: items)
         }
         router.add(.stopStream) { [engine] _, context in
             let id = try context.parameters.require("id")
@@ -166,10 +166,3 @@ struct LiveController {
 }
 
 extension LiveStreamList: ResponseEncodable {}
-
-/// `GET`/`PUT /api/v1/channels/{id}/alternatives`: what a channel fails over to, in order.
-struct AlternativeList: ResponseEncodable {
-    /// Whether the user chose them (else they were found by tvg-id and name).
-    var chosen: Bool
-    var alternatives: [CatalogItem]
-}
