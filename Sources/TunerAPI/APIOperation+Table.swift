@@ -110,7 +110,8 @@ extension APIOperation {
         "Probe streams and store online/offline")
     public static let channel = Self("channel", "GET", "/channels/{id}", .read, answer: "CatalogItem", "One item")
     public static let playChannel = Self(
-        "playChannel", "GET", "/channels/{id}/play", .play, answer: "Play", "A signed proxy URL that plays the item")
+        "playChannel", "GET", "/channels/{id}/play", .play, answer: "PlayAnswer",
+        "A signed proxy URL that plays the item")
     public static let channelLogo = Self(
         "channelLogo", "GET", "/channels/{id}/logo", .read,
         "The item's logo through Tuner: a redirect to a signed proxy URL")
@@ -121,9 +122,9 @@ extension APIOperation {
         "movieDetails", "GET", "/channels/{id}/details", .read, answer: "provider JSON",
         "A film's details from the provider")
     public static let episodes = Self(
-        "episodes", "GET", "/channels/{id}/episodes", .read, answer: "Episodes", "A series' seasons and episodes")
+        "episodes", "GET", "/channels/{id}/episodes", .read, answer: "EpisodesAnswer", "A series' seasons and episodes")
     public static let playEpisode = Self(
-        "playEpisode", "GET", "/episodes/{id}/play", .play, answer: "EpisodePlay",
+        "playEpisode", "GET", "/episodes/{id}/play", .play, answer: "EpisodePlayAnswer",
         "A signed proxy URL that plays an episode")
     public static let favouriteChannel = Self(
         "favouriteChannel", "PUT", "/channels/{id}/favourite", .manage, answer: "MessageAnswer",
@@ -140,7 +141,8 @@ extension APIOperation {
     public static let channelGuide = Self(
         "channelGuide", "GET", "/channels/{id}/guide", .read, answer: "ChannelGuide", "A channel's programmes")
     public static let shortEPG = Self(
-        "shortEPG", "GET", "/channels/{id}/short-epg", .read, answer: "ShortEPG", "Now and the next few programmes")
+        "shortEPG", "GET", "/channels/{id}/short-epg", .read, answer: "ShortEPGAnswer",
+        "Now and the next few programmes")
     public static let setGuideMapping = Self(
         "setGuideMapping", "PUT", "/channels/{id}/guide-mapping", .manage, request: "MappingRequest",
         answer: "Mapping", "Map a channel to a guide channel")
@@ -156,10 +158,10 @@ extension APIOperation {
         "orderFavourites", "PUT", "/favourites/order", .manage, request: "FavouriteOrderRequest",
         answer: "CatalogPage<CatalogItem>", "Reorder favourites")
     public static let addFavourite = Self(
-        "addFavourite", "PUT", "/favourites/{id}", .manage, request: "FavouriteRequest", answer: "Favourite",
+        "addFavourite", "PUT", "/favourites/{id}", .manage, request: "FavouriteRequest", answer: "FavouriteAnswer",
         "Add a favourite (optionally at a position)")
     public static let removeFavourite = Self(
-        "removeFavourite", "DELETE", "/favourites/{id}", .manage, answer: "Favourite", "Remove a favourite")
+        "removeFavourite", "DELETE", "/favourites/{id}", .manage, answer: "FavouriteAnswer", "Remove a favourite")
 
     // Outputs for other players.
     public static let outputs = Self(

@@ -48,20 +48,16 @@ import TunerApp
             "cacheHistory": sample(CacheHistoryAnswer.self),
             "cachePins": sample(PinList.self),
             "transfers": transfers, "addTransfers": transfers, "transfer": entry, "changeTransfer": entry,
-            "sources": CatalogController.SourceList(sources: [sample(CatalogSource.self)]),
+            "sources": sample(SourceList.self),
             "addSource": sample(CatalogSource.self), "changeSource": sample(CatalogSource.self),
             "refreshSource": sample(Library.Refreshed.self),
             "channels": page, "favourites": page, "orderFavourites": page, "channel": item,
-            "playChannel": CatalogController.Play(proxyURL: "x", item: item, hlsURL: "x"),
+            "playChannel": sample(PlayAnswer.self),
             "catchup": CatalogController.Catchup(proxyURL: "x", start: 1, end: 2, programme: programme),
             "checkChannels": CatalogController.CheckResults(
                 checked: 1, online: 1, offline: 0, results: [sample(CatalogStreamCheck.self)]),
-            "episodes": CatalogController.Episodes(
-                series: item, total: 1,
-                seasons: [CatalogController.Season(season: 1, episodes: [sample(CatalogEpisode.self)])]),
-            "playEpisode": CatalogController.EpisodePlay(
-                proxyURL: "x", episode: sample(CatalogEpisode.self), series: item),
-            "groups": CatalogController.GroupList(groups: [sample(CatalogGroup.self)]),
+            "episodes": sample(EpisodesAnswer.self), "playEpisode": sample(EpisodePlayAnswer.self),
+            "groups": sample(GroupList.self),
             "guide": CatalogController.GridPage(
                 from: 1, to: 2, total: 1, offset: 0, limit: 1,
                 channels: [CatalogController.GridChannel(item: item, programmes: [programme])]),
@@ -70,10 +66,9 @@ import TunerApp
                 channels: [CatalogController.NowNextChannel(item: item, now: programme, next: programme)]),
             "channelGuide": CatalogController.ChannelGuide(
                 itemID: 1, epgID: "x", mapping: "x", from: 1, to: 2, programmes: [programme]),
-            "shortEPG": CatalogController.ShortEPG(itemID: 1, programmes: [programme]),
+            "shortEPG": sample(ShortEPGAnswer.self),
             "setGuideMapping": mapping, "removeGuideMapping": mapping,
-            "addFavourite": CatalogController.Favourite(message: "x", item: item, position: 1),
-            "removeFavourite": CatalogController.Favourite(message: "x", item: item, position: 1),
+            "addFavourite": sample(FavouriteAnswer.self), "removeFavourite": sample(FavouriteAnswer.self),
             "outputs": sample(OutputProfileList.self), "addOutput": profile, "changeOutput": profile,
             "outputChannels": sample(OutputChannelList.self),
             "users": sample(OutputUserList.self), "addUser": user, "changeUser": user,

@@ -9,31 +9,6 @@ import TunerApp
 /// a series' seasons and episodes (each playable through the proxy) and an Xtream channel's
 /// short EPG straight from the panel.
 extension CatalogController {
-    struct Favourite: ResponseEncodable {
-        var message: String
-        var item: CatalogItem
-        var position: Int?
-    }
-    struct GroupList: ResponseEncodable { var groups: [CatalogGroup] }
-    struct Season: Encodable, Sendable {
-        var season: Int?
-        var episodes: [CatalogEpisode]
-    }
-    struct Episodes: ResponseEncodable {
-        var series: CatalogItem
-        var total: Int
-        var seasons: [Season]
-    }
-    struct EpisodePlay: ResponseEncodable {
-        var proxyURL: String
-        var episode: CatalogEpisode
-        var series: CatalogItem?
-    }
-    struct ShortEPG: ResponseEncodable {
-        var itemID: Int64
-        var programmes: [GuideProgramme]
-    }
-
     func addLibraryRoutes(to router: some RouterMethods<TunerRequestContext>) {
         router.add(.favourites, use: favourites)
         router.add(.orderFavourites, use: orderFavourites)
@@ -44,7 +19,7 @@ extension CatalogController {
             guard let item = try await engine.browse.item(id: id) else {
                 throw FeatureError(.notFound, "no channel with id \(id)")
             }
-            return Favourite(message: "favourite removed", item: item, position: nil)
+            return FavouriteAnswer(message: "favourite removed", item: ChannelAnswer(item), position: nil)
         }
         router.add(.groups, use: groups)
         router.add(.episodes, use: episodes)
@@ -65,7 +40,7 @@ extension CatalogController {
 
     /// `PUT /favourites/{id}` with an optional `{"position": N}`: adds a favourite (at the end, or
     /// at N, 0 being first); for a favourite already, moves it to N.
-    @Sendable func addFavourite(request: Request, context: TunerRequestContext) async throws -> Favourite {
+    @Sendable func addFavourite(request: Request, context: TunerRequestContext) async throws -> FavouriteAnswer {
         let id = try context.parameters.require("id", as: Int64.self)
         var body = FavouriteRequest()
         if Self.hasBody(request) {
@@ -79,7 +54,8 @@ extension CatalogController {
         guard let item = try await engine.browse.item(id: id) else {
             throw FeatureError(.notFound, "no channel with id \(id)")
         }
-        return Favourite(message: "favourite added", item: item, position: try await favouritePosition(of: item))
+        return FavouriteAnswer(
+            message: "favourite added", item: ChannelAnswer(item), position: try await favouritePosition(of: item))
     }
 
     /// `PUT /favourites/order {"ids": [3, 1, 2]}`: those favourites first, in that order; the
@@ -115,34 +91,34 @@ extension CatalogController {
             }
             sourceID = id
         }
-        return GroupList(groups: try await engine.browse.groups(kind: kind, sourceID: sourceID))
+        return GroupList(groups: try await engine.browse.groups(kind: kind, sourceID: sourceID).map(GroupAnswer.init))
     }
 
     /// `GET /channels/{id}/episodes[?reload=true]`: a series' episodes by season. An Xtream
     /// series loads them from its panel (`get_series_info`) the first time and after a refresh.
-    @Sendable func episodes(request: Request, context: TunerRequestContext) async throws -> Episodes {
+    @Sendable func episodes(request: Request, context: TunerRequestContext) async throws -> EpisodesAnswer {
         let id = try context.parameters.require("id", as: Int64.self)
         let reload = request.uri.queryParameters["reload"].map { $0 == "true" || $0 == "1" } ?? false
         let episodes = try await engine.library.episodes(seriesItemID: id, reload: reload)
         guard let series = try await engine.browse.item(id: id) else {
             throw FeatureError(.notFound, "no channel with id \(id)")
         }
-        var seasons: [Season] = []
+        var seasons: [EpisodesAnswer.Season] = []
         for episode in episodes {
             if let last = seasons.indices.last, seasons[last].season == episode.season {
-                seasons[last].episodes.append(episode)
+                seasons[last].episodes.append(EpisodeAnswer(episode))
             } else if let index = seasons.firstIndex(where: { $0.season == episode.season }) {
-                seasons[index].episodes.append(episode)
+                seasons[index].episodes.append(EpisodeAnswer(episode))
             } else {
-                seasons.append(Season(season: episode.season, episodes: [episode]))
+                seasons.append(EpisodesAnswer.Season(season: episode.season, episodes: [EpisodeAnswer(episode)]))
             }
         }
-        return Episodes(series: series, total: episodes.count, seasons: seasons)
+        return EpisodesAnswer(series: ChannelAnswer(series), total: episodes.count, seasons: seasons)
     }
 
     /// `GET /episodes/{id}/play`: a signed proxy URL for an episode, with its headers (or its
     /// series' when it has none of its own).
-    @Sendable func playEpisode(request: Request, context: TunerRequestContext) async throws -> EpisodePlay {
+    @Sendable func playEpisode(request: Request, context: TunerRequestContext) async throws -> EpisodePlayAnswer {
         let id = try context.parameters.require("id", as: Int64.self)
         guard let episode = try await engine.browse.episode(id: id) else {
             throw FeatureError(
@@ -159,9 +135,9 @@ extension CatalogController {
         }
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
         do {
-            return EpisodePlay(
-                proxyURL: try engine.proxyURL(for: url, headers: headers, baseURL: base), episode: episode,
-                series: series)
+            return EpisodePlayAnswer(
+                proxyURL: try engine.proxyURL(for: url, headers: headers, baseURL: base),
+                episode: EpisodeAnswer(episode), series: series.map(ChannelAnswer.init))
         } catch {
             throw FeatureError(.invalid, error.description)
         }
@@ -170,7 +146,7 @@ extension CatalogController {
     /// `GET /channels/{id}/short-epg?limit=N`: the next programmes of an Xtream channel from its
     /// panel (`get_short_epg`, titles and descriptions base64-decoded), for accounts without a
     /// usable XMLTV guide. Asked of the panel each time; not stored.
-    @Sendable func shortEPG(request: Request, context: TunerRequestContext) async throws -> ShortEPG {
+    @Sendable func shortEPG(request: Request, context: TunerRequestContext) async throws -> ShortEPGAnswer {
         let id = try context.parameters.require("id", as: Int64.self)
         var limit = 4
         if let text = request.uri.queryParameters["limit"] {
@@ -180,7 +156,7 @@ extension CatalogController {
             limit = value
         }
         let programmes = try await engine.library.xtreamShortEPG(channelItemID: id, limit: limit)
-        return ShortEPG(itemID: id, programmes: programmes)
+        return ShortEPGAnswer(itemID: id, programmes: programmes.map(ProgrammeAnswer.init))
     }
 
     // MARK: - Helpers

@@ -17,16 +17,8 @@ struct CatalogController {
         func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
     }
 
-    struct SourceList: ResponseEncodable { var sources: [CatalogSource] }
-    struct Play: ResponseEncodable {
-        var proxyURL: String
-        var item: CatalogItem
-        /// A live channel as HLS with fMP4 segments, for browsers.
-        var hlsURL: String?
-    }
-
     func addRoutes(to router: some RouterMethods<TunerRequestContext>) {
-        router.add(.sources) { _, _ in SourceList(sources: try await engine.library.sources()) }
+        router.add(.sources) { _, _ in SourceList(sources: try await engine.library.sources().map(SourceAnswer.init)) }
         router.add(.addSource, use: addSource)
         router.add(.refreshSource, use: refresh)
         router.add(.removeSource) { _, context in
@@ -104,11 +96,11 @@ struct CatalogController {
         return Body(value: item)
     }
 
-    @Sendable func play(request: Request, context: TunerRequestContext) async throws -> Play {
+    @Sendable func play(request: Request, context: TunerRequestContext) async throws -> PlayAnswer {
         let id = try context.parameters.require("id", as: Int64.self)
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
         let link = try await engine.player.play(itemID: id, baseURL: base)
-        return Play(proxyURL: link.proxyURL, item: link.item, hlsURL: link.hlsURL)
+        return PlayAnswer(proxyURL: link.proxyURL, item: ChannelAnswer(link.item), hlsURL: link.hlsURL)
     }
 
     /// `GET /channels/{id}/logo`: a redirect to the logo's signed proxy URL, so a page shows logos
