@@ -116,7 +116,7 @@ extension APIOperation {
         "channelLogo", "GET", "/channels/{id}/logo", .read,
         "The item's logo through Tuner: a redirect to a signed proxy URL")
     public static let catchup = Self(
-        "catchup", "GET", "/channels/{id}/catchup", .play, answer: "Catchup",
+        "catchup", "GET", "/channels/{id}/catchup", .play, answer: "CatchupAnswer",
         "A signed proxy URL that plays a past programme")
     public static let movieDetails = Self(
         "movieDetails", "GET", "/channels/{id}/details", .read, answer: "provider JSON",
@@ -139,15 +139,15 @@ extension APIOperation {
     public static let guideNow = Self(
         "guideNow", "GET", "/guide/now", .read, answer: "NowNextPage", "Now and next of every channel")
     public static let channelGuide = Self(
-        "channelGuide", "GET", "/channels/{id}/guide", .read, answer: "ChannelGuide", "A channel's programmes")
+        "channelGuide", "GET", "/channels/{id}/guide", .read, answer: "ChannelGuideAnswer", "A channel's programmes")
     public static let shortEPG = Self(
         "shortEPG", "GET", "/channels/{id}/short-epg", .read, answer: "ShortEPGAnswer",
         "Now and the next few programmes")
     public static let setGuideMapping = Self(
         "setGuideMapping", "PUT", "/channels/{id}/guide-mapping", .manage, request: "MappingRequest",
-        answer: "Mapping", "Map a channel to a guide channel")
+        answer: "GuideMappingAnswer", "Map a channel to a guide channel")
     public static let removeGuideMapping = Self(
-        "removeGuideMapping", "DELETE", "/channels/{id}/guide-mapping", .manage, answer: "Mapping",
+        "removeGuideMapping", "DELETE", "/channels/{id}/guide-mapping", .manage, answer: "GuideMappingAnswer",
         "Forget a channel's guide mapping")
 
     // Favourites.

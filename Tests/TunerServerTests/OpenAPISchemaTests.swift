@@ -25,13 +25,12 @@ import TunerApp
     /// A sample answer for each JSON entry that answers with a body, by entry name.
     static let samples: [String: any Encodable & Sendable] = {
         let item = sample(CatalogItem.self)
-        let programme = sample(GuideProgramme.self)
         let message = MessageAnswer(message: "x")
         let entry = sample(TransferAnswer.self)
         let transfers = TransferList(transfers: [entry])
         let page = sample(CatalogPage<CatalogItem>.self)
         let job = sample(PreloadJobAnswer.self)
-        let mapping = CatalogController.Mapping(itemID: 1, epgID: "x")
+        let mapping = sample(GuideMappingAnswer.self)
         let alternatives = AlternativeList(chosen: true, alternatives: [sample(ChannelAnswer.self)])
         let who = sample(SessionAnswer.self)
         let profile = sample(OutputProfileAnswer.self)
@@ -53,19 +52,11 @@ import TunerApp
             "refreshSource": sample(Library.Refreshed.self),
             "channels": page, "favourites": page, "orderFavourites": page, "channel": item,
             "playChannel": sample(PlayAnswer.self),
-            "catchup": CatalogController.Catchup(proxyURL: "x", start: 1, end: 2, programme: programme),
-            "checkChannels": CatalogController.CheckResults(
-                checked: 1, online: 1, offline: 0, results: [sample(CatalogStreamCheck.self)]),
+            "catchup": sample(CatchupAnswer.self), "checkChannels": sample(CheckResults.self),
             "episodes": sample(EpisodesAnswer.self), "playEpisode": sample(EpisodePlayAnswer.self),
             "groups": sample(GroupList.self),
-            "guide": CatalogController.GridPage(
-                from: 1, to: 2, total: 1, offset: 0, limit: 1,
-                channels: [CatalogController.GridChannel(item: item, programmes: [programme])]),
-            "guideNow": CatalogController.NowNextPage(
-                at: 1, total: 1, offset: 0, limit: 1,
-                channels: [CatalogController.NowNextChannel(item: item, now: programme, next: programme)]),
-            "channelGuide": CatalogController.ChannelGuide(
-                itemID: 1, epgID: "x", mapping: "x", from: 1, to: 2, programmes: [programme]),
+            "guide": sample(GridPage.self), "guideNow": sample(NowNextPage.self),
+            "channelGuide": sample(ChannelGuideAnswer.self),
             "shortEPG": sample(ShortEPGAnswer.self),
             "setGuideMapping": mapping, "removeGuideMapping": mapping,
             "addFavourite": sample(FavouriteAnswer.self), "removeFavourite": sample(FavouriteAnswer.self),

@@ -7,55 +7,6 @@ import TunerApp
 /// The catalog routes beyond listing: guide (now/next, grid, a channel's programmes), manual
 /// guide mapping, catch-up, stream checks, movie details and source settings.
 extension CatalogController {
-    struct NowNextChannel: Encodable, Sendable {
-        var item: CatalogItem
-        var now: GuideProgramme?
-        var next: GuideProgramme?
-    }
-    struct NowNextPage: ResponseEncodable {
-        var at: Int64
-        var total: Int
-        var offset: Int
-        var limit: Int
-        var channels: [NowNextChannel]
-    }
-    struct GridChannel: Encodable, Sendable {
-        var item: CatalogItem
-        var programmes: [GuideProgramme]
-    }
-    struct GridPage: ResponseEncodable {
-        var from: Int64
-        var to: Int64
-        var total: Int
-        var offset: Int
-        var limit: Int
-        var channels: [GridChannel]
-    }
-    struct ChannelGuide: ResponseEncodable {
-        var itemID: Int64
-        var epgID: String?
-        var mapping: String?
-        var from: Int64
-        var to: Int64
-        var programmes: [GuideProgramme]
-    }
-    struct Mapping: ResponseEncodable {
-        var itemID: Int64
-        var epgID: String?
-    }
-    struct Catchup: ResponseEncodable {
-        var proxyURL: String
-        var start: Int64
-        var end: Int64
-        var programme: GuideProgramme?
-    }
-    struct CheckResults: ResponseEncodable {
-        var checked: Int
-        var online: Int
-        var offline: Int
-        var results: [CatalogStreamCheck]
-    }
-
     func addGuideRoutes(to router: some RouterMethods<TunerRequestContext>) {
         router.add(.changeSource, use: patchSource)
         router.add(.guide, use: grid)
@@ -65,7 +16,7 @@ extension CatalogController {
         router.add(.removeGuideMapping) { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             try await engine.browse.setGuideMapping(itemID: id, epgID: nil)
-            return Mapping(itemID: id, epgID: nil)
+            return GuideMappingAnswer(itemID: id, epgID: nil)
         }
         router.add(.catchup, use: catchup)
         router.add(.checkChannels, use: check)
@@ -94,9 +45,9 @@ extension CatalogController {
         return NowNextPage(
             at: at, total: page.total, offset: page.offset, limit: page.limit,
             channels: page.items.map {
-                NowNextChannel(
-                    item: $0, now: byItem[$0.id]?.now.map { Self.shortened($0, brief) },
-                    next: byItem[$0.id]?.next.map { Self.shortened($0, brief) })
+                NowNextPage.Channel(
+                    item: ChannelAnswer($0), now: byItem[$0.id]?.now.map { ProgrammeAnswer(Self.shortened($0, brief)) },
+                    next: byItem[$0.id]?.next.map { ProgrammeAnswer(Self.shortened($0, brief)) })
             })
     }
 
@@ -115,7 +66,9 @@ extension CatalogController {
         return GridPage(
             from: from, to: to, total: page.total, offset: page.offset, limit: page.limit,
             channels: page.items.map {
-                GridChannel(item: $0, programmes: (guide[$0.id] ?? []).map { Self.shortened($0, brief) })
+                GridPage.Channel(
+                    item: ChannelAnswer($0),
+                    programmes: (guide[$0.id] ?? []).map { ProgrammeAnswer(Self.shortened($0, brief)) })
             })
     }
 
@@ -133,7 +86,7 @@ extension CatalogController {
     }
 
     /// `GET /channels/{id}/guide?from&to`: one channel's programmes (default: 3 hours ago to a day on).
-    @Sendable func channelGuide(request: Request, context: TunerRequestContext) async throws -> ChannelGuide {
+    @Sendable func channelGuide(request: Request, context: TunerRequestContext) async throws -> ChannelGuideAnswer {
         let id = try context.parameters.require("id", as: Int64.self)
         guard try await engine.browse.item(id: id) != nil else {
             throw FeatureError(.notFound, "no channel with id \(id)")
@@ -144,24 +97,24 @@ extension CatalogController {
         guard to > from else { throw FeatureError(.invalid, "'to' must be after 'from'") }
         let programmes = try await engine.browse.guide(itemIDs: [id], from: from, to: to)[id] ?? []
         let mapping = try await engine.browse.guideMapping(itemID: id)
-        return ChannelGuide(
+        return ChannelGuideAnswer(
             itemID: id, epgID: programmes.first?.epgID ?? mapping, mapping: mapping, from: from, to: to,
-            programmes: programmes)
+            programmes: programmes.map(ProgrammeAnswer.init))
     }
 
     /// `PUT /channels/{id}/guide-mapping {"epgID": "bbc1.uk"}`: use that guide channel for this
     /// channel, whatever its tvg-id and name say. Kept by identity, so it survives refreshes.
-    @Sendable func setMapping(request: Request, context: TunerRequestContext) async throws -> Mapping {
+    @Sendable func setMapping(request: Request, context: TunerRequestContext) async throws -> GuideMappingAnswer {
         let id = try context.parameters.require("id", as: Int64.self)
         let body = try await decode(MappingRequest.self, request, context)
         let epgID = body.epgID?.trimmingCharacters(in: .whitespaces)
         try await engine.browse.setGuideMapping(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
-        return Mapping(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
+        return GuideMappingAnswer(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
     }
 
     /// `GET /channels/{id}/catchup?programme=P` or `?start=…&end=…`: a signed proxy URL that plays
     /// a past programme, from the channel's catch-up settings (templates or Xtream timeshift).
-    @Sendable func catchup(request: Request, context: TunerRequestContext) async throws -> Catchup {
+    @Sendable func catchup(request: Request, context: TunerRequestContext) async throws -> CatchupAnswer {
         let id = try context.parameters.require("id", as: Int64.self)
         let target: Player.CatchupTarget
         if let programmeText = request.uri.queryParameters["programme"] {
@@ -177,7 +130,9 @@ extension CatalogController {
         }
         let base = request.head.authority.map { "http://\($0)" } ?? fallbackBaseURL()
         let link = try await engine.player.catchup(itemID: id, target: target, baseURL: base)
-        return Catchup(proxyURL: link.proxyURL, start: link.start, end: link.end, programme: link.programme)
+        return CatchupAnswer(
+            proxyURL: link.proxyURL, start: link.start, end: link.end,
+            programme: link.programme.map(ProgrammeAnswer.init))
     }
 
     /// `POST /channels/check {"ids": […]}` or `{"source": N}` or `{}` (every live channel):
@@ -189,7 +144,9 @@ extension CatalogController {
         }
         let checks = try await engine.library.checkChannels(ids: body.ids, sourceID: body.source)
         let online = checks.filter { $0.online }.count
-        return CheckResults(checked: checks.count, online: online, offline: checks.count - online, results: checks)
+        return CheckResults(
+            checked: checks.count, online: online, offline: checks.count - online,
+            results: checks.map(StreamCheckAnswer.init))
     }
 
     // MARK: - Helpers

@@ -1,0 +1,14 @@
+import Hummingbird
+import TunerAPI
+
+extension NowNextPage: ResponseEncodable {}
+
+extension GridPage: ResponseEncodable {}
+
+extension ChannelGuideAnswer: ResponseEncodable {}
+
+extension GuideMappingAnswer: ResponseEncodable {}
+
+extension CatchupAnswer: ResponseEncodable {}
+
+extension CheckResults: ResponseEncodable {}
