@@ -90,10 +90,10 @@ extension APIOperation {
     public static let sources = Self(
         "sources", "GET", "/sources", .read, answer: "SourceList", "Sources (no secrets)")
     public static let addSource = Self(
-        "addSource", "POST", "/sources", .manage, request: "Library.NewSource", answer: "CatalogSource",
+        "addSource", "POST", "/sources", .manage, request: "Library.NewSource", answer: "SourceAnswer",
         "Add a source")
     public static let changeSource = Self(
-        "changeSource", "PATCH", "/sources/{id}", .manage, request: "SourcePatch", answer: "CatalogSource",
+        "changeSource", "PATCH", "/sources/{id}", .manage, request: "SourcePatch", answer: "SourceAnswer",
         "Change a source's name, guide URLs, refresh interval or connection limit")
     public static let refreshSource = Self(
         "refreshSource", "POST", "/sources/{id}/refresh", .manage, answer: "Library.Refreshed",
@@ -103,12 +103,12 @@ extension APIOperation {
 
     // Channels, films and series.
     public static let channels = Self(
-        "channels", "GET", "/channels", .read, answer: "CatalogPage<CatalogItem>",
+        "channels", "GET", "/channels", .read, answer: "ChannelPage",
         "Channels, films or series: paged, filtered, searched")
     public static let checkChannels = Self(
         "checkChannels", "POST", "/channels/check", .manage, request: "CheckRequest", answer: "CheckResults",
         "Probe streams and store online/offline")
-    public static let channel = Self("channel", "GET", "/channels/{id}", .read, answer: "CatalogItem", "One item")
+    public static let channel = Self("channel", "GET", "/channels/{id}", .read, answer: "ChannelAnswer", "One item")
     public static let playChannel = Self(
         "playChannel", "GET", "/channels/{id}/play", .play, answer: "PlayAnswer",
         "A signed proxy URL that plays the item")
@@ -152,11 +152,11 @@ extension APIOperation {
 
     // Favourites.
     public static let favourites = Self(
-        "favourites", "GET", "/favourites", .read, answer: "CatalogPage<CatalogItem>",
+        "favourites", "GET", "/favourites", .read, answer: "ChannelPage",
         "Favourites in the user's order")
     public static let orderFavourites = Self(
         "orderFavourites", "PUT", "/favourites/order", .manage, request: "FavouriteOrderRequest",
-        answer: "CatalogPage<CatalogItem>", "Reorder favourites")
+        answer: "ChannelPage", "Reorder favourites")
     public static let addFavourite = Self(
         "addFavourite", "PUT", "/favourites/{id}", .manage, request: "FavouriteRequest", answer: "FavouriteAnswer",
         "Add a favourite (optionally at a position)")

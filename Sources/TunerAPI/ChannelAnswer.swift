@@ -99,3 +99,19 @@ public struct StreamCheckAnswer: Codable, Sendable, Equatable {
         self.reason = reason
     }
 }
+
+/// `GET /api/v1/channels` and `/favourites`: a page of items.
+public struct ChannelPage: Codable, Sendable, Equatable {
+    public var items: [ChannelAnswer]
+    /// How many match in all, across every page.
+    public var total: Int
+    public var offset: Int
+    public var limit: Int
+
+    public init(items: [ChannelAnswer], total: Int, offset: Int, limit: Int) {
+        self.items = items
+        self.total = total
+        self.offset = offset
+        self.limit = limit
+    }
+}

@@ -24,11 +24,10 @@ import TunerApp
 
     /// A sample answer for each JSON entry that answers with a body, by entry name.
     static let samples: [String: any Encodable & Sendable] = {
-        let item = sample(CatalogItem.self)
         let message = MessageAnswer(message: "x")
         let entry = sample(TransferAnswer.self)
         let transfers = TransferList(transfers: [entry])
-        let page = sample(CatalogPage<CatalogItem>.self)
+        let page = sample(ChannelPage.self)
         let job = sample(PreloadJobAnswer.self)
         let mapping = sample(GuideMappingAnswer.self)
         let alternatives = AlternativeList(chosen: true, alternatives: [sample(ChannelAnswer.self)])
@@ -48,9 +47,9 @@ import TunerApp
             "cachePins": sample(PinList.self),
             "transfers": transfers, "addTransfers": transfers, "transfer": entry, "changeTransfer": entry,
             "sources": sample(SourceList.self),
-            "addSource": sample(CatalogSource.self), "changeSource": sample(CatalogSource.self),
+            "addSource": sample(SourceAnswer.self), "changeSource": sample(SourceAnswer.self),
             "refreshSource": sample(Library.Refreshed.self),
-            "channels": page, "favourites": page, "orderFavourites": page, "channel": item,
+            "channels": page, "favourites": page, "orderFavourites": page, "channel": sample(ChannelAnswer.self),
             "playChannel": sample(PlayAnswer.self),
             "catchup": sample(CatchupAnswer.self), "checkChannels": sample(CheckResults.self),
             "episodes": sample(EpisodesAnswer.self), "playEpisode": sample(EpisodePlayAnswer.self),

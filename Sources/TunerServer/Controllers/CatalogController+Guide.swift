@@ -26,11 +26,11 @@ extension CatalogController {
         }
     }
 
-    @Sendable func patchSource(request: Request, context: TunerRequestContext) async throws -> Body<CatalogSource> {
+    @Sendable func patchSource(request: Request, context: TunerRequestContext) async throws -> SourceAnswer {
         let id = try context.parameters.require("id", as: Int64.self)
         let patch = try await decode(SourcePatch.self, request, context)
-        return Body(
-            value: try await engine.library.updateSource(
+        return SourceAnswer(
+            try await engine.library.updateSource(
                 id: id, name: patch.name, epgURLs: patch.epgURLs, refreshInterval: patch.refreshInterval,
                 maxConnections: patch.maxConnections))
     }

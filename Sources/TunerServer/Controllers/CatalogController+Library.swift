@@ -29,13 +29,11 @@ extension CatalogController {
 
     /// `GET /favourites?kind&group&search&offset&limit`: every kind of favourite (unless `kind`
     /// says otherwise), in the user's order.
-    @Sendable func favourites(request: Request, context: TunerRequestContext) async throws -> Body<
-        CatalogPage<CatalogItem>
-    > {
+    @Sendable func favourites(request: Request, context: TunerRequestContext) async throws -> ChannelPage {
         var query = Self.itemQuery(request)
         query.favouritesOnly = true
         if request.uri.queryParameters["kind"] == nil { query.kind = nil }
-        return Body(value: try await engine.browse.items(query))
+        return ChannelPage(try await engine.browse.items(query))
     }
 
     /// `PUT /favourites/{id}` with an optional `{"position": N}`: adds a favourite (at the end, or
@@ -60,9 +58,7 @@ extension CatalogController {
 
     /// `PUT /favourites/order {"ids": [3, 1, 2]}`: those favourites first, in that order; the
     /// ones left out follow in their previous order.
-    @Sendable func orderFavourites(request: Request, context: TunerRequestContext) async throws -> Body<
-        CatalogPage<CatalogItem>
-    > {
+    @Sendable func orderFavourites(request: Request, context: TunerRequestContext) async throws -> ChannelPage {
         let body = try await decodeJSON(FavouriteOrderRequest.self, request, context)
         guard !body.ids.isEmpty else {
             throw FeatureError(.invalid, "'ids' must list favourite ids in the order wanted")
@@ -72,8 +68,8 @@ extension CatalogController {
             throw FeatureError(.invalid, "id \(id) is listed twice in 'ids'; list each favourite once")
         }
         try await engine.browse.setFavouriteOrder(itemIDs: body.ids)
-        return Body(
-            value: try await engine.browse.items(CatalogItemQuery(kind: nil, favouritesOnly: true, limit: 1000)))
+        return ChannelPage(
+            try await engine.browse.items(CatalogItemQuery(kind: nil, favouritesOnly: true, limit: 1000)))
     }
 
     /// `GET /groups?kind=live|movie|series&source=N`: the groups to filter channels by, with how

@@ -44,7 +44,7 @@ struct CatalogController {
     }
 
     @Sendable func addSource(request: Request, context: TunerRequestContext) async throws -> EditedResponse<
-        Body<CatalogSource>
+        SourceAnswer
     > {
         let body: Library.NewSource
         do {
@@ -59,7 +59,7 @@ struct CatalogController {
             // The source cannot be stored as given (a location another source has): the request's fault.
             throw FeatureError(.invalid, error.description)
         }
-        return EditedResponse(status: .created, response: Body(value: source))
+        return EditedResponse(status: .created, response: SourceAnswer(source))
     }
 
     @Sendable func refresh(request: Request, context: TunerRequestContext) async throws -> Body<Library.Refreshed> {
@@ -67,10 +67,8 @@ struct CatalogController {
         return Body(value: try await engine.library.refresh(sourceID: id))
     }
 
-    @Sendable func channels(request: Request, context: TunerRequestContext) async throws -> Body<
-        CatalogPage<CatalogItem>
-    > {
-        Body(value: try await engine.browse.items(Self.itemQuery(request)))
+    @Sendable func channels(request: Request, context: TunerRequestContext) async throws -> ChannelPage {
+        ChannelPage(try await engine.browse.items(Self.itemQuery(request)))
     }
 
     /// The channel filters shared by the listing and the guide: kind, group, search, source,
@@ -88,12 +86,12 @@ struct CatalogController {
         return itemQuery
     }
 
-    @Sendable func item(request: Request, context: TunerRequestContext) async throws -> Body<CatalogItem> {
+    @Sendable func item(request: Request, context: TunerRequestContext) async throws -> ChannelAnswer {
         let id = try context.parameters.require("id", as: Int64.self)
         guard let item = try await engine.browse.item(id: id) else {
             throw FeatureError(.notFound, "no channel with id \(id)")
         }
-        return Body(value: item)
+        return ChannelAnswer(item)
     }
 
     @Sendable func play(request: Request, context: TunerRequestContext) async throws -> PlayAnswer {

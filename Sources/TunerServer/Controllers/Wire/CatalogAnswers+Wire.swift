@@ -2,7 +2,7 @@ import Catalog
 import Hummingbird
 import TunerAPI
 
-extension SourceAnswer {
+extension SourceAnswer: ResponseEncodable {
     /// `source` as the library gives it to clients (``CatalogSource/forClients``: no password).
     init(_ source: CatalogSource) {
         self.init(

@@ -25,3 +25,9 @@ extension AlternativeList: ResponseEncodable {
         self.init(chosen: chosen, alternatives: items.map(ChannelAnswer.init))
     }
 }
+
+extension ChannelPage: ResponseEncodable {
+    init(_ page: CatalogPage<CatalogItem>) {
+        self.init(items: page.items.map(ChannelAnswer.init), total: page.total, offset: page.offset, limit: page.limit)
+    }
+}
