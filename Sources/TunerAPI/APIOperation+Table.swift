@@ -96,7 +96,7 @@ extension APIOperation {
         "changeSource", "PATCH", "/sources/{id}", .manage, request: "SourcePatch", answer: "SourceAnswer",
         "Change a source's name, guide URLs, refresh interval or connection limit")
     public static let refreshSource = Self(
-        "refreshSource", "POST", "/sources/{id}/refresh", .manage, answer: "Library.Refreshed",
+        "refreshSource", "POST", "/sources/{id}/refresh", .manage, answer: "RefreshAnswer",
         "Import a source again")
     public static let removeSource = Self(
         "removeSource", "DELETE", "/sources/{id}", .manage, answer: "MessageAnswer", "Remove a source")

@@ -150,3 +150,50 @@ public struct ProgrammeAnswer: Codable, Sendable, Equatable {
         self.catchupID = catchupID
     }
 }
+
+/// `POST /api/v1/sources/{id}/refresh`: the source after the import, and what it imported.
+public struct RefreshAnswer: Codable, Sendable, Equatable {
+    /// Items imported, by kind.
+    public struct Counts: Codable, Sendable, Equatable {
+        public var live: Int
+        public var movies: Int
+        public var series: Int
+        public var episodes: Int
+
+        public init(live: Int, movies: Int, series: Int, episodes: Int) {
+            self.live = live
+            self.movies = movies
+            self.series = series
+            self.episodes = episodes
+        }
+    }
+
+    /// What the source's guide import stored and skipped.
+    public struct GuideCounts: Codable, Sendable, Equatable {
+        public var channels: Int
+        public var programmes: Int
+        /// Programmes already over before the retention window, or without a usable time.
+        public var skipped: Int
+
+        public init(channels: Int, programmes: Int, skipped: Int) {
+            self.channels = channels
+            self.programmes = programmes
+            self.skipped = skipped
+        }
+    }
+
+    /// The source after the refresh, without its secrets.
+    public var source: SourceAnswer?
+    public var counts: Counts
+    /// The source's guide, imported after its items when it has guide URLs.
+    public var guide: GuideCounts?
+    /// Why the guide failed (the items were imported; the previous guide is kept).
+    public var guideError: String?
+
+    public init(source: SourceAnswer?, counts: Counts, guide: GuideCounts?, guideError: String?) {
+        self.source = source
+        self.counts = counts
+        self.guide = guide
+        self.guideError = guideError
+    }
+}

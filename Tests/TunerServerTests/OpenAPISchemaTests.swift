@@ -48,7 +48,7 @@ import TunerApp
             "transfers": transfers, "addTransfers": transfers, "transfer": entry, "changeTransfer": entry,
             "sources": sample(SourceList.self),
             "addSource": sample(SourceAnswer.self), "changeSource": sample(SourceAnswer.self),
-            "refreshSource": sample(Library.Refreshed.self),
+            "refreshSource": sample(RefreshAnswer.self),
             "channels": page, "favourites": page, "orderFavourites": page, "channel": sample(ChannelAnswer.self),
             "playChannel": sample(PlayAnswer.self),
             "catchup": sample(CatchupAnswer.self), "checkChannels": sample(CheckResults.self),

@@ -62,9 +62,9 @@ struct CatalogController {
         return EditedResponse(status: .created, response: SourceAnswer(source))
     }
 
-    @Sendable func refresh(request: Request, context: TunerRequestContext) async throws -> Body<Library.Refreshed> {
+    @Sendable func refresh(request: Request, context: TunerRequestContext) async throws -> RefreshAnswer {
         let id = try context.parameters.require("id", as: Int64.self)
-        return Body(value: try await engine.library.refresh(sourceID: id))
+        return RefreshAnswer(try await engine.library.refresh(sourceID: id))
     }
 
     @Sendable func channels(request: Request, context: TunerRequestContext) async throws -> ChannelPage {

@@ -1,6 +1,7 @@
 import Catalog
 import Hummingbird
 import TunerAPI
+import TunerApp
 
 extension SourceAnswer: ResponseEncodable {
     /// `source` as the library gives it to clients (``CatalogSource/forClients``: no password).
@@ -55,3 +56,16 @@ extension EpisodesAnswer: ResponseEncodable {}
 extension EpisodePlayAnswer: ResponseEncodable {}
 
 extension ShortEPGAnswer: ResponseEncodable {}
+
+extension RefreshAnswer: ResponseEncodable {
+    init(_ refreshed: Library.Refreshed) {
+        let counts = refreshed.counts
+        self.init(
+            source: refreshed.source.map(SourceAnswer.init),
+            counts: Counts(live: counts.live, movies: counts.movies, series: counts.series, episodes: counts.episodes),
+            guide: refreshed.guide.map {
+                GuideCounts(channels: $0.channels, programmes: $0.programmes, skipped: $0.skipped)
+            },
+            guideError: refreshed.guideError)
+    }
+}
