@@ -19,7 +19,9 @@ import TunerTesting
         let origin = try await TestOrigin.start()
         let data = workspace.file("data")
         let now = Int64(Date().timeIntervalSince1970)
-        let hour = now - now % 3600
+        // An hour that started half an hour ago, not the clock's hour: a run that crosses the clock's
+        // hour still finds the same programme on now.
+        let hour = now - 1800
         var programmes = ""
         for index in 0..<4 {
             let start = hour + Int64(index - 1) * 3600

@@ -31,7 +31,9 @@ import TunerTesting
         defer { workspace.remove() }
         let data = workspace.file("data")
         let now = Int64(Date().timeIntervalSince1970)
-        let hour = now - now % 3600
+        // An hour that started half an hour ago, not the clock's hour: a run that crosses the clock's
+        // hour still finds the same programme on now.
+        let hour = now - 1800
         let guide = """
             <tv><channel id="bbc1.uk"><display-name>BBC One</display-name></channel>
             <programme channel="bbc1.uk" start="\(Self.xmltvTime(hour))" stop="\(Self.xmltvTime(hour + 3600))"><title>The One Show</title></programme>
