@@ -45,6 +45,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         // The events WebSocket's client side (ServerLink), without Hummingbird.
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        // PostgreSQL's wire protocol and a connection pool: the state database for several nodes.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(name: "MediaFormats"),
@@ -81,7 +83,15 @@ let package = Package(
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "TunerStorage",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // PostgreSQL, the second home of the state (for several nodes): raw SQL over its pool.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                // Its pool's errors (a tripped circuit breaker means the server is gone).
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         // The fetch policy's gate every outgoing connection passes, and the redirects followed by hand.
         .target(
@@ -305,10 +315,22 @@ let package = Package(
             name: "TunerTesting",
             dependencies: [
                 "MediaFormats",
+                // A PostgreSQL database per test, on the server TUNER_TEST_POSTGRES names.
+                "TunerStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "TunerStorageTests",
+            dependencies: [
+                "TunerStorage", "TunerTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

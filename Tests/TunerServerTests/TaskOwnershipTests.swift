@@ -41,6 +41,9 @@ import Testing
         "Streaming/BackgroundWork.swift": (
             1, "the tracker itself: each task kept until it ends; shutdown() cancels and awaits them all"
         ),
+        "TunerStorage/Postgres/TunerPostgres.swift": (
+            1, "the connection pool's run(): lives as long as the database object; close() cancels and awaits it"
+        ),
         "TunerTesting/ExternalCommand.swift": (1, "test support: the child's watchdog, cancelled when it exits"),
         "TunerTesting/HLSFixtures.swift": (1, "test support: one fixture generation shared by its awaiters"),
     ]
