@@ -403,6 +403,8 @@ let package = Package(
             name: "TunerAppTests",
             dependencies: [
                 "TunerApp", "Streaming", "LiveTV", "TunerStorage", "Catalog", "Transfers", "MediaFormats",
+                "TunerTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
