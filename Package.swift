@@ -161,6 +161,8 @@ let package = Package(
                 "MediaFormats",
                 "TunerStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // Profiles, numbers and logins on PostgreSQL too.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 // PBKDF2 for the Xtream logins' passwords.
@@ -213,6 +215,8 @@ let package = Package(
                 "Fetching",
                 // The command journal's table (idempotency keys) in the shared database.
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // Keys, sessions and the journal on PostgreSQL too.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Flags, environment and the configuration file, read once into TunerConfiguration.
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -395,7 +399,7 @@ let package = Package(
         .testTarget(
             name: "OutputsTests",
             dependencies: [
-                "Outputs", "Catalog", "MediaFormats", "TunerStorage",
+                "Outputs", "Catalog", "MediaFormats", "TunerStorage", "TunerTesting",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
