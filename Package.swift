@@ -145,6 +145,8 @@ let package = Package(
                 "Tus",
                 "TunerStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The queue on PostgreSQL (PostgresTransferStore).
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -353,7 +355,7 @@ let package = Package(
         .testTarget(
             name: "TransfersTests",
             dependencies: [
-                "Transfers", "Tus", "TusServer", "TunerTesting", "MediaFormats", "Catalog",
+                "Transfers", "Tus", "TusServer", "TunerTesting", "MediaFormats", "Catalog", "TunerStorage",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
