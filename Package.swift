@@ -128,6 +128,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The bulk import binds values with SQLite's C API directly.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // The shared store (PostgresCatalogStore): raw SQL, COPY for imports.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
