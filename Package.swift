@@ -346,6 +346,7 @@ let package = Package(
             dependencies: [
                 "Catalog", "TunerTesting", "MediaFormats", "TunerStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
