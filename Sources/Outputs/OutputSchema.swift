@@ -1,8 +1,8 @@
 import GRDB
 import TunerStorage
 
-/// The output profiles' tables in ``TunerDatabase``.
-public enum OutputSchema: DatabaseSchema {
+/// The output profiles' tables in ``TunerDatabase`` or ``TunerPostgres``.
+public enum OutputSchema: StateSchema {
     public static func registerMigrations(in migrator: inout DatabaseMigrator) {
         migrator.registerMigration("outputs-v1") { db in
             try db.execute(
@@ -73,4 +73,60 @@ public enum OutputSchema: DatabaseSchema {
                     """)
         }
     }
+}
+
+extension OutputSchema {
+    /// The same tables on PostgreSQL, which starts at `outputs-v4-user-expiry`: the earlier
+    /// versions make nothing there, the last one today's whole shape (columns in SQLite's order,
+    /// so rows copy between the engines as they are). JSON columns stay text checked by a cast,
+    /// read whole as in SQLite.
+    public static let postgresMigrations = [
+        PostgresMigration("outputs-v1", []),
+        PostgresMigration("outputs-v2-users", []),
+        PostgresMigration("outputs-v3-stream-profiles", []),
+        PostgresMigration(
+            "outputs-v4-user-expiry",
+            [
+                """
+                CREATE TABLE outputProfile (
+                    -- 1 to 32 of a-z, 0-9 and '-', not starting with '-' (SQLite's two GLOBs).
+                    id TEXT PRIMARY KEY CHECK (id ~ '^[a-z0-9][a-z0-9-]{0,31}$'),
+                    name TEXT NOT NULL,
+                    selection TEXT NOT NULL CHECK ((selection::json) IS NOT NULL),
+                    numbering TEXT NOT NULL CHECK ((numbering::json) IS NOT NULL),
+                    renames TEXT NOT NULL DEFAULT '{}' CHECK ((renames::json) IS NOT NULL),
+                    deviceID BIGINT NOT NULL UNIQUE,
+                    accessKey TEXT NOT NULL,
+                    streamLimit BIGINT NOT NULL DEFAULT 2 CHECK (streamLimit BETWEEN 1 AND 64),
+                    createdAt DOUBLE PRECISION NOT NULL,
+                    streamProfile TEXT NOT NULL DEFAULT 'direct'
+                        CHECK (streamProfile IN ('direct', 'remux', 'transcode'))
+                )
+                """,
+                """
+                CREATE TABLE outputNumber (
+                    profileID TEXT NOT NULL REFERENCES outputProfile(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    identity TEXT NOT NULL,
+                    number BIGINT NOT NULL CHECK (number BETWEEN 1 AND 999999),
+                    PRIMARY KEY (profileID, kind, identity),
+                    UNIQUE (profileID, number)
+                )
+                """,
+                """
+                CREATE TABLE outputUser (
+                    username TEXT PRIMARY KEY CHECK (char_length(username) BETWEEN 1 AND 64),
+                    passwordHash BYTEA NOT NULL,
+                    salt BYTEA NOT NULL,
+                    rounds BIGINT NOT NULL,
+                    profileIDs TEXT NOT NULL CHECK ((profileIDs::json) IS NOT NULL),
+                    maxConnections BIGINT NOT NULL DEFAULT 1 CHECK (maxConnections BETWEEN 1 AND 64),
+                    createdAt DOUBLE PRECISION NOT NULL,
+                    streamProfile TEXT NOT NULL DEFAULT 'direct'
+                        CHECK (streamProfile IN ('direct', 'remux', 'transcode')),
+                    expiresAt BIGINT CHECK (expiresAt IS NULL OR expiresAt BETWEEN 1 AND 253402300799)
+                )
+                """,
+            ]),
+    ]
 }

@@ -1,20 +1,14 @@
 import Crypto
 import Foundation
-import GRDB
 import Synchronization
 
 extension OutputStore {
     public func users() async throws -> [OutputUser] {
-        try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM outputUser ORDER BY username").map(Self.user(from:))
-        }
+        try await records.users().map { try $0.user }
     }
 
     public func user(named name: String) async throws -> OutputUser? {
-        try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM outputUser WHERE username = ?", arguments: [name])
-                .map(Self.user(from:))
-        }
+        try await records.user(named: name).map { try $0.user }
     }
 
     /// Stores a new login; its profiles must exist.
@@ -25,22 +19,8 @@ extension OutputStore {
         }
         let hash = try Self.checkedHash(password)
         try await checkProfiles(user.profileIDs)
-        try await database.write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM outputUser WHERE username = ?", arguments: [user.username])
-                == true
-            {
-                throw OutputError(.conflict, "a user '\(user.username)' exists already; change it or pick another name")
-            }
-            try db.execute(
-                sql: """
-                    INSERT INTO outputUser (
-                        username, passwordHash, salt, rounds, profileIDs, maxConnections, createdAt, expiresAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    user.username, hash.hash, hash.salt, hash.rounds, try Self.json(user.profileIDs),
-                    min(max(user.maxConnections, 1), 64), user.createdAt.timeIntervalSince1970, user.expiresAt,
-                ])
+        guard try await records.insertUser(OutputUserRow(user, password: hash)) else {
+            throw OutputError(.conflict, "a user '\(user.username)' exists already; change it or pick another name")
         }
         logins.forget(user.username)
     }
@@ -51,40 +31,24 @@ extension OutputStore {
         guard OutputProfile.streamProfiles.contains(value) else {
             throw OutputError(.invalid, "a stream profile is direct, remux or transcode")
         }
-        try await database.write { db in
-            try db.execute(
-                sql: "UPDATE outputUser SET streamProfile = ? WHERE username = ?", arguments: [value, username])
-        }
+        try await records.setStreamProfile(value, ofUser: username)
     }
 
     public func updateUser(_ user: OutputUser, password: String?) async throws {
         try await checkProfiles(user.profileIDs)
         let hash = try password.map(Self.checkedHash)
-        try await database.write { db in
-            try db.execute(
-                sql: "UPDATE outputUser SET profileIDs = ?, maxConnections = ?, expiresAt = ? WHERE username = ?",
-                arguments: [
-                    try Self.json(user.profileIDs), min(max(user.maxConnections, 1), 64), user.expiresAt,
-                    user.username,
-                ])
-            guard db.changesCount > 0 else {
-                throw OutputError(.notFound, "no user is called '\(user.username)'; list them with `tuner users`")
-            }
-            if let hash {
-                try db.execute(
-                    sql: "UPDATE outputUser SET passwordHash = ?, salt = ?, rounds = ? WHERE username = ?",
-                    arguments: [hash.hash, hash.salt, hash.rounds, user.username])
-            }
+        let found = try await records.updateUser(
+            named: user.username, profileIDs: try OutputUserRow.profileIDs(user),
+            maxConnections: OutputUserRow.maxConnections(user), expiresAt: user.expiresAt, password: hash)
+        guard found else {
+            throw OutputError(.notFound, "no user is called '\(user.username)'; list them with `tuner users`")
         }
         logins.forget(user.username)
     }
 
     public func removeUser(named name: String) async throws {
-        try await database.write { db in
-            try db.execute(sql: "DELETE FROM outputUser WHERE username = ?", arguments: [name])
-            guard db.changesCount > 0 else {
-                throw OutputError(.notFound, "no user is called '\(name)'; list them with `tuner users`")
-            }
+        guard try await records.removeUser(named: name) else {
+            throw OutputError(.notFound, "no user is called '\(name)'; list them with `tuner users`")
         }
         logins.forget(name)
     }
@@ -96,18 +60,8 @@ extension OutputStore {
     /// Hashes run on ``passwordHashes``, in `client`'s turn (its address).
     public func authenticate(_ name: String, password: String, client: String) async throws -> OutputUser? {
         guard password.utf8.count <= 256 else { return nil }
-        let found: (OutputUser, PasswordHash)? =
-            OutputUser.isValidName(name)
-            ? try await database.read { db in
-                guard
-                    let row = try Row.fetchOne(
-                        db, sql: "SELECT * FROM outputUser WHERE username = ?", arguments: [name])
-                else { return nil }
-                return (
-                    try Self.user(from: row),
-                    PasswordHash(hash: row["passwordHash"], salt: row["salt"], rounds: row["rounds"])
-                )
-            } : nil
+        let row = OutputUser.isValidName(name) ? try await records.user(named: name) : nil
+        let found: (OutputUser, PasswordHash)? = try row.map { (try $0.user, $0.password) }
         guard let (user, stored) = found else {
             _ = await passwordHashes.run(for: client) { Self.unknownUser.matches(password) }
             return nil
@@ -148,20 +102,6 @@ extension OutputStore {
         return try PasswordHash.make(password)
     }
 
-    static func json(_ value: some Encodable) throws -> String {
-        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
-    }
-
-    static func user(from row: Row) throws -> OutputUser {
-        let profiles: String = row["profileIDs"]
-        var user = OutputUser(
-            username: row["username"],
-            profileIDs: try JSONDecoder().decode([String].self, from: Data(profiles.utf8)),
-            maxConnections: row["maxConnections"], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
-        user.streamProfile = row["streamProfile"] ?? "direct"
-        user.expiresAt = row["expiresAt"]
-        return user
-    }
 }
 
 /// Logins that matched their slow hash, remembered by a quick one until the user changes.

@@ -1,41 +1,44 @@
 import Catalog
 import Foundation
-import GRDB
 import Logging
 import TunerStorage
 
-/// Output profiles and their lineups, in ``TunerDatabase``.
+/// Output profiles and their lineups, in the state database (SQLite or PostgreSQL).
 ///
-/// Reading a lineup never writes: numbers not yet recorded are worked out in memory by the same
+/// The rules live here (ids, clamps, numbering, passwords); the rows behind ``OutputRecords``, one
+/// implementation per engine, so both behave alike. Reading a lineup never writes: numbers not yet recorded are worked out in memory by the same
 /// rule ``recordNumbers(profileID:)`` later stores (after each import and profile change), so a
 /// GET always shows the numbers the channel will keep.
 public final class OutputStore: Sendable {
-    let database: any DatabaseWriter
-    let catalog: SQLiteCatalogStore
+    let records: any OutputRecords
+    let catalog: any CatalogStore
     let logger: Logger
     let logins = VerifiedLogins()
     /// Password hashes (PBKDF2, about half a second each): two threads, fair between addresses.
     public let passwordHashes = PasswordHashPool(width: 2)
 
-    public init(database: TunerDatabase, catalog: SQLiteCatalogStore, logger: Logger) {
-        self.database = database.writer
+    public init(database: StateDatabase, catalog: any CatalogStore, logger: Logger) {
+        switch database {
+        case .sqlite(let database): records = SQLiteOutputRecords(database: database.writer)
+        case .postgres(let database): records = PostgresOutputRecords(database: database, logger: logger)
+        }
         self.catalog = catalog
         self.logger = logger
+    }
+
+    /// Profiles and logins in a SQLite file.
+    public convenience init(database: TunerDatabase, catalog: any CatalogStore, logger: Logger) {
+        self.init(database: .sqlite(database), catalog: catalog, logger: logger)
     }
 
     // MARK: Profiles
 
     public func profiles() async throws -> [OutputProfile] {
-        try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM outputProfile ORDER BY createdAt, id").map(Self.profile(from:))
-        }
+        try await records.profiles().map { try $0.profile }
     }
 
     public func profile(id: String) async throws -> OutputProfile? {
-        try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM outputProfile WHERE id = ?", arguments: [id])
-                .map(Self.profile(from:))
-        }
+        try await records.profile(id: id).map { try $0.profile }
     }
 
     /// Stores a new profile; a profile with its id or device id must not exist.
@@ -43,33 +46,17 @@ public final class OutputStore: Sendable {
         guard OutputProfile.isValidID(profile.id) else {
             throw OutputError(.invalid, "'\(profile.id)' is not a profile id: use 1 to 32 of a-z, 0-9 and '-'")
         }
-        try await database.write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM outputProfile WHERE id = ?", arguments: [profile.id]) == true {
-                throw OutputError(.conflict, "a profile '\(profile.id)' exists already; change it or pick another id")
-            }
-            try db.execute(
-                sql: """
-                    INSERT INTO outputProfile (id, name, selection, numbering, renames, deviceID, accessKey,
-                        streamLimit, createdAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: try Self.arguments(profile))
+        try Self.checkName(profile)
+        guard try await records.insertProfile(OutputProfileRow(profile)) else {
+            throw OutputError(.conflict, "a profile '\(profile.id)' exists already; change it or pick another id")
         }
     }
 
     /// Replaces a profile's settings (its id, device id and key stay). Numbers already given stay.
     public func update(_ profile: OutputProfile) async throws {
-        try await database.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE outputProfile SET name = ?, selection = ?, numbering = ?, renames = ?, streamLimit = ?
-                    WHERE id = ?
-                    """,
-                arguments: StatementArguments(try Self.settingsArguments(profile) + [profile.id]))
-            guard db.changesCount > 0 else {
-                throw OutputError(
-                    .notFound, "no output profile is called '\(profile.id)'; list them with `tuner outputs`")
-            }
+        try Self.checkName(profile)
+        guard try await records.updateProfileSettings(OutputProfileRow(profile)) else {
+            throw OutputError(.notFound, "no output profile is called '\(profile.id)'; list them with `tuner outputs`")
         }
     }
 
@@ -78,17 +65,12 @@ public final class OutputStore: Sendable {
         guard OutputProfile.streamProfiles.contains(value) else {
             throw OutputError(.invalid, "a stream profile is direct, remux or transcode")
         }
-        try await database.write { db in
-            try db.execute(sql: "UPDATE outputProfile SET streamProfile = ? WHERE id = ?", arguments: [value, id])
-        }
+        try await records.setStreamProfile(value, ofProfile: id)
     }
 
     public func removeProfile(id: String) async throws {
-        try await database.write { db in
-            try db.execute(sql: "DELETE FROM outputProfile WHERE id = ?", arguments: [id])
-            guard db.changesCount > 0 else {
-                throw OutputError(.notFound, "no output profile is called '\(id)'; list them with `tuner outputs`")
-            }
+        guard try await records.removeProfile(id: id) else {
+            throw OutputError(.notFound, "no output profile is called '\(id)'; list them with `tuner outputs`")
         }
     }
 
@@ -105,6 +87,14 @@ public final class OutputStore: Sendable {
             // Another process (the CLI beside the server) made it first.
         }
         return try await self.profile(id: OutputProfile.defaultID) ?? profile
+    }
+
+    /// PostgreSQL's text cannot hold NUL, so neither engine takes one: a profile stores the same in
+    /// both (the other text columns are JSON, where NUL is escaped, or generated).
+    static func checkName(_ profile: OutputProfile) throws {
+        guard !profile.name.unicodeScalars.contains("\u{0}") else {
+            throw OutputError(.invalid, "a profile's name cannot hold a NUL character")
+        }
     }
 
     /// A new secret for a profile: 24 hex digits (96 bits).
@@ -129,13 +119,7 @@ public final class OutputStore: Sendable {
         guard let profile = try await profile(id: profileID) else { return }
         let added = try await lineup(profile).added
         guard !added.isEmpty else { return }
-        try await database.write { db in
-            let statement = try db.makeStatement(
-                sql: "INSERT OR IGNORE INTO outputNumber (profileID, kind, identity, number) VALUES (?, ?, ?, ?)")
-            for (key, number) in added {
-                try statement.execute(arguments: [profile.id, key.kind, key.identity, number])
-            }
-        }
+        try await records.addNumbers(added, profileID: profile.id)
         logger.debug("numbered \(added.count) new channels", metadata: ["profile": "\(profile.id)"])
     }
 
@@ -166,19 +150,7 @@ public final class OutputStore: Sendable {
     }
 
     func numbers(profileID: String) async throws -> [OutputChannelKey: Int] {
-        try await database.read { db in
-            var numbers: [OutputChannelKey: Int] = [:]
-            let count =
-                try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM outputNumber WHERE profileID = ?", arguments: [profileID]) ?? 0
-            numbers.reserveCapacity(count)
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT kind, identity, number FROM outputNumber WHERE profileID = ?", arguments: [profileID])
-            while let row = try rows.next() {
-                numbers[OutputChannelKey(kind: row[0], identity: row[1])] = row[2]
-            }
-            return numbers
-        }
+        try await records.numbers(profileID: profileID)
     }
 
     /// The items a selection shows, once each (the first source's entry for an identity several
@@ -232,47 +204,5 @@ public final class OutputStore: Sendable {
             seen.insert(OutputChannelKey(kind: entry.item.kind.rawValue, identity: entry.item.identity)).inserted
                 ? entry.item : nil
         }
-    }
-
-    // MARK: Rows
-
-    static func profile(from row: Row) throws -> OutputProfile {
-        let decoder = JSONDecoder()
-        let selection: String = row["selection"]
-        let numbering: String = row["numbering"]
-        let renames: String = row["renames"]
-        let deviceID: Int64 = row["deviceID"]
-        var profile = OutputProfile(
-            id: row["id"], name: row["name"],
-            selection: try decoder.decode(OutputSelection.self, from: Data(selection.utf8)),
-            numbering: try decoder.decode(OutputNumbering.self, from: Data(numbering.utf8)),
-            renames: try decoder.decode([String: String].self, from: Data(renames.utf8)),
-            deviceID: UInt32(truncatingIfNeeded: deviceID), accessKey: row["accessKey"],
-            streamLimit: row["streamLimit"],
-            createdAt: Date(timeIntervalSince1970: row["createdAt"]))
-        profile.streamProfile = row["streamProfile"] ?? "direct"
-        return profile
-    }
-
-    /// id, name, selection, numbering, renames, deviceID, accessKey, streamLimit, createdAt.
-    static func arguments(_ profile: OutputProfile) throws -> StatementArguments {
-        let settings = try settingsArguments(profile)
-        var values: [any DatabaseValueConvertible] = [profile.id]
-        values += settings.prefix(4)
-        values += [Int64(profile.deviceID), profile.accessKey, settings[4], profile.createdAt.timeIntervalSince1970]
-        return StatementArguments(values)
-    }
-
-    /// What a user may change: name, selection, numbering, renames, streamLimit.
-    static func settingsArguments(_ profile: OutputProfile) throws -> [any DatabaseValueConvertible] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        func json(_ value: some Encodable) throws -> String {
-            String(decoding: try encoder.encode(value), as: UTF8.self)
-        }
-        return [
-            profile.name, try json(profile.selection), try json(profile.numbering), try json(profile.renames),
-            min(max(profile.streamLimit, 1), 64),
-        ]
     }
 }

@@ -4,23 +4,28 @@ import Logging
 import MediaFormats
 import Testing
 import TunerStorage
+import TunerTesting
 
 @testable import Outputs
 
-/// Profiles and lineups over a real SQLite file with a real catalog.
+/// Profiles, lineups and logins with a real catalog, on each state engine (SQLite, and
+/// PostgreSQL when the tests have a server): the same assertions on both.
 @Suite struct OutputStoreTests {
     struct Harness {
-        let folder: String
-        let catalog: SQLiteCatalogStore
+        let catalog: any CatalogStore
         let store: OutputStore
         let sourceID: Int64
 
-        init() async throws {
-            folder = NSTemporaryDirectory() + "tuner-outputs-\(UUID().uuidString)"
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let database = try TunerDatabase(
-                path: folder + "/tuner.sqlite", schemas: [CatalogSchema.self, OutputSchema.self])
-            catalog = SQLiteCatalogStore(database: database, logger: Logger(label: "test"))
+        /// Runs `body` with a harness on a new database of `engine`.
+        static func with(_ engine: StorageEngine, _ body: (Harness) async throws -> Void) async throws {
+            try await TestPostgres.withStateDatabase(engine, schemas: [CatalogSchema.self, OutputSchema.self]) {
+                database in
+                try await body(try await Harness(database: database))
+            }
+        }
+
+        init(database: StateDatabase) async throws {
+            catalog = database.catalogStore(logger: Logger(label: "test"))
             store = OutputStore(database: database, catalog: catalog, logger: Logger(label: "test"))
             sourceID = try await catalog.addSource(CatalogSourceDraft(kind: .m3u, location: "http://h/list.m3u")).id
         }
@@ -34,13 +39,14 @@ import TunerStorage
                 }
             }
         }
-
-        func remove() { try? FileManager.default.removeItem(atPath: folder) }
     }
 
-    @Test func numbersSurviveARefreshThatReordersAndDropsChannels() async throws {
-        let harness = try await Harness()
-        defer { harness.remove() }
+    @Test(arguments: StorageEngine.underTest)
+    func numbersSurviveARefreshThatReordersAndDropsChannels(engine: StorageEngine) async throws {
+        try await Harness.with(engine) { harness in try await numbersSurviveARefresh(harness) }
+    }
+
+    func numbersSurviveARefresh(_ harness: Harness) async throws {
         try await harness.importChannels(["One", "Two", "Three"])
         let profile = try await harness.store.ensureDefaultProfile()
         #expect(HDHomeRunDeviceID.isValid(profile.deviceID) && profile.accessKey.count == 24)
@@ -60,9 +66,12 @@ import TunerStorage
         #expect(try await harness.store.lineup(profileID: profile.id).map(\.number) == [1, 2, 3, 4])
     }
 
-    @Test func selectionsNarrowAndIncludeAndExcludeWin() async throws {
-        let harness = try await Harness()
-        defer { harness.remove() }
+    @Test(arguments: StorageEngine.underTest)
+    func selectionsNarrowAndIncludeAndExcludeWin(engine: StorageEngine) async throws {
+        try await Harness.with(engine) { harness in try await selectionsNarrow(harness) }
+    }
+
+    func selectionsNarrow(_ harness: Harness) async throws {
         try await harness.importChannels(["BBC News", "CNN"], group: "News")
         let all = try await harness.catalog.items(CatalogItemQuery(kind: .live, limit: 10)).items
         let cnn = try #require(all.first { $0.name == "CNN" })
@@ -91,9 +100,12 @@ import TunerStorage
         await #expect(throws: OutputError.self) { try await harness.store.lineup(profileID: "nope") }
     }
 
-    @Test func theM3UOutputReadsBackWithTunerURLsAndNoProviderSecret() async throws {
-        let harness = try await Harness()
-        defer { harness.remove() }
+    @Test(arguments: StorageEngine.underTest)
+    func theM3UOutputReadsBackWithTunerURLsAndNoProviderSecret(engine: StorageEngine) async throws {
+        try await Harness.with(engine) { harness in try await theM3UOutputReadsBack(harness) }
+    }
+
+    func theM3UOutputReadsBack(_ harness: Harness) async throws {
         try await harness.importChannels(["News & \"Weather\"", "Sport"])
         let profile = try await harness.store.ensureDefaultProfile()
         let channels = try await harness.store.lineup(profileID: profile.id)

@@ -36,6 +36,10 @@ public protocol CatalogStore: Sendable {
     func providerID(ofItem itemID: Int64) async throws -> String?
     /// Replaces the episodes of a series item, in one transaction.
     func replaceEpisodes(ofSeries seriesID: Int64, with episodes: [CatalogEpisodeDraft]) async throws
+    /// Every playable item of `kinds` (and every series: its episodes play), in catalogue order
+    /// (source, then the provider's order), in one read, each with its place among the favourites:
+    /// what output profiles select from.
+    func lineupItems(kinds: [CatalogItemKind]) async throws -> [LineupItem]
 
     // MARK: What the user sets
 

@@ -1,6 +1,6 @@
 import GRDB
 
-/// An entry of ``SQLiteCatalogStore/lineupItems(kinds:)``: the item and, for a favourite, its
+/// An entry of ``CatalogStore/lineupItems(kinds:)``: the item and, for a favourite, its
 /// place in the user's favourites order.
 public struct LineupItem: Sendable, Hashable {
     public var item: CatalogItem
