@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 import Logging
 import Outputs
 import Streaming
@@ -10,8 +9,9 @@ import TunerStorage
 /// API keys with scopes, and the browser sessions they (or the owner's token) sign in to: who a
 /// request acts as, for the HTTP layer, the CLI (`tuner keys`) and the web app's sign-in.
 ///
-/// Keys and sessions live in SQLite (``AccessSchema``) and are looked up there on each request,
-/// so a key removed by the CLI beside a running server stops working at once. Secrets are
+/// Keys and sessions live in the state database (``AccessSchema``, SQLite or PostgreSQL) and are
+/// looked up there on each request, never cached, so a key removed by the CLI beside a running
+/// server, or on another node sharing the PostgreSQL database, stops working at once. Secrets are
 /// 256-bit random and stored only as SHA-256 hashes; the owner's token is compared in constant
 /// time.
 public final class AccessControl: Sendable {
@@ -22,7 +22,7 @@ public final class AccessControl: Sendable {
     /// How long a browser stays signed in.
     public static let sessionLifetime: TimeInterval = 30 * 86_400
 
-    private let pool: any DatabaseWriter
+    private let records: any AccessRecords
     private let ownerToken: String?
     private let logger: Logger
     private let now: @Sendable () -> Date
@@ -32,12 +32,22 @@ public final class AccessControl: Sendable {
 
     /// `ownerToken`: the access token (nil when Tuner listens on loopback only and has none).
     public init(
-        database: TunerDatabase, ownerToken: String?, logger: Logger, now: @escaping @Sendable () -> Date = Date.init
+        database: StateDatabase, ownerToken: String?, logger: Logger, now: @escaping @Sendable () -> Date = Date.init
     ) {
-        pool = database.writer
+        switch database {
+        case .sqlite(let database): records = SQLiteAccessRecords(database: database.writer)
+        case .postgres(let database): records = PostgresAccessRecords(database: database, logger: logger)
+        }
         self.ownerToken = ownerToken
         self.logger = logger
         self.now = now
+    }
+
+    /// Keys and sessions in a SQLite file.
+    public convenience init(
+        database: TunerDatabase, ownerToken: String?, logger: Logger, now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.init(database: .sqlite(database), ownerToken: ownerToken, logger: logger, now: now)
     }
 
     // MARK: Credentials
@@ -47,12 +57,9 @@ public final class AccessControl: Sendable {
         if let ownerToken, Self.constantTimeEquals(secret, ownerToken) { return .owner }
         guard secret.hasPrefix(Self.keyPrefix) else { return nil }
         let hash = Self.hash(secret)
-        let found: (id: Int64, name: String, scope: String)?
+        let found: AccessKeyMatch?
         do {
-            found = try await pool.read { db in
-                try Row.fetchOne(db, sql: "SELECT id, name, scope FROM apiKey WHERE secretHash = ?", arguments: [hash])
-                    .map { (id: $0["id"], name: $0["name"], scope: $0["scope"]) }
-            }
+            found = try await records.key(secretHash: hash)
         } catch {
             logger.error("could not look up an API key", metadata: ["error": "\(error)"])
             return nil
@@ -67,19 +74,9 @@ public final class AccessControl: Sendable {
     public func principal(session value: String) async -> AccessPrincipal? {
         let hash = Self.hash(value)
         let moment = now().timeIntervalSince1970
-        let found: (keyID: Int64?, name: String?, scope: String?)?
+        let found: AccessSessionMatch?
         do {
-            found = try await pool.read { db in
-                try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT webSession.keyID, apiKey.name, apiKey.scope FROM webSession
-                        LEFT JOIN apiKey ON apiKey.id = webSession.keyID
-                        WHERE webSession.secretHash = ? AND webSession.expiresAt > ?
-                        """,
-                    arguments: [hash, moment]
-                ).map { (keyID: $0["keyID"], name: $0["name"], scope: $0["scope"]) }
-            }
+            found = try await records.session(secretHash: hash, validAt: moment)
         } catch {
             logger.error("could not look up a browser session", metadata: ["error": "\(error)"])
             return nil
@@ -103,12 +100,9 @@ public final class AccessControl: Sendable {
         let cookie = Self.randomSecret()
         let moment = now().timeIntervalSince1970
         do {
-            try await pool.write { db in
-                try db.execute(sql: "DELETE FROM webSession WHERE expiresAt <= ?", arguments: [moment])
-                try db.execute(
-                    sql: "INSERT INTO webSession (secretHash, keyID, createdAt, expiresAt) VALUES (?, ?, ?, ?)",
-                    arguments: [Self.hash(cookie), principal.keyID, moment, moment + Self.sessionLifetime])
-            }
+            try await records.insertSession(
+                secretHash: Self.hash(cookie), keyID: principal.keyID, createdAt: moment,
+                expiresAt: moment + Self.sessionLifetime)
         } catch {
             throw FeatureError(.failed, "could not record the sign-in: \(error)")
         }
@@ -118,9 +112,7 @@ public final class AccessControl: Sendable {
     /// Ends the session of cookie `value` (nothing when there is none).
     public func signOut(session value: String) async {
         let hash = Self.hash(value)
-        _ = try? await pool.write { db in
-            try db.execute(sql: "DELETE FROM webSession WHERE secretHash = ?", arguments: [hash])
-        }
+        try? await records.removeSession(secretHash: hash)
     }
 
     // MARK: Keys
@@ -136,12 +128,9 @@ public final class AccessControl: Sendable {
         let hint = String(secret.prefix(Self.keyPrefix.count + 4)) + "…"
         let created = now()
         do {
-            let id = try await pool.write { db -> Int64 in
-                try db.execute(
-                    sql: "INSERT INTO apiKey (name, scope, secretHash, hint, createdAt) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [name, scope.rawValue, Self.hash(secret), hint, created.timeIntervalSince1970])
-                return db.lastInsertedRowID
-            }
+            let id = try await records.insertKey(
+                name: name, scope: scope.rawValue, secretHash: Self.hash(secret), hint: hint,
+                createdAt: created.timeIntervalSince1970)
             return NewAPIKey(
                 key: APIKey(id: id, name: name, scope: scope, hint: hint, createdAt: created, lastUsedAt: nil),
                 secret: secret)
@@ -153,14 +142,11 @@ public final class AccessControl: Sendable {
     /// Every key, oldest first (never their secrets).
     public func keys() async throws -> [APIKey] {
         do {
-            return try await pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM apiKey ORDER BY id").map { row in
-                    let lastUsed: Double? = row["lastUsedAt"]
-                    return APIKey(
-                        id: row["id"], name: row["name"], scope: AccessScope(rawValue: row["scope"]) ?? .read,
-                        hint: row["hint"], createdAt: Date(timeIntervalSince1970: row["createdAt"]),
-                        lastUsedAt: lastUsed.map(Date.init(timeIntervalSince1970:)))
-                }
+            return try await records.keys().map { row in
+                APIKey(
+                    id: row.id, name: row.name, scope: AccessScope(rawValue: row.scope) ?? .read, hint: row.hint,
+                    createdAt: Date(timeIntervalSince1970: row.createdAt),
+                    lastUsedAt: row.lastUsedAt.map(Date.init(timeIntervalSince1970:)))
             }
         } catch {
             throw FeatureError(.failed, "could not read the keys: \(error)")
@@ -171,10 +157,7 @@ public final class AccessControl: Sendable {
     public func removeKey(id: Int64) async throws {
         let removed: Bool
         do {
-            removed = try await pool.write { db in
-                try db.execute(sql: "DELETE FROM apiKey WHERE id = ?", arguments: [id])
-                return db.changesCount > 0
-            }
+            removed = try await records.removeKey(id: id)
         } catch {
             throw FeatureError(.failed, "could not remove the key: \(error)")
         }
@@ -191,10 +174,7 @@ public final class AccessControl: Sendable {
             return true
         }
         guard due else { return }
-        _ = try? await pool.write { db in
-            try db.execute(
-                sql: "UPDATE apiKey SET lastUsedAt = ? WHERE id = ?", arguments: [moment.timeIntervalSince1970, keyID])
-        }
+        try? await records.setLastUse(keyID: keyID, at: moment.timeIntervalSince1970)
     }
 
     static func hash(_ secret: String) -> String {
