@@ -40,7 +40,7 @@ import TunerStorage
         // Access: a key made is a key that signs in.
         let access = AccessControl(database: database, ownerToken: nil, logger: logger)
         let key = try await access.addKey(name: "phone", scope: .read)
-        #expect(await access.principal(bearer: key.secret) != nil)
+        #expect(try await access.principal(bearer: key.secret) != nil)
         #expect(try await access.keys().count == 1)
 
         // The idempotency journal: a first claim runs, a second one is in progress.

@@ -52,14 +52,18 @@ public final class AccessControl: Sendable {
 
     // MARK: Credentials
 
-    /// Who `secret` (the owner's token, or an API key) is, or nil when it is neither.
-    public func principal(bearer secret: String) async -> AccessPrincipal? {
+    /// Who `secret` (the owner's token, or an API key) is, or nil when it is neither. Throws
+    /// ``StorageUnavailableError`` when the database cannot answer now (the API says 503 with
+    /// `Retry-After`, not that the key is wrong); other failures are logged and answer nil.
+    public func principal(bearer secret: String) async throws -> AccessPrincipal? {
         if let ownerToken, Self.constantTimeEquals(secret, ownerToken) { return .owner }
         guard secret.hasPrefix(Self.keyPrefix) else { return nil }
         let hash = Self.hash(secret)
         let found: AccessKeyMatch?
         do {
             found = try await records.key(secretHash: hash)
+        } catch let error as StorageUnavailableError {
+            throw error
         } catch {
             logger.error("could not look up an API key", metadata: ["error": "\(error)"])
             return nil
@@ -70,13 +74,16 @@ public final class AccessControl: Sendable {
         return principal
     }
 
-    /// Who the browser holding session cookie `value` is, or nil (unknown or expired).
-    public func principal(session value: String) async -> AccessPrincipal? {
+    /// Who the browser holding session cookie `value` is, or nil (unknown or expired). Throws
+    /// ``StorageUnavailableError`` as ``principal(bearer:)`` does.
+    public func principal(session value: String) async throws -> AccessPrincipal? {
         let hash = Self.hash(value)
         let moment = now().timeIntervalSince1970
         let found: AccessSessionMatch?
         do {
             found = try await records.session(secretHash: hash, validAt: moment)
+        } catch let error as StorageUnavailableError {
+            throw error
         } catch {
             logger.error("could not look up a browser session", metadata: ["error": "\(error)"])
             return nil
@@ -91,7 +98,7 @@ public final class AccessControl: Sendable {
     /// Signs a browser in with the owner's token or an API key: the new session's cookie value
     /// (shown to nobody else) and who it is. Throws `forbidden` for anything else.
     public func signIn(secret: String) async throws -> (cookie: String, principal: AccessPrincipal) {
-        guard let principal = await principal(bearer: secret) else {
+        guard let principal = try await principal(bearer: secret) else {
             throw FeatureError(
                 .forbidden,
                 "that is neither the access token nor an API key of this Tuner: check it, or make a key with "
@@ -103,6 +110,8 @@ public final class AccessControl: Sendable {
             try await records.insertSession(
                 secretHash: Self.hash(cookie), keyID: principal.keyID, createdAt: moment,
                 expiresAt: moment + Self.sessionLifetime)
+        } catch let error as StorageUnavailableError {
+            throw error
         } catch {
             throw FeatureError(.failed, "could not record the sign-in: \(error)")
         }
@@ -134,6 +143,8 @@ public final class AccessControl: Sendable {
             return NewAPIKey(
                 key: APIKey(id: id, name: name, scope: scope, hint: hint, createdAt: created, lastUsedAt: nil),
                 secret: secret)
+        } catch let error as StorageUnavailableError {
+            throw error
         } catch {
             throw FeatureError(.failed, "could not store the new key: \(error)")
         }
@@ -148,6 +159,8 @@ public final class AccessControl: Sendable {
                     createdAt: Date(timeIntervalSince1970: row.createdAt),
                     lastUsedAt: row.lastUsedAt.map(Date.init(timeIntervalSince1970:)))
             }
+        } catch let error as StorageUnavailableError {
+            throw error
         } catch {
             throw FeatureError(.failed, "could not read the keys: \(error)")
         }
@@ -158,6 +171,8 @@ public final class AccessControl: Sendable {
         let removed: Bool
         do {
             removed = try await records.removeKey(id: id)
+        } catch let error as StorageUnavailableError {
+            throw error
         } catch {
             throw FeatureError(.failed, "could not remove the key: \(error)")
         }

@@ -169,7 +169,15 @@ struct RequestGuardMiddleware: RouterMiddleware {
                 case .admitted(let admitted):
                     ticket = admitted
                 }
-                if let principal = await access.principal(bearer: supplied) {
+                let found: AccessPrincipal?
+                do {
+                    found = try await access.principal(bearer: supplied)
+                } catch {
+                    // Not judged (the database is away: 503): the try does not count against the address.
+                    throttle.succeeded(ticket)
+                    throw error
+                }
+                if let principal = found {
                     throttle.succeeded(ticket)
                     return principal
                 }
@@ -182,10 +190,10 @@ struct RequestGuardMiddleware: RouterMiddleware {
                         """)
             }
             // On loopback only (or on an open path) a credential only narrows who acts.
-            if let principal = await access.principal(bearer: supplied) { return principal }
+            if let principal = try await access.principal(bearer: supplied) { return principal }
         }
         if let cookie = request.cookies[AccessControl.sessionCookie]?.value,
-            let principal = await access.principal(session: cookie)
+            let principal = try await access.principal(session: cookie)
         {
             return principal
         }
