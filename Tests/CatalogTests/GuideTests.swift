@@ -132,9 +132,7 @@ struct GuideTests {
             #expect(failed.status == .failed)
         }
         // The previous guide is still there.
-        let count = try await catalog.store.database.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM guideProgramme")
-        }
+        let count = try await catalog.integer("SELECT count(*) FROM guideProgramme")
         #expect(count ?? 0 > 0)
     }
 }

@@ -60,39 +60,40 @@ struct GzipImportTests {
         #expect(throws: CatalogError.self) { try Self.inflate(bomb, in: catalog.directory, limit: 1 << 20) }
     }
 
-    @Test("A truncated .gz guide fails the refresh and keeps the previous guide; two members import whole")
-    func guideImport() async throws {
-        let catalog = try TemporaryCatalog()
-        let start = 1_700_000_000
-        func guide(_ channel: String, _ title: String) -> String {
-            """
-            <?xml version="1.0"?><tv><channel id="\(channel)"><display-name>\(channel)</display-name></channel>
-            <programme channel="\(channel)" start="\(XMLTVTime.format(start))" stop="\(XMLTVTime.format(start + 3600))"><title>\(title)</title></programme></tv>
-            """
-        }
-        let path = catalog.directory.appendingPathComponent("guide.xml.gz")
-        let first = try await Self.gzip(guide("a.example", "First"), in: catalog.directory)
-        let second = try await Self.gzip(guide("b.example", "Second"), in: catalog.directory)
-        try (first + second).write(to: path)
-        let source = try await catalog.store.addSource(CatalogSourceDraft(kind: .xmltv, location: path.path))
-        try await withImporter(catalog) { importer in
-            let counts = try await importer.refreshGuide(sourceID: source.id, now: 0, retention: 0)
-            #expect(counts.programmes == 2)
-
-            try first.prefix(first.count - 6).write(to: path)
-            await #expect(throws: CatalogError.self) {
-                try await importer.refreshGuide(sourceID: source.id, now: 0, retention: 0)
+    @Test(
+        "A truncated .gz guide fails the refresh and keeps the previous guide; two members import whole",
+        arguments: StorageEngine.underTest)
+    func guideImport(engine: StorageEngine) async throws {
+        try await TemporaryCatalog.with(engine) { catalog in
+            let start = 1_700_000_000
+            func guide(_ channel: String, _ title: String) -> String {
+                """
+                <?xml version="1.0"?><tv><channel id="\(channel)"><display-name>\(channel)</display-name></channel>
+                <programme channel="\(channel)" start="\(XMLTVTime.format(start))" stop="\(XMLTVTime.format(start + 3600))"><title>\(title)</title></programme></tv>
+                """
             }
-            #expect(try await catalog.store.source(id: source.id)?.status == .failed)
+            let path = catalog.directory.appendingPathComponent("guide.xml.gz")
+            let first = try await Self.gzip(guide("a.example", "First"), in: catalog.directory)
+            let second = try await Self.gzip(guide("b.example", "Second"), in: catalog.directory)
+            try (first + second).write(to: path)
+            let source = try await catalog.store.addSource(CatalogSourceDraft(kind: .xmltv, location: path.path))
+            try await withImporter(catalog) { importer in
+                let counts = try await importer.refreshGuide(sourceID: source.id, now: 0, retention: 0)
+                #expect(counts.programmes == 2)
+
+                try first.prefix(first.count - 6).write(to: path)
+                await #expect(throws: CatalogError.self) {
+                    try await importer.refreshGuide(sourceID: source.id, now: 0, retention: 0)
+                }
+                #expect(try await catalog.store.source(id: source.id)?.status == .failed)
+            }
+            let titles = try await catalog.texts("SELECT title FROM guideProgramme ORDER BY title").map { $0[0] }
+            #expect(titles == ["First", "Second"])
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: catalog.directory.path).filter {
+                $0.hasSuffix(".inflated")
+            }
+            #expect(leftovers.isEmpty)
         }
-        let titles = try await catalog.store.database.read { db in
-            try String.fetchAll(db, sql: "SELECT title FROM guideProgramme ORDER BY title")
-        }
-        #expect(titles == ["First", "Second"])
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: catalog.directory.path).filter {
-            $0.hasSuffix(".inflated")
-        }
-        #expect(leftovers.isEmpty)
     }
 }
 

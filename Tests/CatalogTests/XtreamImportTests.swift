@@ -28,70 +28,76 @@ struct XtreamImportTests {
         <programme channel="bbc1.uk" start="20240305060000 +0000" stop="20240305070000 +0000"><title>Breakfast</title></programme></tv>
         """
 
-    @Test("Live streams, movies and series import with their categories, URLs and catch-up, numbers as strings or ints")
-    func importsAccount() async throws {
+    @Test(
+        "Live streams, movies and series import with their categories, URLs and catch-up, numbers as strings or ints",
+        arguments: StorageEngine.underTest)
+    func importsAccount(engine: StorageEngine) async throws {
         let fake = try await XtreamFake.start(responses: Self.responses, guide: Self.guide)
         defer { Task { try? await fake.shutdown() } }
-        let catalog = try TemporaryCatalog()
-        let source = try await catalog.store.addSource(
-            CatalogSourceDraft(
-                kind: .xtream, location: fake.baseURL,
-                xtream: XtreamCredentials(server: fake.baseURL + "/", username: "user", password: "pass")
-            ))
-        try await withImporter(catalog) { importer in
-            let counts = try await importer.refresh(sourceID: source.id)
-            #expect(counts == CatalogImportCounts(live: 2, movies: 1, series: 1))
-            let guide = try await importer.refreshGuide(sourceID: source.id, now: 0, retention: 0)
-            #expect(guide.programmes == 1)
-        }
-        let live = try await catalog.store.items(CatalogItemQuery(kind: .live)).items
-        #expect(live.map(\.name) == ["BBC One", "Sky Sports"])
-        #expect(live[0].url == "\(fake.baseURL)/live/user/pass/101.ts")
-        #expect(live[0].group == "News")
-        #expect(live[0].tvgID == "bbc1.uk")
-        #expect(live[0].catchup == CatalogCatchup(type: "xc", days: 7))
-        #expect(live[1].group == "Sport")
-        #expect(live[1].logo == nil)
-        #expect(live[1].catchup == nil)
-        let movie = try #require(try await catalog.store.items(CatalogItemQuery(kind: .movie)).items.first)
-        #expect(movie.url == "\(fake.baseURL)/movie/user/pass/9001.mkv")
-        #expect(movie.group == "Films")
-        let series = try #require(try await catalog.store.items(CatalogItemQuery(kind: .series)).items.first)
-        #expect(series.name == "American Gods")
-        #expect(series.identity == "id:series:77")
+        try await TemporaryCatalog.with(engine) { catalog in
+            let source = try await catalog.store.addSource(
+                CatalogSourceDraft(
+                    kind: .xtream, location: fake.baseURL,
+                    xtream: XtreamCredentials(server: fake.baseURL + "/", username: "user", password: "pass")
+                ))
+            try await withImporter(catalog) { importer in
+                let counts = try await importer.refresh(sourceID: source.id)
+                #expect(counts == CatalogImportCounts(live: 2, movies: 1, series: 1))
+                let guide = try await importer.refreshGuide(sourceID: source.id, now: 0, retention: 0)
+                #expect(guide.programmes == 1)
+            }
+            let live = try await catalog.store.items(CatalogItemQuery(kind: .live)).items
+            #expect(live.map(\.name) == ["BBC One", "Sky Sports"])
+            #expect(live[0].url == "\(fake.baseURL)/live/user/pass/101.ts")
+            #expect(live[0].group == "News")
+            #expect(live[0].tvgID == "bbc1.uk")
+            #expect(live[0].catchup == CatalogCatchup(type: "xc", days: 7))
+            #expect(live[1].group == "Sport")
+            #expect(live[1].logo == nil)
+            #expect(live[1].catchup == nil)
+            let movie = try #require(try await catalog.store.items(CatalogItemQuery(kind: .movie)).items.first)
+            #expect(movie.url == "\(fake.baseURL)/movie/user/pass/9001.mkv")
+            #expect(movie.group == "Films")
+            let series = try #require(try await catalog.store.items(CatalogItemQuery(kind: .series)).items.first)
+            #expect(series.name == "American Gods")
+            #expect(series.identity == "id:series:77")
 
-        let updated = try #require(try await catalog.store.source(id: source.id))
-        #expect(updated.epgURLs == ["\(fake.baseURL)/xmltv.php?username=user&password=pass"])
-        let nowNext = try await catalog.store.nowNext(itemIDs: [live[0].id], at: 1_709_618_400)
-        #expect(nowNext.first?.now?.title == "Breakfast")
+            let updated = try #require(try await catalog.store.source(id: source.id))
+            #expect(updated.epgURLs == ["\(fake.baseURL)/xmltv.php?username=user&password=pass"])
+            let nowNext = try await catalog.store.nowNext(itemIDs: [live[0].id], at: 1_709_618_400)
+            #expect(nowNext.first?.now?.title == "Breakfast")
+        }
     }
 
-    @Test("Refused credentials fail the refresh and keep the previous items")
-    func refusedCredentials() async throws {
+    @Test("Refused credentials fail the refresh and keep the previous items", arguments: StorageEngine.underTest)
+    func refusedCredentials(engine: StorageEngine) async throws {
         let fake = try await XtreamFake.start(responses: Self.responses)
         defer { Task { try? await fake.shutdown() } }
-        let catalog = try TemporaryCatalog()
-        let source = try await catalog.store.addSource(
-            CatalogSourceDraft(
-                kind: .xtream, location: fake.baseURL,
-                xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
-            ))
-        try await withImporter(catalog) { importer in
-            _ = try await importer.refresh(sourceID: source.id)
-            var wrong = try #require(try await catalog.store.source(id: source.id))
-            wrong.xtream?.password = "wrong"
-            try await catalog.store.updateSource(wrong)
-            await #expect(throws: CatalogError.self) { try await importer.refresh(sourceID: source.id) }
+        try await TemporaryCatalog.with(engine) { catalog in
+            let source = try await catalog.store.addSource(
+                CatalogSourceDraft(
+                    kind: .xtream, location: fake.baseURL,
+                    xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
+                ))
+            try await withImporter(catalog) { importer in
+                _ = try await importer.refresh(sourceID: source.id)
+                var wrong = try #require(try await catalog.store.source(id: source.id))
+                wrong.xtream?.password = "wrong"
+                try await catalog.store.updateSource(wrong)
+                await #expect(throws: CatalogError.self) { try await importer.refresh(sourceID: source.id) }
+            }
+            #expect(try await catalog.store.items(CatalogItemQuery()).total == 4)
+            #expect(try await catalog.store.source(id: source.id)?.status == .failed)
         }
-        #expect(try await catalog.store.items(CatalogItemQuery()).total == 4)
-        #expect(try await catalog.store.source(id: source.id)?.status == .failed)
     }
 }
 
 @Suite("Xtream Codes details")
 struct XtreamDetailsTests {
-    @Test("Series episodes load on demand, and the short EPG's base64 text is decoded")
-    func episodesAndShortEPG() async throws {
+    @Test(
+        "Series episodes load on demand, and the short EPG's base64 text is decoded", arguments: StorageEngine.underTest
+    )
+    func episodesAndShortEPG(engine: StorageEngine) async throws {
         var responses = XtreamImportTests.responses
         responses["get_series_info"] = #"""
             {"info":{"name":"American Gods"},"episodes":{"2":[{"id":"5002","episode_num":1,"title":"S2 E1","container_extension":"mkv","season":2,"info":{"duration_secs":3000}}],
@@ -102,30 +108,33 @@ struct XtreamDetailsTests {
             #"{"epg_listings":[{"id":"1","epg_id":"9","channel_id":"bbc1.uk","title":"QnJlYWtmYXN0","description":"TmV3cyBhbmQgd2VhdGhlci4=","start_timestamp":"1709618400","stop_timestamp":1709622000}]}"#
         let fake = try await XtreamFake.start(responses: responses)
         defer { Task { try? await fake.shutdown() } }
-        let catalog = try TemporaryCatalog()
-        let source = try await catalog.store.addSource(
-            CatalogSourceDraft(
-                kind: .xtream, location: fake.baseURL,
-                xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
-            ))
-        try await withImporter(catalog) { importer in
-            _ = try await importer.refresh(sourceID: source.id)
-            let series = try #require(try await catalog.store.items(CatalogItemQuery(kind: .series)).items.first)
-            let episodes = try await importer.loadXtreamEpisodes(seriesItemID: series.id)
-            #expect(episodes.map(\.title) == ["S1 E1", "S1 E2", "S2 E1"])
-            #expect(episodes.map(\.season) == [1, 1, 2])
-            #expect(episodes[0].url == "\(fake.baseURL)/series/user/pass/5001.mp4")
-            #expect(episodes[1].duration == 2900)
-            #expect(fake.requests.contains { $0.contains("action=get_series_info") && $0.contains("series_id=77") })
+        try await TemporaryCatalog.with(engine) { catalog in
+            let source = try await catalog.store.addSource(
+                CatalogSourceDraft(
+                    kind: .xtream, location: fake.baseURL,
+                    xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
+                ))
+            try await withImporter(catalog) { importer in
+                _ = try await importer.refresh(sourceID: source.id)
+                let series = try #require(try await catalog.store.items(CatalogItemQuery(kind: .series)).items.first)
+                let episodes = try await importer.loadXtreamEpisodes(seriesItemID: series.id)
+                #expect(episodes.map(\.title) == ["S1 E1", "S1 E2", "S2 E1"])
+                #expect(episodes.map(\.season) == [1, 1, 2])
+                #expect(episodes[0].url == "\(fake.baseURL)/series/user/pass/5001.mp4")
+                #expect(episodes[1].duration == 2900)
+                #expect(fake.requests.contains { $0.contains("action=get_series_info") && $0.contains("series_id=77") })
 
-            let live = try #require(try await catalog.store.items(CatalogItemQuery(kind: .live)).items.first)
-            let epg = try await importer.xtreamShortEPG(channelItemID: live.id)
-            #expect(epg.map(\.title) == ["Breakfast"])
-            #expect(epg.first?.description == "News and weather.")
-            #expect(epg.first?.start == 1_709_618_400)
-            #expect(fake.requests.contains { $0.contains("action=get_short_epg") && $0.contains("stream_id=101") })
+                let live = try #require(try await catalog.store.items(CatalogItemQuery(kind: .live)).items.first)
+                let epg = try await importer.xtreamShortEPG(channelItemID: live.id)
+                #expect(epg.map(\.title) == ["Breakfast"])
+                #expect(epg.first?.description == "News and weather.")
+                #expect(epg.first?.start == 1_709_618_400)
+                #expect(fake.requests.contains { $0.contains("action=get_short_epg") && $0.contains("stream_id=101") })
 
-            await #expect(throws: CatalogError.self) { try await importer.loadXtreamEpisodes(seriesItemID: live.id) }
+                await #expect(throws: CatalogError.self) {
+                    try await importer.loadXtreamEpisodes(seriesItemID: live.id)
+                }
+            }
         }
     }
 
@@ -133,9 +142,8 @@ struct XtreamDetailsTests {
         """
         Movie details come from get_vod_info (numbers as strings or ints, info as [] when empty), once, and fix \
         the container
-        """
-    )
-    func movieDetails() async throws {
+        """, arguments: StorageEngine.underTest)
+    func movieDetails(engine: StorageEngine) async throws {
         var responses = XtreamImportTests.responses
         responses["get_vod_streams"] = #"""
             [{"num":1,"name":"The Matrix","stream_id":"9001","stream_icon":"http://logo/m.jpg","category_id":"10","container_extension":"mp4"},
@@ -153,75 +161,80 @@ struct XtreamDetailsTests {
             #"{"info":[],"movie_data":{"stream_id":"9002","name":"Bare Movie","container_extension":"avi"}}"#
         let fake = try await XtreamFake.start(responses: responses)
         defer { Task { try? await fake.shutdown() } }
-        let catalog = try TemporaryCatalog()
-        let source = try await catalog.store.addSource(
-            CatalogSourceDraft(
-                kind: .xtream, location: fake.baseURL,
-                xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
-            ))
-        try await withImporter(catalog) { importer in
-            _ = try await importer.refresh(sourceID: source.id)
-            let movies = try await catalog.store.items(CatalogItemQuery(kind: .movie)).items
-            let matrix = try #require(movies.first { $0.name == "The Matrix" })
-            let bare = try #require(movies.first { $0.name == "Bare Movie" })
+        try await TemporaryCatalog.with(engine) { catalog in
+            let source = try await catalog.store.addSource(
+                CatalogSourceDraft(
+                    kind: .xtream, location: fake.baseURL,
+                    xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
+                ))
+            try await withImporter(catalog) { importer in
+                _ = try await importer.refresh(sourceID: source.id)
+                let movies = try await catalog.store.items(CatalogItemQuery(kind: .movie)).items
+                let matrix = try #require(movies.first { $0.name == "The Matrix" })
+                let bare = try #require(movies.first { $0.name == "Bare Movie" })
 
-            let details = try await importer.movieDetails(itemID: matrix.id)
-            #expect(details.plot == "Neo learns the truth.")
-            #expect(details.cast == "Keanu Reeves, Laurence Fishburne, Carrie-Anne Moss")
-            #expect(details.director == "Lana Wachowski, Lilly Wachowski")
-            #expect(details.genre == "Action, Science Fiction")
-            #expect(details.releaseDate == "1999-03-31")
-            #expect(details.durationSeconds == 8160)
-            #expect(details.rating == 7.9)
-            #expect(details.tmdbID == "603")
-            #expect(details.backdrops == ["http://img/b1.jpg", "http://img/b2.jpg"])
-            #expect(details.containerExtension == "mkv")
-            // The listing said mp4; the panel's details say mkv, and the URL follows them.
-            #expect(try await catalog.store.item(id: matrix.id)?.url == "\(fake.baseURL)/movie/user/pass/9001.mkv")
-            // Asked again: from the database, not the panel.
-            _ = try await importer.movieDetails(itemID: matrix.id)
-            #expect(
-                fake.requests.filter { $0.contains("action=get_vod_info") && $0.contains("vod_id=9001") }.count == 1)
+                let details = try await importer.movieDetails(itemID: matrix.id)
+                #expect(details.plot == "Neo learns the truth.")
+                #expect(details.cast == "Keanu Reeves, Laurence Fishburne, Carrie-Anne Moss")
+                #expect(details.director == "Lana Wachowski, Lilly Wachowski")
+                #expect(details.genre == "Action, Science Fiction")
+                #expect(details.releaseDate == "1999-03-31")
+                #expect(details.durationSeconds == 8160)
+                #expect(details.rating == 7.9)
+                #expect(details.tmdbID == "603")
+                #expect(details.backdrops == ["http://img/b1.jpg", "http://img/b2.jpg"])
+                #expect(details.containerExtension == "mkv")
+                // The listing said mp4; the panel's details say mkv, and the URL follows them.
+                #expect(try await catalog.store.item(id: matrix.id)?.url == "\(fake.baseURL)/movie/user/pass/9001.mkv")
+                // Asked again: from the database, not the panel.
+                _ = try await importer.movieDetails(itemID: matrix.id)
+                #expect(
+                    fake.requests.filter { $0.contains("action=get_vod_info") && $0.contains("vod_id=9001") }.count == 1
+                )
 
-            let bareDetails = try await importer.movieDetails(itemID: bare.id)
-            #expect(bareDetails.plot == nil)
-            #expect(bareDetails.containerExtension == "avi")
+                let bareDetails = try await importer.movieDetails(itemID: bare.id)
+                #expect(bareDetails.plot == nil)
+                #expect(bareDetails.containerExtension == "avi")
 
-            // Details survive a refresh (the movie keeps its row id).
-            _ = try await importer.refresh(sourceID: source.id)
-            #expect(try await catalog.store.movieDetails(itemID: matrix.id)?.durationSeconds == 8160)
+                // Details survive a refresh (the movie keeps its row id).
+                _ = try await importer.refresh(sourceID: source.id)
+                #expect(try await catalog.store.movieDetails(itemID: matrix.id)?.durationSeconds == 8160)
 
-            let live = try #require(try await catalog.store.items(CatalogItemQuery(kind: .live)).items.first)
-            await #expect(throws: CatalogError.self) { try await importer.loadXtreamMovieDetails(movieItemID: live.id) }
+                let live = try #require(try await catalog.store.items(CatalogItemQuery(kind: .live)).items.first)
+                await #expect(throws: CatalogError.self) {
+                    try await importer.loadXtreamMovieDetails(movieItemID: live.id)
+                }
+            }
         }
     }
 
-    @Test("An import can fetch every movie's details at once")
-    func movieDetailsOnImport() async throws {
+    @Test("An import can fetch every movie's details at once", arguments: StorageEngine.underTest)
+    func movieDetailsOnImport(engine: StorageEngine) async throws {
         var responses = XtreamImportTests.responses
         responses["get_vod_info:9001"] =
             #"{"info":{"plot":"Neo learns the truth.","duration_secs":8160},"movie_data":{"stream_id":9001,"container_extension":"mkv"}}"#
         let fake = try await XtreamFake.start(responses: responses)
         defer { Task { try? await fake.shutdown() } }
-        let catalog = try TemporaryCatalog()
-        let source = try await catalog.store.addSource(
-            CatalogSourceDraft(
-                kind: .xtream, location: fake.baseURL,
-                xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
-            ))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        var configuration = CatalogImporter.Configuration(temporaryDirectory: catalog.directory)
-        configuration.movieDetailsOnImport = true
-        let importer = CatalogImporter(
-            store: catalog.store, httpClient: client, configuration: configuration, logger: testLogger)
-        do {
-            _ = try await importer.refresh(sourceID: source.id)
-            let movie = try #require(try await catalog.store.items(CatalogItemQuery(kind: .movie)).items.first)
-            #expect(try await catalog.store.movieDetails(itemID: movie.id)?.plot == "Neo learns the truth.")
-        } catch {
+        try await TemporaryCatalog.with(engine) { catalog in
+            let source = try await catalog.store.addSource(
+                CatalogSourceDraft(
+                    kind: .xtream, location: fake.baseURL,
+                    xtream: XtreamCredentials(server: fake.baseURL, username: "user", password: "pass")
+                ))
+            let client = HTTPClient(eventLoopGroupProvider: .singleton)
+            var configuration = CatalogImporter.Configuration(temporaryDirectory: catalog.directory)
+            configuration.movieDetailsOnImport = true
+            let importer = CatalogImporter(
+                store: catalog.store, httpClient: client, configuration: configuration, logger: testLogger)
+            do {
+                _ = try await importer.refresh(sourceID: source.id)
+                let movie = try #require(try await catalog.store.items(CatalogItemQuery(kind: .movie)).items.first)
+                #expect(try await catalog.store.movieDetails(itemID: movie.id)?.plot == "Neo learns the truth.")
+            } catch {
+                try await client.shutdown()
+                throw error
+            }
             try await client.shutdown()
-            throw error
         }
-        try await client.shutdown()
     }
 }

@@ -1,0 +1,205 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// What bm25 needs besides the matching rows, cached per state of the catalogue: every search of
+/// a library that did not change since reads them once.
+struct SearchStatistics: Sendable {
+    /// The sources and their generations when read: any import or removal changes it.
+    var version = ""
+    var rows: Int64 = 0
+    var words: Int64 = 0
+    /// Rows matching each term alone (its `tsquery`), for its inverse document frequency.
+    var hits: [String: Int64] = [:]
+}
+
+/// Search: PostgreSQL full text over ``CatalogSearchTokenizer``'s words, answering what FTS5 answers
+/// in ``SQLiteCatalogStore/items(_:)``: the same matches, and the same order. Up to
+/// ``SQLiteCatalogStore/rankedSearchLimit`` matches are ranked by FTS5's bm25 (k1 = 1.2, b = 0.75,
+/// names weighing 10 and groups 1), computed here from the same statistics FTS5 keeps (rows,
+/// words, rows per term); more are listed name matches first, each tier in row id order.
+extension PostgresCatalogStore {
+    func searchItems(_ query: CatalogItemQuery, search: String, offset: Int, limit: Int) async throws -> CatalogPage<
+        CatalogItem
+    > {
+        guard let match = CatalogSearchTokenizer.query(search),
+            let nameMatch = CatalogSearchTokenizer.query(search, weights: "A")
+        else {
+            // Nothing searchable (only punctuation): no match rather than everything.
+            return CatalogPage(items: [], total: 0, offset: offset, limit: limit)
+        }
+        let terms = FTSQuery.typedWords(search).compactMap { CatalogSearchTokenizer.query($0) }
+        let baseFilter = ItemFilter(query)
+        let logger = logger
+        let from =
+            query.favouritesOnly
+            ? "catalogItem i JOIN catalogFavourite f ON f.kind = i.kind AND f.identity = i.identity" : "catalogItem i"
+        let (total, rows) = try await database.read { connection in
+            var filter = baseFilter
+            let matchIndex = filter.bind(match)
+            filter.conditions.append("i.searchVector @@ $\(matchIndex)::TSQUERY")
+            let total =
+                try await connection.values(
+                    PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(from)\(filter.whereClause)", binds: filter.binds),
+                    as: Int64.self, logger: logger
+                ).first ?? 0
+            guard total <= SQLiteCatalogStore.rankedSearchLimit else { return (total, [PostgresRow]()) }
+            let rows = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT \(Self.itemColumns), i.searchLength
+                        FROM \(from) LEFT JOIN streamCheck c ON c.itemID = i.id\(filter.whereClause)
+                        """, binds: filter.binds), logger: logger
+            ).collect()
+            return (total, rows)
+        }
+        guard total <= SQLiteCatalogStore.rankedSearchLimit else {
+            return try await broadSearch(
+                baseFilter, from: from, match: match, nameMatch: nameMatch, total: Int(total), offset: offset,
+                limit: limit)
+        }
+        guard !rows.isEmpty else { return CatalogPage(items: [], total: Int(total), offset: offset, limit: limit) }
+        let statistics = try await self.statistics(terms: terms.count > 1 ? terms : [])
+        let idf = terms.map { term -> Double in
+            // With one term its weight scales every score alike: FTS5's order does not depend on it.
+            guard terms.count > 1 else { return 1 }
+            let hits = Double(statistics.hits[term] ?? 0)
+            let value = log((Double(statistics.rows) - hits + 0.5) / (hits + 0.5))
+            return value <= 0 ? 1e-6 : value
+        }
+        let averageLength = statistics.rows > 0 ? Double(statistics.words) / Double(statistics.rows) : 1
+        let typed = FTSQuery.typedWords(search).map(CatalogSearchTokenizer.words).filter { !$0.isEmpty }
+        var ranked: [(item: CatalogItem, score: Double)] = []
+        for row in rows {
+            let item = try Self.item(from: row)
+            let length = try Array(row).last?.decode(Int64?.self) ?? 0
+            let nameWords = CatalogSearchTokenizer.words(item.name)
+            let groupWords = item.group.map(CatalogSearchTokenizer.words) ?? []
+            var score = 0.0
+            for (index, term) in typed.enumerated() where index < idf.count {
+                let frequency =
+                    10.0 * Double(Self.occurrences(of: term, in: nameWords))
+                    + Double(Self.occurrences(of: term, in: groupWords))
+                score +=
+                    idf[index]
+                    * ((frequency * (1.2 + 1.0))
+                        / (frequency + 1.2 * (1 - 0.75 + 0.75 * Double(length) / averageLength)))
+            }
+            ranked.append((item, score))
+        }
+        ranked.sort { left, right in
+            if left.score != right.score { return left.score > right.score }
+            if left.item.sourceID != right.item.sourceID { return left.item.sourceID < right.item.sourceID }
+            return left.item.position < right.item.position
+        }
+        let page = ranked.dropFirst(offset).prefix(limit).map(\.item)
+        return CatalogPage(items: Array(page), total: Int(total), offset: offset, limit: limit)
+    }
+
+    /// How often `term` (words, the last one a prefix) occurs in `words`, as FTS5 counts phrase hits.
+    static func occurrences(of term: [String], in words: [String]) -> Int {
+        guard let last = term.last, words.count >= term.count else { return 0 }
+        var count = 0
+        for start in 0...(words.count - term.count) {
+            var matches = true
+            for offset in 0..<(term.count - 1) where words[start + offset] != term[offset] {
+                matches = false
+                break
+            }
+            if matches && words[start + term.count - 1].hasPrefix(last) { count += 1 }
+        }
+        return count
+    }
+
+    /// A search with more than ``SQLiteCatalogStore/rankedSearchLimit`` matches: items whose name
+    /// matches come first, then those that match only by group, each in row id order.
+    private func broadSearch(
+        _ baseFilter: ItemFilter, from: String, match: String, nameMatch: String, total: Int, offset: Int, limit: Int
+    ) async throws -> CatalogPage<CatalogItem> {
+        let logger = logger
+        let items = try await database.read { connection in
+            var nameFilter = baseFilter
+            nameFilter.conditions.append("i.searchVector @@ $\(nameFilter.bind(nameMatch))::TSQUERY")
+            let nameCount =
+                try await connection.values(
+                    PostgresQuery(
+                        unsafeSQL: "SELECT count(*) FROM \(from)\(nameFilter.whereClause)", binds: nameFilter.binds),
+                    as: Int64.self, logger: logger
+                ).first ?? 0
+            func ids(_ filter: ItemFilter, offset: Int, limit: Int) async throws -> [Int64] {
+                var filter = filter
+                let limitIndex = filter.bind(Int64(limit))
+                let offsetIndex = filter.bind(Int64(offset))
+                return try await connection.values(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT i.id FROM \(from)\(filter.whereClause)
+                            ORDER BY i.id LIMIT $\(limitIndex) OFFSET $\(offsetIndex)
+                            """, binds: filter.binds), as: Int64.self, logger: logger)
+            }
+            var pageIDs: [Int64] = []
+            if offset < nameCount {
+                pageIDs = try await ids(nameFilter, offset: offset, limit: limit)
+            }
+            if pageIDs.count < limit {
+                var groupFilter = baseFilter
+                let matchIndex = groupFilter.bind(match)
+                let nameIndex = groupFilter.bind(nameMatch)
+                groupFilter.conditions.append(
+                    "i.searchVector @@ $\(matchIndex)::TSQUERY AND NOT i.searchVector @@ $\(nameIndex)::TSQUERY")
+                pageIDs += try await ids(
+                    groupFilter, offset: max(0, offset - Int(nameCount)), limit: limit - pageIDs.count)
+            }
+            guard !pageIDs.isEmpty else { return [CatalogItem]() }
+            let order = Dictionary(pageIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+            return try await connection.query(
+                """
+                SELECT \(unescaped: Self.itemColumns)
+                FROM catalogItem i LEFT JOIN streamCheck c ON c.itemID = i.id WHERE i.id = ANY(\(pageIDs))
+                """, logger: logger
+            ).collect().map(Self.item(from:)).sorted { order[$0.id, default: 0] < order[$1.id, default: 0] }
+        }
+        return CatalogPage(items: items, total: total, offset: offset, limit: limit)
+    }
+
+    /// The catalogue's rows and words, and the rows matching each of `terms`: from the cache while
+    /// no source was imported, added or removed since.
+    private func statistics(terms: [String]) async throws -> SearchStatistics {
+        let logger = logger
+        let cached = searchStatistics.withLock { $0 }
+        let (version, fresh) = try await database.read { connection in
+            let version =
+                try await connection.values(
+                    "SELECT string_agg(id || ':' || generation, ',' ORDER BY id) FROM catalogSource", as: String?.self,
+                    logger: logger
+                ).first ?? nil
+            var statistics = cached
+            if statistics.version != version ?? "" {
+                statistics = SearchStatistics(version: version ?? "")
+                let (rows, words) =
+                    try await connection.rows(
+                        "SELECT count(*), COALESCE(sum(searchLength), 0)::BIGINT FROM catalogItem", logger: logger
+                    ).map { try $0.decode((Int64, Int64).self) }.first ?? (Int64(0), Int64(0))
+                statistics.rows = rows
+                statistics.words = words
+            }
+            for term in terms where statistics.hits[term] == nil {
+                statistics.hits[term] =
+                    try await connection.values(
+                        "SELECT count(*) FROM catalogItem WHERE searchVector @@ \(term)::TSQUERY", as: Int64.self,
+                        logger: logger
+                    ).first ?? 0
+            }
+            return (version ?? "", statistics)
+        }
+        searchStatistics.withLock { current in
+            // Bounded: a long session of different searches must not grow it without end.
+            if fresh.hits.count > 10_000 {
+                current = SearchStatistics(version: version, rows: fresh.rows, words: fresh.words)
+            } else {
+                current = fresh
+            }
+        }
+        return fresh
+    }
+}

@@ -1,0 +1,339 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// Writes one import into PostgreSQL, inside the transaction of
+/// ``PostgresCatalogStore/replaceItems(ofSource:produce:)``.
+///
+/// `produce` runs on a thread of its own (it is synchronous: parsing a playlist, or an Xtream
+/// answer), adding to a ``PostgresImportSink`` that encodes rows into ``ImportBatch``es; bounded
+/// batches stream meanwhile, with `COPY … FROM STDIN`, into a temporary staging table. Then a few
+/// statements apply the import as SQLite's sink does: groups and items upserted by identity (an
+/// item seen before keeps its row id), in order of appearance, episodes replaced, and what the
+/// import did not see removed (rows of older generations).
+///
+/// Text goes in COPY's text format, escaped (backslash, tab, newline, carriage return). PostgreSQL
+/// text cannot hold a NUL character, which SQLite can: a NUL in what the provider sent is stored as
+/// U+FFFD (the replacement character) instead.
+struct PostgresItemImport {
+    let connection: PostgresConnection
+    let sourceID: Int64
+    let logger: Logger
+
+    /// The staging table's columns, in COPY order.
+    static let stagingTable = """
+        CREATE TEMPORARY TABLE catalog_import (
+            ord BIGINT, role SMALLINT, kind TEXT, identity TEXT, name TEXT, normalizedname TEXT,
+            groupindex INTEGER, groupname TEXT, tvgid TEXT, tvgname TEXT, logo TEXT, number TEXT, url TEXT,
+            headers TEXT, catchuptype TEXT, catchupdays BIGINT, catchupsource TEXT, tvgshift DOUBLE PRECISION,
+            isradio BIGINT, providerid TEXT, position BIGINT, searchvector TSVECTOR, searchlength BIGINT,
+            seriesindex INTEGER, season BIGINT, episode BIGINT, title TEXT, episodeurl TEXT, episodeheaders TEXT,
+            duration DOUBLE PRECISION, episodeposition BIGINT
+        ) ON COMMIT DROP
+        """
+
+    func run(_ produce: @escaping @Sendable (any CatalogImportSink) throws -> Void) async throws
+        -> CatalogImportCounts
+    {
+        // FOR UPDATE: two nodes refreshing one source take turns.
+        guard
+            let current = try await connection.values(
+                "SELECT generation FROM catalogSource WHERE id = \(sourceID) FOR UPDATE", as: Int64.self, logger: logger
+            ).first
+        else {
+            throw CatalogError.sourceNotFound(sourceID)
+        }
+        let generation = current + 1
+        try await connection.query(
+            "UPDATE catalogSource SET generation = \(generation) WHERE id = \(sourceID)", logger: logger)
+        // Episodes have no identity of their own: they are replaced wholesale.
+        try await connection.query(
+            """
+            DELETE FROM catalogEpisode
+            WHERE seriesID IN (SELECT id FROM catalogItem WHERE sourceID = \(sourceID) AND kind = 'series')
+            """, logger: logger)
+        try await connection.query(PostgresQuery(unsafeSQL: Self.stagingTable), logger: logger)
+        let counts = try await ImportPipeline<ImportBatch>.stream(
+            produce: { emit in
+                try withoutActuallyEscaping(emit) { emit in
+                    let sink = PostgresImportSink(emit: emit)
+                    defer { sink.close() }
+                    try produce(sink)
+                    try sink.flush()
+                }
+            },
+            consume: { next in
+                var counts = CatalogImportCounts()
+                var order: Int64 = 0
+                try await connection.copyFrom(table: "catalog_import", logger: logger) { writer in
+                    var buffer = ByteBuffer()
+                    while let batch = try await next() {
+                        buffer.clear()
+                        Self.encode(batch, into: &buffer, order: &order, counts: &counts)
+                        try await writer.write(buffer)
+                    }
+                }
+                return counts
+            })
+        guard counts.total > 0 else { throw CatalogError.emptyImport }
+        try await apply(generation: generation)
+        return counts
+    }
+
+    /// Moves the staged rows into the catalogue.
+    private func apply(generation: Int64) async throws {
+        // Groups first, in order of first appearance, so that their ids follow it.
+        try await connection.query(
+            """
+            INSERT INTO catalogGroup (sourceID, kind, name, generation)
+            SELECT \(sourceID), kind, groupname, \(generation) FROM (
+                SELECT DISTINCT ON (groupindex) groupindex, kind, groupname FROM catalog_import
+                WHERE role <> 1 AND groupindex >= 0 ORDER BY groupindex, ord
+            ) AS firstSeen
+            ORDER BY groupindex
+            ON CONFLICT (sourceID, kind, name) DO UPDATE SET generation = excluded.generation
+            """, logger: logger)
+        try await connection.query(
+            """
+            INSERT INTO catalogItem (sourceID, kind, identity, name, normalizedName, groupID, groupName, tvgID,
+                tvgName, logo, number, url, headers, catchupType, catchupDays, catchupSource, tvgShift, isRadio,
+                providerID, position, generation, searchVector, searchLength)
+            SELECT \(sourceID), s.kind, s.identity, s.name, s.normalizedname, g.id, s.groupname, s.tvgid,
+                s.tvgname, s.logo, s.number, s.url, s.headers, s.catchuptype, s.catchupdays, s.catchupsource,
+                s.tvgshift, s.isradio, s.providerid, s.position, \(generation), s.searchvector, s.searchlength
+            FROM catalog_import s
+            LEFT JOIN catalogGroup g ON s.groupindex >= 0 AND g.sourceID = \(sourceID) AND g.kind = s.kind
+                AND g.name = s.groupname
+            WHERE s.role <> 1
+            ORDER BY s.ord
+            ON CONFLICT (kind, identity, sourceID) DO UPDATE SET
+                name = excluded.name, normalizedName = excluded.normalizedName, groupID = excluded.groupID,
+                groupName = excluded.groupName, tvgID = excluded.tvgID, tvgName = excluded.tvgName,
+                logo = excluded.logo, number = excluded.number, url = excluded.url, headers = excluded.headers,
+                catchupType = excluded.catchupType, catchupDays = excluded.catchupDays,
+                catchupSource = excluded.catchupSource, tvgShift = excluded.tvgShift, isRadio = excluded.isRadio,
+                providerID = excluded.providerID, position = excluded.position, generation = excluded.generation,
+                searchVector = excluded.searchVector, searchLength = excluded.searchLength
+            """, logger: logger)
+        try await connection.query(
+            """
+            INSERT INTO catalogEpisode (seriesID, season, episode, title, url, headers, duration, position)
+            SELECT i.id, e.season, e.episode, e.title, e.episodeurl, e.episodeheaders, e.duration, e.episodeposition
+            FROM catalog_import e
+            JOIN catalog_import s ON s.role = 2 AND s.seriesindex = e.seriesindex
+            JOIN catalogItem i ON i.sourceID = \(sourceID) AND i.kind = s.kind AND i.identity = s.identity
+            WHERE e.role <> 0
+            ORDER BY e.ord
+            """, logger: logger)
+        try await connection.query(
+            "DELETE FROM catalogItem WHERE sourceID = \(sourceID) AND generation < \(generation)", logger: logger)
+        try await connection.query(
+            "DELETE FROM catalogGroup WHERE sourceID = \(sourceID) AND generation < \(generation)", logger: logger)
+    }
+
+    // MARK: - COPY text
+
+    /// Appends the rows of `batch` as COPY text lines, numbering them from `order`.
+    static func encode(
+        _ batch: ImportBatch, into buffer: inout ByteBuffer, order: inout Int64, counts: inout CatalogImportCounts
+    ) {
+        batch.text.withUnsafeBufferPointer { text in
+            for row in batch.rows {
+                counts.add(row)
+                order += 1
+                var line = CopyLine(buffer: buffer, text: text)
+                buffer = ByteBuffer()
+                line.integer(order)
+                line.integer(Int64(row.role.rawValue))
+                let hasItem = row.role != .episode
+                if hasItem {
+                    line.text(row.kind)
+                    line.text(row.identity)
+                    line.text(row.name)
+                    line.text(row.normalizedName)
+                    line.integer(Int64(row.group))
+                    line.text(row.groupName)
+                    line.text(row.tvgID)
+                    line.text(row.tvgName)
+                    line.text(row.logo)
+                    line.text(row.number)
+                    line.text(row.url)
+                    line.text(row.headers)
+                    line.text(row.catchupType)
+                    line.integer(row.catchupDays.map(Int64.init))
+                    line.text(row.catchupSource)
+                    line.double(row.tvgShift)
+                    line.integer(row.isRadio ? 1 : 0)
+                    line.text(row.providerID)
+                    line.integer(Int64(row.position))
+                    let vector = CatalogSearchTokenizer.vector(
+                        name: line.string(row.name) ?? "", group: line.string(row.groupName))
+                    line.raw(vector.literal)
+                    line.integer(Int64(vector.length))
+                } else {
+                    for _ in 0..<21 { line.null() }
+                }
+                if row.role == .item {
+                    for _ in 0..<8 { line.null() }
+                } else {
+                    line.integer(Int64(row.series))
+                    line.integer(row.season.map(Int64.init))
+                    line.integer(row.episode.map(Int64.init))
+                    line.text(row.title)
+                    line.text(row.episodeURL)
+                    line.text(row.episodeHeaders)
+                    line.double(row.duration)
+                    line.integer(Int64(row.episodePosition))
+                }
+                buffer = line.finish()
+            }
+        }
+    }
+}
+
+/// One line of COPY's text format: fields separated by tabs, `\N` for NULL, and backslash, tab,
+/// newline and carriage return escaped.
+private struct CopyLine {
+    var buffer: ByteBuffer
+    let text: UnsafeBufferPointer<UInt8>
+    private var fields = 0
+
+    init(buffer: ByteBuffer, text: UnsafeBufferPointer<UInt8>) {
+        self.buffer = buffer
+        self.text = text
+    }
+
+    private mutating func separate() {
+        if fields > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
+        fields += 1
+    }
+
+    mutating func null() {
+        separate()
+        buffer.writeStaticString("\\N")
+    }
+
+    mutating func integer(_ value: Int64?) {
+        guard let value else { return null() }
+        separate()
+        buffer.writeString(String(value))
+    }
+
+    mutating func double(_ value: Double?) {
+        guard let value, !value.isNaN else { return null() }
+        separate()
+        if value.isInfinite {
+            buffer.writeString(value < 0 ? "-Infinity" : "Infinity")
+        } else {
+            buffer.writeString(String(value))
+        }
+    }
+
+    /// A text of the batch, escaped.
+    mutating func text(_ value: ImportText) {
+        guard value.count >= 0 else { return null() }
+        separate()
+        escape(UnsafeBufferPointer(rebasing: text[value.start..<(value.start + value.count)]))
+    }
+
+    /// Bytes made here (a search vector), escaped all the same.
+    mutating func raw(_ bytes: [UInt8]) {
+        separate()
+        bytes.withUnsafeBufferPointer { escape($0) }
+    }
+
+    /// The text of `value` as a String (for the search vector), `nil` for NULL.
+    func string(_ value: ImportText) -> String? {
+        guard value.count >= 0 else { return nil }
+        return String(
+            decoding: UnsafeBufferPointer(rebasing: text[value.start..<(value.start + value.count)]), as: UTF8.self)
+    }
+
+    private mutating func escape(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var runStart = 0
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            let replacement: StaticString
+            switch byte {
+            case UInt8(ascii: "\\"): replacement = "\\\\"
+            case UInt8(ascii: "\t"): replacement = "\\t"
+            case UInt8(ascii: "\n"): replacement = "\\n"
+            case UInt8(ascii: "\r"): replacement = "\\r"
+            // PostgreSQL text cannot hold NUL: U+FFFD takes its place.
+            case 0: replacement = "\u{FFFD}"
+            default: continue
+            }
+            buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            buffer.writeStaticString(replacement)
+            runStart = index + 1
+        }
+        buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+    }
+
+    mutating func finish() -> ByteBuffer {
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        return buffer
+    }
+}
+
+/// The sink ``PostgresItemImport`` hands `produce`: rows are encoded on the producing thread and
+/// handed over a batch at a time.
+final class PostgresImportSink: CatalogImportSink {
+    private var emit: ((ImportBatch) throws -> Void)?
+    private var encoder = ImportRowEncoder()
+    private var pending = ImportBatch(capacity: ImportBatch.standardSize)
+    private(set) var counts = CatalogImportCounts()
+
+    init(emit: @escaping (ImportBatch) throws -> Void) {
+        self.emit = emit
+    }
+
+    func add(_ item: CatalogItemDraft) throws {
+        try encoder.encode(item, into: &pending)
+        try added()
+    }
+
+    func add(_ episode: CatalogEpisodeDraft, of series: CatalogItemDraft) throws {
+        try encoder.encode(episode, of: series, into: &pending)
+        try added()
+    }
+
+    private func added() throws {
+        counts.add(pending.rows[pending.rows.count - 1])
+        if pending.isFull { try flush() }
+    }
+
+    /// Hands over what is pending.
+    func flush() throws {
+        guard !pending.rows.isEmpty else { return }
+        guard let emit else { throw CatalogError.unsupported("adding to an import that has ended") }
+        try emit(pending)
+        pending = ImportBatch(capacity: ImportBatch.standardSize)
+    }
+
+    /// Ends the import: the sink no longer holds the pipeline's hand-over.
+    func close() {
+        emit = nil
+    }
+}
+
+extension CatalogImportCounts {
+    /// Counts a row as ``SQLiteImportSink`` does.
+    mutating func add(_ row: ImportRow) {
+        switch row.role {
+        case .item:
+            switch row.countedKind {
+            case .live: live += 1
+            case .movie: movies += 1
+            case .series: series += 1
+            case .other: break
+            }
+        case .episodeOfNewSeries:
+            series += 1
+            episodes += 1
+        case .episode:
+            episodes += 1
+        }
+    }
+}
