@@ -27,8 +27,32 @@ import TunerTesting
             }
         }
 
-        func update(_ changed: [TransferTask]) { for task in changed { tasks[task.id] = task } }
+        func load(ids: [Int64]) -> [TransferTask] { ids.compactMap { tasks[$0] } }
+
+        func update(_ changed: [TransferTask], releasingClaims releasing: [Int64], by worker: String) {
+            for task in changed { tasks[task.id] = task }
+            releaseClaims(ids: releasing, by: worker)
+        }
+
         func delete(ids: [Int64]) { for id in ids { tasks[id] = nil } }
+
+        // Claims without expiry: the tests run one worker.
+        var claims: [Int64: String] = [:]
+
+        func claim(ids: [Int64], by worker: String, until expiry: Date, now: Date) -> [Int64] {
+            let free = ids.filter { tasks[$0] != nil && (claims[$0] == nil || claims[$0] == worker) }
+            for id in free { claims[id] = worker }
+            return free
+        }
+
+        func claimNext(limit: Int, by worker: String, until expiry: Date, now: Date) -> [Int64] { [] }
+        func renewClaims(by worker: String, until expiry: Date) -> [Int64] {
+            claims.filter { $0.value == worker }.map(\.key).sorted()
+        }
+
+        func releaseClaims(ids: [Int64], by worker: String) {
+            for id in ids where claims[id] == worker { claims[id] = nil }
+        }
     }
 
     /// Plays one scripted step per attempt: fail, hang without bytes, or finish.

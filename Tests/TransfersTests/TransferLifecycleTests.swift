@@ -1,14 +1,17 @@
 import Foundation
 import Testing
+import TunerTesting
 
 @testable import Transfers
 
 /// The manager's one lifecycle, `run()`, ended the way a service group ends it: by cancellation.
 @Suite struct TransferLifecycleTests {
-    @Test("Cancelling run() mid-download keeps the task active at its synced offset; the next manager completes it")
-    func cancellingRunKeepsActiveTasksForTheNextStart() async throws {
+    @Test(
+        "Cancelling run() mid-download keeps the task active at its synced offset; the next manager completes it",
+        arguments: StorageEngine.underTest)
+    func cancellingRunKeepsActiveTasksForTheNextStart(engine: StorageEngine) async throws {
         let size = 3 << 20
-        let first = try await TransfersHarness(start: false)
+        let first = try await TransfersHarness(engine: engine, start: false)
         let sha = TransfersHarness.sha256(name: "service.bin", size: size)
         let task = try await first.manager.add(
             TransferRequest(sourceURL: first.url("service.bin", size: size, "drip=65536,20"), expectedSHA256: sha))
@@ -25,7 +28,8 @@ import Testing
         #expect(stored.retryCount == 0)
         #expect(!stored.history.contains { $0.message.contains("attempt failed") })
 
-        let second = try await TransfersHarness(origin: first.origin, directory: first.directory)
+        let second = try await TransfersHarness(
+            origin: first.origin, directory: first.directory, database: first.database)
         let finished = try await second.waitFinished(task.id)
         #expect(finished.state == .complete)
         #expect(try second.sha256(ofDownload: "service.bin") == sha)

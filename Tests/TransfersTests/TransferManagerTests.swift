@@ -143,8 +143,9 @@ import TunerTesting
         await harness.close()
     }
 
-    @Test func pauseResumeCancelAndPurge() async throws {
-        let harness = try await TransfersHarness()
+    @Test(arguments: StorageEngine.underTest)
+    func pauseResumeCancelAndPurge(engine: StorageEngine) async throws {
+        let harness = try await TransfersHarness(engine: engine)
         await harness.manager.start()
         let slow = try await harness.manager.add(
             TransferRequest(sourceURL: harness.url("slow.bin", size: 2 << 20, "drip=65536,20")))
@@ -211,9 +212,10 @@ import TunerTesting
         await harness.close()
     }
 
-    @Test func activeTasksResumeAfterReopeningTheStoreFromTheirCheckedOffset() async throws {
+    @Test(arguments: StorageEngine.underTest)
+    func activeTasksResumeAfterReopeningTheStoreFromTheirCheckedOffset(engine: StorageEngine) async throws {
         let size = 3 << 20
-        let first = try await TransfersHarness()
+        let first = try await TransfersHarness(engine: engine)
         await first.manager.start()
         let sha = TransfersHarness.sha256(name: "restore.bin", size: size)
         let other = TransfersHarness.sha256(name: "shrunk.bin", size: size)
@@ -239,7 +241,8 @@ import TunerTesting
         #expect(truncate(shorterPath, off_t(shorterState.committedBytes / 2)) == 0)
 
         first.origin.resetCounters()
-        let second = try await TransfersHarness(origin: first.origin, directory: first.directory)
+        let second = try await TransfersHarness(
+            origin: first.origin, directory: first.directory, database: first.database)
         await second.manager.start()
         let resumed = try await second.waitFinished(longer.id)
         let lowered = try await second.waitFinished(shorter.id)

@@ -3,17 +3,20 @@ import Crypto
 import Foundation
 import Logging
 import MediaFormats
+import NIOConcurrencyHelpers
 import Testing
+import TunerStorage
 import TunerTesting
 
 @testable import Transfers
 
-/// A data folder, a store, a manager with short timings and the file executor, against a
-/// TestOrigin of its own.
+/// A data folder, a store of either engine, a manager with short timings and the file executor,
+/// against a TestOrigin of its own.
 final class TransfersHarness: Sendable {
     let directory: String
     let origin: TestOrigin
-    let store: SQLiteTransferStore
+    let database: HarnessDatabase
+    let store: any TransferStore
     let manager: TransferManager
     let httpClient: HTTPClient
 
@@ -25,15 +28,18 @@ final class TransfersHarness: Sendable {
         progressInterval: 0.1,
         tuning: TransferTuning(syncBytes: 256 << 10, syncInterval: 0.2, writeBufferBytes: 64 << 10))
 
+    /// A harness on `engine`; one reopening a kept folder passes the first one's `database`.
     init(
-        configuration: TransferManager.Configuration = TransfersHarness.fastConfiguration, origin: TestOrigin? = nil,
-        directory: String? = nil, start: Bool = true
+        engine: StorageEngine = .sqlite,
+        configuration: TransferManager.Configuration = TransfersHarness.fastConfiguration,
+        origin: TestOrigin? = nil, directory: String? = nil, database: HarnessDatabase? = nil, start: Bool = true
     ) async throws {
         let directory = directory ?? NSTemporaryDirectory() + "transfers-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         self.directory = directory
+        if let database { self.database = database } else { self.database = try await HarnessDatabase(engine: engine) }
         if let origin { self.origin = origin } else { self.origin = try await TestOrigin.start() }
-        store = try SQLiteTransferStore(path: directory + "/tuner.sqlite")
+        store = try await self.database.makeStore(directory: directory)
         var logger = Logger(label: "transfers-test")
         logger.logLevel = .warning
         manager = try await TransferManager(
@@ -51,7 +57,10 @@ final class TransfersHarness: Sendable {
     func close(keepFiles: Bool = false, keepOrigin: Bool = false) async {
         await manager.shutdown()
         if !keepOrigin { try? await origin.shutdown() }
-        if !keepFiles { try? FileManager.default.removeItem(atPath: directory) }
+        if !keepFiles {
+            try? FileManager.default.removeItem(atPath: directory)
+            await database.dispose()
+        }
     }
 
     func url(_ name: String, size: Int, _ query: String = "") -> String {
@@ -111,5 +120,34 @@ final class TransfersHarness: Sendable {
         (try? FileManager.default.attributesOfItem(
             atPath: directory + "/downloads/" + task.destinationName + ".partial"))
             .flatMap { ($0[.size] as? NSNumber)?.int64Value }
+    }
+}
+
+/// Where a harness keeps its tasks: the folder's SQLite file, or a PostgreSQL database of its own
+/// (made on the test server, dropped by ``dispose()``) that a reopening harness shares.
+final class HarnessDatabase: Sendable {
+    let engine: StorageEngine
+    let address: PostgresAddress?
+    private let pools = NIOLockedValueBox<[TunerPostgres]>([])
+
+    init(engine: StorageEngine) async throws {
+        self.engine = engine
+        address = engine == .postgres ? try await TestPostgres.createDatabase() : nil
+    }
+
+    /// A new store (a new pool on PostgreSQL, as a restarted process would open).
+    func makeStore(directory: String) async throws -> any TransferStore {
+        guard let address else { return try SQLiteTransferStore(path: directory + "/tuner.sqlite") }
+        var logger = Logger(label: "transfers-test")
+        logger.logLevel = .warning
+        let pool = try await TunerPostgres.open(address: address, schemas: [TransferSchema.self], logger: logger)
+        pools.withLockedValue { $0.append(pool) }
+        return PostgresTransferStore(database: pool, logger: logger)
+    }
+
+    /// Closes the pools and drops the PostgreSQL database.
+    func dispose() async {
+        for pool in pools.withLockedValue({ $0 }) { await pool.close() }
+        if let address { await TestPostgres.drop(address) }
     }
 }

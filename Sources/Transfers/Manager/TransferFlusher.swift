@@ -1,6 +1,6 @@
-/// The manager's single writer: which tasks changed since the last write, the write under way,
-/// and who waits for a write, so writes never overtake each other and a burst of changes
-/// becomes one transaction.
+/// The manager's single writer: which tasks changed since the last write, which claims to give
+/// up with it, the write under way, and who waits for a write, so writes never overtake each
+/// other and a burst of changes becomes one transaction.
 ///
 /// The manager keeps it as actor state and does the writing (it owns the tasks and the store);
 /// this holds the bookkeeping. The write runs in ``writer``, a task of its own that the manager
@@ -10,6 +10,12 @@
 struct TransferFlusher {
     /// Tasks whose newest state must reach the store.
     private(set) var dirty: Set<Int64> = []
+    /// Tasks whose runs ended: their claims go with the next write (after their last state).
+    private(set) var releases: Set<Int64> = []
+    /// Releases in the write under way.
+    private var releasesInFlight: Set<Int64> = []
+    /// Tasks in the write under way.
+    private var idsInFlight: Set<Int64> = []
     /// The write under way, if any.
     var writer: Task<Void, Never>?
     private var markGeneration = 0
@@ -17,7 +23,10 @@ struct TransferFlusher {
     private var waiters: [(generation: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// Nothing to write and nothing writing.
-    var isIdle: Bool { writer == nil && dirty.isEmpty }
+    var isIdle: Bool { writer == nil && !hasWork }
+
+    /// Something waits to be written.
+    var hasWork: Bool { !dirty.isEmpty || !releases.isEmpty }
 
     /// The generation a flush must reach to cover every change so far; nil when it already has.
     var pendingGeneration: Int? { flushedGeneration < markGeneration ? markGeneration : nil }
@@ -28,16 +37,37 @@ struct TransferFlusher {
         markGeneration += 1
     }
 
+    /// The run of `id` ended: its claim is given up with the next write.
+    mutating func release(_ id: Int64) {
+        releases.insert(id)
+        markGeneration += 1
+    }
+
+    /// The claim of `id` is still being given up: claiming it again now could be undone by that
+    /// write, so the task must not start before it is through.
+    func isReleasing(_ id: Int64) -> Bool {
+        releases.contains(id) || releasesInFlight.contains(id)
+    }
+
+    /// A change of `id` has not reached the store yet: the store must not be asked about its
+    /// state (a claim checks it) before that write is through.
+    func isPending(_ id: Int64) -> Bool {
+        dirty.contains(id) || idsInFlight.contains(id)
+    }
+
     /// `id` is gone from the store: nothing of it is written any more.
     mutating func forget(_ id: Int64) {
         dirty.remove(id)
     }
 
-    /// The ids to write now and the generation that write covers.
-    mutating func takeBatch() -> (ids: Set<Int64>, generation: Int)? {
-        guard !dirty.isEmpty else { return nil }
-        let batch = (dirty, markGeneration)
+    /// The ids to write now, the claims to release with them, and the generation that write covers.
+    mutating func takeBatch() -> (ids: Set<Int64>, releases: [Int64], generation: Int)? {
+        guard hasWork else { return nil }
+        let batch = (dirty, Array(releases), markGeneration)
         dirty = []
+        idsInFlight = batch.0
+        releasesInFlight = releases
+        releases = []
         return batch
     }
 
@@ -49,6 +79,8 @@ struct TransferFlusher {
     /// A write covering `generation` is in the store: the waiters it satisfies, to resume.
     mutating func wrote(_ generation: Int) -> [CheckedContinuation<Void, Never>] {
         flushedGeneration = generation
+        idsInFlight = []
+        releasesInFlight = []
         let ready = waiters.filter { $0.generation <= generation }.map(\.continuation)
         waiters.removeAll { $0.generation <= generation }
         return ready

@@ -1,6 +1,12 @@
 import Foundation
 import MediaFormats
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 extension TransferManager {
     /// Limits and timings.
     public struct Configuration: Sendable {
@@ -20,12 +26,21 @@ extension TransferManager {
         /// Where downloads and uploads may connect: every hop, redirects included, is checked on
         /// its resolved addresses (`--allow-fetch`).
         public var fetchPolicy: FetchPolicy
+        /// How long a claim on a running task lasts (see ``TransferStore``); the manager renews
+        /// its claims every third of it, so another worker takes a task over this long after
+        /// the worker running it died.
+        public var claimLifetime: TimeInterval
+        /// The name under which the manager claims tasks; nil: this host and the data folder
+        /// (``TransferManager/defaultWorkerID(dataDirectory:)``), so a node restarted after a
+        /// crash takes its own tasks back at once while other nodes wait for them to expire.
+        public var workerID: String?
 
         public init(
             maximumActive: Int = 3, maximumActivePerHost: Int = 2, stallTimeout: TimeInterval = 30,
             retryPolicy: RetryPolicy = .standard, progressInterval: TimeInterval = 0.5,
             tuning: TransferTuning = TransferTuning(),
-            runsStoredTasks: Bool = true, fetchPolicy: FetchPolicy = .any
+            runsStoredTasks: Bool = true, fetchPolicy: FetchPolicy = .any, claimLifetime: TimeInterval = 60,
+            workerID: String? = nil
         ) {
             self.maximumActive = max(1, maximumActive)
             self.maximumActivePerHost = max(1, maximumActivePerHost)
@@ -35,6 +50,9 @@ extension TransferManager {
             self.tuning = tuning
             self.runsStoredTasks = runsStoredTasks
             self.fetchPolicy = fetchPolicy
+            // A claim renewed every third of its lifetime must outlast a tick or two.
+            self.claimLifetime = claimLifetime.isFinite ? max(1, claimLifetime) : 60
+            self.workerID = workerID
         }
 
         /// The pure decisions these settings make.
@@ -43,5 +61,17 @@ extension TransferManager {
                 maximumActive: maximumActive, maximumActivePerHost: maximumActivePerHost, stallTimeout: stallTimeout,
                 retryPolicy: retryPolicy)
         }
+    }
+}
+
+extension TransferManager {
+    /// This host's name and the data folder's absolute path: one worker per node, the same
+    /// across the node's restarts.
+    public static func defaultWorkerID(dataDirectory: String) -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        let host =
+            gethostname(&name, name.count - 1) == 0
+            ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "localhost"
+        return host + ":" + URL(fileURLWithPath: dataDirectory).standardizedFileURL.path
     }
 }

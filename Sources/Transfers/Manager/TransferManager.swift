@@ -11,6 +11,12 @@ import MediaFormats
 /// ``TransferError`` otherwise. Nothing runs until ``run()`` (or ``start()``); operations work
 /// before that (the CLI edits the queue without running it).
 ///
+/// Several managers (nodes) may share one store: a manager claims a task in the store before it
+/// runs it (see ``TransferStore``), renews its claims from the ticker and releases them when a
+/// run ends. A task another worker holds is not started; it is looked at again a third of a
+/// claim's lifetime later, and what that worker made of it (finished, paused, deleted) is taken
+/// over from the store.
+///
 /// The pieces it holds: the ``TransferRunner`` runs each transfer and each backoff wake-up, the
 /// ``TransferTicker`` emits progress and finds stalls, the ``TransferFlusher`` keeps the single
 /// writer's books, and the pure ``TransferScheduler`` decides. The runner and the ticker are child
@@ -19,6 +25,8 @@ public actor TransferManager {
     /// Why the manager cancelled a run; decides the task's state once the run has ended.
     enum StopIntent {
         case pause, cancel, delete, shutdown, requeue, stall
+        /// The claim expired and another worker took the task over: stop without writing.
+        case lost
     }
 
     struct Run {
@@ -34,12 +42,16 @@ public actor TransferManager {
         /// The run committed a checkpoint from which a crash recovers its completion
         /// (`TransferContext.commitFinal`), so its end may be written lazily.
         var recoverable = false
+        /// The store granted this run the task's claim (it is renewed from then on).
+        var claimed = false
     }
 
     nonisolated public let configuration: Configuration
     nonisolated public let dataDirectory: String
     nonisolated public let downloadsDirectory: String
     nonisolated let logger: Logger
+    /// Whom the store's claims name for this manager (``Configuration/workerID``).
+    nonisolated public let workerID: String
     /// Decides what starts, what a failure becomes and what has stalled.
     nonisolated let scheduler: TransferScheduler
     /// "Now" and waiting, from the injected clock.
@@ -67,6 +79,10 @@ public actor TransferManager {
     private var random = SystemRandomNumberGenerator()
     /// The single writer: ids whose newest state must reach the store, and waiters for a flush.
     private var flusher = TransferFlusher()
+    /// Tasks that could not be claimed (another worker holds them), and when to try again.
+    private var heldElsewhere: [Int64: Date] = [:]
+    /// When the ticker next renews this manager's claims.
+    private var nextRenewal = Date.distantPast
 
     /// Callers of `waitUntilFinished`, with the ids they still wait for.
     private let finishWaiters = TransferFinishWaiters()
@@ -85,6 +101,7 @@ public actor TransferManager {
         self.dataDirectory = dataDirectory
         downloadsDirectory = dataDirectory + "/downloads"
         self.logger = logger
+        workerID = configuration.workerID ?? Self.defaultWorkerID(dataDirectory: dataDirectory)
         try FileManager.default.createDirectory(atPath: downloadsDirectory, withIntermediateDirectories: true)
         var byID: [Int64: TransferTask] = [:]
         for task in loadedTasks { byID[task.id] = task }
@@ -527,8 +544,10 @@ public actor TransferManager {
             runs.count < 2 * configuration.maximumActive
         else { return }
         let candidates = waiting.inOrder.lazy.filter { entry in
-            self.runs[entry.candidate.id] == nil && self.executors[entry.kind] != nil
-                && (self.configuration.runsStoredTasks || self.addedHere.contains(entry.candidate.id))
+            let id = entry.candidate.id
+            return self.runs[id] == nil && self.executors[entry.kind] != nil
+                && (self.configuration.runsStoredTasks || self.addedHere.contains(id))
+                && self.heldElsewhere[id] == nil && !self.flusher.isReleasing(id)
         }.map(\.candidate)
         let runningHosts = holders.keys.compactMap { tasks[$0]?.host }
         let plan = scheduler.plan(inQueueOrder: candidates, runningHosts: runningHosts, now: time.now())
@@ -562,12 +581,31 @@ public actor TransferManager {
         var task = snapshot
         task.state = .active
         task.nextAttemptAt = nil
+        task.updatedAt = time.now()
         let meter = TransferMeter(startBytes: task.committedBytes, total: task.totalBytes, clock: time.now)
         let context = TransferContext(taskID: task.id, manager: self, meter: meter)
         let id = task.id
         let running = task
         let control = TransferRunControl()
+        let (store, worker, lifetime, time) = (store, workerID, configuration.claimLifetime, time)
         let work: @Sendable () async -> Void = { [self] in
+            // The claim first, within the run (a slot is held meanwhile): the one write per start.
+            // It checks the task's stored state, so a change of it still being written goes first.
+            await self.writesSettled(for: id)
+            let now = time.now()
+            var claim = ClaimAnswer.denied(stored: nil)
+            do {
+                if try await store.claim(ids: [id], by: worker, until: now.addingTimeInterval(lifetime), now: now)
+                    .contains(id)
+                {
+                    claim = .granted
+                } else {
+                    claim = .denied(stored: try? await store.load(ids: [id]))
+                }
+            } catch {
+                claim = .failed(error)
+            }
+            guard await self.claimed(id: id, claim, before: snapshot) else { return }
             let result: Result<TransferOutcome, any Error>
             do {
                 result = .success(try await executor.run(running, context: context))
@@ -580,12 +618,77 @@ public actor TransferManager {
         }
         // The runner has closed: the lifecycle is ending and the task stays waiting.
         guard runner.submit(TransferRunner.Job(control: control, work: work)) else { return }
-        // Written with the next write (the run's first checkpoint at the latest, or its end),
-        // not in a transaction of its own: after a crash an `active` task and a `waiting` one
-        // resume alike, and 1,000 small downloads saved a thousand transactions.
-        store(task, lazily: true)
+        // Announced now, written once the claim is granted (see `claimed`).
+        keep(task)
+        hub.publish(.changed(task))
         runs[id] = Run(control: control, meter: meter, intent: nil, lastProgress: (task.committedBytes, time.now(), 0))
     }
+
+    /// Returns once no change of `id` waits to be written (at once, as a rule: a queued task
+    /// has none).
+    private func writesSettled(for id: Int64) async {
+        guard flusher.isPending(id) else { return }
+        await flush()
+    }
+
+    /// What the store answered a run's claim.
+    enum ClaimAnswer: Sendable {
+        case granted
+        /// Another worker holds the task, or it is no longer waiting there: its stored row, if read.
+        case denied(stored: [TransferTask]?)
+        case failed(any Error)
+    }
+
+    /// The claim of a run's task came back: true when the run goes on.
+    ///
+    /// Granted, the start is written with the next write (not in a transaction of its own: after
+    /// a crash an `active` task and a `waiting` one resume alike, and 1,000 small downloads saved
+    /// a thousand transactions). Otherwise the task is not this manager's to run: it goes back to
+    /// how it was, unwritten (the row is another worker's), takes over what the store holds if
+    /// that worker finished, paused or deleted it, and is not tried again for a while.
+    private func claimed(id: Int64, _ claim: ClaimAnswer, before: TransferTask) -> Bool {
+        guard let run = runs[id] else { return false }
+        var stored: [TransferTask]?
+        switch claim {
+        case .granted:
+            runs[id]?.claimed = true
+            flusher.mark(id)
+            return true
+        case .denied(let rows):
+            stored = rows
+        case .failed(let error):
+            logger.warning(
+                "cannot claim a transfer; trying again later", metadata: ["transfer": "\(id)", "error": "\(error)"])
+        }
+        if run.intent != nil {
+            // Stopped (paused, cancelled, shut down) while claiming: settled as the stop asked.
+            finished(id: id, result: .failure(CancellationError()))
+            return false
+        }
+        runs.removeValue(forKey: id)
+        heldElsewhere[id] = time.now().addingTimeInterval(claimRecheckInterval)
+        if let stored, let row = stored.first(where: { $0.id == id }),
+            row.state != .waiting && row.state != .active
+        {
+            keep(row)
+            hub.publish(.changed(row))
+        } else if let stored, !stored.contains(where: { $0.id == id }) {
+            forget(id)
+            flusher.forget(id)
+            addedHere.remove(id)
+            hub.publish(.deleted(id: id))
+        } else if var current = tasks[id] {
+            current.state = before.state
+            current.nextAttemptAt = before.nextAttemptAt
+            keep(current)
+            hub.publish(.changed(current))
+        }
+        schedule()
+        return false
+    }
+
+    /// How long a task another worker holds is left alone: a third of a claim's lifetime.
+    private var claimRecheckInterval: TimeInterval { configuration.claimLifetime / 3 }
 
     /// Cancels a run for `intent` and waits until it has ended and its task's state is settled.
     private func stop(_ id: Int64, intent: StopIntent) async {
@@ -626,6 +729,14 @@ public actor TransferManager {
             task.state = .waiting
         case .stall:
             fail(&task, TransferError.transient("no bytes arrived for \(Int(configuration.stallTimeout)) s (stalled)"))
+        case .lost:
+            // Another worker runs it now: back to waiting here, unwritten, left alone a while.
+            task.state = .waiting
+            keep(task)
+            hub.publish(.changed(task))
+            heldElsewhere[id] = time.now().addingTimeInterval(claimRecheckInterval)
+            schedule()
+            return
         case nil:
             switch result {
             case .success(let outcome):
@@ -645,6 +756,9 @@ public actor TransferManager {
         // completion (see `TransferContext.commitFinal`): its end is written with the next write
         // or the ticker's flush, which spares a transaction per file when many small ones finish.
         let recoverable = run.recoverable && task.state == .complete
+        // Given up with the write of its last state (never before it, or another worker could
+        // claim a finished task from a row that still says waiting).
+        flusher.release(id)
         if run.intent != .shutdown { store(task, lazily: recoverable) }
         schedule()
     }
@@ -680,6 +794,11 @@ public actor TransferManager {
         // Changes stored lazily wait at most a tick when nothing else writes.
         startFlushing()
         let now = time.now()
+        renewClaimsIfDue(now: now)
+        if heldElsewhere.values.contains(where: { $0 <= now }) {
+            heldElsewhere = heldElsewhere.filter { $0.value > now }
+            schedule()
+        }
         for (id, run) in runs {
             let reading = run.meter.reading
             let elapsed = now.timeIntervalSince(run.lastProgress.at)
@@ -696,6 +815,36 @@ public actor TransferManager {
                 runs[id]?.intent = .stall
                 run.control.cancel()
             }
+        }
+    }
+
+    /// Every third of a claim's lifetime while runs hold claims: one statement renews them all,
+    /// in a job of the runner (the tick does not wait for the database). A run whose claim was
+    /// not renewed lost it (this worker stalled past its lifetime and another took the task
+    /// over): it stops without writing.
+    private func renewClaimsIfDue(now: Date) {
+        let held = runs.filter(\.value.claimed).mapValues { ObjectIdentifier($0.control) }
+        guard !held.isEmpty, now >= nextRenewal, let runner else { return }
+        nextRenewal = now.addingTimeInterval(claimRecheckInterval)
+        let (store, worker) = (store, workerID)
+        let until = now.addingTimeInterval(configuration.claimLifetime)
+        let work: @Sendable () async -> Void = { [weak self] in
+            do {
+                let renewed = Set(try await store.renewClaims(by: worker, until: until))
+                await self?.renewed(held, still: renewed)
+            } catch {
+                self?.logger.warning("cannot renew transfer claims", metadata: ["error": "\(error)"])
+            }
+        }
+        _ = runner.submit(TransferRunner.Job(control: TransferRunControl(), work: work))
+    }
+
+    private func renewed(_ held: [Int64: ObjectIdentifier], still renewed: Set<Int64>) {
+        for (id, control) in held where !renewed.contains(id) {
+            guard let run = runs[id], ObjectIdentifier(run.control) == control else { continue }
+            logger.warning("another worker took over a running transfer; stopping it", metadata: ["transfer": "\(id)"])
+            runs[id]?.intent = .lost
+            run.control.cancel()
         }
     }
 
@@ -741,7 +890,7 @@ public actor TransferManager {
     /// Starts the writer when something waits to be written and nothing writes (see
     /// ``TransferFlusher`` for why it is a task of its own, awaited by `flush()`).
     private func startFlushing() {
-        guard flusher.writer == nil, !flusher.dirty.isEmpty else { return }
+        guard flusher.writer == nil, flusher.hasWork else { return }
         flusher.writer = Task { await self.flushLoop() }
     }
 
@@ -749,11 +898,14 @@ public actor TransferManager {
         while let batch = flusher.takeBatch() {
             let snapshot = batch.ids.compactMap { tasks[$0] }
             do {
-                try await store.update(snapshot)
+                try await store.update(snapshot, releasingClaims: batch.releases, by: workerID)
             } catch {
+                // Claims not released expire by themselves.
                 logger.error("cannot save transfers", metadata: ["error": "\(error)"])
             }
             for waiter in flusher.wrote(batch.generation) { waiter.resume() }
+            // Tasks whose claims were being released may start again.
+            if !batch.releases.isEmpty { schedule() }
         }
         for waiter in flusher.writerEnded() { waiter.resume() }
     }

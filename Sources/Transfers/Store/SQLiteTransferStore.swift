@@ -32,6 +32,20 @@ public final class SQLiteTransferStore: TransferStore {
         }
     }
 
+    public func load(ids: [Int64]) async throws -> [TransferTask] {
+        guard !ids.isEmpty else { return [] }
+        return try await database.read { db in
+            var tasks: [TransferTask] = []
+            for chunk in Self.chunks(ids) {
+                tasks += try Row.fetchAll(
+                    db, sql: "SELECT * FROM transfer WHERE id IN (\(Self.placeholders(chunk.count)))",
+                    arguments: StatementArguments(chunk)
+                ).map(Self.task(from:))
+            }
+            return tasks
+        }
+    }
+
     public func insert(_ tasks: [TransferTask]) async throws -> [TransferTask] {
         try await database.write { db in
             var stored: [TransferTask] = []
@@ -54,8 +68,8 @@ public final class SQLiteTransferStore: TransferStore {
         }
     }
 
-    public func update(_ tasks: [TransferTask]) async throws {
-        guard !tasks.isEmpty else { return }
+    public func update(_ tasks: [TransferTask], releasingClaims releasing: [Int64], by worker: String) async throws {
+        guard !tasks.isEmpty || !releasing.isEmpty else { return }
         try await database.write { db in
             let statement = try db.cachedStatement(
                 sql: """
@@ -73,6 +87,7 @@ public final class SQLiteTransferStore: TransferStore {
                 arguments += [task.id]
                 try statement.execute(arguments: arguments)
             }
+            try Self.release(db, ids: releasing, by: worker)
         }
     }
 
@@ -83,60 +98,114 @@ public final class SQLiteTransferStore: TransferStore {
         }
     }
 
-    // MARK: - Rows
+    // MARK: - Claims
 
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
-        encoder.outputFormatting = .sortedKeys
-        return encoder
-    }()
+    /// The condition under which `worker` may claim a row at `now` (arguments: worker, now).
+    private static let claimable = """
+        state IN ('waiting', 'active') AND (claimedBy IS NULL OR claimedBy = ? OR claimExpiresAt < ?)
+        """
 
-    private static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        return decoder
-    }()
-
-    private static func json(_ value: some Encodable) throws -> String {
-        String(decoding: try encoder.encode(value), as: UTF8.self)
+    // One writer: reading the claimable rows and claiming them in one write transaction is atomic.
+    public func claim(ids: [Int64], by worker: String, until expiry: Date, now: Date) async throws -> [Int64] {
+        guard !ids.isEmpty else { return [] }
+        return try await database.write { db in
+            var held: [Int64] = []
+            for chunk in Self.chunks(ids) {
+                let free = try Int64.fetchAll(
+                    db,
+                    sql:
+                        "SELECT id FROM transfer WHERE id IN (\(Self.placeholders(chunk.count))) AND \(Self.claimable)",
+                    arguments: StatementArguments(chunk) + [worker, now.timeIntervalSince1970])
+                try Self.setClaims(db, ids: free, worker: worker, expiry: expiry)
+                held += free
+            }
+            return held
+        }
     }
+
+    public func claimNext(limit: Int, by worker: String, until expiry: Date, now: Date) async throws -> [Int64] {
+        guard limit > 0 else { return [] }
+        return try await database.write { db in
+            let seconds = now.timeIntervalSince1970
+            let free = try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT id FROM transfer
+                    WHERE state = 'waiting' AND (nextAttemptAt IS NULL OR nextAttemptAt <= ?)
+                        AND (claimedBy IS NULL OR claimExpiresAt < ?)
+                    ORDER BY priority DESC, position, id LIMIT ?
+                    """,
+                arguments: [seconds, seconds, limit])
+            try Self.setClaims(db, ids: free, worker: worker, expiry: expiry)
+            return free
+        }
+    }
+
+    public func renewClaims(by worker: String, until expiry: Date) async throws -> [Int64] {
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE transfer SET claimExpiresAt = ? WHERE claimedBy = ?",
+                arguments: [expiry.timeIntervalSince1970, worker])
+            return try Int64.fetchAll(db, sql: "SELECT id FROM transfer WHERE claimedBy = ?", arguments: [worker])
+        }
+    }
+
+    public func releaseClaims(ids: [Int64], by worker: String) async throws {
+        guard !ids.isEmpty else { return }
+        try await database.write { db in try Self.release(db, ids: ids, by: worker) }
+    }
+
+    private static func setClaims(_ db: Database, ids: [Int64], worker: String, expiry: Date) throws {
+        guard !ids.isEmpty else { return }
+        try db.execute(
+            sql: "UPDATE transfer SET claimedBy = ?, claimExpiresAt = ? WHERE id IN (\(placeholders(ids.count)))",
+            arguments: [worker, expiry.timeIntervalSince1970] + StatementArguments(ids))
+    }
+
+    private static func release(_ db: Database, ids: [Int64], by worker: String) throws {
+        for chunk in chunks(ids) {
+            try db.execute(
+                sql: """
+                    UPDATE transfer SET claimedBy = NULL, claimExpiresAt = NULL
+                    WHERE claimedBy = ? AND id IN (\(placeholders(chunk.count)))
+                    """,
+                arguments: [worker] + StatementArguments(chunk))
+        }
+    }
+
+    /// Ids in groups that stay far below SQLite's limit of bound parameters.
+    private static func chunks(_ ids: [Int64]) -> [ArraySlice<Int64>] {
+        stride(from: 0, to: ids.count, by: 500).map { ids[$0..<min($0 + 500, ids.count)] }
+    }
+
+    private static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+
+    // MARK: - Rows
 
     private static func arguments(_ task: TransferTask) throws -> StatementArguments {
         [
-            task.kind.rawValue, task.sourceURL, task.headers.isEmpty ? "[]" : try json(task.headers),
+            task.kind.rawValue, task.sourceURL, try TransferRowText.headers(task),
             task.destinationName, task.priority,
             task.position,
             task.state.rawValue, task.committedBytes, task.totalBytes, task.expectedSHA256, task.etag,
             task.lastModified,
             task.errorReason, task.errorClass?.rawValue, task.retryCount, task.nextAttemptAt?.timeIntervalSince1970,
-            try historyJSON(task.history), task.properties.isEmpty ? "{}" : try json(task.properties),
+            try TransferRowText.history(task.history), try TransferRowText.properties(task),
             task.createdAt.timeIntervalSince1970,
             task.updatedAt.timeIntervalSince1970,
         ]
     }
 
-    /// The history as JSON that `JSONDecoder` (`secondsSince1970`) reads back, written by hand:
-    /// every write of a task carries its whole history, and `JSONEncoder` was most of the cost
-    /// of a write when 1,000 small downloads finish.
+    /// See ``TransferRowText/history(_:)``.
     static func historyJSON(_ history: [TransferHistoryEntry]) throws -> String {
-        var text = "["
-        for (index, entry) in history.enumerated() {
-            let seconds = entry.at.timeIntervalSince1970
-            // Not a JSON number: the encoder refuses it, as it always did.
-            guard seconds.isFinite else { return try json(history) }
-            if index > 0 { text += "," }
-            text += "{\"at\":\(seconds),\"message\":"
-            JSONString.append(entry.message, to: &text)
-            text += "}"
-        }
-        return text + "]"
+        try TransferRowText.history(history)
     }
 
     private static func task(from row: Row) throws -> TransferTask {
         func decode<T: Decodable>(_ type: T.Type, _ column: String, default value: T) -> T {
-            guard let text: String = row[column] else { return value }
-            return (try? decoder.decode(type, from: Data(text.utf8))) ?? value
+            TransferRowText.decode(type, row[column] as String?, default: value)
         }
         let stateText: String = row["state"]
         let nextAttempt: Double? = row["nextAttemptAt"]

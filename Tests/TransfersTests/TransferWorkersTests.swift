@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import Testing
+import TunerStorage
+import TunerTesting
+
+@testable import Transfers
+
+/// Several managers (nodes) on one queue: each task runs on exactly one of them, and each sees
+/// what the others made of the tasks it did not run.
+@Suite struct TransferWorkersTests {
+    /// Downloads as the file executor does, counting the runs of each task across managers.
+    struct CountingExecutor: TransferExecutor {
+        let inner: FileDownloadExecutor
+        let starts: NIOLockedValueBox<[Int64: Int]>
+        var kinds: [TransferKind] { inner.kinds }
+
+        func run(_ task: TransferTask, context: TransferContext) async throws -> TransferOutcome {
+            starts.withLockedValue { $0[task.id, default: 0] += 1 }
+            return try await inner.run(task, context: context)
+        }
+
+        func discard(_ task: TransferTask, context: TransferContext) async throws {
+            try await inner.discard(task, context: context)
+        }
+
+        func deleteResult(_ task: TransferTask, context: TransferContext) async throws {
+            try await inner.deleteResult(task, context: context)
+        }
+    }
+
+    @Test(arguments: StorageEngine.underTest)
+    func twoManagersOnOneDatabaseRunEveryTaskOnceAndBothSeeItComplete(engine: StorageEngine) async throws {
+        let database = try await HarnessDatabase(engine: engine)
+        let origin = try await TestOrigin.start()
+        let base = NSTemporaryDirectory() + "transfer-workers-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        var logger = Logger(label: "transfer-workers-test")
+        logger.logLevel = .warning
+        let size = 40_000
+        let starts = NIOLockedValueBox<[Int64: Int]>([:])
+        var managers: [TransferManager] = []
+        do {
+            // Queued before either node opens it, as a node that added them and went away would.
+            let stores = [
+                try await database.makeStore(directory: base), try await database.makeStore(directory: base),
+            ]
+            let added = try await stores[0].insert(
+                (0..<30).map { index in
+                    TransferTask(
+                        kind: .downloadFile, sourceURL: origin.baseURL + "/files/node\(index).bin?size=\(size)",
+                        destinationName: "node\(index).bin", position: Int64(index))
+                })
+            let ids = added.map(\.id)
+            // Short claims, so a task the other node holds is looked at again within a second.
+            var configuration = TransfersHarness.fastConfiguration
+            configuration.claimLifetime = 3
+            for (node, store) in stores.enumerated() {
+                // A data folder each: two nodes, two worker names.
+                let manager = try await TransferManager(
+                    store: store, dataDirectory: base + "/node\(node)", configuration: configuration, logger: logger)
+                await manager.register(
+                    CountingExecutor(
+                        inner: FileDownloadExecutor(httpClient: TransfersHarness.sharedClient), starts: starts))
+                managers.append(manager)
+            }
+            #expect(managers[0].workerID != managers[1].workerID)
+            for manager in managers { await manager.start() }
+
+            let views = try await withThrowingTaskGroup(of: [TransferTask]?.self) { group in
+                for manager in managers {
+                    group.addTask { await manager.waitUntilFinished(ids: ids) }
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(180))
+                    return nil
+                }
+                var views: [[TransferTask]] = []
+                while views.count < managers.count, let next = try await group.next() {
+                    guard let view = next else { break }
+                    views.append(view)
+                }
+                group.cancelAll()
+                return views
+            }
+            #expect(views.count == 2, "both nodes see every task finish")
+            for view in views {
+                #expect(view.map(\.id) == ids)
+                #expect(view.allSatisfy { $0.state == .complete }, "\(view.filter { $0.state != .complete })")
+            }
+            let counted = starts.withLockedValue { $0 }
+            #expect(ids.allSatisfy { counted[$0] == 1 }, "each task ran exactly once: \(counted)")
+            #expect(counted.count == ids.count)
+            for index in 0..<ids.count {
+                #expect(origin.requests(path: "/files/node\(index).bin") == 1)
+                // The file is in the folder of the node that ran it, whole, and only there.
+                let copies = (0..<2).map { base + "/node\($0)/downloads/node\(index).bin" }.filter {
+                    FileManager.default.fileExists(atPath: $0)
+                }
+                #expect(copies.count == 1)
+                if let copy = copies.first {
+                    #expect(
+                        try FileDownloadExecutor.sha256(ofFile: copy)
+                            == TransfersHarness.sha256(name: "node\(index).bin", size: size))
+                }
+            }
+        } catch {
+            for manager in managers { await manager.shutdown() }
+            try? await origin.shutdown()
+            await database.dispose()
+            throw error
+        }
+        for manager in managers { await manager.shutdown() }
+        try? await origin.shutdown()
+        await database.dispose()
+    }
+}
