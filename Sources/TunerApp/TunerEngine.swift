@@ -152,7 +152,7 @@ public final class TunerEngine: Sendable {
             outputs: outputs, throttle: credentialThrottle, logger: logger,
             liveStreams: { [live] username in live.openStreams(user: username) })
         do {
-            try commands.prune()
+            try await commands.prune()
         } catch {
             logger.warning("Cannot prune the command journal", metadata: ["error": "\(error)"])
         }

@@ -4,17 +4,19 @@ import Synchronization
 import Testing
 import TunerApp
 import TunerStorage
+import TunerTesting
 
-/// The command journal on a real SQLite file: a key is applied once, across a restart too.
+/// The command journal on both engines: a key is applied once, across a restart too (a second
+/// journal on the same database is a new process).
 @Suite struct CommandJournalTests {
-    let folder: DataFolder
-
-    init() throws {
-        folder = try DataFolder(path: NSTemporaryDirectory() + "tuner-commands-\(UUID().uuidString)")
+    static func withDatabase(_ engine: StorageEngine, _ body: (StateDatabase) async throws -> Void) async throws {
+        try await TestPostgres.withStateDatabase(engine, schemas: [CommandSchema.self], body)
     }
 
-    func journal(now: @escaping @Sendable () -> Date = Date.init) throws -> CommandJournal {
-        CommandJournal(database: try folder.openDatabase(), logger: Logger(label: "test"), now: now)
+    static func journal(_ database: StateDatabase, now: @escaping @Sendable () -> Date = Date.init)
+        -> CommandJournal
+    {
+        CommandJournal(database: database, logger: Logger(label: "test"), now: now)
     }
 
     static func runs(_ claim: CommandClaim) -> Bool {
@@ -24,10 +26,15 @@ import TunerStorage
 
     static let receipt = CommandReceipt(status: 201, contentType: "application/json", body: Array(#"{"id":7}"#.utf8))
 
-    @Test("a key runs once; a resend gets the first answer, also from a new process on the same file")
-    func aKeyIsAppliedOnceAcrossRestarts() async throws {
-        defer { try? FileManager.default.removeItem(atPath: folder.path) }
-        let first = try journal()
+    @Test(
+        "a key runs once; a resend gets the first answer, also from a new process on the same database",
+        arguments: StorageEngine.underTest)
+    func aKeyIsAppliedOnceAcrossRestarts(engine: StorageEngine) async throws {
+        try await Self.withDatabase(engine) { database in try await Self.appliedOnce(database) }
+    }
+
+    static func appliedOnce(_ database: StateDatabase) async throws {
+        let first = journal(database)
         let print = CommandJournal.fingerprint(method: "post", target: "/api/v1/transfers", body: Array("{}".utf8))
         guard case .run(let ticket) = try await first.claim(key: "k1", fingerprint: print, caller: "owner") else {
             Issue.record("a new key must run")
@@ -38,35 +45,41 @@ import TunerStorage
         try await first.finish(ticket, with: Self.receipt)
         #expect(try await first.claim(key: "k1", fingerprint: print, caller: "owner") == .replay(Self.receipt))
         // Another caller's same key is its own.
-        #expect(Self.runs(try await first.claim(key: "k1", fingerprint: print, caller: "other")))
+        #expect(runs(try await first.claim(key: "k1", fingerprint: print, caller: "other")))
         // The same key for another request is refused.
         let other = CommandJournal.fingerprint(method: "POST", target: "/api/v1/transfers", body: Array("{ }".utf8))
         #expect(other != print)
         #expect(try await first.claim(key: "k1", fingerprint: other, caller: "owner") == .mismatch)
 
         // A new process: the finished key still replays; the one left pending was interrupted.
-        let second = try journal()
+        let second = journal(database)
         #expect(try await second.claim(key: "k1", fingerprint: print, caller: "owner") == .replay(Self.receipt))
         #expect(try await second.claim(key: "k1", fingerprint: print, caller: "other") == .interrupted)
     }
 
-    @Test("an abandoned key (a server error) may run again")
-    func anAbandonedKeyRunsAgain() async throws {
-        defer { try? FileManager.default.removeItem(atPath: folder.path) }
-        let journal = try journal()
-        guard case .run(let ticket) = try await journal.claim(key: "k", fingerprint: "f", caller: "owner") else {
-            Issue.record("a new key must run")
-            return
+    @Test("an abandoned key (a server error) may run again", arguments: StorageEngine.underTest)
+    func anAbandonedKeyRunsAgain(engine: StorageEngine) async throws {
+        try await Self.withDatabase(engine) { database in
+            let journal = Self.journal(database)
+            guard case .run(let ticket) = try await journal.claim(key: "k", fingerprint: "f", caller: "owner") else {
+                Issue.record("a new key must run")
+                return
+            }
+            await journal.abandon(ticket)
+            #expect(try await journal.claim(key: "k", fingerprint: "f", caller: "owner") == .run(ticket))
         }
-        await journal.abandon(ticket)
-        #expect(try await journal.claim(key: "k", fingerprint: "f", caller: "owner") == .run(ticket))
     }
 
-    @Test("receipts older than a day are dropped; a long answer is kept without its body")
-    func receiptsExpireAndLongBodiesAreNotKept() async throws {
-        defer { try? FileManager.default.removeItem(atPath: folder.path) }
+    @Test(
+        "receipts older than a day are dropped; a long answer is kept without its body",
+        arguments: StorageEngine.underTest)
+    func receiptsExpireAndLongBodiesAreNotKept(engine: StorageEngine) async throws {
+        try await Self.withDatabase(engine) { database in try await Self.expiry(database) }
+    }
+
+    static func expiry(_ database: StateDatabase) async throws {
         let clock = Mutex(Date(timeIntervalSince1970: 1_000_000))
-        let journal = try journal(now: { clock.withLock { $0 } })
+        let journal = journal(database, now: { clock.withLock { $0 } })
         guard case .run(let old) = try await journal.claim(key: "old", fingerprint: "f", caller: "owner") else {
             Issue.record("a new key must run")
             return
@@ -80,12 +93,50 @@ import TunerStorage
                 == .replay(CommandReceipt(status: 200, contentType: "application/json", body: [])))
         clock.withLock { $0 += CommandJournal.retention - 1 }
         _ = try await journal.claim(key: "young", fingerprint: "f", caller: "owner")
-        #expect(try journal.prune() == 0)
+        #expect(try await journal.prune() == 0)
         clock.withLock { $0 += 2 }
-        #expect(try journal.prune() == 1)
-        #expect(try journal.count() == 1)
+        #expect(try await journal.prune() == 1)
+        #expect(try await journal.count() == 1)
         // Forgotten, so the key is new again.
         #expect(Self.runs(try await journal.claim(key: "old", fingerprint: "g", caller: "owner")))
+    }
+
+    @Test(
+        "two nodes (two pools on one PostgreSQL database) claiming one key at once: exactly one runs it",
+        .enabled(if: TestPostgres.isAvailable))
+    func concurrentClaimsOnTwoNodesRunOnce() async throws {
+        let address = try await TestPostgres.createDatabase()
+        var pools: [TunerPostgres] = []
+        do {
+            for _ in 0..<2 {
+                pools.append(
+                    try await TunerPostgres.open(
+                        address: address, schemas: [CommandSchema.self], logger: Logger(label: "test")))
+            }
+            let journals = pools.map { Self.journal(.postgres($0)) }
+            for round in 0..<40 {
+                let key = "key-\(round)"
+                // Four requests with one key: two on each node.
+                let claims = try await withThrowingTaskGroup(of: CommandClaim.self) { group in
+                    for index in 0..<4 {
+                        let journal = journals[index % 2]
+                        group.addTask { try await journal.claim(key: key, fingerprint: "f", caller: "owner") }
+                    }
+                    var claims: [CommandClaim] = []
+                    for try await claim in group { claims.append(claim) }
+                    return claims
+                }
+                #expect(claims.filter(Self.runs).count == 1, "round \(round): \(claims)")
+                #expect(claims.allSatisfy { Self.runs($0) || $0 == .inProgress || $0 == .interrupted })
+            }
+            #expect(try await journals[0].count() == 40)
+        } catch {
+            for pool in pools { await pool.close() }
+            await TestPostgres.drop(address)
+            throw error
+        }
+        for pool in pools { await pool.close() }
+        await TestPostgres.drop(address)
     }
 
     @Test(

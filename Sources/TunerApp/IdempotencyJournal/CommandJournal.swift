@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 import Logging
 import Synchronization
 import TunerStorage
@@ -9,8 +8,8 @@ import TunerStorage
 /// answer is kept; a resend with the same key (after a timeout, a dropped connection, a restart)
 /// gets that answer back and changes nothing.
 ///
-/// Keys live in SQLite (``CommandSchema``), so an acknowledged command stays applied-once across
-/// restarts. A key is claimed (a pending row) before the request runs and finished with its answer
+/// Keys live in the state database (``CommandSchema``; SQLite, or PostgreSQL shared by several
+/// nodes), so an acknowledged command stays applied-once across restarts. A key is claimed (a pending row) before the request runs and finished with its answer
 /// after, in two transactions: a key whose request is still running answers ``CommandClaim/inProgress``,
 /// and one whose server stopped in between answers ``CommandClaim/interrupted`` for good, since
 /// the command may or may not have taken effect and running it again could apply it twice.
@@ -28,7 +27,7 @@ public final class CommandJournal: Sendable {
     /// base64 string all fit.
     public static let maxKeyLength = 255
 
-    private let pool: any DatabaseWriter
+    private let records: any CommandRecordStore
     private let logger: Logger
     private let now: @Sendable () -> Date
     /// This process: pending rows of another one were interrupted.
@@ -38,10 +37,21 @@ public final class CommandJournal: Sendable {
     private let claimsSincePrune = Mutex(0)
     private static let pruneInterval = 1024
 
-    public init(database: TunerDatabase, logger: Logger, now: @escaping @Sendable () -> Date = Date.init) {
-        pool = database.writer
+    /// The journal in `database`, which must have been opened with ``CommandSchema``.
+    public init(database: StateDatabase, logger: Logger, now: @escaping @Sendable () -> Date = Date.init) {
+        switch database {
+        case .sqlite(let database): records = SQLiteCommandRecordStore(database: database)
+        case .postgres(let database): records = PostgresCommandRecordStore(database: database, logger: logger)
+        }
         self.logger = logger
         self.now = now
+    }
+
+    /// The journal in a SQLite ``TunerDatabase``.
+    public convenience init(
+        database: TunerDatabase, logger: Logger, now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.init(database: .sqlite(database), logger: logger, now: now)
     }
 
     /// The key of an `Idempotency-Key` header: the value itself, or the string inside quotes
@@ -78,7 +88,7 @@ public final class CommandJournal: Sendable {
 
     /// Claims `key` for a request with `fingerprint`, or says why it must not run.
     /// Async, as are ``finish(_:with:)`` and ``abandon(_:)``: they run in request handlers, and
-    /// GRDB's async writes wait for the writer without holding a thread of the pool.
+    /// the stores' async writes wait for the database without holding a thread.
     public func claim(key: String, fingerprint: String, caller: String) async throws -> CommandClaim {
         let due = claimsSincePrune.withLock { count in
             count += 1
@@ -89,42 +99,19 @@ public final class CommandJournal: Sendable {
         if due {
             let cutoff = now().timeIntervalSince1970 - Self.retention
             do {
-                _ = try await pool.write { db in try Self.prune(db, before: cutoff) }
+                _ = try await records.prune(before: cutoff, keep: Self.maxReceipts)
             } catch {
+                if error is StorageUnavailableError { throw error }
                 throw FeatureError(.failed, "could not prune the command journal: \(error)")
             }
         }
-        let process = self.process
-        let createdAt = now().timeIntervalSince1970
         do {
-            return try await pool.write { db in
-                if let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT fingerprint, process, state, status, contentType, body FROM commandReceipt
-                        WHERE caller = ? AND key = ?
-                        """,
-                    arguments: [caller, key])
-                {
-                    guard row["fingerprint"] as String == fingerprint else { return .mismatch }
-                    if row["state"] as String == "done" {
-                        let body: Data? = row["body"]
-                        return .replay(
-                            CommandReceipt(
-                                status: row["status"] ?? 500, contentType: row["contentType"],
-                                body: body.map(Array.init) ?? []))
-                    }
-                    return row["process"] as String == process ? .inProgress : .interrupted
-                }
-                try db.execute(
-                    sql: """
-                        INSERT INTO commandReceipt (caller, key, fingerprint, process, state, createdAt)
-                        VALUES (?, ?, ?, ?, 'pending', ?)
-                        """,
-                    arguments: [caller, key, fingerprint, process, createdAt])
-                return .run(CommandTicket(caller: caller, key: key))
-            }
+            return try await records.claim(
+                key: key, fingerprint: fingerprint, caller: caller, process: process,
+                createdAt: now().timeIntervalSince1970)
         } catch {
+            // A database out of reach passes as it is: the API answers 503 and Retry-After.
+            if error is StorageUnavailableError { throw error }
             throw FeatureError(.failed, "could not record the command's idempotency key: \(error)")
         }
     }
@@ -133,15 +120,10 @@ public final class CommandJournal: Sendable {
     public func finish(_ ticket: CommandTicket, with receipt: CommandReceipt) async throws {
         let body = receipt.body.count <= Self.maxStoredBodySize ? Data(receipt.body) : Data()
         do {
-            try await pool.write { db in
-                try db.execute(
-                    sql: """
-                        UPDATE commandReceipt SET state = 'done', status = ?, contentType = ?, body = ?
-                        WHERE caller = ? AND key = ?
-                        """,
-                    arguments: [receipt.status, receipt.contentType, body, ticket.caller, ticket.key])
-            }
+            try await records.finish(caller: ticket.caller, key: ticket.key, receipt: receipt, body: body)
         } catch {
+            // A database out of reach passes as it is: the API answers 503 and Retry-After.
+            if error is StorageUnavailableError { throw error }
             throw FeatureError(.failed, "could not record the command's answer: \(error)")
         }
     }
@@ -150,11 +132,7 @@ public final class CommandJournal: Sendable {
     /// may try again.
     public func abandon(_ ticket: CommandTicket) async {
         do {
-            try await pool.write { db in
-                try db.execute(
-                    sql: "DELETE FROM commandReceipt WHERE caller = ? AND key = ? AND state = 'pending'",
-                    arguments: [ticket.caller, ticket.key])
-            }
+            try await records.abandon(caller: ticket.caller, key: ticket.key)
         } catch {
             logger.warning("could not forget an abandoned idempotency key", metadata: ["error": "\(error)"])
         }
@@ -163,33 +141,19 @@ public final class CommandJournal: Sendable {
     /// Drops receipts older than ``retention`` and the oldest past ``maxReceipts``; returns how
     /// many went.
     @discardableResult
-    public func prune() throws -> Int {
+    public func prune() async throws -> Int {
         let cutoff = now().timeIntervalSince1970 - Self.retention
         do {
-            return try pool.write { db in try Self.prune(db, before: cutoff) }
+            return try await records.prune(before: cutoff, keep: Self.maxReceipts)
         } catch {
+            // A database out of reach passes as it is: the API answers 503 and Retry-After.
+            if error is StorageUnavailableError { throw error }
             throw FeatureError(.failed, "could not prune the command journal: \(error)")
         }
     }
 
-    private static func prune(_ db: Database, before cutoff: TimeInterval) throws -> Int {
-        try db.execute(sql: "DELETE FROM commandReceipt WHERE createdAt < ?", arguments: [cutoff])
-        var dropped = db.changesCount
-        let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM commandReceipt") ?? 0
-        if count > Self.maxReceipts {
-            try db.execute(
-                sql: """
-                    DELETE FROM commandReceipt WHERE (caller, key) IN (
-                        SELECT caller, key FROM commandReceipt ORDER BY createdAt LIMIT ?)
-                    """,
-                arguments: [count - Self.maxReceipts])
-            dropped += db.changesCount
-        }
-        return dropped
-    }
-
     /// How many receipts (pending or done) are kept.
-    public func count() throws -> Int {
-        try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM commandReceipt") ?? 0 }
+    public func count() async throws -> Int {
+        try await records.count()
     }
 }
