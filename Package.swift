@@ -406,6 +406,7 @@ let package = Package(
             dependencies: [
                 "Outputs", "Catalog", "MediaFormats", "TunerStorage", "TunerTesting",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(

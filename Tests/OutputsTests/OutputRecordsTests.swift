@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import Logging
+import PostgresNIO
 import Testing
 import TunerStorage
 import TunerTesting
@@ -167,6 +168,107 @@ import TunerTesting
             let gone = await #expect(throws: OutputError.self) { try await store.removeUser(named: "tv") }
             #expect(gone?.kind == .notFound)
             #expect(try await store.users().map(\.username) == ["Zed", "alice"])
+        }
+    }
+
+    @Test(arguments: StorageEngine.underTest)
+    func twoNodesAgreeOnTheDefaultProfileAndOnNumbers(engine: StorageEngine) async throws {
+        try await TestPostgres.withStateDatabase(engine, schemas: [CatalogSchema.self, OutputSchema.self]) {
+            database in
+            try await Self.withSecondNode(on: database) { other in
+                let logger = Logger(label: "test")
+                let catalog = database.catalogStore(logger: logger)
+                let one = OutputStore(database: database, catalog: catalog, logger: logger)
+                let two = OutputStore(database: other, catalog: other.catalogStore(logger: logger), logger: logger)
+                // Both make it at once: one inserts, the other finds it made.
+                async let first = one.ensureDefaultProfile()
+                async let second = two.ensureDefaultProfile()
+                let (made, found) = try await (first, second)
+                #expect(made == found)
+                #expect(try await one.profiles().count == 1)
+
+                let source = try await catalog.addSource(CatalogSourceDraft(kind: .m3u, location: "http://h/a.m3u"))
+                _ = try await catalog.replaceItems(ofSource: source.id) { sink in
+                    for index in 1...40 {
+                        try sink.add(
+                            CatalogItemDraft(kind: .live, name: "Channel \(index)", url: "http://h/\(index).ts"))
+                    }
+                }
+                async let recordOne: Void = one.recordNumbers(profileID: made.id)
+                async let recordTwo: Void = two.recordNumbers(profileID: made.id)
+                _ = try await (recordOne, recordTwo)
+                let numbers = try await one.numbers(profileID: made.id)
+                #expect(numbers.count == 40 && Set(numbers.values) == Set(1...40))
+                #expect(try await two.numbers(profileID: made.id) == numbers)
+                #expect(try await two.lineup(profileID: made.id).map(\.number) == Array(1...40))
+            }
+        }
+    }
+
+    /// A PostgreSQL database made with a language's collation (ICU `en`, where `alice` comes
+    /// before `Zed`), as production servers often are: lists still come in SQLite's byte order.
+    @Test(.enabled(if: TestPostgres.isAvailable))
+    func listsKeepSQLitesByteOrderUnderALanguageCollation() async throws {
+        let server = try #require(TestPostgres.serverAddress)
+        let logger = Logger(label: "test")
+        let name = "tuner_test_icu_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
+        let admin = try await TunerPostgres.open(address: server, schemas: [], logger: logger)
+        do {
+            try await admin.read { connection in
+                _ = try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            CREATE DATABASE \(name) TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en'
+                                LOCALE 'C.UTF-8'
+                            """), logger: logger)
+            }
+            await admin.close()
+        } catch {
+            await admin.close()
+            throw error
+        }
+        let address = server.with(database: String(name))
+        do {
+            let database = try await TunerPostgres.open(address: address, schemas: [OutputSchema.self], logger: logger)
+            do {
+                let state = StateDatabase.postgres(database)
+                let store = OutputStore(database: state, catalog: state.catalogStore(logger: logger), logger: logger)
+                try await store.insert(Self.profile("p", createdAt: 1))
+                for username in ["alice", "Zed", "bob"] {
+                    try await store.insertUser(
+                        OutputUser(username: username, profileIDs: ["p"]), password: "a-password")
+                }
+                #expect(try await store.users().map(\.username) == ["Zed", "alice", "bob"])
+                await database.close()
+            } catch {
+                await database.close()
+                throw error
+            }
+            await TestPostgres.drop(address)
+        } catch {
+            await TestPostgres.drop(address)
+            throw error
+        }
+    }
+
+    /// The same database as another node sees it: on PostgreSQL a second pool of its own, on
+    /// SQLite the same file (a second process would open it so).
+    static func withSecondNode(
+        on database: StateDatabase, _ body: (StateDatabase) async throws -> Void
+    ) async throws {
+        switch database {
+        case .sqlite:
+            try await body(database)
+        case .postgres(let postgres):
+            let other = try await TunerPostgres.open(
+                address: postgres.address, schemas: [OutputSchema.self], logger: Logger(label: "test"))
+            do {
+                try await body(.postgres(other))
+                await other.close()
+            } catch {
+                await other.close()
+                throw error
+            }
         }
     }
 }
