@@ -6,8 +6,10 @@ import TunerTesting
 
 @Suite("Stream checks")
 struct StreamCheckTests {
-    @Test("A good stream, a 404, an unreachable port and HLS playlists are told apart, stored and listed")
-    func checksAgainstOrigin() async throws {
+    @Test(
+        "A good stream, a 404, an unreachable port and HLS playlists are told apart, stored and listed",
+        arguments: StorageEngine.underTest)
+    func checksAgainstOrigin(engine: StorageEngine) async throws {
         let origin = try await TestOrigin.start()
         let served = FileManager.default.temporaryDirectory.appendingPathComponent("stream-check-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
@@ -33,59 +35,61 @@ struct StreamCheckTests {
         origin.serveDirectory(served.path)
         let refusing = try RefusingPort()
 
-        let catalog = try TemporaryCatalog()
-        let path = try catalog.write(
-            """
-            #EXTM3U
-            #EXTINF:-1,Good
-            \(origin.baseURL)/files/good.ts?size=5000
-            #EXTINF:-1,Missing
-            \(origin.baseURL)/files/missing.ts?status=404
-            #EXTINF:-1,Unreachable
-            http://127.0.0.1:\(refusing.port)/live.ts
-            #EXTINF:-1,Master
-            \(origin.baseURL)/static/master.m3u8
-            #EXTINF:-1,Broken HLS
-            \(origin.baseURL)/static/broken.m3u8
-            #EXTINF:-1,Empty HLS
-            \(origin.baseURL)/static/empty.m3u8
-            """, to: "check.m3u")
-        let source = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: path))
-        do {
-            try await withImporter(catalog) { importer in _ = try await importer.refresh(sourceID: source.id) }
-            let checker = StreamChecker(
-                store: catalog.store, configuration: .init(concurrency: 2, timeout: .seconds(5)), logger: testLogger)
-            let checks = try await checker.check(sourceID: source.id)
-            let items = try await catalog.store.items(CatalogItemQuery(kind: .live)).items
-            #expect(checks.map(\.itemID) == items.map(\.id))
-            let byName = Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0.streamCheck) })
-            #expect(byName["Good"]??.online == true)
-            #expect(byName["Missing"]??.online == false)
-            #expect(byName["Missing"]??.reason == "HTTP 404")
-            #expect(byName["Unreachable"]??.online == false)
-            #expect(byName["Unreachable"]??.reason.hasPrefix("unreachable") == true)
-            #expect(byName["Master"]??.online == true)
-            #expect(byName["Master"]??.reason.contains("2 segments") == true)
-            #expect(byName["Broken HLS"]??.online == false)
-            #expect(byName["Broken HLS"]??.reason == "first segment: HTTP 404")
-            #expect(byName["Empty HLS"]??.online == false)
-            #expect(byName["Empty HLS"]??.reason == "playlist without segments")
-            // The probe of the good stream was a HEAD: no body was sent for a check.
-            #expect(origin.requests(path: "/files/good.ts") == 1)
-            #expect(origin.bodyBytesSent(path: "/files/good.ts") == 0)
+        try await TemporaryCatalog.with(engine) { catalog in
+            let path = try catalog.write(
+                """
+                #EXTM3U
+                #EXTINF:-1,Good
+                \(origin.baseURL)/files/good.ts?size=5000
+                #EXTINF:-1,Missing
+                \(origin.baseURL)/files/missing.ts?status=404
+                #EXTINF:-1,Unreachable
+                http://127.0.0.1:\(refusing.port)/live.ts
+                #EXTINF:-1,Master
+                \(origin.baseURL)/static/master.m3u8
+                #EXTINF:-1,Broken HLS
+                \(origin.baseURL)/static/broken.m3u8
+                #EXTINF:-1,Empty HLS
+                \(origin.baseURL)/static/empty.m3u8
+                """, to: "check.m3u")
+            let source = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: path))
+            do {
+                try await withImporter(catalog) { importer in _ = try await importer.refresh(sourceID: source.id) }
+                let checker = StreamChecker(
+                    store: catalog.store, configuration: .init(concurrency: 2, timeout: .seconds(5)), logger: testLogger
+                )
+                let checks = try await checker.check(sourceID: source.id)
+                let items = try await catalog.store.items(CatalogItemQuery(kind: .live)).items
+                #expect(checks.map(\.itemID) == items.map(\.id))
+                let byName = Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0.streamCheck) })
+                #expect(byName["Good"]??.online == true)
+                #expect(byName["Missing"]??.online == false)
+                #expect(byName["Missing"]??.reason == "HTTP 404")
+                #expect(byName["Unreachable"]??.online == false)
+                #expect(byName["Unreachable"]??.reason.hasPrefix("unreachable") == true)
+                #expect(byName["Master"]??.online == true)
+                #expect(byName["Master"]??.reason.contains("2 segments") == true)
+                #expect(byName["Broken HLS"]??.online == false)
+                #expect(byName["Broken HLS"]??.reason == "first segment: HTTP 404")
+                #expect(byName["Empty HLS"]??.online == false)
+                #expect(byName["Empty HLS"]??.reason == "playlist without segments")
+                // The probe of the good stream was a HEAD: no body was sent for a check.
+                #expect(origin.requests(path: "/files/good.ts") == 1)
+                #expect(origin.bodyBytesSent(path: "/files/good.ts") == 0)
 
-            // A refresh keeps the checks of channels that survive it.
-            try await withImporter(catalog) { importer in _ = try await importer.refresh(sourceID: source.id) }
-            let good = try #require(
-                try await catalog.store.items(CatalogItemQuery(kind: .live, search: "good")).items.first)
-            #expect(good.streamCheck?.online == true)
+                // A refresh keeps the checks of channels that survive it.
+                try await withImporter(catalog) { importer in _ = try await importer.refresh(sourceID: source.id) }
+                let good = try #require(
+                    try await catalog.store.items(CatalogItemQuery(kind: .live, search: "good")).items.first)
+                #expect(good.streamCheck?.online == true)
 
-            await #expect(throws: CatalogError.itemNotFound(999_999)) { try await checker.check(ids: [999_999]) }
-        } catch {
+                await #expect(throws: CatalogError.itemNotFound(999_999)) { try await checker.check(ids: [999_999]) }
+            } catch {
+                try await origin.shutdown()
+                throw error
+            }
             try await origin.shutdown()
-            throw error
         }
-        try await origin.shutdown()
         withExtendedLifetime(refusing) {}
     }
 
