@@ -15,6 +15,10 @@ public protocol CatalogStore: Sendable {
     func setSourceStatus(id: Int64, status: CatalogSourceStatus, error: String?, refreshedAt: Date?) async throws
     /// Records what the provider says the account allows (nil: it says nothing).
     func setProviderMaxConnections(sourceID: Int64, _ limit: Int?) async throws
+    /// Marks sources left `refreshing` by a process that stopped mid-refresh as failed, so that
+    /// they are retried; returns how many. Only the process that owns the catalogue calls it, at start.
+    @discardableResult
+    func recoverInterruptedRefreshes() async throws -> Int
 
     // MARK: Import
 
@@ -86,4 +90,23 @@ public protocol CatalogStore: Sendable {
     func movieDetails(itemID: Int64) async throws -> CatalogMovieDetails?
     /// Stores a movie's details and, when `url` is given, its corrected stream URL.
     func setMovieDetails(itemID: Int64, _ details: CatalogMovieDetails, url: String?) async throws
+
+    // MARK: Alternatives
+
+    /// The alternatives of channel `itemID`, best first: the ones the user set, in the user's
+    /// order; otherwise live channels of other sources with the same `tvg-id`, then with the same
+    /// normalised name, in source order. At most `limit`.
+    func alternatives(of itemID: Int64, limit: Int) async throws -> [CatalogItem]
+    /// The alternatives the user set for `itemID`, in order (empty: found automatically).
+    func chosenAlternatives(of itemID: Int64) async throws -> [CatalogItem]
+    /// Sets the alternatives of `itemID` in order; an empty list goes back to automatic ones.
+    /// Every id must be another live channel.
+    func setAlternatives(of itemID: Int64, to alternativeIDs: [Int64]) async throws
+}
+
+extension CatalogStore {
+    /// The first eight alternatives of channel `itemID`: what failover tries.
+    public func alternatives(of itemID: Int64) async throws -> [CatalogItem] {
+        try await alternatives(of: itemID, limit: 8)
+    }
 }
