@@ -116,4 +116,68 @@ import TunerTesting
         try? await origin.shutdown()
         await database.dispose()
     }
+
+    /// Runs until cancelled, recording starts and cancellations.
+    final class HoldingExecutor: TransferExecutor {
+        let started = NIOLockedValueBox<[Int64]>([])
+        let cancelled = NIOLockedValueBox<[Int64]>([])
+        var kinds: [TransferKind] { [.downloadFile] }
+
+        func run(_ task: TransferTask, context: TransferContext) async throws -> TransferOutcome {
+            started.withLockedValue { $0.append(task.id) }
+            while !Task.isCancelled { try? await Task.sleep(nanoseconds: 1_000_000) }
+            cancelled.withLockedValue { $0.append(task.id) }
+            throw CancellationError()
+        }
+
+        func discard(_ task: TransferTask, context: TransferContext) async throws {}
+        func deleteResult(_ task: TransferTask, context: TransferContext) async throws {}
+    }
+
+    /// A worker that stalled past its claim's lifetime finds out at its next renewal that another
+    /// took the task over: its run stops, and it writes nothing of that task any more.
+    @Test(arguments: StorageEngine.underTest)
+    func aRunWhoseClaimWasTakenOverStopsWithoutWriting(engine: StorageEngine) async throws {
+        let database = try await HarnessDatabase(engine: engine)
+        let base = NSTemporaryDirectory() + "transfer-lost-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        do {
+            let stores = [
+                try await database.makeStore(directory: base), try await database.makeStore(directory: base),
+            ]
+            let task = try await stores[0].insert([
+                TransferTask(kind: .downloadFile, sourceURL: "http://h.example/x.bin", destinationName: "x.bin")
+            ])[0]
+            // Renewed every half second.
+            let configuration = TransferManager.Configuration(
+                maximumActive: 1, progressInterval: 0.1, claimLifetime: 1.5)
+            let executor = HoldingExecutor()
+            let manager = try await TransferManager(
+                store: stores[0], dataDirectory: base + "/a", configuration: configuration,
+                logger: Logger(label: "test"))
+            await manager.register(executor)
+            await manager.start()
+            #expect(await TransferBatchingTests.eventually { executor.started.withLockedValue { $0 } == [task.id] })
+
+            // Another worker takes the claim over, as if this one's had expired.
+            let later = Date().addingTimeInterval(3600)
+            #expect(
+                try await stores[1].claim(ids: [task.id], by: "other", until: later.addingTimeInterval(60), now: later)
+                    == [task.id])
+            #expect(await TransferBatchingTests.eventually { executor.cancelled.withLockedValue { $0 } == [task.id] })
+            #expect(await TransferBatchingTests.eventually { await manager.task(id: task.id)?.state == .waiting })
+            await manager.shutdown()
+            // Never started again, never written as failed, and the other worker keeps its claim.
+            #expect(executor.started.withLockedValue { $0 } == [task.id])
+            let stored = try #require(try await stores[1].load(ids: [task.id]).first)
+            #expect(stored.state == .waiting || stored.state == .active)
+            #expect(stored.retryCount == 0 && stored.errorReason == nil)
+            #expect(try await stores[1].renewClaims(by: "other", until: later) == [task.id])
+        } catch {
+            await database.dispose()
+            throw error
+        }
+        await database.dispose()
+    }
 }
