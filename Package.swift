@@ -390,7 +390,7 @@ let package = Package(
             dependencies: [
                 "TunerServer", "TunerApp", "Streaming", "LiveTV", "MediaCache", "Transfers", "TunerTesting", "TunerAPI",
                 "ServerLink", "Tus",
-                "TusServer",
+                "TusServer", "TunerStorage",
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -424,7 +424,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "tuner", "TunerTesting", "MediaFormats", "TunerAPI",
+                "tuner", "TunerTesting", "MediaFormats", "TunerAPI", "TunerStorage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),

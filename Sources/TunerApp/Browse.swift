@@ -7,9 +7,9 @@ import Catalog
 /// store: each call answers or throws a ``FeatureError`` whose kind the front end maps (an unknown
 /// id is `notFound`, what does not apply `conflict`, anything else of the store `failed`).
 public final class Browse: Sendable {
-    let catalog: SQLiteCatalogStore
+    let catalog: any CatalogStore
 
-    init(catalog: SQLiteCatalogStore) {
+    init(catalog: any CatalogStore) {
         self.catalog = catalog
     }
 
@@ -87,7 +87,7 @@ public final class Browse: Sendable {
         } catch let error as CatalogError {
             throw FeatureError(error)
         } catch {
-            throw FeatureError(.failed, "the catalog could not be read or changed: \(error)")
+            throw FeatureError(.failed, "the catalog could not be read or changed: \(error)", cause: error)
         }
     }
 }

@@ -145,7 +145,7 @@ public final class Downloads: Sendable {
         } catch let error as TransferError {
             throw FeatureError(error)
         } catch {
-            throw FeatureError(.failed, "the transfer queue could not be changed: \(error)")
+            throw FeatureError(.failed, "the transfer queue could not be changed: \(error)", cause: error)
         }
     }
 }

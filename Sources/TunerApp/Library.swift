@@ -9,7 +9,7 @@ import Synchronization
 /// A feature object shared by the HTTP API and the CLI's offline commands, so that what a valid
 /// source is, and what a refresh imports, is decided once. `Sendable`: its parts are.
 public final class Library: Sendable {
-    public let catalog: SQLiteCatalogStore
+    public let catalog: any CatalogStore
     let importer: CatalogImporter
     /// Where local files may be read from. Nil trusts every local path: the CLI acts for the
     /// user at the keyboard, while the API answers whoever reaches it.
@@ -43,7 +43,7 @@ public final class Library: Sendable {
     public func changes() -> AsyncStream<ImportChange> { feed.subscribe() }
 
     public init(
-        catalog: SQLiteCatalogStore, importer: CatalogImporter, localFiles: LocalFileAccess?,
+        catalog: any CatalogStore, importer: CatalogImporter, localFiles: LocalFileAccess?,
         defaultRefreshInterval: TimeInterval,
         fetchPolicy: FetchPolicy = .any, afterImport: @escaping @Sendable () async -> Void = {},
         checker: StreamChecker? = nil

@@ -13,7 +13,7 @@ import TunerAPI
 public final class OutputCenter: Sendable {
     public let store: OutputStore
     let player: Player
-    let catalog: SQLiteCatalogStore
+    let catalog: any CatalogStore
     /// Loads an Xtream series' episodes and a film's details from its panel the first time.
     let importer: CatalogImporter?
     /// Placeholder programmes for channels without a guide (Plex hides those otherwise).
@@ -21,7 +21,7 @@ public final class OutputCenter: Sendable {
     let now: @Sendable () -> Int64
 
     public init(
-        store: OutputStore, player: Player, catalog: SQLiteCatalogStore, importer: CatalogImporter? = nil,
+        store: OutputStore, player: Player, catalog: any CatalogStore, importer: CatalogImporter? = nil,
         placeholders: Bool = true, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
         self.store = store
@@ -264,7 +264,7 @@ public final class OutputCenter: Sendable {
         } catch let error as FeatureError {
             throw error
         } catch {
-            throw FeatureError(.failed, "the catch-up link could not be made: \(error)")
+            throw FeatureError(.failed, "the catch-up link could not be made: \(error)", cause: error)
         }
     }
 
@@ -282,7 +282,7 @@ public final class OutputCenter: Sendable {
         } catch let error as OutputError {
             throw FeatureError(error)
         } catch {
-            throw FeatureError(.failed, "the output profiles could not be read or changed: \(error)")
+            throw FeatureError(.failed, "the output profiles could not be read or changed: \(error)", cause: error)
         }
     }
 }

@@ -10,7 +10,7 @@ import Streaming
 /// what "play channel 42" means is decided here once. Stateless apart from its parts, so it is
 /// `Sendable` and called from many requests at once.
 public final class Player: Sendable {
-    let catalog: SQLiteCatalogStore
+    let catalog: any CatalogStore
     let signer: StreamLinkSigner
     /// The clock catch-up compares programme times with, in seconds since 1970.
     let now: @Sendable () -> Int64
@@ -18,7 +18,7 @@ public final class Player: Sendable {
     let fetchPolicy: FetchPolicy
 
     public init(
-        catalog: SQLiteCatalogStore, signer: StreamLinkSigner, fetchPolicy: FetchPolicy = .any,
+        catalog: any CatalogStore, signer: StreamLinkSigner, fetchPolicy: FetchPolicy = .any,
         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
         self.catalog = catalog
@@ -68,7 +68,7 @@ public final class Player: Sendable {
         do {
             found = try await catalog.item(id: id)
         } catch {
-            throw FeatureError(.failed, "the catalog could not be read: \(error)")
+            throw FeatureError(.failed, "the catalog could not be read: \(error)", cause: error)
         }
         guard let item = found else { throw FeatureError(.notFound, "no item with id \(id)") }
         guard let url = Self.logoURL(of: item, player: self, baseURL: baseURL) else {

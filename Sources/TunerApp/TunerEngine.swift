@@ -5,6 +5,7 @@ import LiveTV
 import Logging
 import MediaCache
 import Outputs
+import PostgresNIO
 import Streaming
 import Transfers
 import TunerStorage
@@ -23,10 +24,11 @@ public final class TunerEngine: Sendable {
     /// Preloads and segment pre-fetches: tracked, cancelled and awaited by ``shutdown()``.
     public let background: BackgroundWork
     public let streams: StreamService
-    /// Sources, channels, guide and favourites, in `<data folder>/tuner.sqlite`.
-    /// The data folder's SQLite database, shared by the catalog and the transfers.
-    public let database: TunerDatabase
-    public let catalog: SQLiteCatalogStore
+    /// The state: `<data folder>/tuner.sqlite`, or the database `--database` names (SQLite or
+    /// PostgreSQL). Every store below is made from it; ``shutdown()`` closes a PostgreSQL pool.
+    public let database: StateDatabase
+    /// Sources, channels, guide and favourites, in ``database``.
+    public let catalog: any CatalogStore
     /// Play and catch-up links (a feature object shared by the API, the CLI and the web app).
     public let player: Player
     /// Output profiles and what players read from them (M3U, XMLTV, HDHomeRun).
@@ -106,9 +108,13 @@ public final class TunerEngine: Sendable {
         // a CDN), and it follows redirects, dropping credentials when one leaves the origin. The
         // cache's client must not follow them itself (UpstreamClient does, to see the final URL).
         transfersHTTPClient = FileDownloadExecutor.makeHTTPClient()
+        // What to close when a later part fails to open.
+        var openedState: StateDatabase?
         do {
             // One database for the catalog and the transfers (the cache keeps its own index).
-            database = try dataFolder.openDatabase()
+            let opened = try await Self.openState(configuration: configuration, dataFolder: dataFolder, logger: logger)
+            openedState = opened
+            database = opened
             let uploadLifetime = configuration.uploadExpirySeconds > 0 ? configuration.uploadExpirySeconds : nil
             uploads = try TusUploadStore(
                 configuration: .init(
@@ -122,6 +128,7 @@ public final class TunerEngine: Sendable {
         } catch {
             try? await transfersHTTPClient.shutdown()
             try? await cacheParts.shutdown()
+            if let openedState { await Self.close(openedState) }
             throw error
         }
         let catalogParts = Self.makeCatalogParts(
@@ -166,27 +173,32 @@ public final class TunerEngine: Sendable {
 
     /// API keys and sessions of the data folder, for `tuner keys` beside (or without) a server: a
     /// key removed here stops working in the server at once (it looks keys up in the file).
-    public static func openAccess(configuration: TunerConfiguration, logger: Logger) throws -> AccessControl {
+    public static func openAccess(configuration: TunerConfiguration, logger: Logger) async throws -> AccessControl {
         let folder = try DataFolder(path: configuration.dataDirectory)
-        return AccessControl(database: try folder.openDatabase(), ownerToken: nil, logger: logger)
+        return AccessControl(
+            database: try await openState(configuration: configuration, dataFolder: folder, logger: logger),
+            ownerToken: nil, logger: logger)
     }
 
     /// The catalog, its importer and a `Library` over them, for the CLI's commands beside (or
     /// without) a server: SQLite in WAL mode lets both use the file. The cache and the transfer
     /// queue are not opened: a running server owns them.
-    public static func openCatalog(configuration: TunerConfiguration, logger: Logger) throws -> CatalogParts {
+    public static func openCatalog(configuration: TunerConfiguration, logger: Logger) async throws -> CatalogParts {
         let folder = try DataFolder(path: configuration.dataDirectory)
         let httpClient = FileDownloadExecutor.makeHTTPClient()
+        let signer: StreamLinkSigner
+        let database: StateDatabase
         do {
-            // The user at the keyboard owns the local files a source names: no files root applies.
-            return makeCatalogParts(
-                database: try folder.openDatabase(), httpClient: httpClient, localFiles: nil,
-                signer: StreamLinkSigner(key: try folder.loadOrCreateSecret()), configuration: configuration,
-                logger: logger)
+            signer = StreamLinkSigner(key: try folder.loadOrCreateSecret())
+            database = try await openState(configuration: configuration, dataFolder: folder, logger: logger)
         } catch {
-            try? httpClient.syncShutdown()
+            try? await httpClient.shutdown()
             throw error
         }
+        // The user at the keyboard owns the local files a source names: no files root applies.
+        return makeCatalogParts(
+            database: database, httpClient: httpClient, localFiles: nil, signer: signer,
+            configuration: configuration, logger: logger)
     }
 
     /// A transfer manager on the data folder's queue with the standard executors registered, not
@@ -195,12 +207,18 @@ public final class TunerEngine: Sendable {
         configuration: TunerConfiguration, managerConfiguration: TransferManager.Configuration, logger: Logger
     ) async throws -> TransferParts {
         let folder = try DataFolder(path: configuration.dataDirectory)
-        let manager = try await makeTransferManager(
-            dataFolder: folder, database: try folder.openDatabase(), configuration: managerConfiguration,
-            logger: logger)
+        let database = try await openState(configuration: configuration, dataFolder: folder, logger: logger)
+        let manager: TransferManager
+        do {
+            manager = try await makeTransferManager(
+                dataFolder: folder, database: database, configuration: managerConfiguration, logger: logger)
+        } catch {
+            await close(database)
+            throw error
+        }
         let client = FileDownloadExecutor.makeHTTPClient()
         for executor in TransferExecutors.standard(httpClient: client) { await manager.register(executor) }
-        return TransferParts(manager: manager, httpClient: client)
+        return TransferParts(manager: manager, httpClient: client, database: database)
     }
 
     /// The media cache, the stream service over it, preloads and the cache's administration, for
@@ -212,6 +230,62 @@ public final class TunerEngine: Sendable {
             dataFolder: folder, signer: StreamLinkSigner(key: try folder.loadOrCreateSecret()),
             localFiles: try localFileAccess(configuration: configuration, dataFolder: folder),
             configuration: configuration, logger: logger)
+    }
+
+    /// The configured state database (`--database`; the data folder's SQLite file when unset),
+    /// logged by its address without the password.
+    static func openState(
+        configuration: TunerConfiguration, dataFolder: DataFolder, logger: Logger
+    ) async throws -> StateDatabase {
+        let state: StateDatabase
+        do {
+            state = try await dataFolder.openStateDatabase(configuration.database, logger: logger)
+        } catch {
+            throw Self.openingFailure(error, location: configuration.database)
+        }
+        logger.info("State database: \(spoken(configuration.database, dataFolder: dataFolder))")
+        return state
+    }
+
+    /// Closes a PostgreSQL pool (a SQLite database closes with its last reference).
+    static func close(_ database: StateDatabase) async {
+        if case .postgres(let postgres) = database { await postgres.close() }
+    }
+
+    /// Why the configured PostgreSQL database did not open, on one line naming its address
+    /// (never the password) and what to check; other errors as they are.
+    static func openingFailure(_ error: any Error, location: DatabaseLocation?) -> any Error {
+        guard case .postgres(let address) = location else { return error }
+        let reason: String
+        switch error {
+        case let error as StorageUnavailableError: reason = "no answer (\(error.reason))"
+        case let error as PSQLError:
+            // The server's own words ("password authentication failed for user …") name no secret.
+            reason = error.serverInfo?[.message].map { "the server said: \($0)" } ?? "\(error.code)"
+        case let error as FeatureError: return error
+        default: reason = "\(error)"
+        }
+        return FeatureError(
+            .unavailable,
+            "Tuner cannot open its database \(spoken(address)): \(reason). Check that PostgreSQL runs there and "
+                + "lets the role in (pg_hba.conf, the password), or leave --database unset for SQLite",
+            retryAfterSeconds: FeatureError.unavailableRetrySeconds)
+    }
+
+    /// A PostgreSQL address for people, without the URL form whose user the log's and the command
+    /// line's redaction would hide: `tuner on 10.0.0.5:5432 as tuner`.
+    static func spoken(_ address: PostgresAddress) -> String {
+        let host = address.host.contains(":") ? "[\(address.host)]" : address.host
+        return "\(address.database) on PostgreSQL at \(host):\(address.port) as role \(address.username)"
+    }
+
+    /// A location for the log: the SQLite file, or the PostgreSQL address without its password.
+    static func spoken(_ location: DatabaseLocation?, dataFolder: DataFolder) -> String {
+        switch location {
+        case nil: "SQLite at \(dataFolder.databasePath)"
+        case .sqlite(let path): "SQLite at \(path)"
+        case .postgres(let address): spoken(address)
+        }
     }
 
     private static func localFileAccess(
@@ -259,10 +333,10 @@ public final class TunerEngine: Sendable {
     }
 
     private static func makeCatalogParts(
-        database: TunerDatabase, httpClient: HTTPClient, localFiles: LocalFileAccess?, signer: StreamLinkSigner,
+        database: StateDatabase, httpClient: HTTPClient, localFiles: LocalFileAccess?, signer: StreamLinkSigner,
         configuration: TunerConfiguration, logger: Logger
     ) -> CatalogParts {
-        let catalog = SQLiteCatalogStore(database: database, logger: logger)
+        let catalog = database.catalogStore(logger: logger)
         // Playlists, guides (those a playlist names too) and Xtream APIs: every hop passes the policy.
         var importerConfiguration = configuration.importerConfiguration
         importerConfiguration.fetchPolicy = configuration.fetchPolicy
@@ -281,15 +355,15 @@ public final class TunerEngine: Sendable {
             afterImport: { try? await outputs.recordNumbers() }, checker: checker)
         return CatalogParts(
             catalog: catalog, importer: importer, library: library, outputs: outputs, checker: checker,
-            httpClient: httpClient)
+            httpClient: httpClient, database: database)
     }
 
     private static func makeTransferManager(
-        dataFolder: DataFolder, database: TunerDatabase, configuration: TransferManager.Configuration,
+        dataFolder: DataFolder, database: StateDatabase, configuration: TransferManager.Configuration,
         logger: Logger
     ) async throws -> TransferManager {
         try await TransferManager(
-            store: SQLiteTransferStore(database: database), dataDirectory: dataFolder.path,
+            store: database.transferStore(logger: logger), dataDirectory: dataFolder.path,
             configuration: configuration, logger: logger)
     }
 
@@ -330,5 +404,7 @@ public final class TunerEngine: Sendable {
         await transfers.shutdown()
         try? await transfersHTTPClient.shutdown()
         try await cacheParts.shutdown()
+        // Last: everything above may still have written its state.
+        await Self.close(database)
     }
 }

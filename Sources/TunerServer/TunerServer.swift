@@ -76,6 +76,9 @@ public final class TunerServer: Sendable {
             // First, so that everything but the stream proxy runs where it did before connections
             // preferred their event loops (see RouteExecutorMiddleware).
             RouteExecutorMiddleware(),
+            // What the layers before the routes' own error middleware let through (a key or a
+            // command journal the database cannot answer for: 503) answers in the same shape.
+            RedactingErrorMiddleware(),
             // Before the token check: browsers send CORS preflights without credentials.
             UploadsCORSMiddleware(
                 allowedOrigins: engine.configuration.uploadAllowedOrigins,

@@ -11,7 +11,7 @@ struct LocalCatalog {
     let parts: CatalogParts
     let logger: Logger
 
-    var store: SQLiteCatalogStore { parts.catalog }
+    var store: any CatalogStore { parts.catalog }
     var importer: CatalogImporter { parts.importer }
     /// Sources as the API handles them, but trusting local paths: the user at the keyboard owns them.
     var library: Library { parts.library }
@@ -20,7 +20,8 @@ struct LocalCatalog {
     static func with<T>(_ dataOptions: DataOptions, _ body: (LocalCatalog) async throws -> T) async throws -> T {
         var logger = Logger(label: "tuner")
         logger.logLevel = .warning
-        let parts = try TunerEngine.openCatalog(configuration: try await dataOptions.configuration(), logger: logger)
+        let parts = try await TunerEngine.openCatalog(
+            configuration: try await dataOptions.configuration(), logger: logger)
         do {
             let result = try await body(LocalCatalog(parts: parts, logger: logger))
             try await parts.shutdown()

@@ -47,7 +47,7 @@ struct Guide: AsyncParsableCommand {
         }
     }
 
-    static func resolve(_ channel: String, in store: SQLiteCatalogStore) async throws -> CatalogItem {
+    static func resolve(_ channel: String, in store: any CatalogStore) async throws -> CatalogItem {
         if let id = Int64(channel) {
             guard let item = try await store.item(id: id) else { throw ValidationError("no channel with id \(id)") }
             return item

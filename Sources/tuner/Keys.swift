@@ -14,7 +14,7 @@ struct KeysCommand: AsyncParsableCommand {
     static func with(_ options: DataOptions, _ body: (AccessControl) async throws -> Void) async throws {
         var logger = Logger(label: "tuner")
         logger.logLevel = .warning
-        let access = try TunerEngine.openAccess(configuration: try await options.configuration(), logger: logger)
+        let access = try await TunerEngine.openAccess(configuration: try await options.configuration(), logger: logger)
         do {
             try await body(access)
         } catch let error as FeatureError {

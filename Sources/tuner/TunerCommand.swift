@@ -12,7 +12,7 @@ struct TunerCommand: AsyncParsableCommand {
         subcommands: [
             Serve.self, Open.self, ProxyURL.self, Cache.self, Playlist.self, Sources.self, Channels.self, Guide.self,
             M3U.self, XMLTV.self, Download.self, Upload.self, TransfersCommand.self, OutputsCommand.self,
-            UsersCommand.self, KeysCommand.self, StreamsCommand.self, Watch.self,
+            UsersCommand.self, KeysCommand.self, StreamsCommand.self, Watch.self, DatabaseCommand.self,
         ]
     )
 
@@ -44,6 +44,18 @@ struct DataOptions: ParsableArguments {
         name: .long,
         help: "Configuration file, JSON (env TUNER_CONFIG; default <data>/tuner.json when it exists).")
     var config: String?
+    @Option(
+        name: .long,
+        help:
+            """
+            Where the state lives: sqlite:PATH, or a PostgreSQL URL: postgres://HOST:PORT/DATABASE with USER@ \
+            before the host and ?sslmode=require for TLS (env TUNER_DATABASE; default <data>/tuner.sqlite).
+            """)
+    var database: String?
+    @Option(
+        name: .customLong("database-password-file"),
+        help: "A file whose first line is the PostgreSQL password (env TUNER_DATABASE_PASSWORD_FILE, or PGPASSWORD).")
+    var databasePasswordFile: String?
 
     /// The configuration, read once: `flags` (a command's own options, by setting name) and these
     /// options over the environment, the configuration file and the defaults.
@@ -51,6 +63,10 @@ struct DataOptions: ParsableArguments {
         var flags = flags
         if let data { flags[TunerConfiguration.Setting.data.rawValue] = data }
         if let config { flags[TunerConfiguration.Setting.config.rawValue] = config }
+        if let database { flags[TunerConfiguration.Setting.database.rawValue] = database }
+        if let databasePasswordFile {
+            flags[TunerConfiguration.Setting.databasePasswordFile.rawValue] = databasePasswordFile
+        }
         return try await TunerConfiguration.load(flags: flags)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import LiveTV
 import Testing
 import TunerApp
+import TunerStorage
 
 /// `TunerConfiguration.load`: flags over environment over file over defaults, read once, and every
 /// unusable value an error that names where it can be set.
@@ -108,6 +109,88 @@ import TunerApp
             }
             #expect(error?.description.contains(name) == true, "\(String(describing: error))")
         }
+    }
+
+    @Test func theDatabaseComesFromAFlagTheEnvironmentOrTheFile() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let none = try await TunerConfiguration.load(environment: ["TUNER_DATA": folder])
+        #expect(none.database == nil, "nothing set: the data folder's SQLite file")
+
+        try #"{"database": "postgres://tuner@db.lan:5433/state?sslmode=require"}"#
+            .write(toFile: folder + "/tuner.json", atomically: true, encoding: .utf8)
+        let fromFile = try await TunerConfiguration.load(environment: ["TUNER_DATA": folder])
+        #expect(
+            fromFile.database
+                == .postgres(
+                    PostgresAddress(host: "db.lan", port: 5433, username: "tuner", database: "state", tls: .require)))
+
+        let fromEnvironment = try await TunerConfiguration.load(
+            environment: ["TUNER_DATA": folder, "TUNER_DATABASE": "sqlite:/var/lib/tuner/state.sqlite"])
+        #expect(fromEnvironment.database == .sqlite(path: "/var/lib/tuner/state.sqlite"))
+
+        let fromFlag = try await TunerConfiguration.load(
+            flags: ["database": "postgres://node@10.0.0.5/tuner"],
+            environment: ["TUNER_DATA": folder, "TUNER_DATABASE": "sqlite:/elsewhere.sqlite"])
+        #expect(fromFlag.database == .postgres(PostgresAddress(host: "10.0.0.5", username: "node", database: "tuner")))
+    }
+
+    @Test func thePasswordComesFromTheURLAFileOrPGPASSWORDAndNeverShows() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let passwordFile = folder + "/db-password"
+        try "from-the-file-9f3\nsecond line ignored\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let url = "postgres://tuner@127.0.0.1:5432/tuner"
+
+        func password(_ flags: [String: String], _ environment: [String: String]) async throws -> String? {
+            let loaded = try await TunerConfiguration.load(
+                flags: flags, environment: environment.merging(["TUNER_DATA": folder]) { first, _ in first })
+            guard case .postgres(let address) = loaded.database else { return nil }
+            #expect(!"\(address)".contains(address.password ?? "no password"), "the description hides it")
+            #expect(!"\(loaded.database!)".contains(address.password ?? "no password"))
+            return address.password
+        }
+        #expect(try await password(["database": url], [:]) == nil)
+        #expect(
+            try await password(["database": "postgres://tuner:in-the-url-1c2@127.0.0.1/tuner"], [:]) == "in-the-url-1c2"
+        )
+        #expect(
+            try await password(["database": url, "databasePasswordFile": passwordFile], [:]) == "from-the-file-9f3")
+        #expect(
+            try await password(["database": url], ["TUNER_DATABASE_PASSWORD_FILE": passwordFile, "PGPASSWORD": "env"])
+                == "from-the-file-9f3", "a file wins over PGPASSWORD")
+        #expect(try await password(["database": url], ["PGPASSWORD": "from-pgpassword-77"]) == "from-pgpassword-77")
+        #expect(
+            try await password(["database": "postgres://tuner:url-wins@127.0.0.1/tuner"], ["PGPASSWORD": "env"])
+                == "url-wins")
+    }
+
+    @Test(arguments: [
+        "mysql://tuner:hunter2secret@db/tuner", "postgres://:hunter2secret@db/tuner",
+        "postgres://tuner:hunter2secret@/tuner", "postgres://tuner:hunter2secret@db:99999/tuner",
+        "postgres://tuner:hunter2secret@db/", "postgres://tuner:hunter2secret@db/tuner?sslmode=maybe",
+        "postgres://tuner:hunter2secret@db/tuner?application=x", "sqlite:",
+    ])
+    func anUnusableDatabaseIsAnErrorThatNamesTheSettingButNotThePassword(address: String) async throws {
+        let error = await #expect(throws: FeatureError.self) {
+            try await TunerConfiguration.load(environment: [
+                "TUNER_DATA": try temporaryFolder(), "TUNER_DATABASE": address,
+            ])
+        }
+        #expect(error?.kind == .invalid)
+        #expect(error?.description.contains("TUNER_DATABASE") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("hunter2") == false, "\(String(describing: error))")
+    }
+
+    @Test func anUnreadablePasswordFileIsAnError() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let error = await #expect(throws: FeatureError.self) {
+            try await TunerConfiguration.load(
+                flags: ["database": "postgres://tuner@db/tuner", "databasePasswordFile": folder + "/missing"],
+                environment: ["TUNER_DATA": folder])
+        }
+        #expect(error?.description.contains(folder + "/missing") == true, "\(String(describing: error))")
     }
 
     @Test func aNamedFileMustExistAndParse() async throws {

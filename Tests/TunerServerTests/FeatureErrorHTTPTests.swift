@@ -5,6 +5,7 @@ import Outputs
 import Testing
 import Transfers
 import TunerApp
+import TunerStorage
 import TusServer
 
 @testable import TunerServer
@@ -18,6 +19,7 @@ import TusServer
             (.notFound, .notFound), (.notPlayable, .conflict), (.invalid, .badRequest), (.forbidden, .forbidden),
             (.conflict, .conflict), (.upstream, .badGateway), (.failed, .internalServerError),
             (.busy, .serviceUnavailable), (.unauthenticated, .unauthorized), (.tooManyRequests, .tooManyRequests),
+            (.unavailable, .serviceUnavailable),
         ]
         for (kind, status) in statuses {
             let answer = FeatureError(kind, "why").httpError
@@ -52,5 +54,18 @@ import TusServer
         #expect(status(TusUploadStoreError(.storage, "disk")) == .internalServerError)
         #expect(status(CancellationError()) == nil)
         #expect(FeatureError(answering: CatalogError.itemNotFound(3))?.description == "no catalog item has id 3")
+    }
+
+    @Test func aLostDatabaseAnswers503WithRetryAfterAndNoAddress() {
+        let lost = StorageUnavailableError(address: "postgres://tuner@db.lan:5432/tuner", reason: "connectionError")
+        let answer = FeatureError(answering: lost)
+        #expect(answer?.kind == .unavailable)
+        #expect(answer?.httpError.status == .serviceUnavailable)
+        #expect(answer?.httpError.headers[.retryAfter] == "5")
+        #expect(answer?.description.contains("db.lan") == false, "a public answer names no database")
+        // A failure a feature wraps (a profile looked up, a catalog read) stays a lost database.
+        #expect(FeatureError(.notFound, "no profile 'x'", cause: lost).kind == .unavailable)
+        #expect(FeatureError(.failed, "cannot read", cause: FeatureError(lost)).httpStatus == .serviceUnavailable)
+        #expect(FeatureError(.notFound, "no profile 'x'", cause: OutputError(.notFound, "x")).kind == .notFound)
     }
 }

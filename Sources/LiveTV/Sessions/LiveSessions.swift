@@ -17,7 +17,7 @@ import TunerAPI
 /// A feature object: `Sendable`, its state behind a lock, shared by all requests.
 public final class LiveSessions: Sendable {
     public let settings: LiveSettings
-    let catalog: SQLiteCatalogStore
+    let catalog: any CatalogStore
     let client: HTTPClient
     /// Owns every session's task (MPEG-TS and HLS): one lifecycle, ended by ``shutdown()``.
     let work = BackgroundWork()
@@ -136,7 +136,7 @@ public final class LiveSessions: Sendable {
     }
 
     public init(
-        settings: LiveSettings, catalog: SQLiteCatalogStore, signer: StreamLinkSigner, fetchPolicy: FetchPolicy,
+        settings: LiveSettings, catalog: any CatalogStore, signer: StreamLinkSigner, fetchPolicy: FetchPolicy,
         workDirectory: String, logger: Logger
     ) {
         self.settings = settings

@@ -1,4 +1,5 @@
 import Catalog
+import Logging
 import Outputs
 import Transfers
 import TunerStorage
@@ -13,6 +14,30 @@ extension DataFolder {
     /// server's engine and the CLI's offline commands each open it once and share it.
     public func openDatabase() throws -> TunerDatabase {
         try TunerDatabase(path: databasePath, schemas: Self.databaseSchemas)
+    }
+
+    /// Opens the state database `location` names, with every schema's migrations applied: nil is
+    /// this folder's SQLite file (``openDatabase()``). A PostgreSQL server that cannot be reached
+    /// throws ``StorageUnavailableError`` naming its address (never its password).
+    public func openStateDatabase(_ location: DatabaseLocation?, logger: Logger) async throws -> StateDatabase {
+        switch location {
+        case nil:
+            return .sqlite(try openDatabase())
+        case .sqlite(let path):
+            return .sqlite(try TunerDatabase(path: path, schemas: Self.databaseSchemas))
+        case .postgres(let address):
+            let schemas = Self.databaseSchemas.compactMap { $0 as? any PostgresSchema.Type }
+            guard schemas.count == Self.databaseSchemas.count else {
+                throw FeatureError(
+                    .failed,
+                    "this build of Tuner cannot keep its state in PostgreSQL yet; leave --database unset for SQLite")
+            }
+            // The pool's own notes (each failed connection attempt, at info) would bury the one line
+            // that says what failed; debug and trace keep them.
+            var poolLogger = logger
+            if poolLogger.logLevel > .debug { poolLogger.logLevel = max(poolLogger.logLevel, .warning) }
+            return .postgres(try await TunerPostgres.open(address: address, schemas: schemas, logger: poolLogger))
+        }
     }
 
     /// The same database in memory, gone with the object: for tests of stores and features.

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MediaFormats
 import SystemPackage
+import TunerStorage
 
 extension TunerConfiguration {
     /// Reads every setting once, from four layers: command-line flags override `TUNER_*`
@@ -20,12 +21,17 @@ extension TunerConfiguration {
     ) async throws -> TunerConfiguration {
         let flagValues = Dictionary(
             uniqueKeysWithValues: flags.map {
-                (AbsoluteConfigKey([$0.key]), ConfigValue(.string($0.value), isSecret: false))
+                (
+                    AbsoluteConfigKey([$0.key]),
+                    ConfigValue(
+                        .string($0.value), isSecret: [Setting.token, .database].map(\.rawValue).contains($0.key))
+                )
             }
         )
         // TUNER_CACHE_SIZE is the environment's name of the setting `cacheSize`.
         let environmentProvider = EnvironmentVariablesProvider(
-            environmentVariables: environment, secretsSpecifier: .specific(["TUNER_TOKEN"])
+            environmentVariables: environment,
+            secretsSpecifier: .specific(["TUNER_TOKEN", "TUNER_DATABASE", "PGPASSWORD"])
         ).prefixKeys(with: ConfigKey("tuner"))
         let flagProvider = InMemoryProvider(name: "flags", values: flagValues)
         let early = SettingsReader(reader: ConfigReader(providers: [flagProvider, environmentProvider]))
@@ -39,6 +45,7 @@ extension TunerConfiguration {
         }
         var settings = SettingsReader(reader: ConfigReader(providers: providers))
         settings.logLevelFallback = environment["LOG_LEVEL"]
+        settings.databasePasswordFallback = environment["PGPASSWORD"]
         return try settings.configuration()
     }
 
@@ -58,7 +65,7 @@ extension TunerConfiguration {
     /// The names of the settings: the file's keys and, as `--kebab-case` and `TUNER_SNAKE_CASE`,
     /// the flags' and variables'.
     public enum Setting: String, CaseIterable, Sendable {
-        case config, host, port, data, token, logLevel
+        case config, host, port, data, token, logLevel, database, databasePasswordFile
         case cacheSize, cacheMinFree, cacheIgnoreParams, upstreamTimeout, prefetchSegments
         case uploadMaxSize, uploadExpiry, uploadOrigins
         case publicHosts, allowFetch, allowedOrigins, filesRoots, idleTimeout
@@ -97,6 +104,8 @@ struct SettingsReader {
     let reader: ConfigReader
     /// The conventional `LOG_LEVEL`, used when `TUNER_LOG_LEVEL` and the others say nothing.
     var logLevelFallback: String?
+    /// The conventional `PGPASSWORD`: a PostgreSQL password when the URL and a file give none.
+    var databasePasswordFallback: String?
 
     init(reader: ConfigReader) { self.reader = reader }
 
@@ -104,7 +113,9 @@ struct SettingsReader {
     /// joined with commas). Nil when no layer sets it.
     func text(_ setting: TunerConfiguration.Setting) throws -> String? {
         let key = ConfigKey(setting.rawValue)
-        if let text = reader.string(forKey: key, isSecret: setting == .token) { return text }
+        if let text = reader.string(forKey: key, isSecret: setting == .token || setting == .database) {
+            return text
+        }
         if let number = reader.int(forKey: key) { return String(number) }
         if let number = reader.double(forKey: key) { return String(number) }
         if let list = reader.stringArray(forKey: key) {
@@ -156,6 +167,7 @@ struct SettingsReader {
         }
         if let data = try text(.data) { configuration.dataDirectory = data }
         if let token = try text(.token), !token.isEmpty { configuration.accessToken = token }
+        configuration.database = try database()
         if let level = try text(.logLevel) ?? logLevelFallback {
             guard let value = Logger.Level(rawValue: level.lowercased()) else {
                 throw FeatureError.invalid(
@@ -268,6 +280,28 @@ struct SettingsReader {
             configuration.providerAnswerMaxSize = bytes
         }
         return configuration
+    }
+
+    /// `--database` with its password: nil (the data folder's SQLite file) when unset or empty.
+    /// Errors never quote the address, which may hold the password.
+    func database() throws -> DatabaseLocation? {
+        guard let address = try text(.database)?.trimmingCharacters(in: .whitespaces), !address.isEmpty else {
+            return nil
+        }
+        let names = TunerConfiguration.Setting.database.names
+        guard ["sqlite:", "postgres://", "postgresql://"].contains(where: { address.hasPrefix($0) }) else {
+            throw FeatureError.invalid(
+                "\(names) must be sqlite:PATH, or postgres://HOST:PORT/DATABASE with USER@ before the host")
+        }
+        let passwordFile = try text(.databasePasswordFile).flatMap { $0.isEmpty ? nil : $0 }
+        var environment: [String: String] = [:]
+        if let password = databasePasswordFallback { environment["PGPASSWORD"] = password }
+        do throws(StorageConfigurationError) {
+            return try DatabaseLocation(address, passwordFile: passwordFile, environment: environment)
+        } catch {
+            // It names the part that is wrong (host, user, port, the password file's path), never the password.
+            throw FeatureError.invalid("\(names): \(error.description)")
+        }
     }
 
     func readLive(into configuration: inout TunerConfiguration) throws {

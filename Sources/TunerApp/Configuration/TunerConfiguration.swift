@@ -3,6 +3,7 @@ import LiveTV
 import Logging
 import MediaFormats
 import Transfers
+import TunerStorage
 
 /// Everything `tuner serve` and embedders can set. ``load(flags:environment:)`` reads it once:
 /// flags override environment variables, which override the configuration file, which overrides
@@ -14,6 +15,11 @@ public struct TunerConfiguration: Sendable {
     public var port: Int
     /// The data folder (database, secret, cache, downloads).
     public var dataDirectory: String
+    /// Where the state lives (`--database`, `TUNER_DATABASE`, `database` in the file): nil for the
+    /// data folder's SQLite file (``DataFolder/databasePath``), else a SQLite file elsewhere or a
+    /// PostgreSQL database. Its password (URL, `--database-password-file`, `PGPASSWORD`) is inside
+    /// the address, which never prints it. The media cache index stays in the data folder either way.
+    public var database: DatabaseLocation?
     /// Byte budget of the media cache.
     public var cacheSize: Int64
     /// Free disk space the cache leaves alone.

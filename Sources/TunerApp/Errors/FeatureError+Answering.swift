@@ -3,6 +3,7 @@ import LiveTV
 import Outputs
 import Streaming
 import Transfers
+import TunerStorage
 import TusServer
 
 extension FeatureError {
@@ -18,7 +19,30 @@ extension FeatureError {
         case let error as TusUploadStoreError: self.init(error)
         case let error as StreamError: self.init(error)
         case let error as LiveError: self.init(error)
+        case let error as StorageUnavailableError: self.init(error)
         default: return nil
+        }
+    }
+}
+
+extension FeatureError {
+    /// The state database is out of reach: `unavailable`, asking to retry in
+    /// ``unavailableRetrySeconds``. The answer names no address (a player or a stranger reads it);
+    /// the log has the details.
+    public init(_ error: StorageUnavailableError) {
+        self.init(
+            .unavailable, "Tuner's database cannot be reached right now; Tuner reconnects by itself, try again shortly",
+            retryAfterSeconds: Self.unavailableRetrySeconds)
+    }
+
+    /// An error of `kind` saying `description` for a failure `cause` explains, unless the cause
+    /// is the state database out of reach: that answers `unavailable` whatever the kind, so a
+    /// lost database never reads as a missing profile or a broken catalog.
+    public init(_ kind: Kind, _ description: String, cause: any Error) {
+        switch cause {
+        case let error as StorageUnavailableError: self.init(error)
+        case let error as FeatureError where error.kind == .unavailable: self = error
+        default: self.init(kind, description)
         }
     }
 }

@@ -26,10 +26,15 @@ public struct FeatureError: Error, CustomStringConvertible, Sendable, Hashable {
         /// Too many wrong credentials from one address: refused before checking (HTTP 429 with
         /// `Retry-After`).
         case tooManyRequests
+        /// The state database cannot be reached now (a PostgreSQL server lost or restarting):
+        /// HTTP 503 with `Retry-After` (``unavailableRetrySeconds``); Tuner reconnects by itself.
+        case unavailable
     }
 
     /// The seconds a `busy` answer asks a client to wait before trying again.
     public static let busyRetrySeconds = 10
+    /// The seconds an `unavailable` answer asks a client to wait: the pool reconnects within that.
+    public static let unavailableRetrySeconds = 5
 
     public let kind: Kind
     /// What failed and what to do, without secrets.

@@ -180,7 +180,7 @@ struct OutputController {
         do {
             profile = try await engine.outputs.profile(id: profileID)
         } catch {
-            throw FeatureError(.notFound, error.description)
+            throw FeatureError(.notFound, error.description, cause: error)
         }
         let key = pathKey ?? request.uri.queryParameters["key"].map(String.init)
         if let token, !open {

@@ -14,7 +14,7 @@ extension FeatureError {
         case .forbidden: .forbidden
         case .upstream: .badGateway
         case .failed: .internalServerError
-        case .busy: .serviceUnavailable
+        case .busy, .unavailable: .serviceUnavailable
         case .unauthenticated: .unauthorized
         case .tooManyRequests: .tooManyRequests
         }

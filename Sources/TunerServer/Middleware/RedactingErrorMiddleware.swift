@@ -23,6 +23,10 @@ struct RedactingErrorMiddleware: RouterMiddleware {
             // Whatever route let it through, a feature error (or a service's error, through the
             // feature error it maps to) answers as its kind says.
             if let feature = FeatureError(answering: error) {
+                // The answer names no database; the owner's log does (without its password).
+                if feature.kind == .unavailable {
+                    context.logger.warning("The state database cannot be reached", metadata: ["error": "\(error)"])
+                }
                 var answer = feature.httpError
                 answer.body = answer.body.map(SecretRedactor.redact)
                 throw answer

@@ -67,7 +67,9 @@ final class TunerProcess: Sendable {
     static func run(_ arguments: [String], environment: [String: String]? = nil, timeout: Duration = .seconds(60))
         async throws -> ProcessResult
     {
-        try await Subprocess.run(binary, arguments, environment: environment, timeout: timeout)
+        // In the PostgreSQL pass, a command on a data folder uses that folder's database.
+        try await Subprocess.run(
+            binary, try await EndToEndDatabase.arguments(arguments), environment: environment, timeout: timeout)
     }
 
     // MARK: The server
@@ -91,7 +93,10 @@ final class TunerProcess: Sendable {
             logPath ?? (dataDirectory as NSString).deletingLastPathComponent
             + "/serve-\(UUID().uuidString.prefix(8)).log"
         let stdoutPath = logPath + ".stdout"
-        let command = launcher + [binary, "serve", "--port", "0", "--data", dataDirectory] + extra
+        // In the PostgreSQL pass, the folder's state is in a database of the test server.
+        let command =
+            launcher + [binary]
+            + (try await EndToEndDatabase.arguments(["serve", "--port", "0", "--data", dataDirectory] + extra))
         let process = try ChildProcess(
             command[0], Array(command.dropFirst()),
             environment: Subprocess.childEnvironment().merging(environment) { $1 },
