@@ -123,6 +123,38 @@ struct GuideTests {
     }
 
     @Test(
+        "A channel of the item's own source wins; otherwise the guide channel stored first",
+        arguments: StorageEngine.underTest)
+    func matchingPrefersOwnSourceThenOldest(engine: StorageEngine) async throws {
+        try await withCatalog(engine) { catalog, source, items in
+            let other = try await catalog.store.addSource(
+                CatalogSourceDraft(kind: .xmltv, location: catalog.directory.appendingPathComponent("other.xml").path))
+            _ = try await catalog.store.replaceGuide(ofSource: other.id) { sink in
+                try sink.addChannel(epgID: "BBC1.UK", name: "BBC One", icon: nil)
+                try sink.addProgramme(
+                    GuideProgramme(id: 0, epgID: "BBC1.UK", start: six, stop: six + 3600, title: "Elsewhere"))
+            }
+            func nowTitle(_ itemID: Int64) async throws -> String? {
+                try await catalog.store.nowNext(itemIDs: [itemID], at: six + 60).first?.now?.title
+            }
+            #expect(try await nowTitle(items[0].id) == "Breakfast")
+            let path = try catalog.write(
+                "#EXTM3U\n#EXTINF:-1 tvg-id=\"Bbc1.Uk\",Copy\nhttp://example.com/c\n", to: "c.m3u")
+            let third = try await catalog.store.addSource(CatalogSourceDraft(kind: .m3u, location: path))
+            try await withImporter(catalog) { _ = try await $0.refresh(sourceID: third.id) }
+            let copy = try #require(
+                try await catalog.store.items(CatalogItemQuery(kind: .live, sourceID: third.id)).items.first)
+            #expect(try await nowTitle(copy.id) == "Breakfast")
+            // Re-imported, the first source's channels are stored after the other guide's.
+            try await withImporter(catalog) { importer in
+                _ = try await importer.refreshGuide(sourceID: source.id, now: six, retention: 86_400 * 365 * 100)
+            }
+            #expect(try await nowTitle(copy.id) == "Elsewhere")
+            #expect(try await nowTitle(items[0].id) == "Breakfast")
+        }
+    }
+
+    @Test(
         "A guide that fails midway, adds nothing or names no source leaves the previous guide whole",
         arguments: StorageEngine.underTest)
     func failedImportKeepsGuide(engine: StorageEngine) async throws {
