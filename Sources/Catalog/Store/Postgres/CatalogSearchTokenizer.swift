@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 
 /// Splits and folds text into search words the way SQLite's FTS5 tokenizer
 /// `unicode61 remove_diacritics 2` does, so that PostgreSQL's full-text search (a `tsvector` of
@@ -28,34 +29,53 @@ enum CatalogSearchTokenizer {
 
     /// Calls `body` with the UTF-8 of each folded word of `text`, in order.
     static func forEachWord(_ text: String, _ body: ([UInt8]) -> Void) {
+        var text = text
         var word: [UInt8] = []
-        word.reserveCapacity(32)
-        for scalar in text.unicodeScalars {
-            let value = scalar.value
-            if value < 0x80 {
+        text.withUTF8 { bytes in
+            scan(bytes, word: &word) { word in body(word) }
+        }
+    }
+
+    /// Splits valid UTF-8 into folded words: `emit` gets each in `word`.
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, word: inout [UInt8], emit: (inout [UInt8]) -> Void) {
+        word.removeAll(keepingCapacity: true)
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            let lead = bytes[index]
+            if lead < 0x80 {
                 // The fast path: most names are ASCII.
-                switch value {
-                case 0x30...0x39, 0x61...0x7A: word.append(UInt8(value))
-                case 0x41...0x5A: word.append(UInt8(value + 0x20))
+                switch lead {
+                case 0x30...0x39, 0x61...0x7A: word.append(lead)
+                case 0x41...0x5A: word.append(lead + 0x20)
                 default:
                     if !word.isEmpty {
-                        body(word)
+                        emit(&word)
                         word.removeAll(keepingCapacity: true)
                     }
                 }
+                index += 1
                 continue
             }
+            let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+            guard index + length <= count else { break }
+            var value = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+            for offset in 1..<length { value = value << 6 | (UInt32(bytes[index + offset]) & 0x3F) }
+            index += length
             if isFoldedAccent(value) { continue }
-            guard isWordScalar(scalar) else {
+            guard let scalar = Unicode.Scalar(value), isWordScalar(scalar) else {
                 if !word.isEmpty {
-                    body(word)
+                    emit(&word)
                     word.removeAll(keepingCapacity: true)
                 }
                 continue
             }
             appendFolded(scalar, to: &word)
         }
-        if !word.isEmpty { body(word) }
+        if !word.isEmpty {
+            emit(&word)
+            word.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Letters (L*), numbers (N*) and private use (Co): FTS5's default token characters.
@@ -121,32 +141,57 @@ enum CatalogSearchTokenizer {
 
     // MARK: - PostgreSQL text
 
-    /// The `tsvector` of an item, as PostgreSQL's input syntax: the name's words with weight A from
-    /// position 1, the group's with weight B after a gap of one (a phrase never spans the two, as
-    /// in FTS5's columns); and how many words there are (bm25's document length).
-    static func vector(name: String, group: String?) -> (literal: [UInt8], length: Int) {
-        var entries: [(word: [UInt8], position: Int, weight: UInt8)] = []
-        var position = 0
-        var count = 0
-        func add(_ word: [UInt8], weight: UInt8) {
+    /// Writes the `tsvector` of an item in PostgreSQL's input syntax, reusing its buffers: the
+    /// name's words with weight A from position 1, the group's with weight B after a gap of one (a
+    /// phrase never spans the two, as in FTS5's columns).
+    struct VectorWriter {
+        private var word: [UInt8] = []
+        private var position = 0
+        private var count = 0
+
+        /// Appends the literal to `buffer`; returns how many words there are (bm25's document
+        /// length, which counts words too long to be kept too).
+        mutating func write(
+            name: UnsafeBufferPointer<UInt8>?, group: UnsafeBufferPointer<UInt8>?, into buffer: inout ByteBuffer
+        ) -> Int {
+            position = 0
+            count = 0
+            if let name { add(name, weight: UInt8(ascii: "A"), into: &buffer) }
             position += 1
-            count += 1
-            guard word.count <= maximumWordBytes, entries.count < maximumWords else { return }
-            entries.append((word, min(position, maximumPosition), weight))
+            if let group { add(group, weight: UInt8(ascii: "B"), into: &buffer) }
+            return count
         }
-        forEachWord(name) { add($0, weight: UInt8(ascii: "A")) }
-        position += 1
-        if let group { forEachWord(group) { add($0, weight: UInt8(ascii: "B")) } }
-        var literal: [UInt8] = []
-        literal.reserveCapacity(entries.count * 12)
-        for entry in entries {
-            if !literal.isEmpty { literal.append(UInt8(ascii: " ")) }
-            appendQuoted(entry.word, to: &literal)
-            literal.append(UInt8(ascii: ":"))
-            literal.append(contentsOf: String(entry.position).utf8)
-            literal.append(entry.weight)
+
+        private mutating func add(_ text: UnsafeBufferPointer<UInt8>, weight: UInt8, into buffer: inout ByteBuffer) {
+            var position = position
+            var count = count
+            CatalogSearchTokenizer.scan(text, word: &word) { word in
+                position += 1
+                count += 1
+                guard word.count <= maximumWordBytes, count <= maximumWords else { return }
+                if count > 1 { buffer.writeInteger(UInt8(ascii: " ")) }
+                // Words hold letters and numbers only: no quote or backslash to escape.
+                buffer.writeInteger(UInt8(ascii: "'"))
+                buffer.writeBytes(word)
+                buffer.writeStaticString("':")
+                buffer.writeString(String(min(position, maximumPosition)))
+                buffer.writeInteger(weight)
+            }
+            self.position = position
+            self.count = count
         }
-        return (literal, count)
+    }
+
+    /// The `tsvector` literal of an item as a String, and its number of words.
+    static func vector(name: String, group: String?) -> (literal: String, length: Int) {
+        var writer = VectorWriter()
+        var buffer = ByteBuffer()
+        var name = name
+        let length = name.withUTF8 { name in
+            guard var group else { return writer.write(name: name, group: nil, into: &buffer) }
+            return group.withUTF8 { group in writer.write(name: name, group: group, into: &buffer) }
+        }
+        return (buffer.readString(length: buffer.readableBytes) ?? "", length)
     }
 
     /// A `tsquery` for what a person typed: every word (split as ``FTSQuery`` splits it) must match

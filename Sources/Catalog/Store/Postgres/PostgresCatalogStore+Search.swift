@@ -59,10 +59,8 @@ extension PostgresCatalogStore {
                 limit: limit)
         }
         guard !rows.isEmpty else { return CatalogPage(items: [], total: Int(total), offset: offset, limit: limit) }
-        let statistics = try await self.statistics(terms: terms.count > 1 ? terms : [])
+        let statistics = try await self.statistics(terms: terms)
         let idf = terms.map { term -> Double in
-            // With one term its weight scales every score alike: FTS5's order does not depend on it.
-            guard terms.count > 1 else { return 1 }
             let hits = Double(statistics.hits[term] ?? 0)
             let value = log((Double(statistics.rows) - hits + 0.5) / (hits + 0.5))
             return value <= 0 ? 1e-6 : value

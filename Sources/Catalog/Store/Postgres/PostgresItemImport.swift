@@ -68,9 +68,10 @@ struct PostgresItemImport {
                 var order: Int64 = 0
                 try await connection.copyFrom(table: "catalog_import", logger: logger) { writer in
                     var buffer = ByteBuffer()
+                    var vectors = CatalogSearchTokenizer.VectorWriter()
                     while let batch = try await next() {
                         buffer.clear()
-                        Self.encode(batch, into: &buffer, order: &order, counts: &counts)
+                        Self.encode(batch, into: &buffer, order: &order, counts: &counts, vectors: &vectors)
                         try await writer.write(buffer)
                     }
                 }
@@ -136,93 +137,95 @@ struct PostgresItemImport {
 
     /// Appends the rows of `batch` as COPY text lines, numbering them from `order`.
     static func encode(
-        _ batch: ImportBatch, into buffer: inout ByteBuffer, order: inout Int64, counts: inout CatalogImportCounts
+        _ batch: ImportBatch, into buffer: inout ByteBuffer, order: inout Int64, counts: inout CatalogImportCounts,
+        vectors: inout CatalogSearchTokenizer.VectorWriter
     ) {
         batch.text.withUnsafeBufferPointer { text in
+            let copy = CopyText(text: text)
             for row in batch.rows {
                 counts.add(row)
                 order += 1
-                var line = CopyLine(buffer: buffer, text: text)
-                buffer = ByteBuffer()
-                line.integer(order)
-                line.integer(Int64(row.role.rawValue))
-                let hasItem = row.role != .episode
-                if hasItem {
-                    line.text(row.kind)
-                    line.text(row.identity)
-                    line.text(row.name)
-                    line.text(row.normalizedName)
-                    line.integer(Int64(row.group))
-                    line.text(row.groupName)
-                    line.text(row.tvgID)
-                    line.text(row.tvgName)
-                    line.text(row.logo)
-                    line.text(row.number)
-                    line.text(row.url)
-                    line.text(row.headers)
-                    line.text(row.catchupType)
-                    line.integer(row.catchupDays.map(Int64.init))
-                    line.text(row.catchupSource)
-                    line.double(row.tvgShift)
-                    line.integer(row.isRadio ? 1 : 0)
-                    line.text(row.providerID)
-                    line.integer(Int64(row.position))
-                    let vector = CatalogSearchTokenizer.vector(
-                        name: line.string(row.name) ?? "", group: line.string(row.groupName))
-                    line.raw(vector.literal)
-                    line.integer(Int64(vector.length))
+                copy.integer(order, first: true, into: &buffer)
+                copy.integer(Int64(row.role.rawValue), into: &buffer)
+                if row.role != .episode {
+                    copy.text(row.kind, into: &buffer)
+                    copy.text(row.identity, into: &buffer)
+                    copy.text(row.name, into: &buffer)
+                    copy.text(row.normalizedName, into: &buffer)
+                    copy.integer(Int64(row.group), into: &buffer)
+                    copy.text(row.groupName, into: &buffer)
+                    copy.text(row.tvgID, into: &buffer)
+                    copy.text(row.tvgName, into: &buffer)
+                    copy.text(row.logo, into: &buffer)
+                    copy.text(row.number, into: &buffer)
+                    copy.text(row.url, into: &buffer)
+                    copy.text(row.headers, into: &buffer)
+                    copy.text(row.catchupType, into: &buffer)
+                    copy.integer(row.catchupDays.map(Int64.init), into: &buffer)
+                    copy.text(row.catchupSource, into: &buffer)
+                    copy.double(row.tvgShift, into: &buffer)
+                    copy.integer(row.isRadio ? 1 : 0, into: &buffer)
+                    copy.text(row.providerID, into: &buffer)
+                    copy.integer(Int64(row.position), into: &buffer)
+                    // The words contain no tab, newline or backslash: the literal needs no escaping.
+                    buffer.writeInteger(UInt8(ascii: "\t"))
+                    let length = vectors.write(
+                        name: copy.bytes(row.name), group: copy.bytes(row.groupName), into: &buffer)
+                    copy.integer(Int64(length), into: &buffer)
                 } else {
-                    for _ in 0..<21 { line.null() }
+                    for _ in 0..<21 { copy.null(into: &buffer) }
                 }
                 if row.role == .item {
-                    for _ in 0..<8 { line.null() }
+                    for _ in 0..<8 { copy.null(into: &buffer) }
                 } else {
-                    line.integer(Int64(row.series))
-                    line.integer(row.season.map(Int64.init))
-                    line.integer(row.episode.map(Int64.init))
-                    line.text(row.title)
-                    line.text(row.episodeURL)
-                    line.text(row.episodeHeaders)
-                    line.double(row.duration)
-                    line.integer(Int64(row.episodePosition))
+                    copy.integer(Int64(row.series), into: &buffer)
+                    copy.integer(row.season.map(Int64.init), into: &buffer)
+                    copy.integer(row.episode.map(Int64.init), into: &buffer)
+                    copy.text(row.title, into: &buffer)
+                    copy.text(row.episodeURL, into: &buffer)
+                    copy.text(row.episodeHeaders, into: &buffer)
+                    copy.double(row.duration, into: &buffer)
+                    copy.integer(Int64(row.episodePosition), into: &buffer)
                 }
-                buffer = line.finish()
+                buffer.writeInteger(UInt8(ascii: "\n"))
             }
         }
     }
 }
 
-/// One line of COPY's text format: fields separated by tabs, `\N` for NULL, and backslash, tab,
-/// newline and carriage return escaped.
-private struct CopyLine {
-    var buffer: ByteBuffer
+/// Fields of COPY's text format: separated by tabs, `\N` for NULL, and backslash, tab, newline and
+/// carriage return escaped.
+private struct CopyText {
     let text: UnsafeBufferPointer<UInt8>
-    private var fields = 0
 
-    init(buffer: ByteBuffer, text: UnsafeBufferPointer<UInt8>) {
-        self.buffer = buffer
-        self.text = text
+    func null(into buffer: inout ByteBuffer) {
+        buffer.writeStaticString("\t\\N")
     }
 
-    private mutating func separate() {
-        if fields > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
-        fields += 1
+    func integer(_ value: Int64?, first: Bool = false, into buffer: inout ByteBuffer) {
+        if !first { buffer.writeInteger(UInt8(ascii: "\t")) }
+        guard let value else {
+            buffer.writeStaticString("\\N")
+            return
+        }
+        var magnitude = value.magnitude
+        if value < 0 { buffer.writeInteger(UInt8(ascii: "-")) }
+        // Twenty digits hold any Int64; written from the end.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { digits in
+            var index = digits.count
+            repeat {
+                index -= 1
+                digits[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: digits[index...]))
+        }
     }
 
-    mutating func null() {
-        separate()
-        buffer.writeStaticString("\\N")
-    }
-
-    mutating func integer(_ value: Int64?) {
-        guard let value else { return null() }
-        separate()
-        buffer.writeString(String(value))
-    }
-
-    mutating func double(_ value: Double?) {
-        guard let value, !value.isNaN else { return null() }
-        separate()
+    func double(_ value: Double?, into buffer: inout ByteBuffer) {
+        guard let value, !value.isNaN else { return null(into: &buffer) }
+        buffer.writeInteger(UInt8(ascii: "\t"))
         if value.isInfinite {
             buffer.writeString(value < 0 ? "-Infinity" : "Infinity")
         } else {
@@ -230,30 +233,21 @@ private struct CopyLine {
         }
     }
 
+    /// The bytes of a text of the batch; `nil` for NULL.
+    func bytes(_ value: ImportText) -> UnsafeBufferPointer<UInt8>? {
+        guard value.count >= 0, value.start >= 0, value.start + value.count <= text.count else { return nil }
+        return UnsafeBufferPointer(rebasing: text[value.start..<(value.start + value.count)])
+    }
+
     /// A text of the batch, escaped.
-    mutating func text(_ value: ImportText) {
-        guard value.count >= 0 else { return null() }
-        separate()
-        escape(UnsafeBufferPointer(rebasing: text[value.start..<(value.start + value.count)]))
-    }
-
-    /// Bytes made here (a search vector), escaped all the same.
-    mutating func raw(_ bytes: [UInt8]) {
-        separate()
-        bytes.withUnsafeBufferPointer { escape($0) }
-    }
-
-    /// The text of `value` as a String (for the search vector), `nil` for NULL.
-    func string(_ value: ImportText) -> String? {
-        guard value.count >= 0 else { return nil }
-        return String(
-            decoding: UnsafeBufferPointer(rebasing: text[value.start..<(value.start + value.count)]), as: UTF8.self)
-    }
-
-    private mutating func escape(_ bytes: UnsafeBufferPointer<UInt8>) {
+    func text(_ value: ImportText, into buffer: inout ByteBuffer) {
+        guard let bytes = bytes(value) else { return null(into: &buffer) }
+        buffer.writeInteger(UInt8(ascii: "\t"))
         var runStart = 0
         for index in 0..<bytes.count {
             let byte = bytes[index]
+            // Only these bytes need escaping; UTF-8 never uses them inside a multi-byte character.
+            guard byte <= UInt8(ascii: "\\"), byte == UInt8(ascii: "\\") || byte < 0x20 else { continue }
             let replacement: StaticString
             switch byte {
             case UInt8(ascii: "\\"): replacement = "\\\\"
@@ -269,11 +263,6 @@ private struct CopyLine {
             runStart = index + 1
         }
         buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
-    }
-
-    mutating func finish() -> ByteBuffer {
-        buffer.writeInteger(UInt8(ascii: "\n"))
-        return buffer
     }
 }
 
