@@ -8,11 +8,13 @@ struct CopyPlan: Sendable {
     /// The ordering columns, in each engine's spelling.
     var sourceOrder: [CopyTable.Column]
     var targetOrder: [CopyTable.Column]
+    /// Source columns the target has no place for (derived data of the source's engine).
+    var leftOut: [String]
 
     var key: String { source.key }
 
     /// Pairs the tables of both engines by name (case-insensitively), parents before children.
-    /// Throws when the target lacks a table or a column the source holds.
+    /// Throws when the target lacks a table the source holds.
     static func plans(source: [CopyTable], target: [CopyTable]) throws(FeatureError) -> [CopyPlan] {
         let targets = Dictionary(target.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         var plans: [CopyPlan] = []
@@ -22,27 +24,23 @@ struct CopyPlan: Sendable {
                     .failed,
                     "the target has no table \(table.name); both databases must come from the same Tuner version")
             }
-            var targetColumns: [CopyTable.Column] = []
-            for column in table.columns {
-                guard let match = other.column(column.key) else {
-                    throw FeatureError(
-                        .failed,
-                        "the target's table \(other.name) has no column \(column.name); both databases must come "
-                            + "from the same Tuner version")
-                }
-                targetColumns.append(match)
-            }
+            // Same migrations, same version: a column only the source has is one its engine
+            // derives (PostgreSQL's search data), which the target keeps its own way or not at
+            // all. It stays behind, and the report names it.
+            let kept = table.columns.filter { other.column($0.key) != nil }
+            let targetColumns = kept.compactMap { other.column($0.key) }
+            let leftOut = table.columns.filter { other.column($0.key) == nil }.map(\.name)
             // The source's key orders both sides; a table without one is ordered by every column.
-            let orderKeys = table.primaryKey.isEmpty ? table.columns.map(\.key) : table.primaryKey
-            let sourceOrder = orderKeys.compactMap { table.column($0) }
+            let orderKeys = table.primaryKey.isEmpty ? kept.map(\.key) : table.primaryKey
+            let sourceOrder = orderKeys.compactMap { key in kept.first { $0.key == key } }
             let targetOrder = orderKeys.compactMap { other.column($0) }
             guard sourceOrder.count == orderKeys.count, targetOrder.count == orderKeys.count else {
                 throw FeatureError(.failed, "the key of table \(table.name) names a column that is not copied")
             }
             plans.append(
                 CopyPlan(
-                    source: table, target: other, sourceColumns: table.columns, targetColumns: targetColumns,
-                    sourceOrder: sourceOrder, targetOrder: targetOrder))
+                    source: table, target: other, sourceColumns: kept, targetColumns: targetColumns,
+                    sourceOrder: sourceOrder, targetOrder: targetOrder, leftOut: leftOut))
         }
         return plans
     }

@@ -8,8 +8,9 @@ import TunerStorage
 /// Every module table goes across by table and column name (the engines keep the same names;
 /// PostgreSQL folds them to lower case), parents before children, in one transaction on the
 /// target, from one snapshot of the source. Derived data stays behind and is rebuilt by the target
-/// (SQLite's FTS5 index, PostgreSQL's generated search vector), as are the migration tables: the
-/// target is migrated first and must then have the source's migrations exactly. Afterwards each
+/// (SQLite's FTS5 index, PostgreSQL's search vector; a source column the target's schema lacks is
+/// such data, since both have the same migrations, and the report names it), as are the migration
+/// tables: the target is migrated first and must then have the source's migrations exactly. Afterwards each
 /// table's rows are read back from the target and compared with what was read from the source, by
 /// count and by a SHA-256 over the rows in primary-key order.
 public struct StateMigration: Sendable {
@@ -95,7 +96,7 @@ public struct StateMigration: Sendable {
             let (source, target) = (copied.0[index], written[index])
             let table = StateMigrationReport.Table(
                 name: plan.source.name, sourceRows: copied.1[index], copiedRows: source.rows, targetRows: target.rows,
-                sourceChecksum: source.checksum, targetChecksum: target.checksum)
+                sourceChecksum: source.checksum, targetChecksum: target.checksum, leftOutColumns: plan.leftOut)
             logger.info(
                 "Copied a table",
                 metadata: ["table": "\(table.name)", "rows": "\(table.targetRows)", "verified": "\(table.matches)"])

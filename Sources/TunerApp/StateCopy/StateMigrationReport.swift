@@ -12,6 +12,9 @@ public struct StateMigrationReport: Sendable {
         public let targetRows: Int
         public let sourceChecksum: String
         public let targetChecksum: String
+        /// Source columns the target's schema has no place for: data the source's engine derives
+        /// (PostgreSQL's search columns), which the target rebuilds its own way. Not in the checksums.
+        public let leftOutColumns: [String]
 
         /// Every row arrived, and the target holds exactly what the source held.
         public var matches: Bool {
@@ -35,6 +38,11 @@ public struct StateMigrationReport: Sendable {
             let (from, to) = (table.sourceRows, table.targetRows)
             let rows = from == to ? "\(to)" : "\(from)→\(to)"
             lines.append(pad(table.name, width) + "  " + pad(rows, 10) + "  " + (table.matches ? "ok" : "MISMATCH"))
+        }
+        for table in tables where !table.leftOutColumns.isEmpty {
+            lines.append(
+                "\(table.name): left \(table.leftOutColumns.joined(separator: ", ")) behind (derived by the source's "
+                    + "engine; the target has no such column)")
         }
         return lines.joined(separator: "\n")
     }
