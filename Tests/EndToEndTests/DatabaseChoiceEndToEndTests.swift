@@ -99,9 +99,72 @@ import TunerTesting
         await TestPostgres.drop(database)
     }
 
-    static func get(_ url: String) async throws -> (status: Int, body: String) {
+    @Test func aLostDatabaseAnswers503EverywhereAndTunerReconnectsWhenItIsBack() async throws {
+        guard TestPostgres.isAvailable else { return }
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        // A cluster of its own, stopped as a crash would stop it: never the shared test server.
+        let cluster = workspace.file("cluster")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/test-postgres").path
+        let started = try await Subprocess.run(script, ["start", cluster], timeout: .seconds(120))
+        try #require(started.succeeded, "\(started.transcript)")
+        do {
+            try await Self.loseAndRegain(
+                url: started.output.trimmingCharacters(in: .whitespacesAndNewlines), cluster: cluster, script: script,
+                workspace: workspace)
+        } catch {
+            _ = try? await Subprocess.run(script, ["stop", cluster], timeout: .seconds(60))
+            throw error
+        }
+        _ = try? await Subprocess.run(script, ["stop", cluster], timeout: .seconds(60))
+    }
+
+    /// The body of the test above, on a started cluster.
+    static func loseAndRegain(url: String, cluster: String, script: String, workspace: Workspace) async throws {
+        let port = try #require(url.split(separator: ":").last?.split(separator: "/").first)
+        let server = try await TunerProcess.serve(data: workspace.file("data"), arguments: ["--database", url])
+        let paths = [
+            "/api/v1/sources", "/api/v1/outputs", "/lineup.json", "/output/default.m3u",
+            "/player_api.php?username=viewer&password=secret1", "/get.php?username=viewer&password=secret1",
+        ]
+        for path in paths where !path.contains("php") {
+            #expect(try await Self.get(server.baseURL + path).status == 200, "\(path) before the fault")
+        }
+
+        let killed = try await Subprocess.run(script, ["kill", cluster], timeout: .seconds(60))
+        try #require(killed.succeeded, "\(killed.transcript)")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for path in paths {
+                group.addTask {
+                    let answer = try await Self.get(server.baseURL + path)
+                    #expect(answer.status == 503, "\(path): \(answer.status) \(answer.body)")
+                    #expect(answer.retryAfter == "5", "\(path)")
+                    #expect(!answer.body.contains(String(port)) && !answer.body.contains("postgres"), "\(answer.body)")
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await Self.get(server.baseURL + "/api/v1/health").status == 200, "health needs no database")
+        #expect(server.log.contains("The state database cannot be reached"), "the owner's log says why")
+
+        let restarted = try await Subprocess.run(script, ["restart", cluster], timeout: .seconds(120))
+        try #require(restarted.succeeded, "\(restarted.transcript)")
+        // The pool reconnects by itself: no restart of Tuner.
+        var status = 0
+        for _ in 0..<120 {
+            status = try await Self.get(server.baseURL + "/api/v1/sources").status
+            if status == 200 { break }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        #expect(status == 200, "the API answers again once PostgreSQL is back")
+        #expect(try await Self.get(server.baseURL + "/lineup.json").status == 200)
+        await server.stop()
+    }
+
+    static func get(_ url: String) async throws -> (status: Int, body: String, retryAfter: String?) {
         let response = try await HTTP.client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 16 << 20)
-        return (Int(response.status.code), String(buffer: body))
+        return (Int(response.status.code), String(buffer: body), response.headers.first(name: "Retry-After"))
     }
 }

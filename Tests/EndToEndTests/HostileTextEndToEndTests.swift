@@ -12,11 +12,15 @@ import TunerTesting
         "Sep\u{2028}Line\u{2029}Para", "Nul\u{0}Byte", "Ctl\u{1}\u{1B}[31m\u{7F}\u{80}\u{9F}", "Tab\tQuote\"s",
         "Plain",
     ]
-    /// What players see of each: every run of those characters one space.
-    static let shown = [
-        "A #EXTINF:-1,Injected http://evil/", "Line Feed", "Carriage Return", "Next Line", "Sep Line Para",
-        "Nul", "Ctl [31m ", "Tab Quote\"s", "Plain",
-    ]
+    /// What players see of each: every run of those characters one space. NUL is where the engines
+    /// differ: SQLite's text ends there ("Nul"); PostgreSQL's text cannot hold it, and its import
+    /// writes U+FFFD instead (PostgresItemImport), so the rest of the name stays.
+    static var shown: [String] {
+        [
+            "A #EXTINF:-1,Injected http://evil/", "Line Feed", "Carriage Return", "Next Line", "Sep Line Para",
+            EndToEndDatabase.isPostgres ? "Nul\u{FFFD}Byte" : "Nul", "Ctl [31m ", "Tab Quote\"s", "Plain",
+        ]
+    }
     /// A group that would add a line (no comma: `m3u_parser` reads a title from the first comma
     /// after the last `="`, whatever the quotes, so commas in attributes confuse it on their own).
     static let group = "News\r\n#EXTINF:-1 Group\u{85}\u{2028}Two"

@@ -5,8 +5,9 @@ import Transfers
 import TunerStorage
 
 extension DataFolder {
-    /// Every schema Tuner keeps in a data folder's database, in migration order.
-    public static let databaseSchemas: [any DatabaseSchema.Type] = [
+    /// Every schema Tuner keeps in its state database, in migration order: each has its tables in
+    /// both engines, with the same migration identifiers.
+    public static let databaseSchemas: [any StateSchema.Type] = [
         CatalogSchema.self, TransferSchema.self, OutputSchema.self, CommandSchema.self, AccessSchema.self,
     ]
 
@@ -26,17 +27,11 @@ extension DataFolder {
         case .sqlite(let path):
             return .sqlite(try TunerDatabase(path: path, schemas: Self.databaseSchemas))
         case .postgres(let address):
-            let schemas = Self.databaseSchemas.compactMap { $0 as? any PostgresSchema.Type }
-            guard schemas.count == Self.databaseSchemas.count else {
-                throw FeatureError(
-                    .failed,
-                    "this build of Tuner cannot keep its state in PostgreSQL yet; leave --database unset for SQLite")
-            }
             // The pool's own notes (each failed connection attempt, at info) would bury the one line
             // that says what failed; debug and trace keep them.
             var poolLogger = logger
             if poolLogger.logLevel > .debug { poolLogger.logLevel = max(poolLogger.logLevel, .warning) }
-            return .postgres(try await TunerPostgres.open(address: address, schemas: schemas, logger: poolLogger))
+            return .postgres(try await TunerPostgres.open(address: address, schemas: Self.databaseSchemas, logger: poolLogger))
         }
     }
 

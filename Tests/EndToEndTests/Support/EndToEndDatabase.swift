@@ -11,8 +11,8 @@ import TunerTesting
 ///
 /// A folder keeps its database for as long as the folder exists, so a test that stops and starts
 /// its server again (or runs `tuner keys add` before `tuner serve`) finds its state. Databases of
-/// folders that are gone are dropped when the next server starts; `scripts/test` drops what is
-/// left (`tuner_test_*`) when the run ends.
+/// folders that are gone are dropped when the next database is made; `scripts/test` drops what is
+/// left when the run ends (``note(made:)``).
 enum EndToEndDatabase {
     /// True in the PostgreSQL pass of the suite.
     static var isPostgres: Bool {
@@ -48,6 +48,8 @@ enum EndToEndDatabase {
         let winner = databases.withLock { databases in
             if let raced = databases[key] { return raced }
             databases[key] = address
+            // Under the lock: one append at a time.
+            note(made: address)
             return address
         }
         if winner != address { await TestPostgres.drop(address) }
@@ -62,6 +64,17 @@ enum EndToEndDatabase {
             return Array(gone.values)
         }
         for address in orphans { await TestPostgres.drop(address) }
+    }
+
+    /// Appends the database's name to `TUNER_TEST_E2E_DATABASE_LIST` (a file `scripts/test` reads to
+    /// drop what the run leaves: the last tests' folders outlive every later start).
+    private static func note(made address: PostgresAddress) {
+        guard let list = ProcessInfo.processInfo.environment["TUNER_TEST_E2E_DATABASE_LIST"], !list.isEmpty,
+            let handle = FileHandle(forWritingAtPath: list)
+        else { return }
+        defer { try? handle.close() }
+        _ = try? handle.seekToEnd()
+        try? handle.write(contentsOf: Data((address.database + "\n").utf8))
     }
 
     /// The test server trusts its loopback users: the URL carries no password.
