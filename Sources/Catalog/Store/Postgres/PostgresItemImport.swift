@@ -33,6 +33,19 @@ struct PostgresItemImport {
         ) ON COMMIT DROP
         """
 
+    /// What a refresh does to an item seen before: it keeps its row id (and its stream check and
+    /// details), and takes the new values.
+    static let itemConflict = """
+        ON CONFLICT (kind, identity, sourceID) DO UPDATE SET
+            name = excluded.name, normalizedName = excluded.normalizedName, groupID = excluded.groupID,
+            groupName = excluded.groupName, tvgID = excluded.tvgID, tvgName = excluded.tvgName,
+            logo = excluded.logo, number = excluded.number, url = excluded.url, headers = excluded.headers,
+            catchupType = excluded.catchupType, catchupDays = excluded.catchupDays,
+            catchupSource = excluded.catchupSource, tvgShift = excluded.tvgShift, isRadio = excluded.isRadio,
+            providerID = excluded.providerID, position = excluded.position, generation = excluded.generation,
+            searchVector = excluded.searchVector, searchLength = excluded.searchLength
+        """
+
     func run(_ produce: @escaping @Sendable (any CatalogImportSink) throws -> Void) async throws
         -> CatalogImportCounts
     {
@@ -45,6 +58,13 @@ struct PostgresItemImport {
             throw CatalogError.sourceNotFound(sourceID)
         }
         let generation = current + 1
+        // A source's first import has nothing to update or sweep: plain inserts, which spare
+        // PostgreSQL a speculative insertion per row.
+        let isFirst =
+            try await connection.values(
+                "SELECT NOT EXISTS (SELECT 1 FROM catalogItem WHERE sourceID = \(sourceID))", as: Bool.self,
+                logger: logger
+            ).first ?? false
         try await connection.query(
             "UPDATE catalogSource SET generation = \(generation) WHERE id = \(sourceID)", logger: logger)
         // Episodes have no identity of their own: they are replaced wholesale.
@@ -78,12 +98,12 @@ struct PostgresItemImport {
                 return counts
             })
         guard counts.total > 0 else { throw CatalogError.emptyImport }
-        try await apply(generation: generation)
+        try await apply(generation: generation, isFirst: isFirst)
         return counts
     }
 
     /// Moves the staged rows into the catalogue.
-    private func apply(generation: Int64) async throws {
+    private func apply(generation: Int64, isFirst: Bool) async throws {
         // Groups first, in order of first appearance, so that their ids follow it.
         try await connection.query(
             """
@@ -108,14 +128,7 @@ struct PostgresItemImport {
                 AND g.name = s.groupname
             WHERE s.role <> 1
             ORDER BY s.ord
-            ON CONFLICT (kind, identity, sourceID) DO UPDATE SET
-                name = excluded.name, normalizedName = excluded.normalizedName, groupID = excluded.groupID,
-                groupName = excluded.groupName, tvgID = excluded.tvgID, tvgName = excluded.tvgName,
-                logo = excluded.logo, number = excluded.number, url = excluded.url, headers = excluded.headers,
-                catchupType = excluded.catchupType, catchupDays = excluded.catchupDays,
-                catchupSource = excluded.catchupSource, tvgShift = excluded.tvgShift, isRadio = excluded.isRadio,
-                providerID = excluded.providerID, position = excluded.position, generation = excluded.generation,
-                searchVector = excluded.searchVector, searchLength = excluded.searchLength
+            \(unescaped: isFirst ? "" : Self.itemConflict)
             """, logger: logger)
         try await connection.query(
             """
