@@ -4,7 +4,7 @@ import PostgresNIO
 import TunerStorage
 
 /// The transfer queue in PostgreSQL (table `transfer`, ``TransferSchema``), which several nodes
-/// share: claims are taken under row locks (`FOR UPDATE`, and `FOR UPDATE SKIP LOCKED` for
+/// share: claims are taken under row locks (an `UPDATE`'s, and `FOR UPDATE SKIP LOCKED` for
 /// ``claimNext(limit:by:until:now:)``), so two workers never hold one task.
 ///
 /// Kept lean for many small downloads: a batch of changes is one multi-row `UPDATE … FROM
@@ -129,18 +129,16 @@ public final class PostgresTransferStore: TransferStore {
         guard !ids.isEmpty else { return [] }
         let logger = logger
         let (ids, until, now) = (ids.sorted(), expiry.timeIntervalSince1970, now.timeIntervalSince1970)
-        // `FOR UPDATE` waits for a worker claiming the same row right now, then checks the
-        // condition again on the row as that worker left it: one of them gets it. Rows are
-        // locked in id order, so two claims of several rows cannot deadlock.
+        // An UPDATE waits for a worker claiming the same row right now, then checks its
+        // condition again on the row as that worker left it (READ COMMITTED's re-check): one of
+        // them gets it. Both visit rows in one order (the primary key's, or the table's), so two
+        // claims of several rows do not deadlock.
         return try await database.read { connection in
             try await connection.query(
                 """
                 UPDATE transfer SET claimedBy = \(worker), claimExpiresAt = \(until)
-                WHERE id IN (
-                    SELECT id FROM transfer
-                    WHERE id = ANY(\(ids)) AND state IN ('waiting', 'active')
-                        AND (claimedBy IS NULL OR claimedBy = \(worker) OR claimExpiresAt < \(now))
-                    ORDER BY id FOR UPDATE)
+                WHERE id = ANY(\(ids)) AND state IN ('waiting', 'active')
+                    AND (claimedBy IS NULL OR claimedBy = \(worker) OR claimExpiresAt < \(now))
                 RETURNING id
                 """, logger: logger
             ).ids()
