@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import TunerStorage
+import TunerTesting
+
+/// Issue 28's faults with a real PostgreSQL of the test's own (`scripts/test-postgres`, never the
+/// shared server), stopped as a crash stops it (`pg_ctl stop -m immediate`) while `tuner serve`
+/// runs on it.
+@Suite struct PostgresFaultsEndToEndTests {
+    /// `scripts/test-postgres` of this repository.
+    static var script: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/test-postgres").path
+    }
+
+    /// A private cluster: started in a folder of its own, stopped and removed afterwards.
+    static func withCluster(_ body: (_ url: String, _ folder: String) async throws -> Void) async throws {
+        let folder = "/tmp/tuner-pg-faults-\(UUID().uuidString.prefix(8))"
+        let started = try await Subprocess.run(script, ["start", folder], timeout: .seconds(120))
+        defer { _ = try? FileManager.default.removeItem(atPath: folder) }
+        guard started.succeeded else {
+            Issue.record("scripts/test-postgres start failed: \(started.transcript)")
+            return
+        }
+        let url = started.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        do {
+            try await body(url, folder)
+        } catch {
+            _ = try? await Subprocess.run(script, ["stop", folder], timeout: .seconds(60))
+            throw error
+        }
+        _ = try await Subprocess.run(script, ["stop", folder], timeout: .seconds(60))
+    }
+
+    /// Lost while running: the API answers 503 with Retry-After, a playing stream goes on, and the
+    /// API works again when it comes back, without a restart.
+    @Test(.enabled(if: TestPostgres.isAvailable))
+    func lostWhileRunning() async throws {
+        if EndToEndDatabase.skipsSQLiteFileTest("it runs a PostgreSQL of its own") { return }
+        guard let tools = Tools.require(.curl) else { return }
+        try await Self.withCluster { url, folder in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let data = workspace.file("data")
+            let origin = try await TestOrigin.start()
+            let playlist = workspace.file("list.m3u")
+            try "#EXTM3U\n#EXTINF:-1 group-title=\"News\",Fault News\n\(origin.baseURL)/files/a.ts\n".write(
+                toFile: playlist, atomically: true, encoding: .utf8)
+            let added = try await TunerProcess.run(["sources", "add", playlist, "--data", data, "--database", url])
+            #expect(added.succeeded, "\(added.transcript)")
+            let server = try await TunerProcess.serve(
+                data: data, arguments: ["--database", url, "--allow-fetch", "loopback"])
+            let channels = server.baseURL + "/api/v1/channels"
+            let before = try await Curl.fetch(tools[.curl], channels)
+            #expect(before.status == 200 && String(decoding: before.body, as: UTF8.self).contains("Fault News"))
+
+            // A stream through the proxy, slow enough to outlast the fault.
+            let proxied = try await TunerProcess.proxyURL(
+                for: origin.baseURL + "/files/long.bin?size=40000000&drip=65536,100", data: data)
+            let stream = try CurlStream(tools[.curl], proxied, directory: workspace.path)
+            try await stream.wait(for: "the first 200 KB") { $0.count >= 200_000 }
+
+            let killed = try await Subprocess.run(Self.script, ["kill", folder])
+            #expect(killed.succeeded, "\(killed.transcript)")
+            let during = try await Curl.fetch(tools[.curl], channels, timeout: .seconds(30))
+            #expect(during.status == 503, "\(during.status) \(String(decoding: during.body, as: UTF8.self))")
+            #expect(during.header("Retry-After") != nil)
+            #expect(!String(decoding: during.body, as: UTF8.self).contains(folder))
+            // The stream needs no database: more bytes arrive while PostgreSQL is away.
+            let received = stream.body.count
+            try await stream.wait(for: "300 KB more while PostgreSQL is down") { $0.count >= received + 300_000 }
+            #expect(TestOrigin.content(name: "long.bin", range: 0..<received) == Array(stream.body.prefix(received)))
+
+            let restarted = try await Subprocess.run(Self.script, ["restart", folder], timeout: .seconds(120))
+            #expect(restarted.succeeded, "\(restarted.transcript)")
+            // The pool reconnects by itself (with backoff): the same server answers again.
+            var status = 0
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline {
+                status = try await Curl.fetch(tools[.curl], channels, timeout: .seconds(30)).status
+                if status == 200 { break }
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            #expect(status == 200, "the API never answered again after PostgreSQL came back")
+            #expect(server.isRunning)
+            _ = await stream.stop()
+            await server.stop()
+            try await origin.shutdown()
+        }
+    }
+}
