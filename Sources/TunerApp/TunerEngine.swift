@@ -279,13 +279,19 @@ public final class TunerEngine: Sendable {
         return "\(address.database) on PostgreSQL at \(host):\(address.port) as role \(address.username)"
     }
 
-    /// A location for the log: the SQLite file, or the PostgreSQL address without its password.
+    /// A location for the log and the settings page: the SQLite file, or the PostgreSQL address
+    /// without its password.
     static func spoken(_ location: DatabaseLocation?, dataFolder: DataFolder) -> String {
         switch location {
         case nil: "SQLite at \(dataFolder.databasePath)"
         case .sqlite(let path): "SQLite at \(path)"
         case .postgres(let address): spoken(address)
         }
+    }
+
+    /// Where this engine's state lives, for people (the settings page): never the password.
+    public var databaseSummary: String {
+        Self.spoken(configuration.database, dataFolder: dataFolder)
     }
 
     private static func localFileAccess(

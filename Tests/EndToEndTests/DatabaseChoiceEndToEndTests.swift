@@ -81,10 +81,11 @@ import TunerTesting
             var answers = ""
             for path in [
                 "/api/v1/health", "/api/v1/keys", "/api/v1/outputs", "/api/v1/sources", "/api/v1/transfers",
-                "/api/v1/channels?limit=1", "/api/v1/nothing-here", "/openapi.json", "/metrics",
+                "/api/v1/channels?limit=1", "/api/v1/nothing-here", "/openapi.json", "/metrics", "/settings",
             ] {
                 answers += try await Self.get(server.baseURL + path).body
             }
+            #expect(answers.contains("\(database.database) on PostgreSQL at"), "the settings page says where")
             let added = try await TunerProcess.run(
                 ["keys", "add", "tv", "--scope", "read", "--data", data] + arguments)
             #expect(added.succeeded, "\(added.transcript)")

@@ -112,7 +112,7 @@ struct PagesController {
         case .streams: page = WebPages.streams()
         case .outputs: page = try await outputs(request, scope: scope)
         case .cache: page = WebPages.cache(engine.cacheAdmin.statistics())
-        case .settings: page = WebPages.settings(engine.configuration)
+        case .settings: page = WebPages.settings(engine.configuration, database: engine.databaseSummary)
         case .films: page = try await library(kind: .movie)
         case .shows: page = try await library(kind: .series)
         case .film(let id), .show(let id):

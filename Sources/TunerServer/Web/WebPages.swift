@@ -336,11 +336,13 @@ enum WebPages {
             showsNavigation: false)
     }
 
-    /// Settings: the configuration in force, read-only. Secrets (the access token) are not shown.
-    static func settings(_ configuration: TunerConfiguration) -> WebPage {
+    /// Settings: the configuration in force, read-only. Secrets (the access token, the database's
+    /// password) are not shown; `database` says where the state lives without its password.
+    static func settings(_ configuration: TunerConfiguration, database: String) -> WebPage {
         let rows: [(String, String)] = [
             ("Listening on", "\(configuration.host):\(configuration.port)"),
             ("Data folder", configuration.dataDirectory),
+            ("State database", database),
             ("Cache size", bytes(configuration.cacheSize)),
             ("Cache minimum free disk", bytes(configuration.cacheMinimumFreeDisk)),
             ("Public host names", configuration.publicHosts.joined(separator: ", ")),
