@@ -22,8 +22,11 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
             self = .postgres(try PostgresAddress(url: text, passwordFile: passwordFile, environment: environment))
         } else {
+            // Only the scheme is quoted: what follows it may be a password.
+            let scheme = text.prefix(while: { $0 != ":" }).prefix(16)
             throw StorageConfigurationError(
-                "the database '\(text.prefix(16))…' is neither sqlite:PATH nor postgres://USER@HOST:PORT/DATABASE")
+                "the database's scheme '\(scheme)' is neither sqlite: nor postgres://; write sqlite:PATH or a "
+                    + "postgres:// URL")
         }
     }
 

@@ -92,6 +92,9 @@ import TunerTesting
             try PostgresAddress(url: "postgres://ann@db.lan/x?sslmode=on")
         }
         #expect(try DatabaseLocation("sqlite:/tmp/x.sqlite") == .sqlite(path: "/tmp/x.sqlite"))
+        // Another scheme's error quotes the scheme only: a password may follow it.
+        let other = #expect(throws: StorageConfigurationError.self) { try DatabaseLocation("mysql://a:pw@h/d") }
+        #expect(other?.description.contains("'mysql'") == true && other?.description.contains("pw") == false)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
         try "from-file\n".write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
