@@ -34,29 +34,51 @@ extension PostgresCatalogStore {
         let from =
             query.favouritesOnly
             ? "catalogItem i JOIN catalogFavourite f ON f.kind = i.kind AND f.identity = i.identity" : "catalogItem i"
+        // One statement, one pass over the matches: their count, and either all of them (few enough
+        // to rank) or the requested page of a broad search (name matches first, then group-only
+        // matches, each in row id order). Counting, then listing, then fetching scanned the matches
+        // of a short prefix up to four times.
         let (total, rows) = try await database.read { connection in
-            var filter = baseFilter
-            let matchIndex = filter.bind(match)
-            filter.conditions.append("i.searchVector @@ $\(matchIndex)::TSQUERY")
-            let total =
-                try await connection.values(
-                    PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(from)\(filter.whereClause)", binds: filter.binds),
-                    as: Int64.self, logger: logger
-                ).first ?? 0
-            guard total <= SQLiteCatalogStore.rankedSearchLimit else { return (total, [PostgresRow]()) }
+            var matches = baseFilter
+            matches.conditions.append("i.searchVector @@ $\(matches.bind(match))::TSQUERY")
+            var filter = matches
+            let nameIndex = filter.bind(nameMatch)
+            let limitIndex = filter.bind(Int64(limit))
+            let offsetIndex = filter.bind(Int64(offset))
+            let ranked = SQLiteCatalogStore.rankedSearchLimit
             let rows = try await connection.query(
                 PostgresQuery(
                     unsafeSQL: """
-                        SELECT \(Self.itemColumns), i.searchLength
-                        FROM \(from) LEFT JOIN streamCheck c ON c.itemID = i.id\(filter.whereClause)
+                        WITH m AS MATERIALIZED (
+                            SELECT i.id, i.searchVector @@ $\(nameIndex)::TSQUERY AS named
+                            FROM \(from)\(filter.whereClause)
+                        ),
+                        total AS (SELECT count(*) AS n FROM m),
+                        page AS (
+                            SELECT id, named FROM m ORDER BY NOT named, id
+                            LIMIT CASE WHEN (SELECT n FROM total) <= \(ranked) THEN NULL ELSE $\(limitIndex)::BIGINT END
+                            OFFSET CASE WHEN (SELECT n FROM total) <= \(ranked) THEN 0 ELSE $\(offsetIndex)::BIGINT END
+                        )
+                        SELECT \(Self.itemColumns), i.searchLength, (SELECT n FROM total)
+                        FROM page p JOIN catalogItem i ON i.id = p.id LEFT JOIN streamCheck c ON c.itemID = i.id
+                        ORDER BY NOT p.named, p.id
                         """, binds: filter.binds), logger: logger
             ).collect()
+            if let first = rows.first {
+                return (try Array(first).last?.decode(Int64.self) ?? 0, rows)
+            }
+            // No row: no match at all, or a page past the end of a broad search.
+            let total =
+                try await connection.values(
+                    PostgresQuery(
+                        unsafeSQL: "SELECT count(*) FROM \(from)\(matches.whereClause)", binds: matches.binds),
+                    as: Int64.self, logger: logger
+                ).first ?? 0
             return (total, rows)
         }
         guard total <= SQLiteCatalogStore.rankedSearchLimit else {
-            return try await broadSearch(
-                baseFilter, from: from, match: match, nameMatch: nameMatch, total: Int(total), offset: offset,
-                limit: limit)
+            let items = try rows.map(Self.item(from:))
+            return CatalogPage(items: items, total: Int(total), offset: offset, limit: limit)
         }
         guard !rows.isEmpty else { return CatalogPage(items: [], total: Int(total), offset: offset, limit: limit) }
         let statistics = try await self.statistics(terms: terms)
@@ -70,7 +92,9 @@ extension PostgresCatalogStore {
         var ranked: [(item: CatalogItem, score: Double)] = []
         for row in rows {
             let item = try Self.item(from: row)
-            let length = try Array(row).last?.decode(Int64?.self) ?? 0
+            let cells = Array(row)
+            // The searchLength column, before the total.
+            let length: Int64 = cells.count >= 2 ? (try cells[cells.count - 2].decode(Int64?.self) ?? 0) : 0
             let nameWords = CatalogSearchTokenizer.words(item.name)
             let groupWords = item.group.map(CatalogSearchTokenizer.words) ?? []
             var score = 0.0
@@ -107,57 +131,6 @@ extension PostgresCatalogStore {
             if matches && words[start + term.count - 1].hasPrefix(last) { count += 1 }
         }
         return count
-    }
-
-    /// A search with more than ``SQLiteCatalogStore/rankedSearchLimit`` matches: items whose name
-    /// matches come first, then those that match only by group, each in row id order.
-    private func broadSearch(
-        _ baseFilter: ItemFilter, from: String, match: String, nameMatch: String, total: Int, offset: Int, limit: Int
-    ) async throws -> CatalogPage<CatalogItem> {
-        let logger = logger
-        let items = try await database.read { connection in
-            var nameFilter = baseFilter
-            nameFilter.conditions.append("i.searchVector @@ $\(nameFilter.bind(nameMatch))::TSQUERY")
-            let nameCount =
-                try await connection.values(
-                    PostgresQuery(
-                        unsafeSQL: "SELECT count(*) FROM \(from)\(nameFilter.whereClause)", binds: nameFilter.binds),
-                    as: Int64.self, logger: logger
-                ).first ?? 0
-            func ids(_ filter: ItemFilter, offset: Int, limit: Int) async throws -> [Int64] {
-                var filter = filter
-                let limitIndex = filter.bind(Int64(limit))
-                let offsetIndex = filter.bind(Int64(offset))
-                return try await connection.values(
-                    PostgresQuery(
-                        unsafeSQL: """
-                            SELECT i.id FROM \(from)\(filter.whereClause)
-                            ORDER BY i.id LIMIT $\(limitIndex) OFFSET $\(offsetIndex)
-                            """, binds: filter.binds), as: Int64.self, logger: logger)
-            }
-            var pageIDs: [Int64] = []
-            if offset < nameCount {
-                pageIDs = try await ids(nameFilter, offset: offset, limit: limit)
-            }
-            if pageIDs.count < limit {
-                var groupFilter = baseFilter
-                let matchIndex = groupFilter.bind(match)
-                let nameIndex = groupFilter.bind(nameMatch)
-                groupFilter.conditions.append(
-                    "i.searchVector @@ $\(matchIndex)::TSQUERY AND NOT i.searchVector @@ $\(nameIndex)::TSQUERY")
-                pageIDs += try await ids(
-                    groupFilter, offset: max(0, offset - Int(nameCount)), limit: limit - pageIDs.count)
-            }
-            guard !pageIDs.isEmpty else { return [CatalogItem]() }
-            let order = Dictionary(pageIDs.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-            return try await connection.query(
-                """
-                SELECT \(unescaped: Self.itemColumns)
-                FROM catalogItem i LEFT JOIN streamCheck c ON c.itemID = i.id WHERE i.id = ANY(\(pageIDs))
-                """, logger: logger
-            ).collect().map(Self.item(from:)).sorted { order[$0.id, default: 0] < order[$1.id, default: 0] }
-        }
-        return CatalogPage(items: items, total: total, offset: offset, limit: limit)
     }
 
     /// The catalogue's rows and words, and the rows matching each of `terms`: from the cache while
