@@ -17,12 +17,13 @@ import TunerTesting
 
         func loadAll() -> [TransferTask] { Array(tasks.values) }
 
-        func insert(_ new: [TransferTask]) -> [TransferTask] {
+        func insert(_ new: [TransferTask], claimingFor worker: String?, until expiry: Date) -> [TransferTask] {
             new.map { task in
                 var task = task
                 task.id = nextID
                 nextID += 1
                 tasks[task.id] = task
+                if task.state == .waiting, let worker { claims[task.id] = worker }
                 return task
             }
         }

@@ -13,7 +13,12 @@ import MediaFormats
 ///
 /// Several managers (nodes) may share one store: a manager claims a task in the store before it
 /// runs it (see ``TransferStore``), renews its claims from the ticker and releases them when a
-/// run ends. A task another worker holds is not started; it is looked at again a third of a
+/// run ends. A task added through a manager is claimed for it by the insert itself: the node
+/// that accepted a task runs it unless it dies (then its claim expires after
+/// ``Configuration/claimLifetime`` and another node takes the task over), and it starts such a
+/// task without a claim's round trip while that claim has a third of its lifetime left. Such a
+/// claim is given up when the task leaves the queue unstarted (paused, cancelled, deleted) and
+/// at shutdown. A task another worker holds is not started; it is looked at again a third of a
 /// claim's lifetime later, and what that worker made of it (finished, paused, deleted) is taken
 /// over from the store.
 ///
@@ -79,6 +84,11 @@ public actor TransferManager {
     private var random = SystemRandomNumberGenerator()
     /// The single writer: ids whose newest state must reach the store, and waiters for a flush.
     private var flusher = TransferFlusher()
+    /// Waiting tasks this manager added, claimed for it with their insert and not started since,
+    /// with when that claim expires as far as this manager knows (set by the insert and by each
+    /// renewal that still found it). A start skips the claim's round trip while the claim has
+    /// at least a third of its lifetime left (see `launch`).
+    private var claimsHeld: [Int64: Date] = [:]
     /// Tasks that could not be claimed (another worker holds them), and when to try again.
     private var heldElsewhere: [Int64: Date] = [:]
     /// When the ticker next renews this manager's claims.
@@ -208,6 +218,9 @@ public actor TransferManager {
         runner = nil
         wakeUp?.control.cancel()
         wakeUp = nil
+        // Tasks added here but not started: other workers may take them at once.
+        for id in claimsHeld.keys { flusher.release(id) }
+        claimsHeld = [:]
         await flush()
         hub.finish()
         finishWaiters.releaseAll()
@@ -299,8 +312,13 @@ public actor TransferManager {
         let reserved = Set(drafts.map(\.destinationName))
         namesBeingAdded.formUnion(reserved)
         defer { namesBeingAdded.subtract(reserved) }
-        let stored = try await store.insert(drafts)
+        // The waiting ones are claimed for this manager by the insert itself: the node that
+        // accepted a task runs it unless it dies (renewals keep the claim meanwhile), and starts
+        // it without a claim's round trip.
+        let lifetime = configuration.claimLifetime
+        let stored = try await store.insert(drafts, claimingFor: workerID, until: now.addingTimeInterval(lifetime))
         for task in stored {
+            if task.state == .waiting { claimsHeld[task.id] = now.addingTimeInterval(lifetime) }
             keep(task)
             addedHere.insert(task.id)
             hub.publish(.changed(task))
@@ -588,22 +606,28 @@ public actor TransferManager {
         let running = task
         let control = TransferRunControl()
         let (store, worker, lifetime, time) = (store, workerID, configuration.claimLifetime, time)
+        // Claimed by its insert and renewed since: held until well after the next renewal, so no
+        // other worker can hold it meanwhile, and a renewal that no longer finds it stops the run.
+        let held = claimsHeld[id].map { $0 >= time.now().addingTimeInterval(lifetime / 3) }
         let work: @Sendable () async -> Void = { [self] in
-            // The claim first, within the run (a slot is held meanwhile): the one write per start.
-            // It checks the task's stored state, so a change of it still being written goes first.
-            await self.writesSettled(for: id)
-            let now = time.now()
-            var claim = ClaimAnswer.denied(stored: nil)
-            do {
-                if try await store.claim(ids: [id], by: worker, until: now.addingTimeInterval(lifetime), now: now)
-                    .contains(id)
-                {
-                    claim = .granted
-                } else {
-                    claim = .denied(stored: try? await store.load(ids: [id]))
+            var claim = ClaimAnswer.granted
+            if held != true {
+                // The claim first, within the run (a slot is held meanwhile): the one write per
+                // start. It checks the task's stored state, so a change of it still being written
+                // goes first.
+                await self.writesSettled(for: id)
+                let now = time.now()
+                do {
+                    if try await store.claim(ids: [id], by: worker, until: now.addingTimeInterval(lifetime), now: now)
+                        .contains(id)
+                    {
+                        claim = .granted
+                    } else {
+                        claim = .denied(stored: try? await store.load(ids: [id]))
+                    }
+                } catch {
+                    claim = .failed(error)
                 }
-            } catch {
-                claim = .failed(error)
             }
             guard await self.claimed(id: id, claim, before: snapshot) else { return }
             let result: Result<TransferOutcome, any Error>
@@ -618,6 +642,8 @@ public actor TransferManager {
         }
         // The runner has closed: the lifecycle is ending and the task stays waiting.
         guard runner.submit(TransferRunner.Job(control: control, work: work)) else { return }
+        // Its run holds the claim now (renewed as the run's; released when the run ends).
+        claimsHeld[id] = nil
         // Announced now, written once the claim is granted (see `claimed`).
         keep(task)
         hub.publish(.changed(task))
@@ -824,14 +850,15 @@ public actor TransferManager {
     /// over): it stops without writing.
     private func renewClaimsIfDue(now: Date) {
         let held = runs.filter(\.value.claimed).mapValues { ObjectIdentifier($0.control) }
-        guard !held.isEmpty, now >= nextRenewal, let runner else { return }
+        let ahead = Set(claimsHeld.keys)
+        guard !held.isEmpty || !ahead.isEmpty, now >= nextRenewal, let runner else { return }
         nextRenewal = now.addingTimeInterval(claimRecheckInterval)
         let (store, worker) = (store, workerID)
         let until = now.addingTimeInterval(configuration.claimLifetime)
         let work: @Sendable () async -> Void = { [weak self] in
             do {
                 let renewed = Set(try await store.renewClaims(by: worker, until: until))
-                await self?.renewed(held, still: renewed)
+                await self?.renewed(held, ahead: ahead, until: until, still: renewed)
             } catch {
                 self?.logger.warning("cannot renew transfer claims", metadata: ["error": "\(error)"])
             }
@@ -839,7 +866,15 @@ public actor TransferManager {
         _ = runner.submit(TransferRunner.Job(control: TransferRunControl(), work: work))
     }
 
-    private func renewed(_ held: [Int64: ObjectIdentifier], still renewed: Set<Int64>) {
+    private func renewed(
+        _ held: [Int64: ObjectIdentifier], ahead: Set<Int64>, until: Date, still renewed: Set<Int64>
+    ) {
+        // Claims taken by inserts: an id still held was not released since the renewal was
+        // asked for (ids are never inserted twice), so the renewal was the last write of its
+        // claim. One the renewal did not find is claimed again at its start.
+        for id in ahead where claimsHeld[id] != nil {
+            claimsHeld[id] = renewed.contains(id) ? until : nil
+        }
         for (id, control) in held where !renewed.contains(id) {
             guard let run = runs[id], ObjectIdentifier(run.control) == control else { continue }
             logger.warning("another worker took over a running transfer; stopping it", metadata: ["transfer": "\(id)"])
@@ -871,6 +906,7 @@ public actor TransferManager {
 
     private func forget(_ id: Int64) {
         tasks[id] = nil
+        claimsHeld[id] = nil
         waiting.remove(id)
         finishWaiters.settle(id)
     }
@@ -884,6 +920,9 @@ public actor TransferManager {
         keep(task)
         if publish { hub.publish(.changed(task)) }
         flusher.mark(task.id)
+        // Paused, cancelled or failed before it started: the claim its insert took goes with
+        // this write (after it), so another worker may take the task once it is queued again.
+        if task.state != .waiting, claimsHeld.removeValue(forKey: task.id) != nil { flusher.release(task.id) }
         if !lazily { startFlushing() }
     }
 

@@ -21,7 +21,7 @@ public final class PostgresTransferStore: TransferStore {
         self.logger = logger
     }
 
-    /// Rows per statement: 22 parameters each stays under PostgreSQL's 65,535.
+    /// Rows per statement: at most 23 parameters each stays under PostgreSQL's 65,535.
     static let rowsPerStatement = 1000
 
     /// The stored columns besides `id`, in the order of ``bind(_:to:)``, with their types.
@@ -61,9 +61,12 @@ public final class PostgresTransferStore: TransferStore {
         }
     }
 
-    public func insert(_ tasks: [TransferTask]) async throws -> [TransferTask] {
+    public func insert(_ tasks: [TransferTask], claimingFor worker: String?, until expiry: Date) async throws
+        -> [TransferTask]
+    {
         guard !tasks.isEmpty else { return [] }
         let logger = logger
+        let until = expiry.timeIntervalSince1970
         let rows = try tasks.map { task in try Self.bindings(task) }
         return try await database.write { connection in
             // Ids drawn first, so each task knows its own whatever order RETURNING would use;
@@ -79,15 +82,20 @@ public final class PostgresTransferStore: TransferStore {
             guard ids.count == tasks.count else { throw PostgresTransferStoreError.idsNotDrawn }
             for start in stride(from: 0, to: tasks.count, by: Self.rowsPerStatement) {
                 let end = min(start + Self.rowsPerStatement, tasks.count)
-                var binds = PostgresBindings(capacity: (end - start) * (Self.columns.count + 1))
+                var binds = PostgresBindings(capacity: (end - start) * (Self.columns.count + 3))
                 var values: [String] = []
                 for index in start..<end {
-                    values.append(Self.placeholders(from: binds.count + 1, extra: []))
+                    values.append(Self.placeholders(from: binds.count + 1, extra: ["text", "double precision"]))
                     binds.append(ids[index])
                     Self.append(rows[index], to: &binds)
+                    // The claim of a waiting task rides with its row (see `TransferStore.insert`).
+                    let claimed = tasks[index].state == .waiting ? worker : nil
+                    binds.append(claimed)
+                    binds.append(claimed.map { _ in until })
                 }
                 let sql =
-                    "INSERT INTO transfer (\(Self.selectColumns)) VALUES " + values.joined(separator: ", ")
+                    "INSERT INTO transfer (\(Self.selectColumns), claimedBy, claimExpiresAt) VALUES "
+                    + values.joined(separator: ", ")
                 try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
             }
             return zip(tasks, ids).map { task, id in

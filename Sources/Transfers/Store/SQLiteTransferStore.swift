@@ -46,8 +46,11 @@ public final class SQLiteTransferStore: TransferStore {
         }
     }
 
-    public func insert(_ tasks: [TransferTask]) async throws -> [TransferTask] {
-        try await database.write { db in
+    public func insert(_ tasks: [TransferTask], claimingFor worker: String?, until expiry: Date) async throws
+        -> [TransferTask]
+    {
+        let until = expiry.timeIntervalSince1970
+        return try await database.write { db in
             var stored: [TransferTask] = []
             // One statement compiled once for the whole batch (and kept for the next).
             let statement = try db.cachedStatement(
@@ -56,11 +59,12 @@ public final class SQLiteTransferStore: TransferStore {
                         committedBytes,
                         totalBytes, expectedSHA256, etag, lastModified, errorReason, errorClass, retryCount,
                             nextAttemptAt,
-                        history, properties, createdAt, updatedAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        history, properties, createdAt, updatedAt, claimedBy, claimExpiresAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             for var task in tasks {
-                try statement.execute(arguments: try Self.arguments(task))
+                let claimed = task.state == .waiting ? worker : nil
+                try statement.execute(arguments: try Self.arguments(task) + [claimed, claimed.map { _ in until }])
                 task.id = db.lastInsertedRowID
                 stored.append(task)
             }

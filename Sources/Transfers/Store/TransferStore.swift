@@ -24,7 +24,11 @@ public protocol TransferStore: Sendable {
     /// another worker made of tasks this one could not claim.
     func load(ids: [Int64]) async throws -> [TransferTask]
     /// Stores new tasks (their `id` is ignored) and returns them with their assigned ids, in order.
-    func insert(_ tasks: [TransferTask]) async throws -> [TransferTask]
+    /// With a `worker`, the `waiting` ones among them are claimed for it until `expiry` in the
+    /// same statement: the worker that accepted a task holds it from the start (no other worker
+    /// can claim it while that worker renews its claims), so it starts it without asking again.
+    func insert(_ tasks: [TransferTask], claimingFor worker: String?, until expiry: Date) async throws
+        -> [TransferTask]
     /// Replaces stored tasks by id and releases `worker`'s claims on `releasing` (tasks whose
     /// runs ended), all in one transaction, so a released task is never seen claimable in a
     /// state older than the one written with it.
@@ -49,6 +53,11 @@ public protocol TransferStore: Sendable {
 }
 
 extension TransferStore {
+    /// Stores new tasks, claiming none.
+    public func insert(_ tasks: [TransferTask]) async throws -> [TransferTask] {
+        try await insert(tasks, claimingFor: nil, until: .distantPast)
+    }
+
     /// Replaces stored tasks by id, releasing no claim.
     public func update(_ tasks: [TransferTask]) async throws {
         try await update(tasks, releasingClaims: [], by: "")
