@@ -279,8 +279,7 @@ public final class TunerEngine: Sendable {
         return "\(address.database) on PostgreSQL at \(host):\(address.port) as role \(address.username)"
     }
 
-    /// A location for the log and the settings page: the SQLite file, or the PostgreSQL address
-    /// without its password.
+    /// A location for the log: the SQLite file, or the PostgreSQL address without its password.
     static func spoken(_ location: DatabaseLocation?, dataFolder: DataFolder) -> String {
         switch location {
         case nil: "SQLite at \(dataFolder.databasePath)"
@@ -289,9 +288,14 @@ public final class TunerEngine: Sendable {
         }
     }
 
-    /// Where this engine's state lives, for people (the settings page): never the password.
+    /// Which engine keeps the state, for the settings page: the engine only, since any signed-in
+    /// key reads that page (a read key is no owner); the address is in the owner's log.
     public var databaseSummary: String {
-        Self.spoken(configuration.database, dataFolder: dataFolder)
+        switch configuration.database {
+        case nil: "SQLite, in the data folder"
+        case .sqlite: "SQLite"
+        case .postgres: "PostgreSQL (named in the server log)"
+        }
     }
 
     private static func localFileAccess(

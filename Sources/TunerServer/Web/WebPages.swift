@@ -337,7 +337,7 @@ enum WebPages {
     }
 
     /// Settings: the configuration in force, read-only. Secrets (the access token, the database's
-    /// password) are not shown; `database` says where the state lives without its password.
+    /// address and password) are not shown; `database` names the engine that keeps the state.
     static func settings(_ configuration: TunerConfiguration, database: String) -> WebPage {
         let rows: [(String, String)] = [
             ("Listening on", "\(configuration.host):\(configuration.port)"),
