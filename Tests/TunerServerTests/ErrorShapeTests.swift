@@ -18,6 +18,7 @@ import Testing
         "HLSFixturesError": "TunerTesting: test support",
         "LiveStreamError": "TunerTesting: test support",
         "LiveTSOriginError": "TunerTesting: test support",
+        "TestPostgresError": "TunerTesting: test support",
     ]
 
     /// A declared error type: its name, whether it is public and a struct, and its body's text.

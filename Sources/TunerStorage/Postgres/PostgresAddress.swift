@@ -81,7 +81,8 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
         var password = components.password.flatMap { $0.isEmpty ? nil : $0 }
         if password == nil, let passwordFile {
             guard let contents = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
-                throw StorageConfigurationError("cannot read the database password file \(passwordFile)")
+                throw StorageConfigurationError(
+                    "cannot read the database password file \(passwordFile)", kind: .unreadablePasswordFile)
             }
             password = contents.split(whereSeparator: \.isNewline).first.map(String.init)
         }
@@ -106,9 +107,19 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
 
 /// A database setting that cannot be used, with what to write instead.
 public struct StorageConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong with the setting.
+    public enum Kind: String, Sendable {
+        /// The address is not a usable `postgres://` URL or `sqlite:PATH`.
+        case invalidAddress
+        /// The password file cannot be read.
+        case unreadablePasswordFile
+    }
+
+    public let kind: Kind
     public let description: String
 
-    public init(_ description: String) {
+    public init(_ description: String, kind: Kind = .invalidAddress) {
+        self.kind = kind
         self.description = description
     }
 }

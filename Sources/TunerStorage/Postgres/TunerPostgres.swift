@@ -141,14 +141,17 @@ public final class TunerPostgres: Sendable {
         }
         if let error = error as? PSQLError {
             switch error.code {
-            case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
-                .sslUnsupported, .failedToAddSSLHandler:
+            case .connectionError, .sslUnsupported, .failedToAddSSLHandler, .poolClosed:
                 return StorageUnavailableError(address: address.description, reason: "\(error.code)")
+            case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
+                return StorageUnavailableError(
+                    address: address.description, reason: "\(error.code)", kind: .connectionLost)
             case .server:
                 // 08: connection exception; 57P01–57P03: the server is shutting down or starting.
                 let state = error.serverInfo?[.sqlState] ?? ""
                 if state.hasPrefix("08") || state.hasPrefix("57P") {
-                    return StorageUnavailableError(address: address.description, reason: "server state \(state)")
+                    return StorageUnavailableError(
+                        address: address.description, reason: "server state \(state)", kind: .serverUnavailable)
                 }
             default:
                 break
@@ -168,11 +171,23 @@ public final class TunerPostgres: Sendable {
 
 /// The state database cannot be reached now: retry later (the API answers 503 with `Retry-After`).
 public struct StorageUnavailableError: Error, Sendable, CustomStringConvertible {
+    /// Why no answer came.
+    public enum Kind: String, Sendable {
+        /// No connection could be had in time (the server is down, unreachable or refusing).
+        case noConnection
+        /// The server closed the connection in the middle of the work.
+        case connectionLost
+        /// The server said it is shutting down or starting up.
+        case serverUnavailable
+    }
+
+    public let kind: Kind
     /// The server's address, without its password.
     public let address: String
     public let reason: String
 
-    public init(address: String, reason: String) {
+    public init(address: String, reason: String, kind: Kind = .noConnection) {
+        self.kind = kind
         self.address = address
         self.reason = reason
     }
