@@ -31,7 +31,8 @@ extension DataFolder {
             // that says what failed; debug and trace keep them.
             var poolLogger = logger
             if poolLogger.logLevel > .debug { poolLogger.logLevel = max(poolLogger.logLevel, .warning) }
-            return .postgres(try await TunerPostgres.open(address: address, schemas: Self.databaseSchemas, logger: poolLogger))
+            return .postgres(
+                try await TunerPostgres.open(address: address, schemas: Self.databaseSchemas, logger: poolLogger))
         }
     }
 
