@@ -7,8 +7,8 @@ import TunerStorage
 ///
 /// The rules live here (ids, clamps, numbering, passwords); the rows behind ``OutputRecords``, one
 /// implementation per engine, so both behave alike. Reading a lineup never writes: numbers not yet
-/// recorded are worked out in memory by the same rule ``recordNumbers(profileID:)`` later stores (after each import and profile change), so a
-/// GET always shows the numbers the channel will keep.
+/// recorded are worked out in memory by the same rule ``recordNumbers(profileID:)`` later stores
+/// (after each import and profile change), so a GET always shows the numbers the channel will keep.
 public final class OutputStore: Sendable {
     let records: any OutputRecords
     let catalog: any CatalogStore

@@ -10,9 +10,10 @@ import TunerStorage
 ///
 /// Keys live in the state database (``CommandSchema``; SQLite, or PostgreSQL shared by several
 /// nodes), so an acknowledged command stays applied-once across restarts. A key is claimed (a
-/// pending row) before the request runs and finished with its answer after, in two transactions: a key whose request is still running answers ``CommandClaim/inProgress``,
-/// and one whose server stopped in between answers ``CommandClaim/interrupted`` for good, since
-/// the command may or may not have taken effect and running it again could apply it twice.
+/// pending row) before the request runs and finished with its answer after, in two transactions:
+/// a key whose request is still running answers ``CommandClaim/inProgress``, and one whose
+/// server stopped in between answers ``CommandClaim/interrupted`` for good, since the command may
+/// or may not have taken effect and running it again could apply it twice.
 /// Receipts are kept ``retention`` (24 hours), as payment APIs do, and the oldest are dropped past
 /// ``maxReceipts``.
 public final class CommandJournal: Sendable {
