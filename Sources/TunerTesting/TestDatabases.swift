@@ -63,7 +63,7 @@ public enum TestPostgres {
     /// Runs `body` with an open ``TunerPostgres`` on a new database with `schemas` applied;
     /// closes and drops it afterwards, whatever happened.
     public static func withDatabase<Result>(
-        schemas: [any PostgresSchema.Type], options: TunerPostgres.Options = .init(),
+        schemas: [any PostgresSchema.Type], options: TunerPostgres.Options = patientOptions,
         _ body: (TunerPostgres) async throws -> Result
     ) async throws -> Result {
         let address = try await createDatabase()
@@ -99,6 +99,16 @@ public enum TestPostgres {
     }
 
     static let logger = Logger(label: "tuner.tests.postgres")
+
+    /// The pool's settings in tests: the whole suite runs in parallel on two cores, where a
+    /// connection can wait far longer than a server's 5 s lease timeout without anything being
+    /// wrong; tests of a lost server stop it or close the pool, which fails at once.
+    public static var patientOptions: TunerPostgres.Options {
+        var options = TunerPostgres.Options()
+        options.connectTimeout = .seconds(60)
+        options.leaseTimeout = .seconds(120)
+        return options
+    }
 
     private static func onServer(
         _ server: PostgresAddress, _ body: (PostgresConnection) async throws -> Void

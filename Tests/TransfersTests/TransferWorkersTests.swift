@@ -56,7 +56,9 @@ import TunerTesting
             let ids = added.map(\.id)
             // Short claims, so a task the other node holds is looked at again within a second.
             var configuration = TransfersHarness.fastConfiguration
-            configuration.claimLifetime = 3
+            // Long enough that a loaded CI machine's stalls never expire a claim: this test is about
+            // two live workers sharing a queue, not about taking over a dead one's tasks.
+            configuration.claimLifetime = 30
             for (node, store) in stores.enumerated() {
                 // A data folder each: two nodes, two worker names.
                 let manager = try await TransferManager(

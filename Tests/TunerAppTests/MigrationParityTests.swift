@@ -23,11 +23,7 @@ import TunerTesting
         for schema in DataFolder.databaseSchemas {
             var migrator = DatabaseMigrator()
             schema.registerMigrations(in: &migrator)
-            guard let postgres = schema as? any PostgresSchema.Type else {
-                Issue.record("\(schema) has no PostgreSQL migrations")
-                continue
-            }
-            #expect(postgres.postgresMigrations.map(\.identifier) == migrator.migrations, "\(schema)")
+            #expect(schema.postgresMigrations.map(\.identifier) == migrator.migrations, "\(schema)")
         }
     }
 
@@ -50,7 +46,7 @@ import TunerTesting
             }
             return shape
         }
-        let schemas = DataFolder.databaseSchemas.compactMap { $0 as? any PostgresSchema.Type }
+        let schemas: [any PostgresSchema.Type] = DataFolder.databaseSchemas.map { $0 }
         try await TestPostgres.withDatabase(schemas: schemas) { database in
             let logger = Logger(label: "test")
             let postgresShape = try await database.read { connection in
