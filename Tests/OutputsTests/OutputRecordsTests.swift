@@ -212,7 +212,8 @@ import TunerTesting
         let server = try #require(TestPostgres.serverAddress)
         let logger = Logger(label: "test")
         let name = "tuner_test_icu_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
-        let admin = try await TunerPostgres.open(address: server, schemas: [], logger: logger)
+        let admin = try await TunerPostgres.open(
+            address: server, schemas: [], options: TestPostgres.patientOptions, logger: logger)
         do {
             try await admin.read { connection in
                 _ = try await connection.query(
@@ -229,7 +230,8 @@ import TunerTesting
         }
         let address = server.with(database: String(name))
         do {
-            let database = try await TunerPostgres.open(address: address, schemas: [OutputSchema.self], logger: logger)
+            let database = try await TunerPostgres.open(
+                address: address, schemas: [OutputSchema.self], options: TestPostgres.patientOptions, logger: logger)
             do {
                 let state = StateDatabase.postgres(database)
                 let store = OutputStore(database: state, catalog: state.catalogStore(logger: logger), logger: logger)
@@ -261,7 +263,8 @@ import TunerTesting
             try await body(database)
         case .postgres(let postgres):
             let other = try await TunerPostgres.open(
-                address: postgres.address, schemas: [OutputSchema.self], logger: Logger(label: "test"))
+                address: postgres.address, schemas: [OutputSchema.self], options: TestPostgres.patientOptions,
+                logger: Logger(label: "test"))
             do {
                 try await body(.postgres(other))
                 await other.close()

@@ -140,7 +140,8 @@ final class HarnessDatabase: Sendable {
         guard let address else { return try SQLiteTransferStore(path: directory + "/tuner.sqlite") }
         var logger = Logger(label: "transfers-test")
         logger.logLevel = .warning
-        let pool = try await TunerPostgres.open(address: address, schemas: [TransferSchema.self], logger: logger)
+        let pool = try await TunerPostgres.open(
+            address: address, schemas: [TransferSchema.self], options: TestPostgres.patientOptions, logger: logger)
         pools.withLockedValue { $0.append(pool) }
         return PostgresTransferStore(database: pool, logger: logger)
     }

@@ -154,7 +154,8 @@ import TunerTesting
             try await body(database)
         case .postgres(let postgres):
             let other = try await TunerPostgres.open(
-                address: postgres.address, schemas: [AccessSchema.self], logger: Logger(label: "test"))
+                address: postgres.address, schemas: [AccessSchema.self], options: TestPostgres.patientOptions,
+                logger: Logger(label: "test"))
             do {
                 try await body(.postgres(other))
                 await other.close()

@@ -111,7 +111,8 @@ import TunerTesting
             for _ in 0..<2 {
                 pools.append(
                     try await TunerPostgres.open(
-                        address: address, schemas: [CommandSchema.self], logger: Logger(label: "test")))
+                        address: address, schemas: [CommandSchema.self], options: TestPostgres.patientOptions,
+                        logger: Logger(label: "test")))
             }
             let journals = pools.map { Self.journal(.postgres($0)) }
             for round in 0..<40 {

@@ -229,7 +229,8 @@ import TunerTesting
     /// In PostgreSQL: the generated search vector was computed, and the identity goes on after
     /// the source's highest id ever (20, since deleted), not after its highest row (19).
     func checkPostgres(_ address: PostgresAddress) async throws {
-        let database = try await TunerPostgres.open(address: address, schemas: [Sample.self], logger: Self.logger)
+        let database = try await TunerPostgres.open(
+            address: address, schemas: [Sample.self], options: TestPostgres.patientOptions, logger: Self.logger)
         do {
             let (matches, next) = try await database.write { connection in
                 var matches: Int64 = 0
@@ -308,7 +309,7 @@ import TunerTesting
                 }
             case .postgres(let address):
                 let database = try await TunerPostgres.open(
-                    address: address, schemas: [Sample.self], logger: Self.logger)
+                    address: address, schemas: [Sample.self], options: TestPostgres.patientOptions, logger: Self.logger)
                 try await database.write { connection in
                     try await connection.query(
                         """

@@ -21,7 +21,8 @@ import TunerTesting
         defer { Task { await TestPostgres.drop(address) } }
         let logger = Logger(label: "test")
         for _ in 0..<2 {
-            let database = try await TunerPostgres.open(address: address, schemas: [Sample.self], logger: logger)
+            let database = try await TunerPostgres.open(
+                address: address, schemas: [Sample.self], options: TestPostgres.patientOptions, logger: logger)
             let applied = try await database.read { connection in
                 var names: [String] = []
                 for try await name in try await connection.query(

@@ -94,9 +94,13 @@ final class TunerProcess: Sendable {
             + "/serve-\(UUID().uuidString.prefix(8)).log"
         let stdoutPath = logPath + ".stdout"
         // In the PostgreSQL pass, the folder's state is in a database of the test server.
+        // HDHomeRun discovery's UDP port is one per machine: only a test that asks for it gets it,
+        // so servers of other suites running at the same time never answer (or take) its packets.
+        let discovery = extra.contains("--hdhomerun-discovery-port") ? [] : ["--hdhomerun-discovery-port", "0"]
         let command =
             launcher + [binary]
-            + (try await EndToEndDatabase.arguments(["serve", "--port", "0", "--data", dataDirectory] + extra))
+            + (try await EndToEndDatabase.arguments(
+                ["serve", "--port", "0", "--data", dataDirectory] + discovery + extra))
         let process = try ChildProcess(
             command[0], Array(command.dropFirst()),
             environment: Subprocess.childEnvironment().merging(environment) { $1 },
