@@ -193,6 +193,22 @@ public final class PostgresCatalogStore: CatalogStore {
 
     static func item(from row: PostgresRow) throws -> CatalogItem {
         var cells = PostgresCells(row)
+        var item = try leadingItem(from: &cells)
+        item.isFavourite = try cells.next(Bool.self)
+        let online = try cells.next(Int64?.self)
+        let checkedAt = try cells.next(Double?.self)
+        let reason = try cells.next(String?.self)
+        if let online, let checkedAt {
+            item.streamCheck = CatalogStreamCheck(
+                itemID: item.id, online: online != 0, checkedAt: Date(timeIntervalSince1970: checkedAt),
+                reason: reason ?? "")
+        }
+        return item
+    }
+
+    /// The item's own columns, in ``itemColumns``' order up to `position` (what every item query
+    /// selects first), from `cells`; the caller reads what its query adds after them.
+    static func leadingItem(from cells: inout PostgresCells) throws -> CatalogItem {
         let id = try cells.next(Int64.self)
         let sourceID = try cells.next(Int64.self)
         let kind = try cells.next(String.self)
@@ -211,16 +227,6 @@ public final class PostgresCatalogStore: CatalogStore {
         let tvgShift = try cells.next(Double?.self)
         let isRadio = try cells.flag()
         let position = try cells.next(Int64.self)
-        let isFavourite = try cells.next(Bool.self)
-        let online = try cells.next(Int64?.self)
-        let checkedAt = try cells.next(Double?.self)
-        let reason = try cells.next(String?.self)
-        var streamCheck: CatalogStreamCheck?
-        if let online, let checkedAt {
-            streamCheck = CatalogStreamCheck(
-                itemID: id, online: online != 0, checkedAt: Date(timeIntervalSince1970: checkedAt), reason: reason ?? ""
-            )
-        }
         return CatalogItem(
             id: id, sourceID: sourceID, kind: CatalogItemKind(rawValue: kind), identity: identity, name: name,
             group: group, tvgID: tvgID, tvgName: tvgName, logo: logo, number: number, url: url,
@@ -228,8 +234,7 @@ public final class PostgresCatalogStore: CatalogStore {
             catchup: catchupType.map {
                 CatalogCatchup(type: $0, days: catchupDays.map(Int.init), source: catchupSource)
             },
-            tvgShift: tvgShift, isRadio: isRadio, position: Int(position), isFavourite: isFavourite,
-            streamCheck: streamCheck)
+            tvgShift: tvgShift, isRadio: isRadio, position: Int(position))
     }
 
     public func items(_ query: CatalogItemQuery) async throws -> CatalogPage<CatalogItem> {
@@ -366,33 +371,9 @@ public final class PostgresCatalogStore: CatalogStore {
             var items: [LineupItem] = []
             for try await row in rows {
                 var cells = PostgresCells(row)
-                let id = try cells.next(Int64.self)
-                let sourceID = try cells.next(Int64.self)
-                let kind = try cells.next(String.self)
-                let identity = try cells.next(String.self)
-                let name = try cells.next(String.self)
-                let group = try cells.next(String?.self)
-                let tvgID = try cells.next(String?.self)
-                let tvgName = try cells.next(String?.self)
-                let logo = try cells.next(String?.self)
-                let number = try cells.next(String?.self)
-                let url = try cells.next(String?.self)
-                let headers = try cells.next(String?.self)
-                let catchupType = try cells.next(String?.self)
-                let catchupDays = try cells.next(Int64?.self)
-                let catchupSource = try cells.next(String?.self)
-                let tvgShift = try cells.next(Double?.self)
-                let isRadio = try cells.flag()
-                let position = try cells.next(Int64.self)
+                var item = try Self.leadingItem(from: &cells)
                 let favourite = try cells.next(Int64?.self)
-                let item = CatalogItem(
-                    id: id, sourceID: sourceID, kind: CatalogItemKind(rawValue: kind), identity: identity, name: name,
-                    group: group, tvgID: tvgID, tvgName: tvgName, logo: logo, number: number, url: url,
-                    headers: headers == nil ? [] : try SQLiteCatalogStore.decodeHeaders(headers),
-                    catchup: catchupType.map {
-                        CatalogCatchup(type: $0, days: catchupDays.map(Int.init), source: catchupSource)
-                    },
-                    tvgShift: tvgShift, isRadio: isRadio, position: Int(position), isFavourite: favourite != nil)
+                item.isFavourite = favourite != nil
                 items.append(LineupItem(item: item, favouritePosition: favourite.map(Int.init)))
             }
             return items
