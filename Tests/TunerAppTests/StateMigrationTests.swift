@@ -197,7 +197,8 @@ import TunerTesting
             removeSQLite(back)
         }
         try makeSource(at: source)
-        let migration = StateMigration(schemas: [Sample.self], logger: Self.logger)
+        let migration = StateMigration(
+            schemas: [Sample.self], postgresOptions: TestPostgres.patientOptions, logger: Self.logger)
         try await withMiddle(engine) { middle in
             let there = try await migration.copy(from: .sqlite(path: source), to: middle, replace: false)
             #expect(there.isVerified, "\(there.text)")
@@ -262,7 +263,8 @@ import TunerTesting
             removeSQLite(other)
         }
         try makeSource(at: source)
-        let migration = StateMigration(schemas: [Sample.self], logger: Self.logger)
+        let migration = StateMigration(
+            schemas: [Sample.self], postgresOptions: TestPostgres.patientOptions, logger: Self.logger)
         try await withMiddle(engine) { target in
             // The target holds other data: one parent with one child.
             let seed = try TunerDatabase(path: other, schemas: [Sample.self])
@@ -294,7 +296,8 @@ import TunerTesting
         let source = temporaryPath("source")
         defer { removeSQLite(source) }
         try makeSource(at: source)
-        let migration = StateMigration(schemas: [Sample.self], logger: Self.logger)
+        let migration = StateMigration(
+            schemas: [Sample.self], postgresOptions: TestPostgres.patientOptions, logger: Self.logger)
         try await withMiddle(engine) { target in
             // A trigger in the target changes one label as it goes in: the copy itself succeeds.
             switch target {
@@ -337,8 +340,10 @@ import TunerTesting
         try makeSource(at: source)
         try await withMiddle(engine) { target in
             await #expect {
-                _ = try await StateMigration(schemas: [SampleLater.self], logger: Self.logger)
-                    .copy(from: .sqlite(path: source), to: target, replace: false)
+                _ = try await StateMigration(
+                    schemas: [SampleLater.self], postgresOptions: TestPostgres.patientOptions, logger: Self.logger
+                )
+                .copy(from: .sqlite(path: source), to: target, replace: false)
             } throws: { error in
                 (error as? FeatureError)?.kind == .conflict && "\(error)".contains("sample-v2")
             }
@@ -350,18 +355,22 @@ import TunerTesting
         defer { removeSQLite(source) }
         try makeSource(at: source)
         await #expect(throws: FeatureError.self) {
-            _ = try await StateMigration(schemas: [Sample.self], logger: Self.logger)
-                .copy(
-                    from: .sqlite(path: source),
-                    to: .sqlite(path: source + "/../" + (source as NSString).lastPathComponent), replace: true)
+            _ = try await StateMigration(
+                schemas: [Sample.self], postgresOptions: TestPostgres.patientOptions, logger: Self.logger
+            )
+            .copy(
+                from: .sqlite(path: source),
+                to: .sqlite(path: source + "/../" + (source as NSString).lastPathComponent), replace: true)
         }
     }
 
     @Test func aMissingSourceIsNamed() async throws {
         let missing = temporaryPath("missing")
         await #expect {
-            _ = try await StateMigration(schemas: [Sample.self], logger: Self.logger)
-                .copy(from: .sqlite(path: missing), to: .sqlite(path: temporaryPath("unused")), replace: false)
+            _ = try await StateMigration(
+                schemas: [Sample.self], postgresOptions: TestPostgres.patientOptions, logger: Self.logger
+            )
+            .copy(from: .sqlite(path: missing), to: .sqlite(path: temporaryPath("unused")), replace: false)
         } throws: { error in
             (error as? FeatureError)?.kind == .notFound && "\(error)".contains(missing)
         }

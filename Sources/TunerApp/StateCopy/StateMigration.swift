@@ -15,11 +15,16 @@ import TunerStorage
 /// count and by a SHA-256 over the rows in primary-key order.
 public struct StateMigration: Sendable {
     /// The schemas whose migrations the target gets (``DataFolder/databaseSchemas``).
-    public let schemas: [any DatabaseSchema.Type]
+    public let schemas: [any StateSchema.Type]
+    /// How the PostgreSQL side's pool waits (a loaded test machine waits longer than a server).
+    public let postgresOptions: TunerPostgres.Options
     public let logger: Logger
 
-    public init(schemas: [any DatabaseSchema.Type], logger: Logger) {
+    public init(
+        schemas: [any StateSchema.Type], postgresOptions: TunerPostgres.Options = .init(), logger: Logger
+    ) {
         self.schemas = schemas
+        self.postgresOptions = postgresOptions
         self.logger = logger
     }
 
@@ -112,13 +117,10 @@ public struct StateMigration: Sendable {
                 ? try SQLiteCopySide.openMigrated(path: path, schemas: schemas)
                 : try SQLiteCopySide.openExisting(path: path, schemas: schemas)
         case .postgres(let address):
-            let postgres = schemas.compactMap { $0 as? any PostgresSchema.Type }
-            guard postgres.count == schemas.count else {
-                throw FeatureError(.failed, "this build of Tuner cannot keep its state in PostgreSQL yet")
-            }
             // The source is read as it is; only the target is brought to this Tuner's version.
             let database = try await TunerPostgres.open(
-                address: address, schemas: migrated ? postgres : [], logger: logger)
+                address: address, schemas: migrated ? schemas.map { $0 } : [], options: postgresOptions,
+                logger: logger)
             return PostgresCopySide(database: database, logger: logger)
         }
     }
