@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PostgresNIO
 import Testing
 import TunerStorage
 import TunerTesting
@@ -86,6 +88,94 @@ import TunerTesting
             _ = await stream.stop()
             await server.stop()
             try await origin.shutdown()
+        }
+    }
+
+    /// Lost mid-import: the server process of the refresh's `COPY` stops reading (SIGSTOP, so that
+    /// Tuner's writes back up behind a full socket) and then dies (SIGKILL, and PostgreSQL restarts
+    /// itself). The refresh answers 503 instead of waiting forever, the earlier import is whole
+    /// afterwards, and the server still stops on SIGTERM.
+    @Test(.enabled(if: TestPostgres.isAvailable))
+    func lostMidImport() async throws {
+        if EndToEndDatabase.skipsSQLiteFileTest("it runs a PostgreSQL of its own") { return }
+        guard let tools = Tools.require(.curl) else { return }
+        try await Self.withCluster { url, folder in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let data = workspace.file("data")
+            // Enough rows (about 12 MB of COPY text) to fill the socket's buffers many times over.
+            let channels = 60_000
+            var playlist = "#EXTM3U\n"
+            for index in 0..<channels {
+                playlist += "#EXTINF:-1 tvg-id=\"c\(index).fault\" group-title=\"Group \(index % 40)\","
+                playlist += "Fault Channel \(index) with a name as long as providers give them\n"
+                playlist += "http://127.0.0.1:9/live/user/pass/\(index).ts\n"
+            }
+            try playlist.write(toFile: workspace.file("list.m3u"), atomically: true, encoding: .utf8)
+            let added = try await TunerProcess.run(
+                ["sources", "add", workspace.file("list.m3u"), "--data", data, "--database", url],
+                timeout: .seconds(300))
+            #expect(added.succeeded, "\(added.transcript)")
+            let server = try await TunerProcess.serve(
+                data: data, arguments: ["--database", url, "--files-root", workspace.path])
+            let api = server.baseURL + "/api/v1"
+
+            let refresh = Task {
+                try await Curl.fetch(
+                    tools[.curl], api + "/sources/1/refresh", options: ["-X", "POST"], timeout: .seconds(180))
+            }
+            // The refresh's COPY, found from a connection of the test's own.
+            let address = try PostgresAddress(url: url)
+            let watcher = try await TunerPostgres.open(
+                address: address, schemas: [], options: TestPostgres.patientOptions,
+                logger: Logger(label: "test.faults"))
+            var backend: Int32?
+            let deadline = ContinuousClock.now + .seconds(300)
+            while backend == nil, ContinuousClock.now < deadline {
+                backend = try await watcher.read { connection in
+                    try await connection.query(
+                        "SELECT pid FROM pg_stat_activity WHERE query LIKE 'COPY%catalog_import%'",
+                        logger: Logger(label: "test.faults")
+                    ).collect().first?.decode(Int32.self)
+                }
+                if backend == nil { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            await watcher.close()
+            guard let backend else {
+                Issue.record("the refresh's COPY never showed in pg_stat_activity")
+                refresh.cancel()
+                await server.stop()
+                return
+            }
+            let stopped = try await Subprocess.run("/bin/kill", ["-STOP", "\(backend)"])
+            #expect(stopped.succeeded, "\(stopped.transcript)")
+            // Long enough for Tuner's COPY writes to fill the socket and wait for it to drain.
+            try await Task.sleep(for: .seconds(3))
+            let killed = try await Subprocess.run("/bin/kill", ["-KILL", "\(backend)"])
+            #expect(killed.succeeded, "\(killed.transcript)")
+
+            let answer = try await refresh.value
+            let text = String(decoding: answer.body, as: UTF8.self)
+            #expect(answer.status == 503, "\(answer.status) \(text)")
+            #expect(answer.header("Retry-After") != nil)
+            #expect(!text.contains(folder) && !text.contains("pass"), "\(text)")
+
+            // PostgreSQL restarts after a crashed backend; the earlier import is whole.
+            var total: Int?
+            let back = ContinuousClock.now + .seconds(120)
+            while ContinuousClock.now < back {
+                let page = try await Curl.fetch(tools[.curl], api + "/channels?limit=1", timeout: .seconds(30))
+                if page.status == 200 {
+                    let json = try JSONSerialization.jsonObject(with: Data(page.body)) as? [String: Any]
+                    total = json?["total"] as? Int
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            #expect(
+                total == channels, "after the lost import the catalogue holds \(total.map(String.init) ?? "no answer")")
+            let ended = await server.stop()
+            #expect(!ended.timedOut && ended.status == 0, "tuner serve did not stop on SIGTERM: \(ended)")
         }
     }
 }

@@ -41,6 +41,9 @@ import Testing
         "Streaming/BackgroundWork.swift": (
             1, "the tracker itself: each task kept until it ends; shutdown() cancels and awaits them all"
         ),
+        "TunerStorage/Postgres/ConnectionLossWatch.swift": (
+            1, "work on a PostgreSQL connection, raced against its close: postgres-nio may never answer a dead one"
+        ),
         "TunerStorage/Postgres/TunerPostgres.swift": (
             1, "the connection pool's run(): lives as long as the database object; close() cancels and awaits it"
         ),

@@ -229,8 +229,8 @@ final class PostgresCopySide: CopySide {
             var digests: [TableDigest] = []
             for plan in plans {
                 var digest = RowDigest()
-                try await connection.copyFrom(
-                    table: plan.target.name, columns: plan.targetColumns.map(\.name), logger: logger
+                try await connection.copy(
+                    into: plan.target.name, columns: plan.targetColumns.map(\.name), logger: logger
                 ) { writer in
                     try await reader.read(plan.source, columns: plan.sourceColumns, order: plan.sourceOrder) { batch in
                         digest.add(batch)

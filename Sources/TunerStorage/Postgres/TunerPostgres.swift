@@ -94,7 +94,8 @@ public final class TunerPostgres: Sendable {
     }
 
     /// Leases a connection within ``Options/leaseTimeout`` and runs `body` on it, translating a
-    /// lost server into ``StorageUnavailableError``.
+    /// lost server into ``StorageUnavailableError``: at once when the connection closes, even if
+    /// postgres-nio never answers what `body` awaits (``ConnectionLossWatch``).
     private func leased<Result: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
@@ -106,7 +107,9 @@ public final class TunerPostgres: Sendable {
                 group.addTask {
                     try await client.withConnection { connection in
                         lease.set()
-                        return try await body(connection)
+                        return try await ConnectionLossWatch.shared.run(on: connection, lost: { ConnectionLost() }) {
+                            try await body(connection)
+                        }
                     }
                 }
                 group.addTask {
@@ -134,6 +137,10 @@ public final class TunerPostgres: Sendable {
         if let error = error as? PostgresTransactionError {
             if let thrown = error.closureError { return translate(thrown) }
             if let failure = error.beginError ?? error.commitError ?? error.rollbackError { return translate(failure) }
+        }
+        if error is ConnectionLost {
+            return StorageUnavailableError(
+                address: address.description, reason: "the connection closed mid-request", kind: .connectionLost)
         }
         if error is LeaseTimedOut || error is ConnectionPoolError {
             return StorageUnavailableError(

@@ -25,8 +25,8 @@ extension PostgresCatalogStore {
                 produce: { emit in try PostgresGuideSink.run(produce, emit: emit) }
             ) { next in
                 var finished: ([PostgresGuideSink.Channel], GuideImportCounts)?
-                try await connection.copyFrom(
-                    table: "guide_stage_programme", columns: PostgresGuideSink.programmeColumns, logger: logger
+                try await connection.copy(
+                    into: "guide_stage_programme", columns: PostgresGuideSink.programmeColumns, logger: logger
                 ) { writer in
                     while let batch = try await next() {
                         switch batch {
@@ -39,8 +39,8 @@ extension PostgresCatalogStore {
                 return finished
             }
             guard counts.channels + counts.programmes > 0 else { throw CatalogError.emptyImport }
-            try await connection.copyFrom(
-                table: "guide_stage_channel", columns: ["ordinal", "epgid", "name", "normalizedname", "icon"],
+            try await connection.copy(
+                into: "guide_stage_channel", columns: ["ordinal", "epgid", "name", "normalizedname", "icon"],
                 logger: logger
             ) { writer in
                 var rows = PostgresCopyText(capacity: 64 * 1024)

@@ -86,7 +86,7 @@ struct PostgresItemImport {
             consume: { next in
                 var counts = CatalogImportCounts()
                 var order: Int64 = 0
-                try await connection.copyFrom(table: "catalog_import", logger: logger) { writer in
+                try await connection.copy(into: "catalog_import", logger: logger) { writer in
                     var buffer = ByteBuffer()
                     var vectors = CatalogSearchTokenizer.VectorWriter()
                     while let batch = try await next() {
