@@ -71,8 +71,10 @@ struct Fetched: Sendable {
 }
 
 enum HTTP {
+    /// Patient: the whole suite starts at once on two cores, and an in-process server may take a
+    /// minute to answer then. The limits catch a server that never answers, not a slow one.
     static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(5), read: .seconds(60)))
+        var configuration = HTTPClient.Configuration(timeout: .init(connect: .seconds(30), read: .seconds(300)))
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         configuration.decompression = .disabled
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -88,7 +90,7 @@ enum HTTP {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: json))
         }
-        let response = try await client.execute(request, timeout: .seconds(60))
+        let response = try await client.execute(request, timeout: .seconds(300))
         var body: [UInt8] = []
         var failure: String?
         do {
