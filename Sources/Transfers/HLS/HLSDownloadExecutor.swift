@@ -55,6 +55,8 @@ public struct HLSDownloadExecutor: TransferExecutor {
                 context.progress(bytes: progress.completedBytes, total: nil)
             }, activity: { context.activity() })
         try Task.checkCancellation()
+        // Still this worker's task? One that stalled past its claim must not finish another's run.
+        try await context.confirmClaim()
         guard !fileManager.fileExists(atPath: final) else {
             throw TransferError.permanent("\(final) appeared while the stream downloaded; move it away, then retry")
         }

@@ -57,11 +57,19 @@ public final class TransferContext: Sendable {
         Task { [manager, taskID] in await manager.releaseSlot(id: taskID) }
     }
 
+    /// Returns when this run still holds its task's claim (renewing it), and throws
+    /// `CancellationError` when another worker took the task over meanwhile (the run is stopped
+    /// then). Call it just before putting a result in place; ``commitFinal(_:)`` does.
+    public func confirmClaim() async throws {
+        try await manager.confirmClaim(id: taskID)
+    }
+
     /// `commit(_:)` of the run's last checkpoint (every byte synced, nothing left to receive),
     /// which also gives up the run's slot (`releaseSlot()`). Only for a checkpoint from which the
     /// executor recognises a finished result after a crash: the manager then writes the task's
     /// completion lazily (with the next write, at most a progress tick later).
     func commitFinal(_ checkpoint: TransferCheckpoint) async throws {
+        try await confirmClaim()
         meter.update(bytes: checkpoint.committedBytes, total: checkpoint.totalBytes)
         try await manager.recordCheckpoint(id: taskID, checkpoint, note: nil, releasingSlot: true)
     }

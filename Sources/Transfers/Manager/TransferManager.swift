@@ -532,6 +532,26 @@ public actor TransferManager {
         await flush()
     }
 
+    /// Renews the claim of `id`'s run and returns when this manager still holds it; otherwise the
+    /// run is stopped as taken over (as a renewal that misses it does) and this throws
+    /// `CancellationError`. Runs call it (``TransferContext/confirmClaim()``) just before they put
+    /// a result in place: a worker that stalled past its claim's lifetime between two renewals
+    /// must not finish what another worker now runs.
+    func confirmClaim(id: Int64) async throws {
+        guard let run = runs[id], run.claimed else { throw CancellationError() }
+        let now = time.now()
+        let kept = try await store.claim(
+            ids: [id], by: workerID, until: now.addingTimeInterval(configuration.claimLifetime), now: now)
+        guard kept != [id] else { return }
+        if let current = runs[id], current.control === run.control, current.intent == nil {
+            logger.warning(
+                "another worker took over a transfer about to finish; stopping it", metadata: ["transfer": "\(id)"])
+            runs[id]?.intent = .lost
+            current.control.cancel()
+        }
+        throw CancellationError()
+    }
+
     /// The run of `id` only waits for the disk now: the next task may start (see `Run.holdsSlot`).
     func releaseSlot(id: Int64) {
         guard runs[id]?.intent == nil, runs[id]?.holdsSlot == true else { return }
