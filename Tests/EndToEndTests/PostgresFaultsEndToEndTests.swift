@@ -92,9 +92,10 @@ import TunerTesting
     }
 
     /// Lost mid-import: the server process of the refresh's `COPY` stops reading (SIGSTOP, so that
-    /// Tuner's writes back up behind a full socket) and then dies (SIGKILL, and PostgreSQL restarts
-    /// itself). The refresh answers 503 instead of waiting forever, the earlier import is whole
-    /// afterwards, and the server still stops on SIGTERM.
+    /// Tuner's writes back up behind a full socket), then PostgreSQL is stopped as a crash stops it
+    /// (`pg_ctl stop -m immediate`, which kills the stopped process after five seconds). The refresh
+    /// answers 503 instead of waiting forever, the earlier import is whole when PostgreSQL is back,
+    /// and the server still stops on SIGTERM.
     @Test(.enabled(if: TestPostgres.isAvailable))
     func lostMidImport() async throws {
         if EndToEndDatabase.skipsSQLiteFileTest("it runs a PostgreSQL of its own") { return }
@@ -151,7 +152,7 @@ import TunerTesting
             #expect(stopped.succeeded, "\(stopped.transcript)")
             // Long enough for Tuner's COPY writes to fill the socket and wait for it to drain.
             try await Task.sleep(for: .seconds(3))
-            let killed = try await Subprocess.run("/bin/kill", ["-KILL", "\(backend)"])
+            let killed = try await Subprocess.run(Self.script, ["kill", folder], timeout: .seconds(120))
             #expect(killed.succeeded, "\(killed.transcript)")
 
             let answer = try await refresh.value
@@ -160,7 +161,9 @@ import TunerTesting
             #expect(answer.header("Retry-After") != nil)
             #expect(!text.contains(folder) && !text.contains("pass"), "\(text)")
 
-            // PostgreSQL restarts after a crashed backend; the earlier import is whole.
+            let restarted = try await Subprocess.run(Self.script, ["restart", folder], timeout: .seconds(120))
+            #expect(restarted.succeeded, "\(restarted.transcript)")
+            // The pool reconnects by itself; the earlier import is whole.
             var total: Int?
             let back = ContinuousClock.now + .seconds(120)
             while ContinuousClock.now < back {
@@ -176,6 +179,72 @@ import TunerTesting
                 total == channels, "after the lost import the catalogue holds \(total.map(String.init) ?? "no answer")")
             let ended = await server.stop()
             #expect(!ended.timedOut && ended.status == 0, "tuner serve did not stop on SIGTERM: \(ended)")
+        }
+    }
+
+    /// Lost mid-download, and the node with it: PostgreSQL stopped as a crash stops it while a
+    /// download runs, the node killed (`kill -9`) while it is away. The acknowledged transfer is
+    /// still there when PostgreSQL is back, and its claim expires: another node (a data folder of
+    /// its own, so another worker) takes it over and finishes it, whole.
+    @Test(.enabled(if: TestPostgres.isAvailable))
+    func lostMidDownloadWithItsNode() async throws {
+        if EndToEndDatabase.skipsSQLiteFileTest("it runs a PostgreSQL of its own") { return }
+        guard let tools = Tools.require(.curl) else { return }
+        try await Self.withCluster { url, folder in
+            let workspace = try Workspace()
+            defer { workspace.remove() }
+            let origin = try await TestOrigin.start()
+            let size = 3_000_000
+            let first = try await TunerProcess.serve(
+                data: workspace.file("node-a"), arguments: ["--database", url, "--allow-fetch", "loopback"])
+            // About five seconds of bytes, so that the faults land mid-download.
+            let source = origin.baseURL + "/files/fault.bin?size=\(size)&drip=65536,100"
+            let added = try await Curl.fetch(
+                tools[.curl], first.baseURL + "/api/v1/transfers",
+                options: [
+                    "-X", "POST", "-H", "Content-Type: application/json", "--data",
+                    #"{"transfers":[{"url":"\#(source)","name":"fault.bin"}]}"#,
+                ])
+            #expect(added.status == 201, "\(added.status) \(String(decoding: added.body, as: UTF8.self))")
+            let list = try JSONSerialization.jsonObject(with: Data(added.body)) as? [String: Any]
+            let id = try #require(((list?["transfers"] as? [[String: Any]])?.first?["id"]) as? Int)
+            let transfer = "/api/v1/transfers/\(id)"
+
+            // Bytes have arrived (and some were committed) on the first node.
+            var committed = 0
+            let started = ContinuousClock.now + .seconds(120)
+            while committed == 0, ContinuousClock.now < started {
+                let answer = try await Curl.fetch(tools[.curl], first.baseURL + transfer, timeout: .seconds(30))
+                let json = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+                committed = json?["committedBytes"] as? Int ?? 0
+                if committed == 0 { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(committed > 0 && committed < size, "committed \(committed) of \(size) before the fault")
+
+            let killed = try await Subprocess.run(Self.script, ["kill", folder], timeout: .seconds(120))
+            #expect(killed.succeeded, "\(killed.transcript)")
+            await first.kill9()
+            let restarted = try await Subprocess.run(Self.script, ["restart", folder], timeout: .seconds(120))
+            #expect(restarted.succeeded, "\(restarted.transcript)")
+
+            // The second node waits for the dead one's claim to expire (a minute), then runs it.
+            let second = try await TunerProcess.serve(
+                data: workspace.file("node-b"), arguments: ["--database", url, "--allow-fetch", "loopback"])
+            var state = ""
+            let deadline = ContinuousClock.now + .seconds(300)
+            while ContinuousClock.now < deadline {
+                let answer = try await Curl.fetch(tools[.curl], second.baseURL + transfer, timeout: .seconds(30))
+                let json = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+                state = json?["state"] as? String ?? "HTTP \(answer.status)"
+                if state == "complete" || state == "failed" { break }
+                try await Task.sleep(for: .milliseconds(500))
+            }
+            #expect(state == "complete", "the acknowledged transfer ended as \(state) on the second node")
+            let file = workspace.file("node-b/downloads/fault.bin")
+            let bytes = FileManager.default.contents(atPath: file).map { [UInt8]($0) } ?? []
+            #expect(bytes.count == size && bytes == TestOrigin.content(name: "fault.bin", range: 0..<size))
+            await second.stop()
+            try await origin.shutdown()
         }
     }
 }
