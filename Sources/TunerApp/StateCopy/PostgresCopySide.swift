@@ -234,9 +234,20 @@ final class PostgresCopySide: CopySide {
                 ) { writer in
                     try await reader.read(plan.source, columns: plan.sourceColumns, order: plan.sourceOrder) { batch in
                         digest.add(batch)
-                        var buffer = ByteBuffer()
-                        PostgresCopyText.append(batch, to: &buffer)
-                        try await writer.write(buffer)
+                        var rows = PostgresCopyText(capacity: 64 * 1024)
+                        for row in batch {
+                            for value in row {
+                                switch value {
+                                case .null: rows.null()
+                                case .integer(let number): rows.integer(number)
+                                case .real(let number): rows.real(number)
+                                case .text(let text): rows.text(text)
+                                case .blob(let bytes): rows.bytea(bytes)
+                                }
+                            }
+                            rows.endRow()
+                        }
+                        try await writer.write(rows.buffer)
                     }
                 }
                 digests.append(digest.finish())

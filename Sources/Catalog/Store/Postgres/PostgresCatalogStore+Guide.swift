@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TunerStorage
 
 extension PostgresCatalogStore {
     /// Streams the guide through `COPY` into a staging table while the parser reads it (on a thread

@@ -1,4 +1,5 @@
 import NIOCore
+import TunerStorage
 
 /// Receives one guide import for ``PostgresCatalogStore/replaceGuide(ofSource:produce:)`` on the
 /// parser's thread, and turns it into `COPY` batches of programmes for the staging table.

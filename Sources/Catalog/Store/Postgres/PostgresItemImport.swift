@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import TunerStorage
 
 /// Writes one import into PostgreSQL, inside the transaction of
 /// ``PostgresCatalogStore/replaceItems(ofSource:produce:)``.
@@ -87,12 +88,11 @@ struct PostgresItemImport {
                 var counts = CatalogImportCounts()
                 var order: Int64 = 0
                 try await connection.copy(into: "catalog_import", logger: logger) { writer in
-                    var buffer = ByteBuffer()
+                    var rows = PostgresCopyText(capacity: 1 << 20)
                     var vectors = CatalogSearchTokenizer.VectorWriter()
                     while let batch = try await next() {
-                        buffer.clear()
-                        Self.encode(batch, into: &buffer, order: &order, counts: &counts, vectors: &vectors)
-                        try await writer.write(buffer)
+                        Self.encode(batch, into: &rows, order: &order, counts: &counts, vectors: &vectors)
+                        try await writer.write(rows.take(reserving: rows.buffer.readableBytes))
                     }
                 }
                 return counts
@@ -150,132 +150,65 @@ struct PostgresItemImport {
 
     /// Appends the rows of `batch` as COPY text lines, numbering them from `order`.
     static func encode(
-        _ batch: ImportBatch, into buffer: inout ByteBuffer, order: inout Int64, counts: inout CatalogImportCounts,
-        vectors: inout CatalogSearchTokenizer.VectorWriter
+        _ batch: ImportBatch, into rows: inout PostgresCopyText, order: inout Int64,
+        counts: inout CatalogImportCounts, vectors: inout CatalogSearchTokenizer.VectorWriter
     ) {
         batch.text.withUnsafeBufferPointer { text in
-            let copy = CopyText(text: text)
+            /// The bytes of a text of the batch; nil for NULL (or a range outside the batch).
+            func bytes(_ value: ImportText) -> UnsafeBufferPointer<UInt8>? {
+                guard value.count >= 0, value.start >= 0, value.start + value.count <= text.count else { return nil }
+                return UnsafeBufferPointer(rebasing: text[value.start..<(value.start + value.count)])
+            }
             for row in batch.rows {
                 counts.add(row)
                 order += 1
-                copy.integer(order, first: true, into: &buffer)
-                copy.integer(Int64(row.role.rawValue), into: &buffer)
+                rows.integer(order)
+                rows.integer(Int64(row.role.rawValue))
                 if row.role != .episode {
-                    copy.text(row.kind, into: &buffer)
-                    copy.text(row.identity, into: &buffer)
-                    copy.text(row.name, into: &buffer)
-                    copy.text(row.normalizedName, into: &buffer)
-                    copy.integer(Int64(row.group), into: &buffer)
-                    copy.text(row.groupName, into: &buffer)
-                    copy.text(row.tvgID, into: &buffer)
-                    copy.text(row.tvgName, into: &buffer)
-                    copy.text(row.logo, into: &buffer)
-                    copy.text(row.number, into: &buffer)
-                    copy.text(row.url, into: &buffer)
-                    copy.text(row.headers, into: &buffer)
-                    copy.text(row.catchupType, into: &buffer)
-                    copy.integer(row.catchupDays.map(Int64.init), into: &buffer)
-                    copy.text(row.catchupSource, into: &buffer)
-                    copy.double(row.tvgShift, into: &buffer)
-                    copy.integer(row.isRadio ? 1 : 0, into: &buffer)
-                    copy.text(row.providerID, into: &buffer)
-                    copy.integer(Int64(row.position), into: &buffer)
+                    // Field by field: an array literal here would allocate for every row.
+                    rows.text(utf8: bytes(row.kind))
+                    rows.text(utf8: bytes(row.identity))
+                    rows.text(utf8: bytes(row.name))
+                    rows.text(utf8: bytes(row.normalizedName))
+                    rows.integer(Int64(row.group))
+                    rows.text(utf8: bytes(row.groupName))
+                    rows.text(utf8: bytes(row.tvgID))
+                    rows.text(utf8: bytes(row.tvgName))
+                    rows.text(utf8: bytes(row.logo))
+                    rows.text(utf8: bytes(row.number))
+                    rows.text(utf8: bytes(row.url))
+                    rows.text(utf8: bytes(row.headers))
+                    rows.text(utf8: bytes(row.catchupType))
+                    rows.integer(row.catchupDays.map(Int64.init))
+                    rows.text(utf8: bytes(row.catchupSource))
+                    // NaN as NULL, as SQLite stores it.
+                    rows.real(row.tvgShift.flatMap { $0.isNaN ? nil : $0 })
+                    rows.integer(row.isRadio ? 1 : 0)
+                    rows.text(utf8: bytes(row.providerID))
+                    rows.integer(Int64(row.position))
                     // The words contain no tab, newline or backslash: the literal needs no escaping.
-                    buffer.writeInteger(UInt8(ascii: "\t"))
-                    let length = vectors.write(
-                        name: copy.bytes(row.name), group: copy.bytes(row.groupName), into: &buffer)
-                    copy.integer(Int64(length), into: &buffer)
+                    let length = rows.preformatted { buffer in
+                        vectors.write(name: bytes(row.name), group: bytes(row.groupName), into: &buffer)
+                    }
+                    rows.integer(Int64(length))
                 } else {
-                    for _ in 0..<21 { copy.null(into: &buffer) }
+                    for _ in 0..<21 { rows.null() }
                 }
                 if row.role == .item {
-                    for _ in 0..<8 { copy.null(into: &buffer) }
+                    for _ in 0..<8 { rows.null() }
                 } else {
-                    copy.integer(Int64(row.series), into: &buffer)
-                    copy.integer(row.season.map(Int64.init), into: &buffer)
-                    copy.integer(row.episode.map(Int64.init), into: &buffer)
-                    copy.text(row.title, into: &buffer)
-                    copy.text(row.episodeURL, into: &buffer)
-                    copy.text(row.episodeHeaders, into: &buffer)
-                    copy.double(row.duration, into: &buffer)
-                    copy.integer(Int64(row.episodePosition), into: &buffer)
+                    rows.integer(Int64(row.series))
+                    rows.integer(row.season.map(Int64.init))
+                    rows.integer(row.episode.map(Int64.init))
+                    rows.text(utf8: bytes(row.title))
+                    rows.text(utf8: bytes(row.episodeURL))
+                    rows.text(utf8: bytes(row.episodeHeaders))
+                    rows.real(row.duration.flatMap { $0.isNaN ? nil : $0 })
+                    rows.integer(Int64(row.episodePosition))
                 }
-                buffer.writeInteger(UInt8(ascii: "\n"))
+                rows.endRow()
             }
         }
-    }
-}
-
-/// Fields of COPY's text format: separated by tabs, `\N` for NULL, and backslash, tab, newline and
-/// carriage return escaped.
-private struct CopyText {
-    let text: UnsafeBufferPointer<UInt8>
-
-    func null(into buffer: inout ByteBuffer) {
-        buffer.writeStaticString("\t\\N")
-    }
-
-    func integer(_ value: Int64?, first: Bool = false, into buffer: inout ByteBuffer) {
-        if !first { buffer.writeInteger(UInt8(ascii: "\t")) }
-        guard let value else {
-            buffer.writeStaticString("\\N")
-            return
-        }
-        var magnitude = value.magnitude
-        if value < 0 { buffer.writeInteger(UInt8(ascii: "-")) }
-        // Twenty digits hold any Int64; written from the end.
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { digits in
-            var index = digits.count
-            repeat {
-                index -= 1
-                digits[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: digits[index...]))
-        }
-    }
-
-    func double(_ value: Double?, into buffer: inout ByteBuffer) {
-        guard let value, !value.isNaN else { return null(into: &buffer) }
-        buffer.writeInteger(UInt8(ascii: "\t"))
-        if value.isInfinite {
-            buffer.writeString(value < 0 ? "-Infinity" : "Infinity")
-        } else {
-            buffer.writeString(String(value))
-        }
-    }
-
-    /// The bytes of a text of the batch; `nil` for NULL.
-    func bytes(_ value: ImportText) -> UnsafeBufferPointer<UInt8>? {
-        guard value.count >= 0, value.start >= 0, value.start + value.count <= text.count else { return nil }
-        return UnsafeBufferPointer(rebasing: text[value.start..<(value.start + value.count)])
-    }
-
-    /// A text of the batch, escaped.
-    func text(_ value: ImportText, into buffer: inout ByteBuffer) {
-        guard let bytes = bytes(value) else { return null(into: &buffer) }
-        buffer.writeInteger(UInt8(ascii: "\t"))
-        var runStart = 0
-        for index in 0..<bytes.count {
-            let byte = bytes[index]
-            // Only these bytes need escaping; UTF-8 never uses them inside a multi-byte character.
-            guard byte <= UInt8(ascii: "\\"), byte == UInt8(ascii: "\\") || byte < 0x20 else { continue }
-            let replacement: StaticString
-            switch byte {
-            case UInt8(ascii: "\\"): replacement = "\\\\"
-            case UInt8(ascii: "\t"): replacement = "\\t"
-            case UInt8(ascii: "\n"): replacement = "\\n"
-            case UInt8(ascii: "\r"): replacement = "\\r"
-            // PostgreSQL text cannot hold NUL: U+FFFD takes its place.
-            case 0: replacement = "\u{FFFD}"
-            default: continue
-            }
-            buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-            buffer.writeStaticString(replacement)
-            runStart = index + 1
-        }
-        buffer.writeBytes(UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     }
 }
 
