@@ -106,7 +106,9 @@ final class TunerProcess: Sendable {
             environment: Subprocess.childEnvironment().merging(environment) { $1 },
             standardOutput: .file(stdoutPath), standardError: .file(logPath))
 
-        let deadline = ContinuousClock.now + .seconds(30)
+        // A debug build on a loaded machine records a large catalogue's channel numbers before it
+        // listens (tens of seconds on PostgreSQL); the limit is for a server that never listens.
+        let deadline = ContinuousClock.now + .seconds(180)
         var printed = ""
         while ContinuousClock.now < deadline {
             printed = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
@@ -122,7 +124,7 @@ final class TunerProcess: Sendable {
         }
         process.send(SIGKILL)
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        throw EndToEndError("tuner serve did not print its address within 30 s\nstdout:\n\(printed)\nlog:\n\(log)")
+        throw EndToEndError("tuner serve did not print its address within 180 s\nstdout:\n\(printed)\nlog:\n\(log)")
     }
 
     var pid: Int32 { process.processIdentifier }
