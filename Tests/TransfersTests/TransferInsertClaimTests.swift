@@ -11,15 +11,15 @@ import TunerTesting
 /// while that manager lives, the manager starts it without asking the store again, and the
 /// claim goes when the task leaves the queue or the manager shuts down.
 @Suite struct TransferInsertClaimTests {
-    /// Counts the claims a manager asks its store for, and the renewals it had answered;
+    /// Counts the claims a manager asks its store for, and fails its renewals when asked to;
     /// everything else passes through.
     final class CountingStore: TransferStore {
         let inner: any TransferStore
         let claims = NIOLockedValueBox(0)
         /// Claims the store has answered.
         let answered = NIOLockedValueBox(0)
-        /// Renewals the store has answered.
-        let renewals = NIOLockedValueBox(0)
+        /// While set, renewals fail as they do for a worker cut off from its store.
+        let failRenewals = NIOLockedValueBox(false)
 
         init(_ inner: any TransferStore) { self.inner = inner }
 
@@ -43,7 +43,7 @@ import TunerTesting
             try await inner.claimNext(limit: limit, by: worker, until: expiry, now: now)
         }
         func renewClaims(by worker: String, until expiry: Date) async throws -> [Int64] {
-            defer { renewals.withLockedValue { $0 += 1 } }
+            if failRenewals.withLockedValue({ $0 }) { throw CancellationError() }
             return try await inner.renewClaims(by: worker, until: expiry)
         }
         func releaseClaims(ids: [Int64], by worker: String) async throws {

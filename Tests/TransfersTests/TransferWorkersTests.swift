@@ -183,11 +183,12 @@ import TunerTesting
         await database.dispose()
     }
 
-    /// A worker whose claim was taken over between two of its renewals (it stalled, its claim
-    /// expired, another took the task) finds out before it puts the file in place: no file, no
-    /// completion written, and the other worker keeps the task.
+    /// A worker that stops renewing its claim (stalled, or cut off from the store) while a
+    /// download runs: once the claim has expired another worker takes the task, and the first
+    /// finds out before it puts the file in place: no file, no completion written, and the other
+    /// worker keeps the task.
     @Test(arguments: StorageEngine.underTest)
-    func aDownloadWhoseClaimWasTakenOverBeforeItEndedIsNotPutInPlace(engine: StorageEngine) async throws {
+    func aDownloadWhoseClaimExpiredAndWasTakenIsNotPutInPlace(engine: StorageEngine) async throws {
         let database = try await HarnessDatabase(engine: engine)
         let origin = try await TestOrigin.start()
         let base = NSTemporaryDirectory() + "transfer-lost-end-" + UUID().uuidString
@@ -197,33 +198,35 @@ import TunerTesting
             let stores = [
                 try await database.makeStore(directory: base), try await database.makeStore(directory: base),
             ]
-            // About three seconds of bytes, so that the claim changes hands mid-download.
+            // About six seconds of bytes: the three-second claim expires mid-download.
             let task = try await stores[0].insert([
                 TransferTask(
-                    kind: .downloadFile, sourceURL: origin.baseURL + "/files/x.bin?size=2000000&drip=65536,100",
+                    kind: .downloadFile, sourceURL: origin.baseURL + "/files/x.bin?size=4000000&drip=65536,100",
                     destinationName: "x.bin")
             ])[0]
-            // Renewed at the start and then every twenty minutes: once the first renewal is
-            // answered, no renewal notices the loss during this test; only the final check can.
             var configuration = TransfersHarness.fastConfiguration
-            configuration.claimLifetime = 3600
+            configuration.claimLifetime = 3
             let counting = TransferInsertClaimTests.CountingStore(stores[0])
+            counting.failRenewals.withLockedValue { $0 = true }
             let manager = try await TransferManager(
                 store: counting, dataDirectory: base + "/a", configuration: configuration,
                 logger: Logger(label: "test"))
             await manager.register(FileDownloadExecutor(httpClient: TransfersHarness.sharedClient))
             await manager.start()
             #expect(await TransferBatchingTests.eventually { origin.requests(path: "/files/x.bin") == 1 })
-            #expect(await TransferBatchingTests.eventually { counting.renewals.withLockedValue { $0 } >= 1 })
-            #expect(await manager.task(id: task.id)?.state == .active)
 
-            // Another worker takes the claim over, as if this one's had expired.
-            let later = Date().addingTimeInterval(7200)
-            #expect(
-                try await stores[1].claim(ids: [task.id], by: "other", until: later.addingTimeInterval(60), now: later)
-                    == [task.id])
+            // Another worker takes the task once the claim has expired, as it would after a stall.
+            var taken: [Int64] = []
+            for _ in 0..<200 where taken.isEmpty {
+                try await Task.sleep(for: .milliseconds(100))
+                let now = Date()
+                taken = try await stores[1].claim(
+                    ids: [task.id], by: "other", until: now.addingTimeInterval(3600), now: now)
+            }
+            #expect(taken == [task.id])
+            #expect(await manager.task(id: task.id)?.state == .active, "the download ended before the claim expired")
             var state: TransferState?
-            for _ in 0..<600 {
+            for _ in 0..<1200 {
                 state = await manager.task(id: task.id)?.state
                 if state != .active { break }
                 try await Task.sleep(for: .milliseconds(50))
@@ -233,7 +236,7 @@ import TunerTesting
             #expect(!FileManager.default.fileExists(atPath: base + "/a/downloads/x.bin"))
             let stored = try #require(try await stores[1].load(ids: [task.id]).first)
             #expect(stored.state != .complete && stored.errorReason == nil, "\(stored)")
-            #expect(try await stores[1].renewClaims(by: "other", until: later) == [task.id])
+            #expect(try await stores[1].renewClaims(by: "other", until: Date().addingTimeInterval(60)) == [task.id])
         } catch {
             try? await origin.shutdown()
             await database.dispose()

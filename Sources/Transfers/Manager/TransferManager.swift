@@ -49,6 +49,8 @@ public actor TransferManager {
         var recoverable = false
         /// The store granted this run the task's claim (it is renewed from then on).
         var claimed = false
+        /// When the claim expires as far as this manager wrote it (its grant or last renewal).
+        var claimUntil = Date.distantPast
     }
 
     nonisolated public let configuration: Configuration
@@ -532,17 +534,25 @@ public actor TransferManager {
         await flush()
     }
 
-    /// Renews the claim of `id`'s run and returns when this manager still holds it; otherwise the
-    /// run is stopped as taken over (as a renewal that misses it does) and this throws
-    /// `CancellationError`. Runs call it (``TransferContext/confirmClaim()``) just before they put
-    /// a result in place: a worker that stalled past its claim's lifetime between two renewals
-    /// must not finish what another worker now runs.
+    /// Returns when this manager still holds the claim of `id`'s run (asking the store, and
+    /// renewing the claim there, when the last renewal is more than half a lifetime old);
+    /// otherwise the run is stopped as taken over (as a renewal that misses it does) and this
+    /// throws `CancellationError`. Runs call it (``TransferContext/confirmClaim()``) just before
+    /// they put a result in place: a worker that stalled past its claim's lifetime must not finish
+    /// what another worker now runs.
     func confirmClaim(id: Int64) async throws {
         guard let run = runs[id], run.claimed else { throw CancellationError() }
         let now = time.now()
-        let kept = try await store.claim(
-            ids: [id], by: workerID, until: now.addingTimeInterval(configuration.claimLifetime), now: now)
-        guard kept != [id] else { return }
+        // Renewed lately (as a worker that keeps up is, every third of the lifetime): no other
+        // worker can take the claim before it expires, unless its clock runs half a lifetime
+        // ahead. The store is asked only when renewals have fallen behind.
+        if run.claimUntil.timeIntervalSince(now) > configuration.claimLifetime / 2 { return }
+        let until = now.addingTimeInterval(configuration.claimLifetime)
+        let kept = try await store.claim(ids: [id], by: workerID, until: until, now: now)
+        guard kept != [id] else {
+            if runs[id]?.control === run.control { runs[id]?.claimUntil = until }
+            return
+        }
         if let current = runs[id], current.control === run.control, current.intent == nil {
             logger.warning(
                 "another worker took over a transfer about to finish; stopping it", metadata: ["transfer": "\(id)"])
@@ -628,19 +638,20 @@ public actor TransferManager {
         let (store, worker, lifetime, time) = (store, workerID, configuration.claimLifetime, time)
         // Claimed by its insert and renewed since: held until well after the next renewal, so no
         // other worker can hold it meanwhile, and a renewal that no longer finds it stops the run.
-        let held = claimsHeld[id].map { $0 >= time.now().addingTimeInterval(lifetime / 3) }
+        let heldUntil = claimsHeld[id]
+        let held = heldUntil.map { $0 >= time.now().addingTimeInterval(lifetime / 3) }
         let work: @Sendable () async -> Void = { [self] in
             var claim = ClaimAnswer.granted
+            var until = heldUntil ?? .distantPast
             if held != true {
                 // The claim first, within the run (a slot is held meanwhile): the one write per
                 // start. It checks the task's stored state, so a change of it still being written
                 // goes first.
                 await self.writesSettled(for: id)
                 let now = time.now()
+                until = now.addingTimeInterval(lifetime)
                 do {
-                    if try await store.claim(ids: [id], by: worker, until: now.addingTimeInterval(lifetime), now: now)
-                        .contains(id)
-                    {
+                    if try await store.claim(ids: [id], by: worker, until: until, now: now).contains(id) {
                         claim = .granted
                     } else {
                         claim = .denied(stored: try? await store.load(ids: [id]))
@@ -649,7 +660,7 @@ public actor TransferManager {
                     claim = .failed(error)
                 }
             }
-            guard await self.claimed(id: id, claim, before: snapshot) else { return }
+            guard await self.claimed(id: id, claim, until: until, before: snapshot) else { return }
             let result: Result<TransferOutcome, any Error>
             do {
                 result = .success(try await executor.run(running, context: context))
@@ -692,12 +703,13 @@ public actor TransferManager {
     /// a thousand transactions). Otherwise the task is not this manager's to run: it goes back to
     /// how it was, unwritten (the row is another worker's), takes over what the store holds if
     /// that worker finished, paused or deleted it, and is not tried again for a while.
-    private func claimed(id: Int64, _ claim: ClaimAnswer, before: TransferTask) -> Bool {
+    private func claimed(id: Int64, _ claim: ClaimAnswer, until: Date, before: TransferTask) -> Bool {
         guard let run = runs[id] else { return false }
         var stored: [TransferTask]?
         switch claim {
         case .granted:
             runs[id]?.claimed = true
+            runs[id]?.claimUntil = until
             flusher.mark(id)
             return true
         case .denied(let rows):
@@ -894,6 +906,9 @@ public actor TransferManager {
         // claim. One the renewal did not find is claimed again at its start.
         for id in ahead where claimsHeld[id] != nil {
             claimsHeld[id] = renewed.contains(id) ? until : nil
+        }
+        for (id, control) in held where renewed.contains(id) {
+            if let run = runs[id], ObjectIdentifier(run.control) == control { runs[id]?.claimUntil = until }
         }
         for (id, control) in held where !renewed.contains(id) {
             guard let run = runs[id], ObjectIdentifier(run.control) == control else { continue }
