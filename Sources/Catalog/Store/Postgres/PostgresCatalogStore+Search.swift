@@ -13,6 +13,16 @@ struct SearchStatistics: Sendable {
     var hits: [String: Int64] = [:]
 }
 
+/// What ranking a match needs: far less than the whole item.
+struct SearchCandidate: Sendable {
+    var id: Int64
+    var sourceID: Int64
+    var position: Int64
+    var name: String
+    var group: String?
+    var length: Int64
+}
+
 /// Search: PostgreSQL full text over ``CatalogSearchTokenizer``'s words, answering what FTS5 answers
 /// in ``SQLiteCatalogStore/items(_:)``: the same matches, and the same order. Up to
 /// ``SQLiteCatalogStore/rankedSearchLimit`` matches are ranked by FTS5's bm25 (k1 = 1.2, b = 0.75,
@@ -37,8 +47,10 @@ extension PostgresCatalogStore {
         // One statement, one pass over the matches: their count, and either all of them (few enough
         // to rank) or the requested page of a broad search (name matches first, then group-only
         // matches, each in row id order). Counting, then listing, then fetching scanned the matches
-        // of a short prefix up to four times.
-        let (total, rows) = try await database.read { connection in
+        // of a short prefix up to four times. Only what ranking needs comes back here; the whole
+        // items of the one page follow by id (decoding three hundred whole items to keep fifty
+        // was most of a search's time).
+        let (total, candidates) = try await database.read { connection in
             var matches = baseFilter
             matches.conditions.append("i.searchVector @@ $\(matches.bind(match))::TSQUERY")
             var filter = matches
@@ -59,13 +71,20 @@ extension PostgresCatalogStore {
                             LIMIT CASE WHEN (SELECT n FROM total) <= \(ranked) THEN NULL ELSE $\(limitIndex)::BIGINT END
                             OFFSET CASE WHEN (SELECT n FROM total) <= \(ranked) THEN 0 ELSE $\(offsetIndex)::BIGINT END
                         )
-                        SELECT \(Self.itemColumns), i.searchLength, (SELECT n FROM total)
-                        FROM page p JOIN catalogItem i ON i.id = p.id LEFT JOIN streamCheck c ON c.itemID = i.id
+                        SELECT i.id, i.sourceID, i.position, i.name, i.groupName, i.searchLength,
+                            (SELECT n FROM total)
+                        FROM page p JOIN catalogItem i ON i.id = p.id
                         ORDER BY NOT p.named, p.id
                         """, binds: filter.binds), logger: logger
             ).collect()
+            let candidates = try rows.map { row in
+                let (id, sourceID, position, name, group, length, _) = try row.decode(
+                    (Int64, Int64, Int64, String, String?, Int64?, Int64).self)
+                return SearchCandidate(
+                    id: id, sourceID: sourceID, position: position, name: name, group: group, length: length ?? 0)
+            }
             if let first = rows.first {
-                return (try Array(first).last?.decode(Int64.self) ?? 0, rows)
+                return (try Array(first).last?.decode(Int64.self) ?? 0, candidates)
             }
             // No row: no match at all, or a page past the end of a broad search.
             let total =
@@ -74,13 +93,15 @@ extension PostgresCatalogStore {
                         unsafeSQL: "SELECT count(*) FROM \(from)\(matches.whereClause)", binds: matches.binds),
                     as: Int64.self, logger: logger
                 ).first ?? 0
-            return (total, rows)
+            return (total, candidates)
+        }
+        guard !candidates.isEmpty else {
+            return CatalogPage(items: [], total: Int(total), offset: offset, limit: limit)
         }
         guard total <= SQLiteCatalogStore.rankedSearchLimit else {
-            let items = try rows.map(Self.item(from:))
-            return CatalogPage(items: items, total: Int(total), offset: offset, limit: limit)
+            return CatalogPage(
+                items: try await items(ids: candidates.map(\.id)), total: Int(total), offset: offset, limit: limit)
         }
-        guard !rows.isEmpty else { return CatalogPage(items: [], total: Int(total), offset: offset, limit: limit) }
         let statistics = try await self.statistics(terms: terms)
         let idf = terms.map { term -> Double in
             let hits = Double(statistics.hits[term] ?? 0)
@@ -89,14 +110,10 @@ extension PostgresCatalogStore {
         }
         let averageLength = statistics.rows > 0 ? Double(statistics.words) / Double(statistics.rows) : 1
         let typed = FTSQuery.typedWords(search).map(CatalogSearchTokenizer.words).filter { !$0.isEmpty }
-        var ranked: [(item: CatalogItem, score: Double)] = []
-        for row in rows {
-            let item = try Self.item(from: row)
-            let cells = Array(row)
-            // The searchLength column, before the total.
-            let length: Int64 = cells.count >= 2 ? (try cells[cells.count - 2].decode(Int64?.self) ?? 0) : 0
-            let nameWords = CatalogSearchTokenizer.words(item.name)
-            let groupWords = item.group.map(CatalogSearchTokenizer.words) ?? []
+        var ranked: [(candidate: SearchCandidate, score: Double)] = []
+        for candidate in candidates {
+            let nameWords = CatalogSearchTokenizer.words(candidate.name)
+            let groupWords = candidate.group.map(CatalogSearchTokenizer.words) ?? []
             var score = 0.0
             for (index, term) in typed.enumerated() where index < idf.count {
                 let frequency =
@@ -105,17 +122,40 @@ extension PostgresCatalogStore {
                 score +=
                     idf[index]
                     * ((frequency * (1.2 + 1.0))
-                        / (frequency + 1.2 * (1 - 0.75 + 0.75 * Double(length) / averageLength)))
+                        / (frequency + 1.2 * (1 - 0.75 + 0.75 * Double(candidate.length) / averageLength)))
             }
-            ranked.append((item, score))
+            ranked.append((candidate, score))
         }
         ranked.sort { left, right in
             if left.score != right.score { return left.score > right.score }
-            if left.item.sourceID != right.item.sourceID { return left.item.sourceID < right.item.sourceID }
-            return left.item.position < right.item.position
+            if left.candidate.sourceID != right.candidate.sourceID {
+                return left.candidate.sourceID < right.candidate.sourceID
+            }
+            return left.candidate.position < right.candidate.position
         }
-        let page = ranked.dropFirst(offset).prefix(limit).map(\.item)
-        return CatalogPage(items: Array(page), total: Int(total), offset: offset, limit: limit)
+        let page = ranked.dropFirst(offset).prefix(limit).map(\.candidate.id)
+        return CatalogPage(items: try await items(ids: Array(page)), total: Int(total), offset: offset, limit: limit)
+    }
+
+    /// The whole items of `ids`, in that order (one statement).
+    private func items(ids: [Int64]) async throws -> [CatalogItem] {
+        guard !ids.isEmpty else { return [] }
+        let logger = logger
+        let rows = try await database.read { connection in
+            try await connection.query(
+                """
+                SELECT \(unescaped: Self.itemColumns)
+                FROM catalogItem i LEFT JOIN streamCheck c ON c.itemID = i.id WHERE i.id = ANY(\(ids))
+                """, logger: logger
+            ).collect()
+        }
+        var byID: [Int64: CatalogItem] = [:]
+        for row in rows {
+            let item = try Self.item(from: row)
+            byID[item.id] = item
+        }
+        // An item removed between the two statements is left out.
+        return ids.compactMap { byID[$0] }
     }
 
     /// How often `term` (words, the last one a prefix) occurs in `words`, as FTS5 counts phrase hits.
