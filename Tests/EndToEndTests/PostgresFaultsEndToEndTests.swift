@@ -194,11 +194,11 @@ import TunerTesting
             let workspace = try Workspace()
             defer { workspace.remove() }
             let origin = try await TestOrigin.start()
-            let size = 3_000_000
+            let size = 2_000_000
             let first = try await TunerProcess.serve(
                 data: workspace.file("node-a"), arguments: ["--database", url, "--allow-fetch", "loopback"])
-            // About five seconds of bytes, so that the faults land mid-download.
-            let source = origin.baseURL + "/files/fault.bin?size=\(size)&drip=65536,100"
+            // About twenty seconds of bytes, so that the faults land mid-download on a loaded machine.
+            let source = origin.baseURL + "/files/fault.bin?size=\(size)&drip=65536,700"
             let added = try await Curl.fetch(
                 tools[.curl], first.baseURL + "/api/v1/transfers",
                 options: [
@@ -210,16 +210,17 @@ import TunerTesting
             let id = try #require(((list?["transfers"] as? [[String: Any]])?.first?["id"]) as? Int)
             let transfer = "/api/v1/transfers/\(id)"
 
-            // Bytes have arrived (and some were committed) on the first node.
-            var committed = 0
+            // The first node is downloading it.
+            var state = ""
             let started = ContinuousClock.now + .seconds(120)
-            while committed == 0, ContinuousClock.now < started {
+            while ContinuousClock.now < started {
                 let answer = try await Curl.fetch(tools[.curl], first.baseURL + transfer, timeout: .seconds(30))
                 let json = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
-                committed = json?["committedBytes"] as? Int ?? 0
-                if committed == 0 { try await Task.sleep(for: .milliseconds(100)) }
+                state = json?["state"] as? String ?? ""
+                if state == "active", origin.requests(path: "/files/fault.bin") == 1 { break }
+                try await Task.sleep(for: .milliseconds(100))
             }
-            #expect(committed > 0 && committed < size, "committed \(committed) of \(size) before the fault")
+            #expect(state == "active" && origin.requests(path: "/files/fault.bin") == 1, "before the fault: \(state)")
 
             let killed = try await Subprocess.run(Self.script, ["kill", folder], timeout: .seconds(120))
             #expect(killed.succeeded, "\(killed.transcript)")
@@ -230,7 +231,6 @@ import TunerTesting
             // The second node waits for the dead one's claim to expire (a minute), then runs it.
             let second = try await TunerProcess.serve(
                 data: workspace.file("node-b"), arguments: ["--database", url, "--allow-fetch", "loopback"])
-            var state = ""
             let deadline = ContinuousClock.now + .seconds(300)
             while ContinuousClock.now < deadline {
                 let answer = try await Curl.fetch(tools[.curl], second.baseURL + transfer, timeout: .seconds(30))
@@ -243,6 +243,9 @@ import TunerTesting
             let file = workspace.file("node-b/downloads/fault.bin")
             let bytes = FileManager.default.contents(atPath: file).map { [UInt8]($0) } ?? []
             #expect(bytes.count == size && bytes == TestOrigin.content(name: "fault.bin", range: 0..<size))
+            // The second node fetched it itself: the first never finished it.
+            #expect(origin.requests(path: "/files/fault.bin") >= 2)
+            #expect(!FileManager.default.fileExists(atPath: workspace.file("node-a/downloads/fault.bin")))
             await second.stop()
             try await origin.shutdown()
         }
