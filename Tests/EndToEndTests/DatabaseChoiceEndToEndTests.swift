@@ -88,6 +88,9 @@ import TunerTesting
             // The settings page (any signed-in key reads it) names the engine, not the address.
             #expect(answers.contains("PostgreSQL (named in the server log)"), "the settings page says which")
             #expect(!answers.contains("\(database.host):\(database.port)"), "no answer names the database")
+            // Started with --port 0: the page shows the port the server got.
+            let settings = try await Self.get(server.baseURL + "/settings").body
+            #expect(settings.contains("127.0.0.1:\(server.port)<"), "\(settings)")
             let added = try await TunerProcess.run(
                 ["keys", "add", "tv", "--scope", "read", "--data", data] + arguments)
             #expect(added.succeeded, "\(added.transcript)")

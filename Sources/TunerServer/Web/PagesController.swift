@@ -38,7 +38,7 @@ struct PagesController {
         // keep their answers.
         _ = router.add(
             middleware: PageNotFoundMiddleware(render: { request, context in
-                try await page(for: request, scope: Self.scope(of: context))
+                try await page(for: request, scope: Self.scope(of: context), port: context.channel.localAddress?.port)
             }))
         // Open without a session (the request guard lets it through): where a browser signs in.
         // `next` is checked here and handed to the page's module in the form, never read raw.
@@ -47,7 +47,7 @@ struct PagesController {
         }
         for path in Self.pagePaths {
             router.get(RouterPath(path)) { request, context in
-                try await page(for: request, scope: Self.scope(of: context))
+                try await page(for: request, scope: Self.scope(of: context), port: context.channel.localAddress?.port)
             }
         }
     }
@@ -86,8 +86,9 @@ struct PagesController {
         context.principal?.scope ?? .read
     }
 
-    /// The page for the request's path, as `Route` reads it, for a browser of `scope`.
-    func page(for request: Request, scope: AccessScope) async throws -> Response {
+    /// The page for the request's path, as `Route` reads it, for a browser of `scope`; `port` is
+    /// the one the request arrived on (the Settings page shows it: the configured one may be 0).
+    func page(for request: Request, scope: AccessScope, port: Int?) async throws -> Response {
         let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
         let route = Route(webPath: target)
         let page: WebPage
@@ -112,7 +113,8 @@ struct PagesController {
         case .streams: page = WebPages.streams()
         case .outputs: page = try await outputs(request, scope: scope)
         case .cache: page = WebPages.cache(engine.cacheAdmin.statistics())
-        case .settings: page = WebPages.settings(engine.configuration, database: engine.databaseSummary)
+        case .settings:
+            page = WebPages.settings(engine.configuration, database: engine.databaseSummary, port: port)
         case .films: page = try await library(kind: .movie)
         case .shows: page = try await library(kind: .series)
         case .film(let id), .show(let id):

@@ -337,10 +337,11 @@ enum WebPages {
     }
 
     /// Settings: the configuration in force, read-only. Secrets (the access token, the database's
-    /// address and password) are not shown; `database` names the engine that keeps the state.
-    static func settings(_ configuration: TunerConfiguration, database: String) -> WebPage {
+    /// address and password) are not shown; `database` names the engine that keeps the state, and
+    /// `port` is the one the server listens on (the configuration may say 0: any free port).
+    static func settings(_ configuration: TunerConfiguration, database: String, port: Int?) -> WebPage {
         let rows: [(String, String)] = [
-            ("Listening on", "\(configuration.host):\(configuration.port)"),
+            ("Listening on", "\(configuration.host):\(port ?? configuration.port)"),
             ("Data folder", configuration.dataDirectory),
             ("State database", database),
             ("Cache size", bytes(configuration.cacheSize)),
