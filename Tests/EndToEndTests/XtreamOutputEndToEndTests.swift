@@ -10,7 +10,10 @@ import TunerTesting
         guard let tools = Tools.require(.curl, .ffmpeg, .ffprobe) else { return }
         let fixture = try await OutputsEndToEndTests.fixture(ffmpeg: tools[.ffmpeg])
         defer { fixture.workspace.remove() }
-        let server = try await TunerProcess.serve(data: fixture.workspace.file("data"))
+        // No scheduled refreshes: one of the new source between its adding and the refresh below
+        // would import Tuner's lineup with that source's channels already in it (six, not four).
+        let server = try await TunerProcess.serve(
+            data: fixture.workspace.file("data"), arguments: ["--catalog-check-interval", "0"])
         try await OutputsEndToEndTests.addSource(fixture, server: server, curl: tools[.curl])
         let json = ["-H", "Content-Type: application/json", "-X", "POST"]
 
