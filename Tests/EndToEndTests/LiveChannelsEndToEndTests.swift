@@ -237,7 +237,9 @@ import TunerTesting
         let fixture = try await Self.start(curl: tools[.curl], arguments: ["--live-stall-timeout", "2"])
         defer { Task { await fixture.remove() } }
         let provider = fixture.provider
-        async let viewer = Curl.fetch(tools[.curl], fixture.server.baseURL + "/play/default/1", timeout: .seconds(24))
+        async let viewer = Curl.fetch(tools[.curl], fixture.server.baseURL + "/play/default/1", timeout: .seconds(30))
+        // Playing from "one" before it dies (a loaded machine may take longer than usual to start).
+        for _ in 0..<200 where provider.connectionCount("one") == 0 { try await Task.sleep(for: .milliseconds(100)) }
         try await Task.sleep(for: .seconds(2))
         provider.set("one", .dead)  // ends the stream: the backup takes over at once
         try await Task.sleep(for: .seconds(2))
