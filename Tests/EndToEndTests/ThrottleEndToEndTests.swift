@@ -122,7 +122,10 @@ import TunerTesting
         await server.stop()
     }
 
-    @Test("a wrong password costs one hash, and the same time, for a known and an unknown username")
+    /// The work, which load cannot blur, is what is compared: a known name and an unknown one each
+    /// cost one hash. (Comparing their answer times failed on loaded machines; timings belong in the
+    /// benchmark scripts.)
+    @Test("a wrong password costs one hash, whether the username is known or not")
     func unknownUsernamesCostTheSame() async throws {
         guard let tools = Tools.require(.curl) else { return }
         let curl = tools[.curl]
@@ -134,29 +137,20 @@ import TunerTesting
         for name in names { try await Self.addUser(curl, server, name) }
         let hashesBefore = try await Self.hashesRun(curl, server)
         let rounds = 12
-        var known: [Double] = []
-        var unknown: [Double] = []
         for index in 0..<rounds {
             // Each pair from its own address: the per-address limit stays out of the way.
             let source = "127.0.0.\(20 + index)"
             let knownURL = server.baseURL + "/get.php?username=\(names[index % names.count])&password=nope-\(index)"
             let unknownURL = server.baseURL + "/get.php?username=nobody\(index)&password=nope-\(index)"
-            // Interleaved, and in turn first, so load on the machine falls on both alike.
-            for url in index % 2 == 0 ? [knownURL, unknownURL] : [unknownURL, knownURL] {
+            for url in [knownURL, unknownURL] {
+                let before = try await Self.hashesRun(curl, server)
                 let answer = try await Self.timed(curl, url, from: source)
                 #expect(answer.status == 401)
-                if url == knownURL { known.append(answer.seconds) } else { unknown.append(answer.seconds) }
+                // Each wrong answer, known name or not, ran exactly one hash.
+                #expect(try await Self.hashesRun(curl, server) - before == 1, "\(url)")
             }
         }
-        // The work, which load cannot blur: every wrong answer, known name or not, ran one hash.
         #expect(try await Self.hashesRun(curl, server) - hashesBefore == 2 * rounds)
-        // The time: each side's fastest answer is its cost with the least interference from the
-        // rest of the machine (a slower one only waited longer for a core), so the fastest known
-        // and unknown answers are compared, not the medians that a busy machine spreads apart.
-        // A missing (or extra) hash on one side is a 100 % difference; half of it is the bound,
-        // since a full CI run beside the test spread the fastest answers by up to a quarter.
-        let (k, u) = (known.min() ?? 0, unknown.min() ?? 0)
-        #expect(abs(k - u) <= 0.5 * max(k, u), "known \(known), unknown \(unknown)")
         await server.stop()
     }
 
