@@ -907,11 +907,12 @@ public actor TransferManager {
         for id in ahead where claimsHeld[id] != nil {
             claimsHeld[id] = renewed.contains(id) ? until : nil
         }
-        for (id, control) in held where renewed.contains(id) {
-            if let run = runs[id], ObjectIdentifier(run.control) == control { runs[id]?.claimUntil = until }
-        }
-        for (id, control) in held where !renewed.contains(id) {
+        for (id, control) in held {
             guard let run = runs[id], ObjectIdentifier(run.control) == control else { continue }
+            if renewed.contains(id) {
+                runs[id]?.claimUntil = until
+                continue
+            }
             logger.warning("another worker took over a running transfer; stopping it", metadata: ["transfer": "\(id)"])
             runs[id]?.intent = .lost
             run.control.cancel()

@@ -9,8 +9,9 @@ import Synchronization
 /// `COPY` write that waits for the socket to drain keeps its promise in the state machine, which
 /// drops it on close; a query sent after the close (the `ROLLBACK` of `withTransaction`) goes into a
 /// pipeline without handlers. Either way the caller waits forever, and a server's graceful shutdown
-/// waits with it. ``run(on:lost:_:)`` runs the work as a task of its own and answers the caller with
-/// `lost()` when the connection's close comes first; the abandoned task holds only what it held.
+/// waits with it. ``run(on:_:)`` runs the work as a task of its own and answers the caller with
+/// ``ConnectionLost`` when the connection's close comes first; the abandoned task holds only what
+/// it held.
 ///
 /// One close callback per connection, however many requests it serves: a callback per request would
 /// pile up on a pooled connection that lives for hours.
@@ -25,11 +26,10 @@ final class ConnectionLossWatch: Sendable {
 
     private let waiters = Mutex(Waiters())
 
-    /// Runs `body` and returns what it returns, or throws `lost()` once `connection` closes first.
-    /// Cancelling the caller cancels `body`.
+    /// Runs `body` and returns what it returns, or throws ``ConnectionLost`` once `connection`
+    /// closes first. Cancelling the caller cancels `body`.
     func run<Result: Sendable>(
-        on connection: PostgresConnection, lost: @escaping @Sendable () -> any Error,
-        _ body: @escaping @Sendable () async throws -> Result
+        on connection: PostgresConnection, _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         let outcome = Outcome<Result>()
         // Unstructured on purpose: a structured child would keep the caller waiting for the very
@@ -41,7 +41,7 @@ final class ConnectionLossWatch: Sendable {
                 outcome.settle(.failure(error))
             }
         }
-        let waiter = watch(connection) { outcome.settle(.failure(lost())) }
+        let waiter = watch(connection) { outcome.settle(.failure(ConnectionLost())) }
         defer { forget(connection, waiter) }
         return try await withTaskCancellationHandler {
             try await outcome.value()

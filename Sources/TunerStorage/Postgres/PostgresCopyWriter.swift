@@ -12,7 +12,7 @@ public struct PostgresCopyWriter: Sendable {
     /// Sends `buffer`: rows in `COPY`'s text format.
     public func write(_ buffer: ByteBuffer) async throws {
         let writer = writer
-        try await ConnectionLossWatch.shared.run(on: connection, lost: { ConnectionLost() }) {
+        try await ConnectionLossWatch.shared.run(on: connection) {
             try await writer.write(buffer)
         }
     }

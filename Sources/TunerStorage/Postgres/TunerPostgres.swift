@@ -107,7 +107,7 @@ public final class TunerPostgres: Sendable {
                 group.addTask {
                     try await client.withConnection { connection in
                         lease.set()
-                        return try await ConnectionLossWatch.shared.run(on: connection, lost: { ConnectionLost() }) {
+                        return try await ConnectionLossWatch.shared.run(on: connection) {
                             try await body(connection)
                         }
                     }
