@@ -203,12 +203,14 @@ import TunerTesting
         let base = fixture.server.baseURL
         try await Self.patchSource(fixture, curl: tools[.curl], id: 1, limit: 1)
 
-        async let holder = Curl.fetch(tools[.curl], base + "/play/default/2", timeout: .seconds(6))
+        // The viewers stay long enough that a loaded machine still lists both sessions after the
+        // refusal below.
+        async let holder = Curl.fetch(tools[.curl], base + "/play/default/2", timeout: .seconds(14))
         try await Task.sleep(for: .milliseconds(1500))
         // Channel two plays on source A's one connection: a second viewer joins it.
-        async let joiner = Curl.fetch(tools[.curl], base + "/play/default/2", timeout: .seconds(4))
+        async let joiner = Curl.fetch(tools[.curl], base + "/play/default/2", timeout: .seconds(12))
         // Channel one's account is full: its alternative on source B (same tvg-id) plays instead.
-        async let pooled = Curl.fetch(tools[.curl], base + "/play/default/1", timeout: .seconds(4))
+        async let pooled = Curl.fetch(tools[.curl], base + "/play/default/1", timeout: .seconds(12))
         try await Task.sleep(for: .milliseconds(1000))
         try await Self.patchSource(fixture, curl: tools[.curl], id: 2, limit: 1)
         // Now both accounts are in use: a third channel gets a clear answer, not a frozen picture

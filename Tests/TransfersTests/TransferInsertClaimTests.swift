@@ -43,7 +43,9 @@ import TunerTesting
             try await inner.claimNext(limit: limit, by: worker, until: expiry, now: now)
         }
         func renewClaims(by worker: String, until expiry: Date) async throws -> [Int64] {
-            if failRenewals.withLockedValue({ $0 }) { throw CancellationError() }
+            if failRenewals.withLockedValue({ $0 }) {
+                throw StorageUnavailableError(address: "test", reason: "renewals fail", kind: .connectionLost)
+            }
             return try await inner.renewClaims(by: worker, until: expiry)
         }
         func releaseClaims(ids: [Int64], by worker: String) async throws {

@@ -10,14 +10,15 @@ import TunerTesting
 /// Several managers (nodes) on one queue: each task runs on exactly one of them, and each sees
 /// what the others made of the tasks it did not run.
 @Suite struct TransferWorkersTests {
-    /// Downloads as the file executor does, counting the runs of each task across managers.
+    /// Downloads as the file executor does, recording which managers ran each task.
     struct CountingExecutor: TransferExecutor {
         let inner: FileDownloadExecutor
-        let starts: NIOLockedValueBox<[Int64: Int]>
+        let node: Int
+        let starts: NIOLockedValueBox<[Int64: Set<Int>]>
         var kinds: [TransferKind] { inner.kinds }
 
         func run(_ task: TransferTask, context: TransferContext) async throws -> TransferOutcome {
-            starts.withLockedValue { $0[task.id, default: 0] += 1 }
+            starts.withLockedValue { _ = $0[task.id, default: []].insert(node) }
             return try await inner.run(task, context: context)
         }
 
@@ -40,7 +41,7 @@ import TunerTesting
         var logger = Logger(label: "transfer-workers-test")
         logger.logLevel = .warning
         let size = 40_000
-        let starts = NIOLockedValueBox<[Int64: Int]>([:])
+        let starts = NIOLockedValueBox<[Int64: Set<Int>]>([:])
         var managers: [TransferManager] = []
         do {
             // Queued before either node opens it, as a node that added them and went away would.
@@ -65,7 +66,8 @@ import TunerTesting
                     store: store, dataDirectory: base + "/node\(node)", configuration: configuration, logger: logger)
                 await manager.register(
                     CountingExecutor(
-                        inner: FileDownloadExecutor(httpClient: TransfersHarness.sharedClient), starts: starts))
+                        inner: FileDownloadExecutor(httpClient: TransfersHarness.sharedClient), node: node,
+                        starts: starts))
                 managers.append(manager)
             }
             #expect(managers[0].workerID != managers[1].workerID)
@@ -92,16 +94,19 @@ import TunerTesting
                 #expect(view.map(\.id) == ids)
                 #expect(view.allSatisfy { $0.state == .complete }, "\(view.filter { $0.state != .complete })")
             }
-            let counted = starts.withLockedValue { $0 }
-            #expect(ids.allSatisfy { counted[$0] == 1 }, "each task ran exactly once: \(counted)")
-            #expect(counted.count == ids.count)
-            for index in 0..<ids.count {
-                #expect(origin.requests(path: "/files/node\(index).bin") == 1)
+            // One node per task. (A run retried on its own node after a transient error, as a
+            // loaded machine may see, is still one node's work.)
+            let ranOn = starts.withLockedValue { $0 }
+            #expect(ids.allSatisfy { ranOn[$0]?.count == 1 }, "each task ran on exactly one node: \(ranOn)")
+            #expect(ranOn.count == ids.count)
+            for (index, id) in ids.enumerated() {
+                #expect(origin.requests(path: "/files/node\(index).bin") >= 1)
                 // The file is in the folder of the node that ran it, whole, and only there.
-                let copies = (0..<2).map { base + "/node\($0)/downloads/node\(index).bin" }.filter {
-                    FileManager.default.fileExists(atPath: $0)
+                let holders = (0..<2).filter {
+                    FileManager.default.fileExists(atPath: base + "/node\($0)/downloads/node\(index).bin")
                 }
-                #expect(copies.count == 1)
+                #expect(holders.count == 1 && Set(holders) == ranOn[id], "\(holders) for \(ranOn[id] ?? [])")
+                let copies = holders.map { base + "/node\($0)/downloads/node\(index).bin" }
                 if let copy = copies.first {
                     #expect(
                         try FileDownloadExecutor.sha256(ofFile: copy)

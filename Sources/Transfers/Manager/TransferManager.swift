@@ -891,6 +891,8 @@ public actor TransferManager {
             do {
                 let renewed = Set(try await store.renewClaims(by: worker, until: until))
                 await self?.renewed(held, ahead: ahead, until: until, still: renewed)
+            } catch is CancellationError {
+                // The manager is shutting down: its claims expire or are released with its runs.
             } catch {
                 self?.logger.warning("cannot renew transfer claims", metadata: ["error": "\(error)"])
             }
