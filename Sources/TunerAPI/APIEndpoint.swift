@@ -5,6 +5,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     case health
     /// The OpenAPI 3.1 document of this API.
     case openAPI
+    case cluster
     case proxyURLs
     // The cache.
     case cacheStats
@@ -71,7 +72,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
 
     /// One value of each case (ids are placeholders), for tests and documents that list the API.
     public static let allCases: [APIEndpoint] = [
-        .health, .openAPI, .proxyURLs, .cacheStats, .cacheClear, .cacheTrim, .startPreload, .preloads,
+        .health, .openAPI, .cluster, .proxyURLs, .cacheStats, .cacheClear, .cacheTrim, .startPreload, .preloads,
         .preload(id: "0"),
         .cancelPreload(id: "0"), .cacheExport, .cachePin, .cacheHistory, .cachePins, .unpin(key: "0"), .transfers,
         .addTransfers, .transfer(id: 0),
@@ -119,6 +120,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         switch self {
         case .health: .health
         case .openAPI: .openAPI
+        case .cluster: .cluster
         case .proxyURLs: .proxyURLs
         case .cacheStats: .cacheStats
         case .cacheClear: .cacheClear

@@ -8,6 +8,9 @@ extension APIOperation {
     public static let events = Self(
         "events", "GET", "/events", .read, style: .webSocket,
         "Live events (a WebSocket): transfers, cache, library and live sessions as they change")
+    public static let cluster = Self(
+        "cluster", "GET", "/cluster", .read, answer: "ClusterAnswer",
+        "The cluster's nodes: load, heartbeat, the live channels each reads from the provider")
     public static let proxyURLs = Self(
         "proxyURLs", "POST", "/proxy-urls", .manage, request: "ProxyURLRequest", answer: "ProxyURLAnswer",
         "Mint a signed proxy URL")
@@ -221,7 +224,7 @@ extension APIOperation {
 
     /// Every operation, in the order the API page lists them.
     public static let all: [APIOperation] = [
-        .health, .openAPI, .events, .proxyURLs,
+        .health, .openAPI, .events, .cluster, .proxyURLs,
         .cacheStats, .cacheClear, .cacheDelete, .cacheTrim, .startPreload, .preloads, .preload, .cancelPreload,
         .cacheExport, .cachePin, .cacheHistory, .cachePins, .unpin,
         .transfers, .addTransfers, .pauseAllTransfers, .resumeAllTransfers, .purgeTransfers, .transfer,

@@ -8,6 +8,7 @@ import Outputs
 import PostgresNIO
 import Streaming
 import Transfers
+import TunerAPI
 import TunerStorage
 import TusServer
 
@@ -71,6 +72,10 @@ public final class TunerEngine: Sendable {
     public let credentialThrottle = CredentialThrottle()
     /// The Xtream Codes output: logins, `player_api.php`, `get.php`, the guide and stream paths.
     public let xtream: XtreamPanel
+    /// This node's cluster (`--node-id`): membership, shared secrets, live claims; nil alone.
+    public let cluster: TunerCluster?
+    /// The cluster's nodes as the front ends show them (a feature object over ``cluster``).
+    public let clusterStatus: ClusterStatus
     /// The owner's access token: `--token`/`TUNER_TOKEN`, else the data folder's `token` file
     /// (made on first use). Nil when Tuner listens on loopback only.
     public let accessToken: String?
@@ -92,11 +97,22 @@ public final class TunerEngine: Sendable {
         self.logger = logger
         dataFolder = try DataFolder(path: configuration.dataDirectory)
         dataFolder.removeStaleImports(olderThan: configuration.importTimeoutSeconds)
-        signer = StreamLinkSigner(key: try dataFolder.loadOrCreateSecret())
-        localFiles = try Self.localFileAccess(configuration: configuration, dataFolder: dataFolder)
-        cacheParts = try Self.makeCacheParts(
-            dataFolder: dataFolder, signer: signer, localFiles: localFiles, configuration: configuration, logger: logger
-        )
+        // One database for the catalog and the transfers (the cache keeps its own index). Opened
+        // first: a cluster's nodes sign with the secrets kept there.
+        let opened = try await Self.openState(configuration: configuration, dataFolder: dataFolder, logger: logger)
+        do {
+            cluster = try await Self.joinCluster(
+                configuration: configuration, database: opened, dataFolder: dataFolder, logger: logger)
+            signer = StreamLinkSigner(key: try cluster?.signingKey ?? dataFolder.loadOrCreateSecret())
+            localFiles = try Self.localFileAccess(configuration: configuration, dataFolder: dataFolder)
+            cacheParts = try Self.makeCacheParts(
+                dataFolder: dataFolder, signer: signer, localFiles: localFiles, configuration: configuration,
+                logger: logger)
+        } catch {
+            await Self.close(opened)
+            throw error
+        }
+        database = opened
         httpClient = cacheParts.httpClient
         cache = cacheParts.cache
         background = cacheParts.background
@@ -108,13 +124,7 @@ public final class TunerEngine: Sendable {
         // a CDN), and it follows redirects, dropping credentials when one leaves the origin. The
         // cache's client must not follow them itself (UpstreamClient does, to see the final URL).
         transfersHTTPClient = FileDownloadExecutor.makeHTTPClient()
-        // What to close when a later part fails to open.
-        var openedState: StateDatabase?
         do {
-            // One database for the catalog and the transfers (the cache keeps its own index).
-            let opened = try await Self.openState(configuration: configuration, dataFolder: dataFolder, logger: logger)
-            openedState = opened
-            database = opened
             let uploadLifetime = configuration.uploadExpirySeconds > 0 ? configuration.uploadExpirySeconds : nil
             uploads = try TusUploadStore(
                 configuration: .init(
@@ -128,7 +138,8 @@ public final class TunerEngine: Sendable {
         } catch {
             try? await transfersHTTPClient.shutdown()
             try? await cacheParts.shutdown()
-            if let openedState { await Self.close(openedState) }
+            await cluster?.leave()
+            await Self.close(opened)
             throw error
         }
         let catalogParts = Self.makeCatalogParts(
@@ -148,12 +159,14 @@ public final class TunerEngine: Sendable {
         streamChecker = catalogParts.checker
         live = LiveSessions(
             settings: configuration.live, catalog: catalog, signer: signer, fetchPolicy: configuration.fetchPolicy,
-            workDirectory: dataFolder.path + "/live", logger: logger)
+            workDirectory: dataFolder.path + "/live", cluster: cluster?.live, logger: logger)
         liveChannels = LiveChannels(sessions: live)
+        clusterStatus = ClusterStatus(cluster: cluster, live: live, transfers: transfers, startedAt: Date())
         downloads = Downloads(transfers: transfers, localFiles: localFiles, fetchPolicy: configuration.fetchPolicy)
         commands = CommandJournal(database: database, logger: logger)
         accessToken =
-            configuration.isLoopbackOnly ? nil : try configuration.accessToken ?? dataFolder.loadOrCreateToken()
+            configuration.isLoopbackOnly
+            ? nil : try configuration.accessToken ?? cluster?.token ?? dataFolder.loadOrCreateToken()
         access = AccessControl(database: database, ownerToken: accessToken, logger: logger)
         xtream = XtreamPanel(
             outputs: outputs, throttle: credentialThrottle, logger: logger,
@@ -245,6 +258,43 @@ public final class TunerEngine: Sendable {
         }
         logger.info("State database: \(spoken(configuration.database, dataFolder: dataFolder))")
         return state
+    }
+
+    /// The nodes of the cluster on the configured PostgreSQL database, for `tuner cluster status`
+    /// (no node is started; the rows are read as they are).
+    public static func clusterNodes(
+        configuration: TunerConfiguration, nodeTimeout: Double?, logger: Logger
+    ) async throws -> ClusterAnswer {
+        guard case .postgres = configuration.database else {
+            throw FeatureError.invalid(
+                "a cluster's nodes share one PostgreSQL database: name it with --database postgres://…")
+        }
+        let folder = try DataFolder(path: configuration.dataDirectory)
+        let database = try await openState(configuration: configuration, dataFolder: folder, logger: logger)
+        let nodes: [ClusterNodeInfo]
+        do {
+            guard case .postgres(let postgres) = database else { throw FeatureError.invalid("not PostgreSQL") }
+            let timeout =
+                nodeTimeout ?? configuration.cluster?.nodeTimeoutSeconds ?? ClusterSettings().nodeTimeoutSeconds
+            nodes = try await ClusterStore(database: postgres, logger: logger).nodes(timeout: timeout)
+        } catch {
+            await close(database)
+            throw error
+        }
+        await close(database)
+        return ClusterAnswer(clustered: true, thisNode: "", nodes: nodes.map(ClusterStatus.answer))
+    }
+
+    /// Joins the cluster `configuration.cluster` names, on `database` (PostgreSQL); nil without one.
+    static func joinCluster(
+        configuration: TunerConfiguration, database: StateDatabase, dataFolder: DataFolder, logger: Logger
+    ) async throws -> TunerCluster? {
+        guard let settings = configuration.cluster else { return nil }
+        guard case .postgres(let postgres) = database else {
+            throw FeatureError.invalid("a cluster node keeps its state in PostgreSQL: give --database postgres://…")
+        }
+        return try await TunerCluster.join(
+            settings: settings, database: postgres, dataFolder: dataFolder, logger: logger)
     }
 
     /// Closes a PostgreSQL pool (a SQLite database closes with its last reference).
@@ -414,6 +464,7 @@ public final class TunerEngine: Sendable {
         await transfers.shutdown()
         try? await transfersHTTPClient.shutdown()
         try await cacheParts.shutdown()
+        await cluster?.leave()
         // Last: everything above may still have written its state.
         await Self.close(database)
     }

@@ -69,7 +69,7 @@ public final class TunerServer: Sendable {
             publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
             allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
             uploadOrigins: Set(configuration.uploadAllowedOrigins.map { $0.lowercased() }),
-            throttle: engine.credentialThrottle)
+            throttle: engine.credentialThrottle, cluster: engine.cluster)
         let requestMetrics = RequestMetricsMiddleware()
         // In this order, for the router and for the stream proxy's own path (StreamResponder).
         let middleware: [any MiddlewareProtocol<Request, Response, TunerRequestContext>] = [
@@ -109,6 +109,7 @@ public final class TunerServer: Sendable {
         outputs.addRoutes(to: routes)
         XtreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: routes)
         LiveController(engine: engine).addRoutes(to: routes)
+        ClusterController(engine: engine).addRoutes(to: routes)
         MetricsController(engine: engine).addRoutes(to: routes)
         EventsController(engine: engine).addRoutes(to: routes)
         AccessController(access: engine.access, throttle: engine.credentialThrottle).addRoutes(to: routes)
@@ -183,7 +184,7 @@ public final class TunerServer: Sendable {
                 UploadExpiryService(store: engine.uploads), OutputNumberingService(engine: engine),
                 CacheHistoryService(admin: engine.cacheAdmin),
                 EventsService(engine: engine),
-            ] + discovery,
+            ] + discovery + (engine.cluster.map { [ClusterService(cluster: $0, status: engine.clusterStatus)] } ?? []),
             onServerRunning: { [self, engine] channel in
                 let port = channel.localAddress?.port ?? 0
                 self.state.withLock { $0.port = port }
@@ -253,6 +254,18 @@ struct EventsService: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             await engine.eventSources.run()
+        }
+    }
+}
+
+/// Writes this node's heartbeat while the server runs; leaves the cluster when it stops.
+struct ClusterService: Service {
+    let cluster: TunerCluster
+    let status: ClusterStatus
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await cluster.run(load: { await status.load() })
         }
     }
 }

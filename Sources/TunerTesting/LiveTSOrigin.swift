@@ -45,7 +45,9 @@ public final class LiveTSOrigin: Sendable {
     }
 
     /// Starts listening on 127.0.0.1 at a free port.
-    public static func start() async throws -> LiveTSOrigin {
+    /// Listens on `host` (loopback unless a test's network namespace names its own address) and
+    /// `port` (0: a free one).
+    public static func start(host: String = "127.0.0.1", port: Int = 0) async throws -> LiveTSOrigin {
         let box = NIOLockedValueBox<LiveTSOrigin?>(nil)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.backlog, value: 512)
@@ -58,7 +60,7 @@ public final class LiveTSOrigin: Sendable {
                         LiveTSHandler(origin: { box.withLockedValue { $0 } }))
                 }
             }
-        let channel = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        let channel = try await bootstrap.bind(host: host, port: port).get()
         let origin = LiveTSOrigin(serverChannel: channel, port: channel.localAddress?.port ?? 0)
         box.withLockedValue { $0 = origin }
         return origin
@@ -179,6 +181,13 @@ final class LiveTSHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(let head) = unwrapInboundIn(data), name == nil else { return }
         let path = head.uri.split(separator: "?").first.map(String.init) ?? head.uri
+        // `/count/<name>`: "<connections ever> <open now>", for tests whose provider runs in
+        // another network namespace (a process they cannot ask in memory).
+        if let origin = origin(), path.hasPrefix("/count/") {
+            let counted = String(path.dropFirst("/count/".count))
+            return respond(
+                context, .ok, body: "\(origin.connectionCount(counted)) \(origin.openConnections(counted))")
+        }
         guard let origin = origin(), path.hasPrefix("/"), path.hasSuffix(".ts") else {
             return respond(context, .notFound)
         }
@@ -238,12 +247,16 @@ final class LiveTSHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
     }
 
-    private func respond(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus) {
+    private func respond(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, body: String = "") {
         var headers = HTTPHeaders()
-        headers.add(name: "Content-Length", value: "0")
+        headers.add(name: "Content-Length", value: String(body.utf8.count))
         headers.add(name: "Connection", value: "close")
         context.write(
             wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        if !body.isEmpty {
+            context.write(
+                wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
+        }
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }

@@ -5,16 +5,28 @@ import TunerTesting
 // <channels> small MPEG-TS streams with ffmpeg (each with its own PIDs and service id, so mixed
 // bytes would show), serves them endlessly in real time at /ch<N>.ts, prints `port <N>`, then
 // reads commands on standard input: `dead|normal|stall|garbage|frozen <name>` and `count <name>`
-// (prints `count <name> <connections ever> <open now>`).
+// (prints `count <name> <connections ever> <open now>`). A third argument `HOST:PORT` listens
+// there instead of on a free port of 127.0.0.1 (a test's network namespace), and keeps serving
+// after standard input ends.
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3, let channels = Int(arguments[2]), channels > 0, channels <= 200 else {
-    FileHandle.standardError.write(Data("usage: tuner-live-origin <folder> <channels 1…200>\n".utf8))
+guard arguments.count == 3 || arguments.count == 4, let channels = Int(arguments[2]), channels > 0, channels <= 200
+else {
+    FileHandle.standardError.write(Data("usage: tuner-live-origin <folder> <channels 1…200> [HOST:PORT]\n".utf8))
     exit(2)
+}
+var listen = (host: "127.0.0.1", port: 0)
+if arguments.count == 4 {
+    let parts = arguments[3].split(separator: ":")
+    guard parts.count == 2, let port = Int(parts[1]), (0...65535).contains(port) else {
+        FileHandle.standardError.write(Data("tuner-live-origin: HOST:PORT like 10.0.0.20:8001\n".utf8))
+        exit(2)
+    }
+    listen = (String(parts[0]), port)
 }
 let folder = arguments[1]
 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-let origin = try await LiveTSOrigin.start()
+let origin = try await LiveTSOrigin.start(host: listen.host, port: listen.port)
 for index in 0..<channels {
     let path = folder + "/ch\(index).ts"
     if !FileManager.default.fileExists(atPath: path) {
@@ -35,5 +47,10 @@ while let line = readLine() {
         origin.set(words[1], mode)
         say("ok")
     }
+}
+// Standard input closed (a test started it with none): serve until a signal ends the process;
+// `GET /count/<name>` answers what `count` would.
+if arguments.count == 4 {
+    while true { try await Task.sleep(for: .seconds(3600)) }
 }
 await origin.shutdown()

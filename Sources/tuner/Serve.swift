@@ -199,6 +199,26 @@ struct Serve: AsyncParsableCommand {
     )
     var providerAnswerMaxSize: String?
     @Option(
+        name: .customLong("node-id"),
+        help:
+            """
+            Join a cluster as this node (with --database postgres://… and --advertise): a name unique in the \
+            cluster (env TUNER_NODE_ID).
+            """)
+    var nodeId: String?
+    @Option(
+        name: .customLong("advertise"),
+        help: "Where the cluster's other nodes reach this one, e.g. http://10.0.0.2:8080 (env TUNER_ADVERTISE).")
+    var advertise: String?
+    @Option(
+        name: .customLong("heartbeat-interval"),
+        help: "Seconds between a cluster node's heartbeats (env TUNER_HEARTBEAT_INTERVAL, default 1).")
+    var heartbeatInterval: String?
+    @Option(
+        name: .customLong("node-timeout"),
+        help: "A node whose heartbeat is older is gone from the cluster (env TUNER_NODE_TIMEOUT, default 5s).")
+    var nodeTimeout: String?
+    @Option(
         name: .customLong("log-level"),
         help: "trace, debug, info, notice, warning, error (env TUNER_LOG_LEVEL or LOG_LEVEL, default info).")
     var logLevel: String?
@@ -233,6 +253,10 @@ struct Serve: AsyncParsableCommand {
         flags[.importTimeout] = importTimeout
         flags[.providerAnswerMaxSize] = providerAnswerMaxSize
         flags[.logLevel] = logLevel
+        flags[.nodeId] = nodeId
+        flags[.advertise] = advertise
+        flags[.heartbeatInterval] = heartbeatInterval
+        flags[.nodeTimeout] = nodeTimeout
         let lists: [Setting: [String]] = [
             .cacheIgnoreParams: cacheIgnoreParams, .uploadOrigins: uploadOrigins, .publicHosts: publicHosts,
             .allowedOrigins: allowedOrigins, .filesRoots: filesRoots.map { URL(fileURLWithPath: $0).path },

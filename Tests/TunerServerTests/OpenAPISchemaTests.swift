@@ -36,6 +36,7 @@ import TunerApp
         let user = sample(OutputUserAnswer.self)
         return [
             "health": HealthAnswer(status: "ok"),
+            "cluster": sample(ClusterAnswer.self),
             "proxyURLs": ProxyURLAnswer(proxyURL: "x"),
             "cacheClear": message, "cacheDelete": message, "cancelPreload": message, "cacheExport": message,
             "cachePin": message, "pauseAllTransfers": message, "resumeAllTransfers": message,

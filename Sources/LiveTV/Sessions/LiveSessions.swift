@@ -26,6 +26,9 @@ public final class LiveSessions: Sendable {
     let logger: Logger
     /// Where HLS sessions write their segments (a folder each, removed when they end).
     let workDirectory: String
+    /// The cluster this node plays channels in, if any: it says which node reads a channel's
+    /// provider, and counts a source's connections over every node.
+    let cluster: (any LiveCluster)?
     private let state = Mutex(RegistryState())
 
     /// What a session plays: each transcode size is a profile of its own (one ffmpeg each).
@@ -55,6 +58,8 @@ public final class LiveSessions: Sendable {
         var closed = false
         /// What ended sessions added up to, so the totals never go down.
         var ended = Totals()
+        /// The cluster claims each session holds (by session id), given back when it ends.
+        var claims: [String: LiveClaims] = [:]
     }
 
     /// Who played an HLS channel's playlist through the proxy, and when.
@@ -107,6 +112,9 @@ public final class LiveSessions: Sendable {
         public var profileLimit: Int?
         /// Preemption stops a session only for a request of higher priority than its viewers'.
         public var priority: Int
+        /// Another node of the cluster relays this viewer to its own: it is served from a session
+        /// of this node (reading the provider), never from a relay again.
+        public var relayed = false
 
         public init(
             channelID: Int64, profile: StreamProfile = .direct, transcodeSize: TranscodeSize? = nil, address: String,
@@ -137,8 +145,9 @@ public final class LiveSessions: Sendable {
 
     public init(
         settings: LiveSettings, catalog: any CatalogStore, signer: StreamLinkSigner, fetchPolicy: FetchPolicy,
-        workDirectory: String, logger: Logger
+        workDirectory: String, cluster: (any LiveCluster)? = nil, logger: Logger
     ) {
+        self.cluster = cluster
         self.settings = settings
         self.workDirectory = workDirectory
         // Segments of a previous run are of no use to anyone.
@@ -221,6 +230,43 @@ public final class LiveSessions: Sendable {
             }
         }
 
+        // In a cluster, one node reads a channel's provider; the others relay it.
+        let claims = LiveClaims()
+        if let cluster, !isHLS {
+            switch await cluster.claim(channelID: item.id) {
+            case .local:
+                claims.add()
+            case .relay(let relay):
+                if request.relayed {
+                    throw LiveError(.busy, "node \(relay.node) plays channel \(item.id) now; relay it from there")
+                }
+                let upstream = LiveRelayUpstream.make(relay: relay, channelID: item.id, client: client)
+                return try open(
+                    key, item: item, upstream: upstream, request: request, info: info, sources: sources, claims: claims
+                ) { [self] failed, failures in
+                    await nextInCluster(after: failed, failures: failures, of: item, size: size, claims: claims)
+                }
+            case .unavailable(let reason):
+                throw LiveError(.busy, "channel \(item.id) cannot be placed in the cluster now (\(reason)); try again")
+            }
+        }
+        do {
+            return try await openOnProvider(
+                key, item: item, request: request, info: info, sources: sources, isHLS: isHLS, size: size,
+                claims: claims)
+        } catch {
+            await claims.releaseAll(channelID: item.id, cluster: cluster)
+            throw error
+        }
+    }
+
+    /// Opens a session of `item` on its provider (or a pooled account's alternative), preempting a
+    /// lower-priority session when every connection is in use and settings allow.
+    private func openOnProvider(
+        _ key: Key, item: CatalogItem, request: Request, info: LiveViewerInfo, sources: [Int64: CatalogSource],
+        isHLS: Bool, size: TranscodeSize?, claims: LiveClaims
+    ) async throws(LiveError) -> LiveViewer {
+        let profile = key.profile
         let candidates: [CatalogItem]
         if hasRoom(sourceID: item.sourceID, sources: sources, excluding: nil) {
             candidates = [item]
@@ -228,11 +274,11 @@ public final class LiveSessions: Sendable {
             // The channel's account is full: take the same channel on a pooled account.
             candidates = [item] + ((try? await catalog.alternatives(of: item.id)) ?? [])
         }
-        var chosen = candidates.first { hasRoom(sourceID: $0.sourceID, sources: sources, excluding: nil) }
+        var chosen = await firstWithRoom(candidates, for: item.id, sources: sources, excluding: nil)
         if chosen == nil, settings.preemptWhenFull,
             await preempt(for: request, sourceIDs: Set(candidates.map(\.sourceID)))
         {
-            chosen = candidates.first { hasRoom(sourceID: $0.sourceID, sources: sources, excluding: nil) }
+            chosen = await firstWithRoom(candidates, for: item.id, sources: sources, excluding: nil)
         }
         guard let chosen else {
             let limit = sources[item.sourceID]?.connectionLimit ?? 0
@@ -245,11 +291,64 @@ public final class LiveSessions: Sendable {
         let upstream = upstream(
             for: chosen, profile: profile, size: size, isHLS: isHLS, sources: sources, resumePoints: resumePoints)
         let chosenProfile = profile
-        return try open(key, item: item, upstream: upstream, request: request, info: info, sources: sources) {
-            [self] failed, failures in
+        return try open(
+            key, item: item, upstream: upstream, request: request, info: info, sources: sources, claims: claims
+        ) { [self] failed, failures in
             await nextUpstream(
                 after: failed, failures: failures, of: item, profile: chosenProfile, size: size,
                 resumePoints: resumePoints)
+        }
+    }
+
+    /// The first of `candidates` whose source has a free connection here and, in a cluster, over
+    /// every node (the claimed channel `channelID` then reads it).
+    private func firstWithRoom(
+        _ candidates: [CatalogItem], for channelID: Int64, sources: [Int64: CatalogSource], excluding: Int64?
+    ) async -> CatalogItem? {
+        for candidate in candidates where hasRoom(sourceID: candidate.sourceID, sources: sources, excluding: excluding)
+        {
+            guard let cluster else { return candidate }
+            let limit = sources[candidate.sourceID]?.connectionLimit
+            if await cluster.use(sourceID: candidate.sourceID, limit: limit, for: channelID) { return candidate }
+        }
+        return nil
+    }
+
+    /// After a relay (or, once this node took the claim over, a provider) stopped: the claim is
+    /// asked for again. Another holder is relayed; a free claim is taken and the channel read from
+    /// its provider here, so viewers of this node keep their connections when the holder dies.
+    private func nextInCluster(
+        after failed: LiveUpstream, failures: Int, of item: CatalogItem, size: TranscodeSize?, claims: LiveClaims
+    ) async -> LiveUpstream? {
+        guard let cluster, failures <= 20 else { return nil }
+        // A provider upstream of this node's own claim fails over as any other.
+        if claims.count > 0 {
+            return await nextUpstream(
+                after: failed, failures: failures, of: item, profile: .direct, size: size,
+                resumePoints: LiveResumePoints())
+        }
+        if failures > 1 { try? await Task.sleep(for: .milliseconds(500)) }
+        switch await cluster.claim(channelID: item.id) {
+        case .relay(let relay):
+            return LiveRelayUpstream.make(relay: relay, channelID: item.id, client: client)
+        case .unavailable:
+            return LiveUpstream(channelID: item.id, sourceID: nil, sourceName: nil, label: "the cluster") { _ in
+                throw LiveUpstreamError("the cluster cannot say which node plays channel \(item.id)")
+            }
+        case .local:
+            claims.add()
+            let sources = await sourcesByID()
+            let candidates = [item] + ((try? await catalog.alternatives(of: item.id)) ?? [])
+            guard let chosen = await firstWithRoom(candidates, for: item.id, sources: sources, excluding: nil) else {
+                await claims.releaseAll(channelID: item.id, cluster: cluster)
+                return LiveUpstream(channelID: item.id, sourceID: nil, sourceName: nil, label: "the cluster") { _ in
+                    throw LiveUpstreamError("every connection the provider allows is in use in the cluster")
+                }
+            }
+            let isHLS = chosen.url.flatMap(URL.init(string:)).map(Self.isHLS) ?? false
+            return upstream(
+                for: chosen, profile: .direct, size: size, isHLS: isHLS, sources: sources,
+                resumePoints: LiveResumePoints())
         }
     }
 
@@ -298,7 +397,8 @@ public final class LiveSessions: Sendable {
     /// viewer joins that one and `upstream` is never opened).
     private func open(
         _ key: Key, item: CatalogItem, upstream: LiveUpstream, request: Request, info: LiveViewerInfo,
-        sources: [Int64: CatalogSource], next: @escaping LiveSession.NextUpstream
+        sources: [Int64: CatalogSource], claims: LiveClaims = LiveClaims(),
+        next: @escaping LiveSession.NextUpstream
     ) throws(LiveError) -> LiveViewer {
         let session = LiveSession(
             id: Self.newID(), channelID: item.id, channelName: item.name, profile: key.profile, settings: settings,
@@ -320,9 +420,18 @@ public final class LiveSessions: Sendable {
             state.ended.sessionsOpened += 1
             state.byKey[key] = session
             state.byID[session.id] = session
+            state.claims[session.id] = claims
             return .success((session, true))
         }
-        let (target, created) = try outcome.get()
+        let (target, created): (LiveSession, Bool)
+        do {
+            (target, created) = try outcome.get()
+        } catch {
+            releaseLater(claims, channelID: item.id)
+            throw error
+        }
+        // Joined a session another request opened meanwhile: its claims are that session's.
+        if !created { releaseLater(claims, channelID: item.id) }
         guard let id = target.join(info, priority: request.priority) else {
             throw LiveError(.busy, "the channel's session is closing; try again")
         }
@@ -333,8 +442,18 @@ public final class LiveSessions: Sendable {
         return LiveViewer(session: target, id: id)
     }
 
+    /// Gives `claims` back to the cluster as a task of the engine's work (callers may hold no
+    /// `await`; at shutdown the claims die with the node's connection).
+    private func releaseLater(_ claims: LiveClaims, channelID: Int64) {
+        guard let cluster, claims.count > 0 else { return }
+        _ = work.start { await claims.releaseAll(channelID: channelID, cluster: cluster) }
+    }
+
     private func remove(_ session: LiveSession) {
         let info = session.info
+        if let claims = state.withLock({ $0.claims.removeValue(forKey: session.id) }) {
+            releaseLater(claims, channelID: session.channelID)
+        }
         state.withLock { state in
             guard state.byID.removeValue(forKey: session.id) != nil else { return }
             state.ended.upstreamBytes &+= info.upstreamBytes
@@ -362,7 +481,8 @@ public final class LiveSessions: Sendable {
             // Coming back round to where it started: give the providers a moment.
             if index <= start || candidates.count == 1 { try? await Task.sleep(for: .seconds(1)) }
             let candidate = candidates[index]
-            guard hasRoom(sourceID: candidate.sourceID, sources: sources, excluding: failed.sourceID) else { continue }
+            guard await firstWithRoom([candidate], for: item.id, sources: sources, excluding: failed.sourceID) != nil
+            else { continue }
             let isHLS = candidate.url.flatMap(URL.init(string:)).map(Self.isHLS) ?? false
             return upstream(
                 for: candidate, profile: profile, size: size, isHLS: isHLS, sources: sources,
@@ -636,6 +756,26 @@ public final class LiveSessions: Sendable {
     static func newID() -> String {
         var generator = SystemRandomNumberGenerator()
         return String(generator.next() as UInt64, radix: 16)
+    }
+}
+
+/// The cluster claims one session holds: taken when it opened on (or took over) the provider,
+/// given back when it ends.
+final class LiveClaims: Sendable {
+    private let held = Mutex(0)
+
+    var count: Int { held.withLock { $0 } }
+
+    func add() { held.withLock { $0 += 1 } }
+
+    /// Gives every claim back, once.
+    func releaseAll(channelID: Int64, cluster: (any LiveCluster)?) async {
+        let count = held.withLock { count in
+            defer { count = 0 }
+            return count
+        }
+        guard let cluster else { return }
+        for _ in 0..<count { await cluster.release(channelID: channelID) }
     }
 }
 

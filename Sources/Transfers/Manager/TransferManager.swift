@@ -230,6 +230,9 @@ public actor TransferManager {
 
     // MARK: - Queries
 
+    /// How many transfers this manager runs now (not those of other nodes on the same queue).
+    public var runningCount: Int { runs.count }
+
     /// Every task, in queue order: higher priority first, then by position.
     public func list() -> [TransferTask] {
         tasks.values.sorted(by: Self.queueOrder)

@@ -52,6 +52,16 @@ public struct DataFolder: Sendable {
         return Data(bytes).base64URLEncodedString()
     }
 
+    /// Keeps a cluster's secrets in the folder too (the signing key and the token, as this node
+    /// uses them), so the owner finds the token where a single Tuner keeps it and the CLI's offline
+    /// commands sign what every node accepts.
+    public func storeClusterSecrets(signingKey: [UInt8], token: [UInt8]) throws {
+        for (path, bytes) in [(secretPath, signingKey), (tokenPath, token)]
+        where FileManager.default.contents(atPath: path).map([UInt8].init) != bytes {
+            try write(bytes, to: path)
+        }
+    }
+
     private func loadOrCreate(path: String, bytes count: Int) throws -> [UInt8] {
         if let data = FileManager.default.contents(atPath: path), data.count == count {
             return [UInt8](data)
@@ -59,6 +69,12 @@ public struct DataFolder: Sendable {
         var bytes = [UInt8](repeating: 0, count: count)
         var generator = SystemRandomNumberGenerator()
         for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
+        try write(bytes, to: path)
+        return bytes
+    }
+
+    /// Writes `bytes` to `path` (mode 0600) through a rename, so no reader sees half of it.
+    private func write(_ bytes: [UInt8], to path: String) throws {
         let temporary = path + ".tmp"
         guard
             FileManager.default.createFile(
@@ -69,6 +85,5 @@ public struct DataFolder: Sendable {
         // A rename is atomic: a crash never leaves a half-written secret behind.
         _ = try? FileManager.default.removeItem(atPath: path)
         try FileManager.default.moveItem(atPath: temporary, toPath: path)
-        return bytes
     }
 }

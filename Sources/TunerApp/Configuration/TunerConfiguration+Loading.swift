@@ -74,6 +74,7 @@ extension TunerConfiguration {
         case importMaxSize, importTimeout, providerAnswerMaxSize
         case hdhomerunDiscoveryPort, hdhomerunHttpPort, hdhomerunOpen, baseUrl, ssdpPort, guidePlaceholders
         case liveBuffer, liveLinger, liveStallTimeout, livePreempt, transcodeArgs
+        case nodeId, advertise, heartbeatInterval, nodeTimeout
 
         /// `cacheSize` → `TUNER_CACHE_SIZE`.
         public var environmentName: String {
@@ -168,6 +169,7 @@ struct SettingsReader {
         if let data = try text(.data) { configuration.dataDirectory = data }
         if let token = try text(.token), !token.isEmpty { configuration.accessToken = token }
         configuration.database = try database()
+        configuration.cluster = try cluster(database: configuration.database)
         if let level = try text(.logLevel) ?? logLevelFallback {
             guard let value = Logger.Level(rawValue: level.lowercased()) else {
                 throw FeatureError.invalid(
@@ -302,6 +304,46 @@ struct SettingsReader {
             // It names the part that is wrong (host, user, port, the password file's path), never the password.
             throw FeatureError.invalid("\(names): \(error.description)")
         }
+    }
+
+    /// `--node-id` with `--advertise` (and the heartbeat's timing): nil without a node name. A
+    /// cluster keeps its state in PostgreSQL, which every node reaches.
+    func cluster(database: DatabaseLocation?) throws -> ClusterSettings? {
+        typealias Setting = TunerConfiguration.Setting
+        guard let name = try text(.nodeId)?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
+            if try text(.advertise) != nil {
+                throw FeatureError.invalid("\(Setting.advertise.names) needs \(Setting.nodeId.flagName) too")
+            }
+            return nil
+        }
+        guard ClusterSettings.isValidNodeID(name) else {
+            throw FeatureError.invalid(
+                "\(Setting.nodeId.names) must be 1 to 64 letters, digits, '.', '_' or '-', got '\(name.prefix(80))'")
+        }
+        guard case .postgres = database else {
+            throw FeatureError.invalid(
+                "\(Setting.nodeId.names) joins a cluster, whose nodes share one PostgreSQL database: "
+                    + "give --database postgres://… too")
+        }
+        guard let text = try text(.advertise), let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+            ["http", "https"].contains(scheme), url.host != nil, url.query == nil, url.fragment == nil,
+            url.user == nil, url.path.isEmpty || url.path == "/"
+        else {
+            throw FeatureError.invalid(
+                "\(Setting.advertise.names) must be where the other nodes reach this one, like http://10.0.0.2:8080")
+        }
+        var settings = ClusterSettings(nodeID: name, advertise: text.hasSuffix("/") ? String(text.dropLast()) : text)
+        if let seconds = try duration(.heartbeatInterval, "a positive duration like 1 or 2s", positive: true) {
+            settings.heartbeatSeconds = max(0.1, min(seconds, 60))
+        }
+        if let seconds = try duration(.nodeTimeout, "a positive duration like 5 or 10s", positive: true) {
+            settings.nodeTimeoutSeconds = min(seconds, 600)
+        }
+        guard settings.nodeTimeoutSeconds >= settings.heartbeatSeconds * 2 else {
+            throw FeatureError.invalid(
+                "\(Setting.nodeTimeout.names) must be at least twice \(Setting.heartbeatInterval.flagName)")
+        }
+        return settings
     }
 
     func readLive(into configuration: inout TunerConfiguration) throws {

@@ -20,6 +20,9 @@ public struct TunerConfiguration: Sendable {
     /// PostgreSQL database. Its password (URL, `--database-password-file`, `PGPASSWORD`) is inside
     /// the address, which never prints it. The media cache index stays in the data folder either way.
     public var database: DatabaseLocation?
+    /// This node's part in a cluster on one PostgreSQL database (`--node-id`, `--advertise`); nil
+    /// for a Tuner on its own.
+    public var cluster: ClusterSettings?
     /// Byte budget of the media cache.
     public var cacheSize: Int64
     /// Free disk space the cache leaves alone.

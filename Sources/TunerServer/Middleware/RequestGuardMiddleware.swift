@@ -35,6 +35,9 @@ struct RequestGuardMiddleware: RouterMiddleware {
     let uploadOrigins: Set<String>
     /// Limits wrong tokens and keys per address (shared with the other credential checks).
     var throttle = CredentialThrottle()
+    /// The cluster this node is part of: its nodes' relay requests (`/internal/…`) carry its relay
+    /// secret. Without one, `/internal/` does not exist.
+    var cluster: TunerCluster?
 
     /// Paths that need no token: the stream URLs carry their own authentication.
     /// Outputs check their profile's key (OutputController) or the Xtream login (XtreamController)
@@ -50,6 +53,8 @@ struct RequestGuardMiddleware: RouterMiddleware {
     /// Signing in needs no credential; who is signed in (GET) and signing out (DELETE) read one.
     static let sessionPath = "/api/v1/session"
     static let uploadPrefix = ["api", "v1", "uploads"]
+    /// Node-to-node paths of a cluster (relays), never part of the API or its document.
+    static let internalPrefix = ["internal"]
 
     /// `Host` values already accepted: clients send the same one on every request, and parsing
     /// it each time was a measurable part of a small cached answer.
@@ -87,6 +92,16 @@ struct RequestGuardMiddleware: RouterMiddleware {
                     IP address or localhost, or start it with --public-host <name>
                     """
             )
+        }
+        // The cluster's own paths: another node with the relay secret, or nobody (not even the
+        // owner's token: they are no API).
+        if path.starts(with: Self.internalPrefix) {
+            guard request.method == .get, let cluster,
+                cluster.acceptsRelay(request.headers[HTTPField.Name(TunerCluster.relayHeader)!])
+            else {
+                throw HTTPError(.notFound, message: "no such path")
+            }
+            return try await next(request, context)
         }
         // Whatever is checked from here on, ``letsThrough(_:path:)`` must say when it is not needed.
         var context = context

@@ -167,6 +167,26 @@ public final class TunerPostgres: Sendable {
         return error
     }
 
+    /// A connection of its own, outside the pool, for state that lives as long as a session does
+    /// (advisory locks: a cluster node's live claims, which die with it). The caller closes it.
+    public func connectAlone(id: Int) async throws -> PostgresConnection {
+        let tls: PostgresConnection.Configuration.TLS
+        do {
+            switch address.tls {
+            case .disable: tls = .disable
+            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+            var configuration = PostgresConnection.Configuration(
+                host: address.host, port: address.port, username: address.username, password: address.password,
+                database: address.database, tls: tls)
+            configuration.options.connectTimeout = .init(options.connectTimeout)
+            return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+        } catch {
+            throw translate(error)
+        }
+    }
+
     private static func tls(_ mode: PostgresAddress.TLSMode) -> PostgresClient.Configuration.TLS {
         switch mode {
         case .disable: .disable

@@ -17,6 +17,8 @@ enum ExternalTool: String, Sendable, CaseIterable {
     case promtool
     /// Headless Chromium and its WebDriver (Selenium drives them from Python).
     case chromium, chromedriver
+    /// The load balancer in front of a cluster (Debian's package installs it in /usr/sbin).
+    case haproxy
     /// Python with the `websockets` package (a WebSocket client); the path is python3's.
     case python3Websockets = "python3"
 
@@ -33,12 +35,13 @@ enum ExternalTool: String, Sendable, CaseIterable {
         case .chromium: "apt-get install chromium"
         case .chromedriver: "apt-get install chromium-driver"
         case .python3Websockets: "pip install websockets"
+        case .haproxy: "apt-get install haproxy"
         }
     }
 
     /// The tool's path on PATH, or nil.
     var path: String? {
-        let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        let searchPath = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin") + ":/usr/sbin"
         for directory in searchPath.split(separator: ":") where !directory.isEmpty {
             let candidate = "\(directory)/\(rawValue)"
             if FileManager.default.isExecutableFile(atPath: candidate) {

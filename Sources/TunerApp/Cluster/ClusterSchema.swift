@@ -1,0 +1,67 @@
+import GRDB
+import TunerStorage
+
+/// The cluster's tables: the nodes (a row each, its heartbeat and load), the secrets every node
+/// signs with, and which node holds each live channel's claim. The same tables in both engines,
+/// versioned together; only PostgreSQL ever holds more than one node (SQLite is one machine's).
+public enum ClusterSchema: DatabaseSchema, PostgresSchema {
+    public static func registerMigrations(in migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("cluster-v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE clusterNode (
+                        nodeID TEXT PRIMARY KEY NOT NULL,
+                        -- Where the other nodes reach it (--advertise).
+                        advertise TEXT NOT NULL,
+                        -- Seconds since 1970, by the database's clock (nodes' clocks may differ).
+                        startedAt REAL NOT NULL,
+                        heartbeatAt REAL NOT NULL,
+                        -- Its load at the last heartbeat.
+                        sessions INTEGER NOT NULL DEFAULT 0,
+                        viewers INTEGER NOT NULL DEFAULT 0,
+                        transfers INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE TABLE clusterSecret (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        value BLOB NOT NULL
+                    );
+                    CREATE TABLE liveClaim (
+                        channelID INTEGER PRIMARY KEY NOT NULL,
+                        nodeID TEXT NOT NULL,
+                        -- The source (account) the holder's session reads now, if any.
+                        sourceID INTEGER,
+                        since REAL NOT NULL
+                    );
+                    CREATE INDEX liveClaimBySource ON liveClaim(sourceID);
+                    """)
+        }
+    }
+
+    public static let postgresMigrations = [
+        PostgresMigration(
+            "cluster-v1",
+            [
+                """
+                CREATE TABLE clusterNode (
+                    nodeID TEXT PRIMARY KEY NOT NULL,
+                    advertise TEXT NOT NULL,
+                    startedAt DOUBLE PRECISION NOT NULL,
+                    heartbeatAt DOUBLE PRECISION NOT NULL,
+                    sessions BIGINT NOT NULL DEFAULT 0,
+                    viewers BIGINT NOT NULL DEFAULT 0,
+                    transfers BIGINT NOT NULL DEFAULT 0
+                )
+                """,
+                "CREATE TABLE clusterSecret (name TEXT PRIMARY KEY NOT NULL, value BYTEA NOT NULL)",
+                """
+                CREATE TABLE liveClaim (
+                    channelID BIGINT PRIMARY KEY NOT NULL,
+                    nodeID TEXT NOT NULL,
+                    sourceID BIGINT,
+                    since DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX liveClaimBySource ON liveClaim(sourceID)",
+            ])
+    ]
+}

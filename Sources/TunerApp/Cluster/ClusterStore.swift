@@ -1,0 +1,161 @@
+import Foundation
+import Logging
+import PostgresNIO
+import TunerStorage
+
+/// The cluster's rows in PostgreSQL: the nodes and their heartbeats, the secrets every node signs
+/// with, and the live claims. Times are the database's (`now()`), so nodes whose clocks differ
+/// still agree on who is alive.
+struct ClusterStore: Sendable {
+    let database: TunerPostgres
+    let logger: Logger
+
+    /// A node's row: inserted at its first heartbeat, updated at every other.
+    func heartbeat(nodeID: String, advertise: String, load: ClusterNodeLoad) async throws {
+        let logger = logger
+        let (sessions, viewers, transfers) = (Int64(load.sessions), Int64(load.viewers), Int64(load.transfers))
+        try await database.read { connection in
+            _ = try await connection.query(
+                """
+                INSERT INTO clusterNode (nodeID, advertise, startedAt, heartbeatAt, sessions, viewers, transfers)
+                VALUES (\(nodeID), \(advertise), extract(epoch FROM now()), extract(epoch FROM now()),
+                    \(sessions), \(viewers), \(transfers))
+                ON CONFLICT (nodeID) DO UPDATE SET advertise = excluded.advertise,
+                    heartbeatAt = excluded.heartbeatAt, sessions = excluded.sessions,
+                    viewers = excluded.viewers, transfers = excluded.transfers
+                """, logger: logger)
+        }
+    }
+
+    /// A node that starts again under the same name starts its row again too.
+    func join(nodeID: String, advertise: String) async throws {
+        let logger = logger
+        try await database.read { connection in
+            _ = try await connection.query(
+                """
+                INSERT INTO clusterNode (nodeID, advertise, startedAt, heartbeatAt)
+                VALUES (\(nodeID), \(advertise), extract(epoch FROM now()), extract(epoch FROM now()))
+                ON CONFLICT (nodeID) DO UPDATE SET advertise = excluded.advertise,
+                    startedAt = excluded.startedAt, heartbeatAt = excluded.heartbeatAt,
+                    sessions = 0, viewers = 0, transfers = 0
+                """, logger: logger)
+        }
+    }
+
+    /// Removes a node's row (it stops).
+    func leave(nodeID: String) async throws {
+        let logger = logger
+        try await database.read { connection in
+            _ = try await connection.query("DELETE FROM clusterNode WHERE nodeID = \(nodeID)", logger: logger)
+        }
+    }
+
+    /// The nodes whose last heartbeat is at most `timeout` seconds old, by name, with the channels
+    /// each holds a live claim of (a claim counts while its holder's lock is held).
+    func nodes(timeout: Double) async throws -> [ClusterNodeInfo] {
+        let logger = logger
+        return try await database.read { connection in
+            var nodes: [ClusterNodeInfo] = []
+            for try await (id, advertise, started, seen, sessions, viewers, transfers, age)
+                in try await connection.query(
+                    """
+                    SELECT nodeID, advertise, startedAt, heartbeatAt, sessions, viewers, transfers,
+                        extract(epoch FROM now()) - heartbeatAt
+                    FROM clusterNode WHERE heartbeatAt >= extract(epoch FROM now()) - \(timeout) ORDER BY nodeID
+                    """, logger: logger
+                ).decode((String, String, Double, Double, Int64, Int64, Int64, Double).self)
+            {
+                nodes.append(
+                    ClusterNodeInfo(
+                        id: id, advertise: advertise, startedAt: Date(timeIntervalSince1970: started),
+                        lastHeartbeat: Date(timeIntervalSince1970: seen), secondsSinceHeartbeat: max(0, age),
+                        load: ClusterNodeLoad(
+                            sessions: Int(clamping: sessions), viewers: Int(clamping: viewers),
+                            transfers: Int(clamping: transfers)),
+                        channels: []))
+            }
+            var channels: [String: [Int64]] = [:]
+            for try await (channelID, nodeID) in try await connection.query(
+                """
+                SELECT c.channelID, c.nodeID FROM liveClaim c
+                WHERE \(unescaped: Self.claimHeld("c")) ORDER BY c.channelID
+                """, logger: logger
+            ).decode((Int64, String).self) {
+                channels[nodeID, default: []].append(channelID)
+            }
+            return nodes.map { node in
+                var node = node
+                node.channels = channels[node.id] ?? []
+                return node
+            }
+        }
+    }
+
+    /// The secret `name`, made of `seed` (or `length` random bytes) by the first node that asks:
+    /// every node signs with the same one.
+    func secret(_ name: String, seed: [UInt8]?, length: Int) async throws -> [UInt8] {
+        let logger = logger
+        let initial: [UInt8] = seed ?? (0..<length).map { _ in UInt8.random(in: 0...255) }
+        let value = Data(initial)
+        return try await database.read { connection in
+            _ = try await connection.query(
+                "INSERT INTO clusterSecret (name, value) VALUES (\(name), \(value)) ON CONFLICT (name) DO NOTHING",
+                logger: logger)
+            for try await stored in try await connection.query(
+                "SELECT value FROM clusterSecret WHERE name = \(name)", logger: logger
+            ).decode(Data.self) {
+                return [UInt8](stored)
+            }
+            throw FeatureError(.failed, "the cluster's secret \(name) could not be read back")
+        }
+    }
+
+    // MARK: - Live claims
+
+    /// The advisory-lock namespace of live claims (`pg_advisory_lock(namespace, channel)`):
+    /// "TUNL" as a number, used by nothing else.
+    static let claimNamespace: Int32 = 0x5455_4E4C
+    /// The transaction lock that orders the counting of one source's connections.
+    static let sourceNamespace: Int32 = 0x5455_4E53
+
+    /// The lock's second key: the channel id's low 32 bits (ids past 2³² share a lock with
+    /// another channel, which only ever makes one wait for the other).
+    static func lockKey(_ channelID: Int64) -> Int32 { Int32(truncatingIfNeeded: channelID) }
+
+    /// SQL that holds when the claim row `alias` names is alive: its channel's lock is held.
+    static func claimHeld(_ alias: String) -> String {
+        """
+        EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
+            AND l.classid = \(UInt32(bitPattern: claimNamespace))::oid
+            AND l.objid = (\(alias).channelID & 4294967295)::oid AND l.objsubid = 2)
+        """
+    }
+}
+
+/// What a node carries, reported with its heartbeat.
+public struct ClusterNodeLoad: Sendable, Equatable, Codable {
+    /// Live sessions (one per channel and profile).
+    public var sessions: Int
+    /// Their viewers, relays of other nodes included.
+    public var viewers: Int
+    /// Transfers running.
+    public var transfers: Int
+
+    public init(sessions: Int = 0, viewers: Int = 0, transfers: Int = 0) {
+        self.sessions = sessions
+        self.viewers = viewers
+        self.transfers = transfers
+    }
+}
+
+/// One node of the cluster as `tuner cluster status` and `/api/v1/cluster` show it.
+public struct ClusterNodeInfo: Sendable, Equatable, Codable {
+    public var id: String
+    public var advertise: String
+    public var startedAt: Date
+    public var lastHeartbeat: Date
+    public var secondsSinceHeartbeat: Double
+    public var load: ClusterNodeLoad
+    /// The live channels whose provider connection this node holds.
+    public var channels: [Int64]
+}
