@@ -296,6 +296,18 @@ struct CatalogRefreshService: Service {
     let engine: TunerEngine
 
     func run() async throws {
+        let seconds = engine.configuration.catalogRefreshCheckSeconds
+        guard let cluster = engine.cluster, seconds > 0 else { return try await runAlone() }
+        // In a cluster one node at a time schedules refreshes; the others wait for its lease.
+        // Interrupted refreshes are not reset here: another node may be running one right now.
+        await cancelWhenGracefulShutdown {
+            await cluster.whileScheduling {
+                await engine.catalogScheduler.run(checkEvery: .seconds(seconds))
+            }
+        }
+    }
+
+    private func runAlone() async throws {
         // A refresh the last server was running when it stopped left its source `refreshing`,
         // which the scheduler skips for ever; this server owns the data folder now.
         do {

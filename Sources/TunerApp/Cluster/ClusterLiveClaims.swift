@@ -15,11 +15,13 @@ actor ClusterLiveClaims: LiveCluster {
     let store: ClusterStore
     let nodeID: String
     /// The header a relay request carries (the cluster's relay secret).
-    let relayHeader: (name: String, value: String)
+    nonisolated let relayHeader: (name: String, value: String)
     let logger: Logger
     private var connection: PostgresConnection?
     /// Claims held per channel (PostgreSQL's advisory locks count the same way).
     private var held: [Int64: Int] = [:]
+    /// Leases this node holds on the same connection (``tryLease(_:)``).
+    private var leases: Set<Int32> = []
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
@@ -130,6 +132,26 @@ actor ClusterLiveClaims: LiveCluster {
         }
     }
 
+    /// Takes lease `key` (one node of the cluster at a time: the scheduled refreshes) for as long
+    /// as this node's connection lives; false while another node holds it.
+    func tryLease(_ key: Int32) async -> Bool {
+        await serialized {
+            if leases.contains(key), connection?.isClosed == false { return true }
+            do {
+                let connection = try await lockConnection()
+                for try await got in try await connection.query(
+                    "SELECT pg_try_advisory_lock(\(ClusterStore.leaseNamespace), \(key))", logger: logger
+                ).decode(Bool.self) where got {
+                    leases.insert(key)
+                    return true
+                }
+            } catch {
+                await lost(error)
+            }
+            return false
+        }
+    }
+
     /// The channels this node holds claims of.
     var channels: [Int64] { held.keys.sorted() }
 
@@ -137,6 +159,7 @@ actor ClusterLiveClaims: LiveCluster {
     func close() async {
         await serialized {
             held = [:]
+            leases = []
             if let connection { try? await connection.close() }
             connection = nil
         }
@@ -158,6 +181,7 @@ actor ClusterLiveClaims: LiveCluster {
                 metadata: ["channels": "\(held.keys.sorted())", "error": "\(error.map { "\($0)" } ?? "closed")"])
         }
         held = [:]
+        leases = []
         if let connection { try? await connection.close() }
         connection = nil
     }

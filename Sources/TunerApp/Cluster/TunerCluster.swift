@@ -111,6 +111,20 @@ public final class TunerCluster: Sendable {
         await leave()
     }
 
+    /// Runs `body` on one node of the cluster at a time: waits (checking every two heartbeats)
+    /// until this node takes the scheduler's lease, then runs it until cancelled. The lease ends
+    /// with this node, and another takes it within two heartbeats.
+    public func whileScheduling(_ body: @Sendable () async -> Void) async {
+        while !Task.isCancelled {
+            if await claims.tryLease(1) {
+                logger.info("This node runs the cluster's scheduled refreshes")
+                await body()
+                return
+            }
+            try? await Task.sleep(for: .seconds(settings.heartbeatSeconds * 2))
+        }
+    }
+
     /// Leaves the cluster at once: the row goes and the claims end.
     public func leave() async {
         await claims.close()
