@@ -63,7 +63,7 @@ public final class TunerEngine: Sendable {
     /// The stream proxy as the controllers use it (a feature object over ``streams`` and the signer).
     public let proxy: StreamProxy
     /// The live events the web app and `tuner watch` follow (fed by ``eventSources``).
-    public let events = EventHub()
+    public let events: EventHub
     /// Idempotency keys of the API's commands: each applied once, across restarts too.
     public let commands: CommandJournal
     /// The access token beyond loopback (nil on loopback only), API keys and browser sessions.
@@ -113,6 +113,9 @@ public final class TunerEngine: Sendable {
             throw error
         }
         database = opened
+        // A cluster's nodes number their events together: one epoch for all.
+        events = EventHub(epoch: cluster?.eventsEpoch)
+        cluster?.attach(events)
         httpClient = cacheParts.httpClient
         cache = cacheParts.cache
         background = cacheParts.background

@@ -184,7 +184,7 @@ public final class TunerServer: Sendable {
                 UploadExpiryService(store: engine.uploads), OutputNumberingService(engine: engine),
                 CacheHistoryService(admin: engine.cacheAdmin),
                 EventsService(engine: engine),
-            ] + discovery + (engine.cluster.map { [ClusterService(cluster: $0, status: engine.clusterStatus)] } ?? []),
+            ] + discovery + (engine.cluster.map { [ClusterService(cluster: $0, status: engine.clusterStatus, events: engine.events)] } ?? []),
             onServerRunning: { [self, engine] channel in
                 let port = channel.localAddress?.port ?? 0
                 self.state.withLock { $0.port = port }
@@ -258,14 +258,19 @@ struct EventsService: Service {
     }
 }
 
-/// Writes this node's heartbeat while the server runs; leaves the cluster when it stops.
+/// Writes this node's heartbeat and carries its events through the cluster's log while the
+/// server runs; leaves the cluster when it stops.
 struct ClusterService: Service {
     let cluster: TunerCluster
     let status: ClusterStatus
+    let events: EventHub
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            await cluster.run(load: { await status.load() })
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await cluster.run(load: { await status.load() }) }
+                group.addTask { await cluster.runEvents(hub: events) }
+            }
         }
     }
 }

@@ -232,7 +232,95 @@ import TunerTesting
         try await thirtyViewers(cluster, curl: curl, bearer: bearer, channel: one, live: live)
         try await limitAcrossNodes(cluster, curl: curl, bearer: bearer, channels: (one, two))
         try await signedURLs(cluster, curl: curl, bearer: bearer, files: files, signed: signedFile, shared: sharedFile)
+        try await eventsAcrossNodes(cluster, token: Data(token).base64URLEncodedString(), files: files)
         try await ownerKilled(cluster, tools: tools, bearer: bearer, channel: one, live: live)
+    }
+
+    /// A web app's events client on n1 follows a download n2 runs; reconnected to n3 with the last
+    /// number it saw, it gets what it missed (another download of n2), no resync.
+    static let eventsClient = #"""
+        import asyncio, json, sys, time, urllib.request
+        import websockets
+
+        one, two, three, token, files = sys.argv[1:6]
+        auth = {"Authorization": f"Bearer {token}"}
+        path = "/api/v1/events?topics=transfers"
+        report = {}
+
+        def call(base, path, body=None):
+            request = urllib.request.Request(base + path, data=body and json.dumps(body).encode(),
+                                             method="POST" if body else "GET",
+                                             headers=dict(auth, **({"Content-Type": "application/json"} if body else {})))
+            return json.load(urllib.request.urlopen(request))
+
+        def add(name):
+            return call(two, "/api/v1/transfers", {"url": f"{files}/{name}"})["transfers"][0]["id"]
+
+        async def follow(ws, task):
+            seen = []
+            while True:
+                event = json.loads(await asyncio.wait_for(ws.recv(), 30))
+                seen.append((event["seq"], event["type"], (event["data"] or {}).get("id"), event["epoch"]))
+                if event["type"] == "transfer.changed" and event["data"]["id"] == task \
+                        and event["data"]["state"] == "complete":
+                    return seen
+
+        async def main():
+            async with websockets.connect(one.replace("http://", "ws://") + path, additional_headers=auth) as ws:
+                hello = json.loads(await ws.recv())["hello"]
+                first = add("download-one.bin")
+                report["first"] = await follow(ws, first)
+            last = report["first"][-1][0]
+            second = add("download-two.bin")
+            for _ in range(300):
+                if call(two, f"/api/v1/transfers/{second}").get("state") == "complete": break
+                time.sleep(0.05)
+            url = three.replace("http://", "ws://") + path + f"&after={last}&epoch={hello['epoch']}"
+            async with websockets.connect(url, additional_headers=auth) as ws:
+                report["helloThree"] = json.loads(await ws.recv())["hello"]
+                report["missed"] = await follow(ws, second)
+            report["epoch"] = hello["epoch"]
+            report["ids"] = [first, second]
+            print(json.dumps(report))
+
+        asyncio.run(main())
+        """#
+
+    static func eventsAcrossNodes(_ cluster: Cluster, token: String, files: String) async throws {
+        guard let tools = Tools.require(.python3Websockets) else { return }
+        let served = cluster.workspace.file("served")
+        for name in ["download-one.bin", "download-two.bin"] {
+            try Data((0..<1_500_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(
+                to: URL(fileURLWithPath: served + "/" + name))
+        }
+        let script = cluster.workspace.file("events.py")
+        try Data(eventsClient.utf8).write(to: URL(fileURLWithPath: script))
+        let client = try cluster.lan.on("client")
+        let ran = try await Subprocess.run(
+            client[0],
+            Array(client.dropFirst()) + [
+                tools[.python3Websockets], script, cluster.node("n1"), cluster.node("n2"), cluster.node("n3"), token,
+                files,
+            ], timeout: .seconds(120))
+        #expect(ran.succeeded, "\(ran.transcript)")
+        let report = try JSONDecoder().decode([String: JSONValue].self, from: Data(ran.output.utf8))
+        let ids = try #require(report["ids"]?.array?.compactMap { $0.number })
+        let epoch = try #require(report["epoch"]?.string)
+        for (name, id) in [("first", ids[0]), ("missed", ids[1])] {
+            let seen = try #require(report[name]?.array?.compactMap { $0.array }, "\(name)")
+            let numbers = seen.compactMap { $0.first?.number }
+            // In order, without a resync, in the cluster's one epoch, about the download n2 ran.
+            #expect(numbers == numbers.sorted() && Set(numbers).count == numbers.count, "\(name): \(numbers)")
+            #expect(!seen.contains { $0[1].string == "resync" }, "\(name): \(seen)")
+            #expect(seen.allSatisfy { $0[3].string == epoch })
+            #expect(seen.contains { $0[1].string == "transfer.changed" && $0[2].number == id }, "\(name): \(seen)")
+        }
+        // n3 numbers as n1 does: the resumed stream goes on after the last number seen on n1.
+        let first = try #require(report["first"]?.array?.last?.array?.first?.number)
+        let resumed = try #require(report["missed"]?.array?.first?.array?.first?.number)
+        #expect(resumed > first)
+        #expect(report["helloThree"]?.object?["epoch"]?.string == epoch)
+        print("events: \(report["first"]?.array?.count ?? 0) on n1, \(report["missed"]?.array?.count ?? 0) resumed on n3")
     }
 
     static let decoder: JSONDecoder = {

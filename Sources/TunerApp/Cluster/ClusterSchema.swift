@@ -2,7 +2,7 @@ import GRDB
 import TunerStorage
 
 /// The cluster's tables: the nodes (a row each, its heartbeat and load), the secrets every node
-/// signs with, and which node holds each live channel's claim. The same tables in both engines,
+/// signs with, which node holds each live channel's claim, and the live events of every node. The same tables in both engines,
 /// versioned together; only PostgreSQL ever holds more than one node (SQLite is one machine's).
 public enum ClusterSchema: DatabaseSchema, PostgresSchema {
     public static func registerMigrations(in migrator: inout DatabaseMigrator) {
@@ -33,6 +33,17 @@ public enum ClusterSchema: DatabaseSchema, PostgresSchema {
                         since REAL NOT NULL
                     );
                     CREATE INDEX liveClaimBySource ON liveClaim(sourceID);
+                    CREATE TABLE clusterEvent (
+                        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                        nodeID TEXT NOT NULL,
+                        -- Delivered by every node (transfers, imports, guide), else by its own only.
+                        shared BOOLEAN NOT NULL,
+                        topic TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        key TEXT,
+                        data BLOB NOT NULL,
+                        at REAL NOT NULL
+                    );
                     """)
         }
     }
@@ -62,6 +73,18 @@ public enum ClusterSchema: DatabaseSchema, PostgresSchema {
                 )
                 """,
                 "CREATE INDEX liveClaimBySource ON liveClaim(sourceID)",
+                """
+                CREATE TABLE clusterEvent (
+                    sequence BIGSERIAL PRIMARY KEY,
+                    nodeID TEXT NOT NULL,
+                    shared BOOLEAN NOT NULL,
+                    topic TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    key TEXT,
+                    data BYTEA NOT NULL,
+                    at DOUBLE PRECISION NOT NULL
+                )
+                """,
             ])
     ]
 }

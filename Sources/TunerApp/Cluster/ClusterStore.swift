@@ -115,6 +115,8 @@ struct ClusterStore: Sendable {
     /// The advisory-lock namespace of live claims (`pg_advisory_lock(namespace, channel)`):
     /// "TUNL" as a number, used by nothing else.
     static let claimNamespace: Int32 = 0x5455_4E4C
+    /// The transaction lock that orders the event log's writers (one key of its own).
+    static let eventsLock: Int64 = 0x7475_6E65_7265_7674
     /// Leases of one node at a time ("TUNR"): key 1 is the scheduled refreshes'.
     static let leaseNamespace: Int32 = 0x5455_4E52
     /// The transaction lock that orders the counting of one source's connections.

@@ -21,6 +21,10 @@ public final class TunerCluster: Sendable {
     public let token: String
     let store: ClusterStore
     let claims: ClusterLiveClaims
+    /// The live events of every node (see ``ClusterEvents``).
+    let events: ClusterEvents
+    /// The events' epoch, the same on every node (so a client resumes on any of them).
+    public let eventsEpoch: String
     /// The relay secret, as the header that carries it holds it (hex).
     private let relaySecret: String
     let logger: Logger
@@ -30,8 +34,10 @@ public final class TunerCluster: Sendable {
 
     private init(
         settings: ClusterSettings, store: ClusterStore, signingKey: [UInt8], token: String, relaySecret: String,
-        logger: Logger
+        eventsEpoch: String, logger: Logger
     ) {
+        self.eventsEpoch = eventsEpoch
+        events = ClusterEvents(database: store.database, nodeID: settings.nodeID, logger: logger)
         self.settings = settings
         self.store = store
         self.signingKeyBytes = signingKey
@@ -60,6 +66,7 @@ public final class TunerCluster: Sendable {
                 $0.count == 24 ? [UInt8]($0) : nil
             }, length: 24)
         let relay = try await store.secret("relay", seed: nil, length: 32)
+        let epoch = try await store.secret("events-epoch", seed: nil, length: 8)
         try dataFolder.storeClusterSecrets(signingKey: key, token: token)
         try await store.join(nodeID: settings.nodeID, advertise: settings.advertise)
         logger.info(
@@ -67,8 +74,25 @@ public final class TunerCluster: Sendable {
             metadata: ["node": "\(settings.nodeID)", "advertise": "\(settings.advertise)"])
         return TunerCluster(
             settings: settings, store: store, signingKey: key,
-            token: Data(token).base64URLEncodedString(), relaySecret: relay.map { String(format: "%02x", $0) }.joined(),
+            token: Data(token).base64URLEncodedString(), relaySecret: Self.hex(relay), eventsEpoch: "c" + Self.hex(epoch),
             logger: logger)
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Sends what `hub` publishes from now on through the cluster's event log (the composition
+    /// root attaches its hub before any feature publishes).
+    public func attach(_ hub: EventHub) {
+        let events = events
+        hub.forward { topic, type, key, data in events.append(topic, type, key: key, data: data) }
+    }
+
+    /// Writes this node's events to the cluster's log and delivers the log's events to `hub`,
+    /// until cancelled.
+    public func runEvents(hub: EventHub) async {
+        await events.run(hub: hub)
     }
 
     /// The live sessions' view of the cluster.

@@ -16,6 +16,9 @@ public final class EventHub: Sendable {
     let backlogLimit: Int
     let queueLimit: Int
     private let state = Mutex(State())
+    /// In a cluster: where published events go (the cluster's log), to come back through
+    /// ``deliver(_:)`` with the cluster's sequence numbers.
+    private let sink = Mutex<(@Sendable (EventTopic, String, String?, [UInt8]) -> Void)?>(nil)
 
     struct State {
         var next: UInt64 = 1
@@ -32,6 +35,11 @@ public final class EventHub: Sendable {
     /// Publishes an event: `data` is its JSON (encoded once, shared by every subscriber).
     @discardableResult
     public func publish(_ topic: EventTopic, _ type: String, key: String? = nil, data: [UInt8]) -> UInt64 {
+        if let sink = sink.withLock({ $0 }) {
+            // The cluster numbers it; it reaches the subscribers when the log delivers it back.
+            sink(topic, type, key, data)
+            return 0
+        }
         // Queues are filled under the hub's lock, so every subscriber sees events in sequence order.
         let (event, wake) = state.withLock { state -> (ServerEvent, [EventQueue.Wake]) in
             let event = ServerEvent(sequence: state.next, topic: topic, type: type, key: key, data: data)
@@ -53,6 +61,25 @@ public final class EventHub: Sendable {
         // Every subscriber sees it: no provider secret (a download's URL, a header) goes out.
         let data = (try? encoder.encode(value)).map { [UInt8](JSONSecretRedactor.redact($0)) } ?? []
         return publish(topic, type, key: key, data: data)
+    }
+
+    /// Sends what is published from now on to `sink` (a cluster's log) instead of the subscribers.
+    func forward(to sink: @escaping @Sendable (EventTopic, String, String?, [UInt8]) -> Void) {
+        self.sink.withLock { $0 = sink }
+    }
+
+    /// An event of the cluster's log, with the cluster's number, in the log's order: to the
+    /// backlog and every subscriber of its topic. An event older than the newest delivered is
+    /// ignored.
+    func deliver(_ event: ServerEvent) {
+        let wake = state.withLock { state -> [EventQueue.Wake] in
+            guard event.sequence >= state.next else { return [] }
+            state.next = event.sequence &+ 1
+            state.backlog.append(event)
+            if state.backlog.count > backlogLimit { state.backlog.removeFirst(state.backlog.count - backlogLimit) }
+            return state.subscribers.values.compactMap { $0.topics.contains(event.topic) ? $0.enqueue(event) : nil }
+        }
+        for waiter in wake { waiter.resume() }
     }
 
     /// The sequence number the next event will get.
