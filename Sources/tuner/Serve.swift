@@ -199,6 +199,22 @@ struct Serve: AsyncParsableCommand {
     )
     var providerAnswerMaxSize: String?
     @Option(
+        name: .customLong("downloads-dir"),
+        help:
+            """
+            Where downloads go (env TUNER_DOWNLOADS_DIR, default <data>/downloads); a cluster's nodes share one, \
+            so one resumes another's download where it stopped.
+            """)
+    var downloadsDir: String?
+    @Option(
+        name: .customLong("transfers-claim-lifetime"),
+        help:
+            """
+            How long a node's claim on a running transfer lasts unrenewed: another node takes a dead one's \
+            transfers over after it (env TUNER_TRANSFERS_CLAIM_LIFETIME, default 60s).
+            """)
+    var transfersClaimLifetime: String?
+    @Option(
         name: .customLong("node-id"),
         help:
             """
@@ -254,6 +270,8 @@ struct Serve: AsyncParsableCommand {
         flags[.providerAnswerMaxSize] = providerAnswerMaxSize
         flags[.logLevel] = logLevel
         flags[.nodeId] = nodeId
+        flags[.downloadsDir] = downloadsDir.map { URL(fileURLWithPath: $0).path }
+        flags[.transfersClaimLifetime] = transfersClaimLifetime
         flags[.advertise] = advertise
         flags[.heartbeatInterval] = heartbeatInterval
         flags[.nodeTimeout] = nodeTimeout

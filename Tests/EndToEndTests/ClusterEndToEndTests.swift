@@ -27,6 +27,8 @@ import TunerTesting
         var servers: [String: TunerProcess] = [:]
         var children: [ChildProcess] = []
         var postgresDirectory: String?
+        /// Each node's `tuner serve` arguments, to start it again.
+        var arguments: [String: [String]] = [:]
 
         init(lan: ClusterLAN, workspace: Workspace) {
             self.lan = lan
@@ -175,13 +177,15 @@ import TunerTesting
 
         // Three nodes; the first makes the cluster's secrets, the others take them.
         for name in nodes {
-            cluster.servers[name] = try await TunerProcess.serve(
-                data: workspace.file(name),
-                arguments: [
+            cluster.arguments[name] = [
                     "--host", "0.0.0.0", "--port", "8080", "--database", database, "--node-id", name,
                     "--advertise", cluster.node(name), "--catalog-check-interval", "0",
-                ],
-                launcher: try cluster.lan.on(name))
+                    // One downloads folder for the three (as a network share would be), and claims
+                    // that a dead node loses within seconds.
+                    "--downloads-dir", workspace.file("downloads"), "--transfers-claim-lifetime", "4",
+                ]
+            cluster.servers[name] = try await TunerProcess.serve(
+                data: workspace.file(name), arguments: cluster.arguments[name] ?? [], launcher: try cluster.lan.on(name))
         }
         let token = try #require(FileManager.default.contents(atPath: workspace.file("n1/token")))
         for name in nodes.dropFirst() {
@@ -233,7 +237,96 @@ import TunerTesting
         try await limitAcrossNodes(cluster, curl: curl, bearer: bearer, channels: (one, two))
         try await signedURLs(cluster, curl: curl, bearer: bearer, files: files, signed: signedFile, shared: sharedFile)
         try await eventsAcrossNodes(cluster, token: Data(token).base64URLEncodedString(), files: files)
+        try await downloadTakenOver(cluster, curl: curl, bearer: bearer)
         try await ownerKilled(cluster, tools: tools, bearer: bearer, channel: one, live: live)
+    }
+
+    /// A slow origin with ranges: 64 KiB every 100 ms, logging each request's `Range`.
+    static let slowOrigin = #"""
+        import http.server, sys, time
+        host, port, path, log = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+        data = open(path, "rb").read()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def head(self):
+                wanted = self.headers.get("Range")
+                start = int(wanted[6:].split("-")[0]) if wanted and wanted.startswith("bytes=") else 0
+                with open(log, "a") as out: out.write(f"{self.command} {wanted or '-'}\n")
+                self.send_response(206 if start else 200)
+                if start: self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+                self.send_header("Content-Length", str(len(data) - start))
+                self.send_header("Accept-Ranges", "bytes")
+                self.send_header("ETag", '"slow-1"')
+                self.end_headers()
+                return start
+            def do_HEAD(self): self.head()
+            def do_GET(self):
+                start = self.head()
+                for offset in range(start, len(data), 65536):
+                    self.wfile.write(data[offset:offset + 65536]); self.wfile.flush(); time.sleep(0.1)
+            def log_message(self, *args): pass
+
+        http.server.ThreadingHTTPServer((host, port), Handler).serve_forever()
+        """#
+
+    /// A download n2 runs, n2 killed -9 mid-file: another node takes the task over once n2's
+    /// claim expires and resumes it from the committed offset in the shared folder, exact bytes.
+    static func downloadTakenOver(_ cluster: Cluster, curl: String, bearer: [String]) async throws {
+        let client = try cluster.lan.on("client")
+        let provider = try cluster.lan.on("provider")
+        let content = (0..<6_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ ($0 >> 16)) }
+        let file = cluster.workspace.file("slow.bin")
+        try Data(content).write(to: URL(fileURLWithPath: file))
+        let script = cluster.workspace.file("slow.py")
+        try Data(slowOrigin.utf8).write(to: URL(fileURLWithPath: script))
+        let requests = cluster.workspace.file("slow.log")
+        let python = try #require(ExternalCommand.path(of: "python3"), "python3 is needed")
+        cluster.children.append(
+            try ChildProcess(
+                provider[0],
+                Array(provider.dropFirst()) + [python, script, cluster.address("provider"), "8002", file, requests]))
+        let origin = "http://\(cluster.address("provider")):8002"
+        try await Task.sleep(for: .seconds(1))
+        let added = try await Curl.fetch(
+            curl, cluster.node("n2") + "/api/v1/transfers",
+            options: bearer + [
+                "-X", "POST", "-H", "Content-Type: application/json", "--data",
+                #"{"transfers":[{"url":"\#(origin)/slow.bin","name":"slow.bin"}]}"#,
+            ], launcher: client)
+        #expect(added.status == 201, "\(String(decoding: added.body, as: UTF8.self))")
+        let listed = try JSONDecoder().decode([String: JSONValue].self, from: Data(added.body))
+        let id = Int(try #require(listed["transfers"]?.array?.first?.object?["id"]?.number))
+        func task(on node: String) async throws -> [String: JSONValue] {
+            let answer = try await Curl.fetch(
+                curl, cluster.node(node) + "/api/v1/transfers/\(id)", options: bearer, launcher: client)
+            return (try? JSONDecoder().decode([String: JSONValue].self, from: Data(answer.body))) ?? [:]
+        }
+        // n2 has committed a good part of it, and is still downloading.
+        var committed = 0.0
+        for _ in 0..<200 where committed < 1_000_000 {
+            try await Task.sleep(for: .milliseconds(100))
+            committed = try await task(on: "n2")["committedBytes"]?.number ?? 0
+        }
+        #expect(committed >= 1_000_000 && committed < Double(content.count), "committed before the kill: \(committed)")
+        await cluster.servers["n2"]?.stop(signal: SIGKILL)
+        var state = ""
+        for _ in 0..<300 where state != "complete" && state != "failed" {
+            try await Task.sleep(for: .milliseconds(200))
+            state = try await task(on: "n3")["state"]?.string ?? ""
+        }
+        #expect(state == "complete", "the download ended as \(state)")
+        let stored = FileManager.default.contents(atPath: cluster.workspace.file("downloads/slow.bin"))
+        #expect(stored.map { [UInt8]($0) } == content, "the shared folder holds the exact bytes")
+        // The second fetch went on from where n2 had committed, not from the start.
+        let lines = ((try? String(contentsOfFile: requests, encoding: .utf8)) ?? "").split(separator: "\n")
+        let gets = lines.filter { $0.hasPrefix("GET") }
+        #expect(gets.count == 2, "\(lines)")
+        let resumedAt = gets.last.flatMap { Int($0.split(separator: "=").last?.split(separator: "-").first ?? "") }
+        #expect((resumedAt ?? 0) > 0 && Double(resumedAt ?? 0) >= committed, "resumed at \(String(describing: resumedAt))")
+        // n2 is back for the next part: started again, it rejoins under its name.
+        cluster.servers["n2"] = try await TunerProcess.serve(
+            data: cluster.workspace.file("n2"), arguments: cluster.arguments["n2"] ?? [],
+            launcher: try cluster.lan.on("n2"))
     }
 
     /// A web app's events client on n1 follows a download n2 runs; reconnected to n3 with the last

@@ -34,14 +34,21 @@ extension TransferManager {
         /// (``TransferManager/defaultWorkerID(dataDirectory:)``), so a node restarted after a
         /// crash takes its own tasks back at once while other nodes wait for them to expire.
         public var workerID: String?
+        /// Where downloads go; nil: `<data folder>/downloads`. The nodes of a cluster share one
+        /// (a network folder), so a node resumes a dead one's download from its committed offset.
+        public var downloadsDirectory: String?
+        /// Whether the manager reads the queue every third of a claim's lifetime for tasks other
+        /// workers added (a cluster's nodes); off, it knows what it loaded and added.
+        public var discoversTasks = false
 
         public init(
             maximumActive: Int = 3, maximumActivePerHost: Int = 2, stallTimeout: TimeInterval = 30,
             retryPolicy: RetryPolicy = .standard, progressInterval: TimeInterval = 0.5,
             tuning: TransferTuning = TransferTuning(),
             runsStoredTasks: Bool = true, fetchPolicy: FetchPolicy = .any, claimLifetime: TimeInterval = 60,
-            workerID: String? = nil
+            workerID: String? = nil, downloadsDirectory: String? = nil
         ) {
+            self.downloadsDirectory = downloadsDirectory
             self.maximumActive = max(1, maximumActive)
             self.maximumActivePerHost = max(1, maximumActivePerHost)
             self.stallTimeout = stallTimeout

@@ -95,11 +95,14 @@ public actor TransferManager {
     private var heldElsewhere: [Int64: Date] = [:]
     /// When the ticker next renews this manager's claims.
     private var nextRenewal = Date.distantPast
+    /// When the store is next read for tasks other workers added (``Configuration/discoversTasks``).
+    private var nextDiscovery = Date.distantPast
 
     /// Callers of `waitUntilFinished`, with the ids they still wait for.
     private let finishWaiters = TransferFinishWaiters()
 
-    /// Opens the manager on `store`, loading its tasks. Files go to `<dataDirectory>/downloads`.
+    /// Opens the manager on `store`, loading its tasks. Files go to `<dataDirectory>/downloads`
+    /// (or the configuration's downloads folder).
     /// Every time the manager reads or waits for comes from `clock` (tests pass a manual one).
     public init(
         store: any TransferStore, dataDirectory: String, configuration: Configuration = Configuration(), logger: Logger,
@@ -111,7 +114,7 @@ public actor TransferManager {
         time = TransferTime(clock: clock)
         self.configuration = configuration
         self.dataDirectory = dataDirectory
-        downloadsDirectory = dataDirectory + "/downloads"
+        downloadsDirectory = configuration.downloadsDirectory ?? dataDirectory + "/downloads"
         self.logger = logger
         workerID = configuration.workerID ?? Self.defaultWorkerID(dataDirectory: dataDirectory)
         try FileManager.default.createDirectory(atPath: downloadsDirectory, withIntermediateDirectories: true)
@@ -664,9 +667,22 @@ public actor TransferManager {
                 }
             }
             guard await self.claimed(id: id, claim, until: until, before: snapshot) else { return }
+            // Claimed from the store (not by this worker's insert): another worker may have run
+            // it before and died, having committed more than this one knew (a shared downloads
+            // folder holds those bytes). The run goes on from the stored offset.
+            var task = running
+            if held != true, let stored = try? await store.load(ids: [id]).first,
+                stored.committedBytes > running.committedBytes
+            {
+                task.committedBytes = stored.committedBytes
+                task.totalBytes = stored.totalBytes
+                task.etag = stored.etag
+                task.lastModified = stored.lastModified
+                await self.tookOver(task)
+            }
             let result: Result<TransferOutcome, any Error>
             do {
-                result = .success(try await executor.run(running, context: context))
+                result = .success(try await executor.run(task, context: context))
             } catch {
                 result = .failure(error)
             }
@@ -689,6 +705,18 @@ public actor TransferManager {
     private func writesSettled(for id: Int64) async {
         guard flusher.isPending(id) else { return }
         await flush()
+    }
+
+    /// Takes the stored progress of a task another worker ran before this one claimed it.
+    private func tookOver(_ task: TransferTask) {
+        guard var current = tasks[task.id] else { return }
+        current.committedBytes = task.committedBytes
+        current.totalBytes = task.totalBytes
+        current.etag = task.etag
+        current.lastModified = task.lastModified
+        current.record("taken over from another node at byte \(task.committedBytes)")
+        keep(current)
+        hub.publish(.changed(current))
     }
 
     /// What the store answered a run's claim.
@@ -856,6 +884,7 @@ public actor TransferManager {
         startFlushing()
         let now = time.now()
         renewClaimsIfDue(now: now)
+        discoverIfDue(now: now)
         if heldElsewhere.values.contains(where: { $0 <= now }) {
             heldElsewhere = heldElsewhere.filter { $0.value > now }
             schedule()
@@ -936,6 +965,42 @@ public actor TransferManager {
     private func existing(_ id: Int64) throws -> TransferTask {
         guard let task = tasks[id] else { throw TransferError.noTask(id) }
         return task
+    }
+
+    /// Every third of a claim's lifetime, with ``Configuration/discoversTasks``: reads the queue
+    /// for tasks other workers (nodes of a cluster) added, so this one shows them and runs them
+    /// when their claims allow (another node that died holding one). A job of the runner, as a
+    /// renewal.
+    private func discoverIfDue(now: Date) {
+        guard configuration.discoversTasks, configuration.runsStoredTasks, now >= nextDiscovery, let runner else {
+            return
+        }
+        nextDiscovery = now.addingTimeInterval(claimRecheckInterval)
+        let store = store
+        let work: @Sendable () async -> Void = { [weak self] in
+            do {
+                let stored = try await store.loadAll()
+                await self?.adopt(stored)
+            } catch is CancellationError {
+            } catch {
+                self?.logger.warning("cannot read the transfer queue for new tasks", metadata: ["error": "\(error)"])
+            }
+        }
+        _ = runner.submit(TransferRunner.Job(control: TransferRunControl(), work: work))
+    }
+
+    /// Takes in the stored tasks this manager does not know (added by another worker).
+    private func adopt(_ stored: [TransferTask]) {
+        var added = false
+        for var task in stored where tasks[task.id] == nil && task.state != .removed {
+            // Another worker's run: waiting here (not written), so this one claims it when that
+            // worker's claim expires (it died) and resumes it from its committed offset.
+            if task.state == .active { task.state = .waiting }
+            keep(task)
+            hub.publish(.changed(task))
+            added = true
+        }
+        if added { schedule() }
     }
 
     /// Every change of `tasks` goes through here, so `waiting` stays its index.

@@ -74,7 +74,7 @@ extension TunerConfiguration {
         case importMaxSize, importTimeout, providerAnswerMaxSize
         case hdhomerunDiscoveryPort, hdhomerunHttpPort, hdhomerunOpen, baseUrl, ssdpPort, guidePlaceholders
         case liveBuffer, liveLinger, liveStallTimeout, livePreempt, transcodeArgs
-        case nodeId, advertise, heartbeatInterval, nodeTimeout
+        case nodeId, advertise, heartbeatInterval, nodeTimeout, transfersClaimLifetime, downloadsDir
 
         /// `cacheSize` → `TUNER_CACHE_SIZE`.
         public var environmentName: String {
@@ -260,6 +260,19 @@ struct SettingsReader {
         }
         if let seconds = try duration(.transfersStallTimeout, "a positive duration like 30 or 2m", positive: true) {
             configuration.transfersStallTimeoutSeconds = seconds
+        }
+        if let seconds = try duration(
+            .transfersClaimLifetime, "a duration of at least 3 seconds like 60 or 2m", positive: true)
+        {
+            guard seconds >= 3 else {
+                throw FeatureError.invalid(
+                    "\(TunerConfiguration.Setting.transfersClaimLifetime.names) must be at least 3 seconds")
+            }
+            configuration.transfersClaimLifetimeSeconds = seconds
+        }
+        if let folder = try text(.downloadsDir), !folder.isEmpty {
+            configuration.downloadsDirectory =
+                folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
         }
         if let milliseconds = try integer(.transfersSyncMs, in: 1...3_600_000, Int.self, "milliseconds from 1") {
             configuration.transfersSyncIntervalMilliseconds = milliseconds

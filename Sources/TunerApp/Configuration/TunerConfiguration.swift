@@ -112,6 +112,12 @@ public struct TunerConfiguration: Sendable {
     public var transfersMaximumPerHost: Int = 2
     /// Seconds without bytes before a transfer is retried (env TUNER_TRANSFERS_STALL_TIMEOUT, default 30).
     public var transfersStallTimeoutSeconds: Double = 30
+    /// How long a node's claim on a running transfer lasts unrenewed (`--transfers-claim-lifetime`):
+    /// another node takes a dead one's transfers over this long after it died.
+    public var transfersClaimLifetimeSeconds: Double = 60
+    /// Where downloads go (`--downloads-dir`); nil: `<data folder>/downloads`. A cluster's nodes
+    /// share one, so one resumes another's download where it stopped.
+    public var downloadsDirectory: String?
     /// Milliseconds between a download's syncs of its partial file (env TUNER_TRANSFERS_SYNC_MS, default 2000).
     public var transfersSyncIntervalMilliseconds: Int = 2000
 
@@ -138,11 +144,15 @@ public struct TunerConfiguration: Sendable {
 
     /// The transfer manager's settings from this configuration.
     public var transferManagerConfiguration: TransferManager.Configuration {
-        TransferManager.Configuration(
+        var configuration = TransferManager.Configuration(
             maximumActive: transfersMaximumActive, maximumActivePerHost: transfersMaximumPerHost,
             stallTimeout: transfersStallTimeoutSeconds,
             tuning: TransferTuning(syncInterval: Double(transfersSyncIntervalMilliseconds) / 1000),
-            fetchPolicy: fetchPolicy)
+            fetchPolicy: fetchPolicy, claimLifetime: transfersClaimLifetimeSeconds,
+            workerID: cluster.map { "node:" + $0.nodeID }, downloadsDirectory: downloadsDirectory)
+        // A cluster's nodes add tasks to one queue: each reads it for the others'.
+        configuration.discoversTasks = cluster != nil
+        return configuration
     }
 
     /// The fetch policy in force: `--allow-fetch`, else `any` on loopback only and `remote` (no
