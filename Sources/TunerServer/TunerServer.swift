@@ -169,6 +169,9 @@ public final class TunerServer: Sendable {
                     engine: engine, port: configuration.hdhomerunDiscoveryPort, token: token,
                     httpPort: { [self] in self.state.withLock { $0.port } }))
         }
+        let clusterServices: [any Service] =
+            engine.cluster.map { [ClusterService(cluster: $0, status: engine.clusterStatus, events: engine.events)] }
+            ?? []
         // The same router answers WebSocket upgrades (only /api/v1/events has one), behind the same
         // guard. Pings every 15 s; a peer that leaves one unanswered until the next is closed.
         let webSocket = HTTP1WebSocketUpgradeChannel.Configuration(
@@ -184,7 +187,7 @@ public final class TunerServer: Sendable {
                 UploadExpiryService(store: engine.uploads), OutputNumberingService(engine: engine),
                 CacheHistoryService(admin: engine.cacheAdmin),
                 EventsService(engine: engine),
-            ] + discovery + (engine.cluster.map { [ClusterService(cluster: $0, status: engine.clusterStatus, events: engine.events)] } ?? []),
+            ] + discovery + clusterServices,
             onServerRunning: { [self, engine] channel in
                 let port = channel.localAddress?.port ?? 0
                 self.state.withLock { $0.port = port }

@@ -178,14 +178,15 @@ import TunerTesting
         // Three nodes; the first makes the cluster's secrets, the others take them.
         for name in nodes {
             cluster.arguments[name] = [
-                    "--host", "0.0.0.0", "--port", "8080", "--database", database, "--node-id", name,
-                    "--advertise", cluster.node(name), "--catalog-check-interval", "0",
-                    // One downloads folder for the three (as a network share would be), and claims
-                    // that a dead node loses within seconds.
-                    "--downloads-dir", workspace.file("downloads"), "--transfers-claim-lifetime", "4",
-                ]
+                "--host", "0.0.0.0", "--port", "8080", "--database", database, "--node-id", name,
+                "--advertise", cluster.node(name), "--catalog-check-interval", "0",
+                // One downloads folder for the three (as a network share would be), and claims
+                // that a dead node loses within seconds.
+                "--downloads-dir", workspace.file("downloads"), "--transfers-claim-lifetime", "4",
+            ]
             cluster.servers[name] = try await TunerProcess.serve(
-                data: workspace.file(name), arguments: cluster.arguments[name] ?? [], launcher: try cluster.lan.on(name))
+                data: workspace.file(name), arguments: cluster.arguments[name] ?? [], launcher: try cluster.lan.on(name)
+            )
         }
         let token = try #require(FileManager.default.contents(atPath: workspace.file("n1/token")))
         for name in nodes.dropFirst() {
@@ -322,7 +323,8 @@ import TunerTesting
         let gets = lines.filter { $0.hasPrefix("GET") }
         #expect(gets.count == 2, "\(lines)")
         let resumedAt = gets.last.flatMap { Int($0.split(separator: "=").last?.split(separator: "-").first ?? "") }
-        #expect((resumedAt ?? 0) > 0 && Double(resumedAt ?? 0) >= committed, "resumed at \(String(describing: resumedAt))")
+        #expect(
+            (resumedAt ?? 0) > 0 && Double(resumedAt ?? 0) >= committed, "resumed at \(String(describing: resumedAt))")
         // n2 is back for the next part: started again, it rejoins under its name.
         cluster.servers["n2"] = try await TunerProcess.serve(
             data: cluster.workspace.file("n2"), arguments: cluster.arguments["n2"] ?? [],
@@ -413,7 +415,8 @@ import TunerTesting
         let resumed = try #require(report["missed"]?.array?.first?.array?.first?.number)
         #expect(resumed > first)
         #expect(report["helloThree"]?.object?["epoch"]?.string == epoch)
-        print("events: \(report["first"]?.array?.count ?? 0) on n1, \(report["missed"]?.array?.count ?? 0) resumed on n3")
+        print(
+            "events: \(report["first"]?.array?.count ?? 0) on n1, \(report["missed"]?.array?.count ?? 0) resumed on n3")
     }
 
     static let decoder: JSONDecoder = {

@@ -137,7 +137,8 @@ import TunerTesting
 @Suite struct ClusterSettingsTests {
     static func load(_ flags: [String: String]) async throws -> TunerConfiguration {
         try await TunerConfiguration.load(
-            flags: flags.merging(["data": NSTemporaryDirectory() + "cluster-settings-" + UUID().uuidString]) { a, _ in a },
+            flags: flags.merging(["data": NSTemporaryDirectory() + "cluster-settings-" + UUID().uuidString]) { a, _ in a
+            },
             environment: [:])
     }
 

@@ -181,11 +181,13 @@ final class ClusterEvents: Sendable {
                     guard shared || node == nodeID, let topic = EventTopic(rawValue: topic), sequence > 0 else {
                         // Another node's own figures, or a topic this version does not know: its
                         // number still counts as seen.
-                        rows.append(ServerEvent(sequence: UInt64(sequence), topic: .server, type: "", key: nil, data: []))
+                        rows.append(
+                            ServerEvent(sequence: UInt64(sequence), topic: .server, type: "", key: nil, data: []))
                         continue
                     }
                     rows.append(
-                        ServerEvent(sequence: UInt64(sequence), topic: topic, type: type, key: key, data: [UInt8](data)))
+                        ServerEvent(sequence: UInt64(sequence), topic: topic, type: type, key: key, data: [UInt8](data))
+                    )
                 }
                 return rows
             }

@@ -2,8 +2,9 @@ import GRDB
 import TunerStorage
 
 /// The cluster's tables: the nodes (a row each, its heartbeat and load), the secrets every node
-/// signs with, which node holds each live channel's claim, and the live events of every node. The same tables in both engines,
-/// versioned together; only PostgreSQL ever holds more than one node (SQLite is one machine's).
+/// signs with, which node holds each live channel's claim, and the live events of every node.
+/// The same tables in both engines, versioned together; only PostgreSQL ever holds more than one
+/// node (SQLite is one machine's).
 public enum ClusterSchema: DatabaseSchema, PostgresSchema {
     public static func registerMigrations(in migrator: inout DatabaseMigrator) {
         migrator.registerMigration("cluster-v1") { db in

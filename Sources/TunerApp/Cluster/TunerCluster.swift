@@ -74,7 +74,8 @@ public final class TunerCluster: Sendable {
             metadata: ["node": "\(settings.nodeID)", "advertise": "\(settings.advertise)"])
         return TunerCluster(
             settings: settings, store: store, signingKey: key,
-            token: Data(token).base64URLEncodedString(), relaySecret: Self.hex(relay), eventsEpoch: "c" + Self.hex(epoch),
+            token: Data(token).base64URLEncodedString(), relaySecret: Self.hex(relay),
+            eventsEpoch: "c" + Self.hex(epoch),
             logger: logger)
     }
 
