@@ -484,6 +484,29 @@ import TunerTesting
                 "-X", "PATCH", "-H", "Content-Type: application/json", "--data", #"{"maxConnections":0}"#,
             ], launcher: client)
         #expect(restored.status == 200, "\(String(decoding: restored.body, as: UTF8.self))")
+
+        // An output profile with one tuner: a channel tuned on n1 takes it on n3 too.
+        let tuners = try await Curl.fetch(
+            curl, cluster.node("n1") + "/api/v1/outputs/default",
+            options: bearer + ["-X", "PATCH", "-H", "Content-Type: application/json", "--data", #"{"streamLimit":1}"#],
+            launcher: client)
+        #expect(tuners.status == 200, "\(String(decoding: tuners.body, as: UTF8.self))")
+        try await Task.sleep(for: .seconds(6))
+        async let tuned = Curl.fetch(
+            curl, cluster.node("n1") + "\(channels.one)", timeout: .seconds(8), launcher: client)
+        // Two heartbeats: n3 has read n1's.
+        try await Task.sleep(for: .seconds(3))
+        let untuned = try await Curl.fetch(
+            curl, cluster.node("n3") + "\(channels.two)", timeout: .seconds(4), launcher: client)
+        #expect(untuned.status == 503 && String(decoding: untuned.body, as: UTF8.self).contains("tuners"))
+        #expect(try await tuned.status == 200)
+        let reset = try await Curl.fetch(
+            curl, cluster.node("n1") + "/api/v1/outputs/default",
+            options: bearer + [
+                "-X", "PATCH", "-H", "Content-Type: application/json", "--data", #"{"streamLimit":64}"#,
+            ],
+            launcher: client)
+        #expect(reset.status == 200)
     }
 
     /// A URL signed on n1 plays through n3; a file 20 players ask HAProxy for is fetched from the

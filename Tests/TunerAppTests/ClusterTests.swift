@@ -100,6 +100,25 @@ import TunerTesting
         }
     }
 
+    @Test func eachNodeCountsTheOthersUsersAndTunersFromTheirHeartbeats() async throws {
+        try await Self.withTwoNodes { a, b, _ in
+            let onA = LiveUsage(users: ["alice": 2], profiles: ["default": [1, 2]])
+            _ = try await a.store.heartbeat(
+                nodeID: "a", advertise: a.settings.advertise, load: ClusterNodeLoad(usage: onA), timeout: 5)
+            let seenByB = try await b.store.heartbeat(
+                nodeID: "b", advertise: b.settings.advertise,
+                load: ClusterNodeLoad(usage: LiveUsage(users: ["alice": 1, "bob": 1], profiles: ["default": [3]])),
+                timeout: 5)
+            #expect(seenByB == onA, "b sees a's usage, not its own")
+            let seenByA = try await a.store.heartbeat(
+                nodeID: "a", advertise: a.settings.advertise, load: ClusterNodeLoad(usage: onA), timeout: 5)
+            #expect(seenByA == LiveUsage(users: ["alice": 1, "bob": 1], profiles: ["default": [3]]))
+            // The live registry reads what the heartbeat stored.
+            a.claims.setUsageElsewhere(seenByA)
+            #expect(a.live.usageElsewhere.users["bob"] == 1)
+        }
+    }
+
     @Test func oneNodeAtATimeRunsTheScheduledRefreshes() async throws {
         try await Self.withTwoNodes { a, b, _ in
             let running = NIOLockedValueBox<[String]>([])

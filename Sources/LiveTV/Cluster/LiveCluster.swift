@@ -19,6 +19,31 @@ public protocol LiveCluster: Sendable {
 
     /// Gives one claim of `channelID` back.
     func release(channelID: Int64) async
+
+    /// What the other nodes' viewers use, as their last heartbeats said: counted with this node's
+    /// own against an output user's and an output profile's limits.
+    var usageElsewhere: LiveUsage { get }
+}
+
+/// The streams output users have open and the channels output profiles tune, on one node (or
+/// summed over several).
+public struct LiveUsage: Sendable, Equatable, Codable {
+    /// Streams open per output user (Xtream login).
+    public var users: [String: Int]
+    /// Channels tuned per output profile.
+    public var profiles: [String: Set<Int64>]
+
+    public init(users: [String: Int] = [:], profiles: [String: Set<Int64>] = [:]) {
+        self.users = users
+        self.profiles = profiles
+    }
+
+    /// This usage and `other`'s together.
+    public func adding(_ other: LiveUsage) -> LiveUsage {
+        LiveUsage(
+            users: users.merging(other.users, uniquingKeysWith: +),
+            profiles: profiles.merging(other.profiles) { $0.union($1) })
+    }
 }
 
 /// The answer to ``LiveCluster/claim(channelID:)``.

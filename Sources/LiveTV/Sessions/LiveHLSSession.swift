@@ -280,6 +280,18 @@ public final class LiveHLSSession: Sendable {
         }
     }
 
+    /// How many addresses that asked in the last ``viewerSeconds`` play as each user.
+    var viewersByUser: [String: Int] {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            var counts: [String: Int] = [:]
+            for viewer in state.seen.values where viewer.isWatching(at: now) {
+                if let user = viewer.user { counts[user, default: 0] += 1 }
+            }
+            return counts
+        }
+    }
+
     /// How many addresses that asked in the last ``viewerSeconds`` play as `user`.
     func viewers(as user: String) -> Int {
         let now = ContinuousClock.now

@@ -399,6 +399,9 @@ public final class LiveSession: Sendable {
     /// The highest priority among the viewers: what preemption compares.
     var priority: Int { state.withLock { $0.viewers.values.map(\.priority).max() ?? Int.min } }
 
+    /// Who watches now.
+    var viewerInfos: [LiveViewerInfo] { state.withLock { $0.viewers.values.map(\.info) } }
+
     func viewers(where predicate: (LiveViewerInfo) -> Bool) -> Int {
         state.withLock { $0.viewers.values.filter { predicate($0.info) }.count }
     }

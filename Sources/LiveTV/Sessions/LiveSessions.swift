@@ -634,12 +634,34 @@ public final class LiveSessions: Sendable {
         return used < limit
     }
 
+    /// The streams output users have open and the channels output profiles tune on this node
+    /// (reported with a cluster node's heartbeat).
+    public var usage: LiveUsage {
+        state.withLock { state in
+            var usage = LiveUsage()
+            for session in state.byID.values {
+                for viewer in session.viewerInfos {
+                    if let user = viewer.user { usage.users[user, default: 0] += 1 }
+                    if let profile = viewer.outputProfile {
+                        usage.profiles[profile, default: []].insert(session.channelID)
+                    }
+                }
+            }
+            for hls in state.hls.values {
+                for (user, count) in hls.viewersByUser { usage.users[user, default: 0] += count }
+            }
+            return usage
+        }
+    }
+
     private func checkUserLimit(_ request: Request) throws(LiveError) {
         guard let user = request.user, let limit = request.userLimit else { return }
-        let open = state.withLock { state in
+        let here = state.withLock { state in
             state.byID.values.reduce(0) { $0 + $1.viewers { $0.user == user } }
                 + state.hls.values.reduce(0) { $0 + $1.viewers(as: user) }
         }
+        // In a cluster the user's streams on the other nodes count too.
+        let open = here + (cluster?.usageElsewhere.users[user] ?? 0)
         if open >= limit {
             throw LiveError(
                 .busy, "user '\(user)' already has \(open) stream(s) open, the most it may (\(limit)); stop one first")
@@ -652,7 +674,7 @@ public final class LiveSessions: Sendable {
         // A tuner is a channel: the same channel in another stream profile tunes nothing new.
         let tuned = state.withLock { state in
             Set(state.byID.values.filter { $0.viewers { $0.outputProfile == profile } > 0 }.map(\.channelID))
-        }
+        }.union(cluster?.usageElsewhere.profiles[profile] ?? [])
         if !tuned.contains(key.channelID), tuned.count >= limit {
             throw LiveError(
                 .busy,

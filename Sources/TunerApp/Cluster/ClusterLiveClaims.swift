@@ -2,6 +2,7 @@ import Foundation
 import LiveTV
 import Logging
 import PostgresNIO
+import Synchronization
 import TunerStorage
 
 /// The live claims of one node (see ``LiveCluster``): a channel's claim is a PostgreSQL advisory
@@ -16,6 +17,8 @@ actor ClusterLiveClaims: LiveCluster {
     let nodeID: String
     /// The header a relay request carries (the cluster's relay secret).
     nonisolated let relayHeader: (name: String, value: String)
+    /// The other nodes' usage as their last heartbeats said (the heartbeat refreshes it).
+    private let elsewhere = Mutex(LiveUsage())
     let logger: Logger
     private var connection: PostgresConnection?
     /// Claims held per channel (PostgreSQL's advisory locks count the same way).
@@ -151,6 +154,11 @@ actor ClusterLiveClaims: LiveCluster {
             return false
         }
     }
+
+    nonisolated var usageElsewhere: LiveUsage { elsewhere.withLock { $0 } }
+
+    /// Takes the other nodes' usage read with a heartbeat.
+    nonisolated func setUsageElsewhere(_ usage: LiveUsage) { elsewhere.withLock { $0 = usage } }
 
     /// The channels this node holds claims of.
     var channels: [Int64] { held.keys.sorted() }

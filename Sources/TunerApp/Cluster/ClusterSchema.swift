@@ -20,7 +20,9 @@ public enum ClusterSchema: DatabaseSchema, PostgresSchema {
                         -- Its load at the last heartbeat.
                         sessions INTEGER NOT NULL DEFAULT 0,
                         viewers INTEGER NOT NULL DEFAULT 0,
-                        transfers INTEGER NOT NULL DEFAULT 0
+                        transfers INTEGER NOT NULL DEFAULT 0,
+                        -- Output users' streams and profiles' channels (JSON), limits count them.
+                        usage TEXT NOT NULL DEFAULT '{}'
                     );
                     CREATE TABLE clusterSecret (
                         name TEXT PRIMARY KEY NOT NULL,
@@ -61,7 +63,8 @@ public enum ClusterSchema: DatabaseSchema, PostgresSchema {
                     heartbeatAt DOUBLE PRECISION NOT NULL,
                     sessions BIGINT NOT NULL DEFAULT 0,
                     viewers BIGINT NOT NULL DEFAULT 0,
-                    transfers BIGINT NOT NULL DEFAULT 0
+                    transfers BIGINT NOT NULL DEFAULT 0,
+                    usage TEXT NOT NULL DEFAULT '{}'
                 )
                 """,
                 "CREATE TABLE clusterSecret (name TEXT PRIMARY KEY NOT NULL, value BYTEA NOT NULL)",

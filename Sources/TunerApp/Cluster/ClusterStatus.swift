@@ -19,7 +19,7 @@ public struct ClusterStatus: Sendable {
         let streams = live.streams
         return ClusterNodeLoad(
             sessions: streams.count, viewers: streams.reduce(0) { $0 + $1.viewers.count },
-            transfers: await transfers.runningCount)
+            transfers: await transfers.runningCount, usage: live.usage)
     }
 
     /// The nodes alive now, by name.

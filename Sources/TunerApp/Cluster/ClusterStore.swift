@@ -1,4 +1,5 @@
 import Foundation
+import LiveTV
 import Logging
 import PostgresNIO
 import TunerStorage
@@ -10,20 +11,36 @@ struct ClusterStore: Sendable {
     let database: TunerPostgres
     let logger: Logger
 
-    /// A node's row: inserted at its first heartbeat, updated at every other.
-    func heartbeat(nodeID: String, advertise: String, load: ClusterNodeLoad) async throws {
+    /// A node's row: inserted at its first heartbeat, updated at every other. Returns the usage
+    /// of the other nodes alive (heartbeat within `timeout`), summed.
+    func heartbeat(nodeID: String, advertise: String, load: ClusterNodeLoad, timeout: Double) async throws -> LiveUsage
+    {
         let logger = logger
         let (sessions, viewers, transfers) = (Int64(load.sessions), Int64(load.viewers), Int64(load.transfers))
-        try await database.read { connection in
+        let usage = String(decoding: (try? JSONEncoder().encode(load.usage)) ?? Data("{}".utf8), as: UTF8.self)
+        return try await database.read { connection in
             _ = try await connection.query(
                 """
-                INSERT INTO clusterNode (nodeID, advertise, startedAt, heartbeatAt, sessions, viewers, transfers)
+                INSERT INTO clusterNode (nodeID, advertise, startedAt, heartbeatAt, sessions, viewers, transfers, usage)
                 VALUES (\(nodeID), \(advertise), extract(epoch FROM now()), extract(epoch FROM now()),
-                    \(sessions), \(viewers), \(transfers))
+                    \(sessions), \(viewers), \(transfers), \(usage))
                 ON CONFLICT (nodeID) DO UPDATE SET advertise = excluded.advertise,
                     heartbeatAt = excluded.heartbeatAt, sessions = excluded.sessions,
-                    viewers = excluded.viewers, transfers = excluded.transfers
+                    viewers = excluded.viewers, transfers = excluded.transfers, usage = excluded.usage
                 """, logger: logger)
+            var total = LiveUsage()
+            for try await text in try await connection.query(
+                """
+                SELECT usage FROM clusterNode
+                WHERE nodeID <> \(nodeID) AND heartbeatAt >= extract(epoch FROM now()) - \(timeout)
+                """, logger: logger
+            ).decode(String.self) {
+                // A row a newer version wrote in another shape counts as nothing, not as an error.
+                if let other = try? JSONDecoder().decode(LiveUsage.self, from: Data(text.utf8)) {
+                    total = total.adding(other)
+                }
+            }
+            return total
         }
     }
 
@@ -144,11 +161,14 @@ public struct ClusterNodeLoad: Sendable, Equatable, Codable {
     public var viewers: Int
     /// Transfers running.
     public var transfers: Int
+    /// Output users' streams and output profiles' channels, counted by the other nodes too.
+    public var usage: LiveUsage
 
-    public init(sessions: Int = 0, viewers: Int = 0, transfers: Int = 0) {
+    public init(sessions: Int = 0, viewers: Int = 0, transfers: Int = 0, usage: LiveUsage = LiveUsage()) {
         self.sessions = sessions
         self.viewers = viewers
         self.transfers = transfers
+        self.usage = usage
     }
 }
 

@@ -120,7 +120,10 @@ public final class TunerCluster: Sendable {
         var failing = false
         while !Task.isCancelled {
             do {
-                try await store.heartbeat(nodeID: settings.nodeID, advertise: settings.advertise, load: await load())
+                let usage = try await store.heartbeat(
+                    nodeID: settings.nodeID, advertise: settings.advertise, load: await load(),
+                    timeout: settings.nodeTimeoutSeconds)
+                claims.setUsageElsewhere(usage)
                 if failing { logger.notice("The cluster's heartbeat is written again") }
                 failing = false
             } catch {
