@@ -13,6 +13,12 @@ import TunerTesting
 @Suite(.enabled(if: TestPostgres.isAvailable)) struct ClusterTests {
     static let logger = Logger(label: "cluster-test")
 
+    /// No heartbeat runs in these tests (only `join` writes one): a node stays listed for an hour,
+    /// however slowly a loaded machine gets through a test.
+    static func settings(_ name: String, _ advertise: String) -> ClusterSettings {
+        ClusterSettings(nodeID: name, advertise: advertise, heartbeatSeconds: 0.2, nodeTimeoutSeconds: 3600)
+    }
+
     /// Two joined nodes `a` and `b` on a fresh database, each with a data folder of its own.
     static func withTwoNodes(_ body: (TunerCluster, TunerCluster, [DataFolder]) async throws -> Void) async throws {
         try await TestPostgres.withDatabase(schemas: DataFolder.databaseSchemas) { database in
@@ -20,10 +26,10 @@ import TunerTesting
             defer { try? FileManager.default.removeItem(atPath: base) }
             let folders = [try DataFolder(path: base + "/a"), try DataFolder(path: base + "/b")]
             let a = try await TunerCluster.join(
-                settings: ClusterSettings(nodeID: "a", advertise: "http://10.0.0.1:8080", heartbeatSeconds: 0.2),
+                settings: settings("a", "http://10.0.0.1:8080"),
                 database: database, dataFolder: folders[0], logger: logger)
             let b = try await TunerCluster.join(
-                settings: ClusterSettings(nodeID: "b", advertise: "http://10.0.0.2:8080", heartbeatSeconds: 0.2),
+                settings: settings("b", "http://10.0.0.2:8080"),
                 database: database, dataFolder: folders[1], logger: logger)
             do {
                 try await body(a, b, folders)
@@ -104,14 +110,14 @@ import TunerTesting
         try await Self.withTwoNodes { a, b, _ in
             let onA = LiveUsage(users: ["alice": 2], profiles: ["default": [1, 2]])
             _ = try await a.store.heartbeat(
-                nodeID: "a", advertise: a.settings.advertise, load: ClusterNodeLoad(usage: onA), timeout: 5)
+                nodeID: "a", advertise: a.settings.advertise, load: ClusterNodeLoad(usage: onA), timeout: 3600)
             let seenByB = try await b.store.heartbeat(
                 nodeID: "b", advertise: b.settings.advertise,
                 load: ClusterNodeLoad(usage: LiveUsage(users: ["alice": 1, "bob": 1], profiles: ["default": [3]])),
-                timeout: 5)
+                timeout: 3600)
             #expect(seenByB == onA, "b sees a's usage, not its own")
             let seenByA = try await a.store.heartbeat(
-                nodeID: "a", advertise: a.settings.advertise, load: ClusterNodeLoad(usage: onA), timeout: 5)
+                nodeID: "a", advertise: a.settings.advertise, load: ClusterNodeLoad(usage: onA), timeout: 3600)
             #expect(seenByA == LiveUsage(users: ["alice": 1, "bob": 1], profiles: ["default": [3]]))
             // The live registry reads what the heartbeat stored.
             a.claims.setUsageElsewhere(seenByA)
