@@ -52,9 +52,10 @@ actor ClusterLiveClaims: LiveCluster {
                     let nodeID = nodeID
                     _ = try await connection.query(
                         """
-                        INSERT INTO liveClaim (channelID, nodeID, sourceID, since)
-                        VALUES (\(channelID), \(nodeID), NULL, extract(epoch FROM now()))
+                        INSERT INTO liveClaim (channelID, nodeID, sourceID, holderPID, since)
+                        VALUES (\(channelID), \(nodeID), NULL, pg_backend_pid(), extract(epoch FROM now()))
                         ON CONFLICT (channelID) DO UPDATE SET nodeID = excluded.nodeID,
+                            holderPID = excluded.holderPID,
                             sourceID = CASE WHEN liveClaim.nodeID = excluded.nodeID THEN liveClaim.sourceID END,
                             since = CASE WHEN liveClaim.nodeID = excluded.nodeID THEN liveClaim.since
                                 ELSE excluded.since END
@@ -64,7 +65,7 @@ actor ClusterLiveClaims: LiveCluster {
                 for try await (holder, advertise) in try await connection.query(
                     """
                     SELECT c.nodeID, n.advertise FROM liveClaim c JOIN clusterNode n ON n.nodeID = c.nodeID
-                    WHERE c.channelID = \(channelID)
+                    WHERE c.channelID = \(channelID) AND \(unescaped: ClusterStore.claimHeld("c"))
                     """, logger: logger
                 ).decode((String, String).self) {
                     guard holder != nodeID, let url = URL(string: advertise + "/internal/live/\(channelID)") else {

@@ -33,6 +33,9 @@ public enum ClusterSchema: DatabaseSchema, PostgresSchema {
                         nodeID TEXT NOT NULL,
                         -- The source (account) the holder's session reads now, if any.
                         sourceID INTEGER,
+                        -- The holder's lock connection (its backend's process id): the row is
+                        -- current only while that connection holds the channel's lock.
+                        holderPID INTEGER,
                         since REAL NOT NULL
                     );
                     CREATE INDEX liveClaimBySource ON liveClaim(sourceID);
@@ -73,6 +76,7 @@ public enum ClusterSchema: DatabaseSchema, PostgresSchema {
                     channelID BIGINT PRIMARY KEY NOT NULL,
                     nodeID TEXT NOT NULL,
                     sourceID BIGINT,
+                    holderPID BIGINT,
                     since DOUBLE PRECISION NOT NULL
                 )
                 """,

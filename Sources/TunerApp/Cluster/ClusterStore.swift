@@ -143,12 +143,15 @@ struct ClusterStore: Sendable {
     /// another channel, which only ever makes one wait for the other).
     static func lockKey(_ channelID: Int64) -> Int32 { Int32(truncatingIfNeeded: channelID) }
 
-    /// SQL that holds when the claim row `alias` names is alive: its channel's lock is held.
+    /// SQL that holds when the claim row `alias` names is current: its channel's lock is held, by
+    /// the connection that wrote the row (a row left by a dead holder, not yet replaced by the
+    /// node that took the lock after it, is not).
     static func claimHeld(_ alias: String) -> String {
         """
         EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted
             AND l.classid = \(UInt32(bitPattern: claimNamespace))::oid
-            AND l.objid = (\(alias).channelID & 4294967295)::oid AND l.objsubid = 2)
+            AND l.objid = (\(alias).channelID & 4294967295)::oid AND l.objsubid = 2
+            AND l.pid = \(alias).holderPID)
         """
     }
 }
