@@ -14,6 +14,9 @@ public struct TunerRequestContext: RequestContext, WebSocketRequestContext {
     public let webSocket = WebSocketHandlerReference<TunerRequestContext>()
     /// Who the request acts as, set by the request guard (nil on open paths).
     public var principal: AccessPrincipal?
+    /// The client's address, set by the request guard: the connection's, or what a trusted proxy's
+    /// `X-Forwarded-For` says (see ``TrustedProxies``).
+    public var clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

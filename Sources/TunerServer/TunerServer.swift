@@ -69,7 +69,7 @@ public final class TunerServer: Sendable {
             publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
             allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
             uploadOrigins: Set(configuration.uploadAllowedOrigins.map { $0.lowercased() }),
-            throttle: engine.credentialThrottle, cluster: engine.cluster)
+            throttle: engine.credentialThrottle, cluster: engine.cluster, trustedProxies: configuration.trustedProxies)
         let requestMetrics = RequestMetricsMiddleware()
         // In this order, for the router and for the stream proxy's own path (StreamResponder).
         let middleware: [any MiddlewareProtocol<Request, Response, TunerRequestContext>] = [
@@ -141,7 +141,8 @@ public final class TunerServer: Sendable {
                     token: token, access: engine.access,
                     publicHosts: Set(configuration.publicHosts.map { $0.lowercased() }),
                     allowedOrigins: Set(configuration.allowedOrigins.map { $0.lowercased() }),
-                    uploadOrigins: [], throttle: engine.credentialThrottle))
+                    uploadOrigins: [], throttle: engine.credentialThrottle,
+                    trustedProxies: configuration.trustedProxies))
             small.add(middleware: RedactingErrorMiddleware())
             var device = OutputController(engine: engine, token: token, fallbackBaseURL: { [self] in baseURL })
             device.mainPort = { [self] in self.state.withLock { $0.port } }

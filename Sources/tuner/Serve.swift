@@ -121,6 +121,15 @@ struct Serve: AsyncParsableCommand {
     )
     var publicHosts: [String] = []
     @Option(
+        name: .customLong("trusted-proxy"),
+        help:
+            """
+            A load balancer's address or network (10.0.0.30, 10.0.0.0/24) whose X-Forwarded-For names the \
+            player (repeatable; env TUNER_TRUSTED_PROXIES=a,b).
+            """
+    )
+    var trustedProxies: [String] = []
+    @Option(
         name: .customLong("allow-fetch"),
         help:
             """
@@ -277,6 +286,7 @@ struct Serve: AsyncParsableCommand {
         flags[.nodeTimeout] = nodeTimeout
         let lists: [Setting: [String]] = [
             .cacheIgnoreParams: cacheIgnoreParams, .uploadOrigins: uploadOrigins, .publicHosts: publicHosts,
+            .trustedProxies: trustedProxies,
             .allowedOrigins: allowedOrigins, .filesRoots: filesRoots.map { URL(fileURLWithPath: $0).path },
         ]
         for (setting, values) in lists where !values.isEmpty { flags[setting] = values.joined(separator: ",") }

@@ -183,6 +183,8 @@ import TunerTesting
                 // One downloads folder for the three (as a network share would be), and claims
                 // that a dead node loses within seconds.
                 "--downloads-dir", workspace.file("downloads"), "--transfers-claim-lifetime", "4",
+                // HAProxy's word for the player's address counts.
+                "--trusted-proxy", cluster.address("lb"),
             ]
             cluster.servers[name] = try await TunerProcess.serve(
                 data: workspace.file(name), arguments: cluster.arguments[name] ?? [], launcher: try cluster.lan.on(name)
@@ -238,8 +240,38 @@ import TunerTesting
         try await limitAcrossNodes(cluster, curl: curl, bearer: bearer, channels: (one, two))
         try await signedURLs(cluster, curl: curl, bearer: bearer, files: files, signed: signedFile, shared: sharedFile)
         try await eventsAcrossNodes(cluster, token: Data(token).base64URLEncodedString(), files: files)
+        try await addressesBehindTheBalancer(cluster, curl: curl, bearer: bearer, channel: one)
         try await downloadTakenOver(cluster, curl: curl, bearer: bearer)
         try await ownerKilled(cluster, tools: tools, bearer: bearer, channel: one, live: live)
+    }
+
+    /// Through HAProxy (a trusted proxy) a viewer is listed with the player's address; straight to
+    /// a node, a forged `X-Forwarded-For` changes nothing.
+    static func addressesBehindTheBalancer(
+        _ cluster: Cluster, curl: String, bearer: [String], channel: String
+    ) async throws {
+        let client = try cluster.lan.on("client")
+        let front = "http://\(cluster.address("lb")):8080"
+        async let balanced = Curl.fetch(curl, front + channel, timeout: .seconds(6), launcher: client)
+        async let forged = Curl.fetch(
+            curl, cluster.node("n3") + channel, options: ["-H", "X-Forwarded-For: 1.2.3.4"], timeout: .seconds(6),
+            launcher: client)
+        try await Task.sleep(for: .seconds(3))
+        var addresses: [String] = []
+        for name in nodes {
+            let answer = try await Curl.fetch(
+                curl, cluster.node(name) + "/api/v1/streams", options: bearer, launcher: client)
+            let decoded = try JSONDecoder().decode([String: JSONValue].self, from: Data(answer.body))
+            for stream in decoded["streams"]?.array ?? [] {
+                for viewer in stream.object?["viewers"]?.array ?? [] {
+                    if let address = viewer.object?["address"]?.string { addresses.append(address) }
+                }
+            }
+        }
+        #expect(addresses.filter { $0 == cluster.address("client") }.count >= 2, "\(addresses)")
+        #expect(!addresses.contains(cluster.address("lb")) && !addresses.contains("1.2.3.4"), "\(addresses)")
+        let (viaBalancer, direct) = try await (balanced, forged)
+        #expect(viaBalancer.status == 200 && direct.status == 200)
     }
 
     /// A slow origin with ranges: 64 KiB every 100 ms, logging each request's `Range`.

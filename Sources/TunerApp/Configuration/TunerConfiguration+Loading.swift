@@ -68,7 +68,7 @@ extension TunerConfiguration {
         case config, host, port, data, token, logLevel, database, databasePasswordFile
         case cacheSize, cacheMinFree, cacheIgnoreParams, upstreamTimeout, prefetchSegments
         case uploadMaxSize, uploadExpiry, uploadOrigins
-        case publicHosts, allowFetch, allowedOrigins, filesRoots, idleTimeout
+        case publicHosts, allowFetch, allowedOrigins, filesRoots, idleTimeout, trustedProxies
         case transfersMaxActive, transfersPerHost, transfersStallTimeout, transfersSyncMs
         case catalogCheckInterval, catalogRefreshInterval
         case importMaxSize, importTimeout, providerAnswerMaxSize
@@ -236,6 +236,13 @@ struct SettingsReader {
         }
         if let origins = try list(.uploadOrigins) { configuration.uploadAllowedOrigins = origins }
         if let names = try list(.publicHosts) { configuration.publicHosts = names }
+        if let items = try list(.trustedProxies) {
+            do {
+                configuration.trustedProxies = try TrustedProxies(parsing: items)
+            } catch {
+                throw FeatureError.invalid("\(TunerConfiguration.Setting.trustedProxies.names): \(error.description)")
+            }
+        }
         if let text = try text(.allowFetch) {
             do {
                 configuration.allowFetch = try FetchPolicy(parsing: text)

@@ -79,6 +79,8 @@ public struct TunerConfiguration: Sendable {
     /// `tuner.home.arpa` (env TUNER_PUBLIC_HOSTS=a,b). Any other name in `Host` gets 421, which
     /// stops DNS rebinding.
     public var publicHosts: [String] = []
+    /// Load balancers whose `X-Forwarded-For` names the client (`--trusted-proxy`).
+    public var trustedProxies = TrustedProxies.none
     /// Where the server may connect (`--allow-fetch`): every outgoing connection, every hop. Nil
     /// means the default, ``fetchPolicy``.
     public var allowFetch: FetchPolicy?

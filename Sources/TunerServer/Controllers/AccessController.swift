@@ -17,7 +17,7 @@ struct AccessController {
         router.add(.signIn) { [access, throttle] request, context in
             let body = try await request.decode(as: SignInRequest.self, context: context)
             let ticket: CredentialThrottle.Machine.Ticket
-            switch throttle.admit(address: context.channel.remoteAddress?.ipAddress ?? "unknown") {
+            switch throttle.admit(address: LiveController.address(of: context)) {
             case .refused(let wait):
                 throw RequestGuardMiddleware.throttled(wait)
             case .admitted(let admitted):

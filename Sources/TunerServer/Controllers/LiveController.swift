@@ -114,9 +114,9 @@ struct LiveController {
             body: head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(data: data)))
     }
 
-    /// The client's address as this server saw it (no port).
+    /// The client's address (no port): the connection's, or a trusted proxy's word for it.
     static func address(of context: TunerRequestContext) -> String {
-        context.channel.remoteAddress?.ipAddress ?? "unknown"
+        context.clientAddress ?? context.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// Watches a live channel and streams it: MPEG-TS, no length, no caching. A HEAD request gets

@@ -38,6 +38,8 @@ struct RequestGuardMiddleware: RouterMiddleware {
     /// The cluster this node is part of: its nodes' relay requests (`/internal/…`) carry its relay
     /// secret. Without one, `/internal/` does not exist.
     var cluster: TunerCluster?
+    /// Proxies whose `X-Forwarded-For` names the client.
+    var trustedProxies = TrustedProxies.none
 
     /// Paths that need no token: the stream URLs carry their own authentication.
     /// Outputs check their profile's key (OutputController) or the Xtream login (XtreamController)
@@ -53,6 +55,7 @@ struct RequestGuardMiddleware: RouterMiddleware {
     /// Signing in needs no credential; who is signed in (GET) and signing out (DELETE) read one.
     static let sessionPath = "/api/v1/session"
     static let uploadPrefix = ["api", "v1", "uploads"]
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
     /// Node-to-node paths of a cluster (relays), never part of the API or its document.
     static let internalPrefix = ["internal"]
 
@@ -93,6 +96,12 @@ struct RequestGuardMiddleware: RouterMiddleware {
                     """
             )
         }
+        // Every later rule and limit, and the answers, see the client behind a trusted proxy.
+        var context = context
+        let peer = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        context.clientAddress =
+            trustedProxies.isEmpty
+            ? peer : trustedProxies.client(peer: peer, forwardedFor: request.headers[values: Self.forwardedFor])
         // The cluster's own paths: another node with the relay secret, or nobody (not even the
         // owner's token: they are no API).
         if path.starts(with: Self.internalPrefix) {
@@ -104,10 +113,9 @@ struct RequestGuardMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         // Whatever is checked from here on, ``letsThrough(_:path:)`` must say when it is not needed.
-        var context = context
         if !isOpen(path) || path.text == Self.sessionPath {
             context.principal = try await authenticate(
-                request, path: path, address: context.channel.remoteAddress?.ipAddress ?? "unknown")
+                request, path: path, address: context.clientAddress ?? peer)
             if let principal = context.principal, case let needed = AccessRule.scope(for: request.method, path: path),
                 principal.scope < needed
             {
