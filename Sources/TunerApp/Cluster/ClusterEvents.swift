@@ -170,31 +170,29 @@ final class ClusterEvents: Sendable {
         let (logger, nodeID) = (logger, nodeID)
         while true {
             let after = delivered.withLock { $0 }
-            let rows = try await database.read { connection in
-                var rows: [ServerEvent] = []
+            let (events, seen, read) = try await database.read { connection in
+                var events: [ServerEvent] = []
+                var (seen, read) = (after, 0)
                 for try await (sequence, node, shared, topic, type, key, data) in try await connection.query(
                     """
                     SELECT sequence, nodeID, shared, topic, type, key, data FROM clusterEvent
                     WHERE sequence > \(after) ORDER BY sequence LIMIT 500
                     """, logger: logger
                 ).decode((Int64, String, Bool, String, String, String?, Data).self) {
-                    guard shared || node == nodeID, let topic = EventTopic(rawValue: topic), sequence > 0 else {
-                        // Another node's own figures, or a topic this version does not know: its
-                        // number still counts as seen.
-                        rows.append(
-                            ServerEvent(sequence: UInt64(sequence), topic: .server, type: "", key: nil, data: []))
-                        continue
-                    }
-                    rows.append(
-                        ServerEvent(sequence: UInt64(sequence), topic: topic, type: type, key: key, data: [UInt8](data))
-                    )
+                    // Every row's number counts as seen, also another node's own figures and a
+                    // topic this version does not know, which are not delivered here.
+                    (seen, read) = (sequence, read + 1)
+                    guard shared || node == nodeID, let topic = EventTopic(rawValue: topic),
+                        let number = UInt64(exactly: sequence)
+                    else { continue }
+                    events.append(
+                        ServerEvent(sequence: number, topic: topic, type: type, key: key, data: [UInt8](data)))
                 }
-                return rows
+                return (events, seen, read)
             }
-            guard let last = rows.last else { return }
-            for row in rows where !row.type.isEmpty { hub.deliver(row) }
-            delivered.withLock { $0 = Int64(last.sequence) }
-            if rows.count < 500 { return }
+            for event in events { hub.deliver(event) }
+            delivered.withLock { $0 = seen }
+            if read < 500 { return }
         }
     }
 }

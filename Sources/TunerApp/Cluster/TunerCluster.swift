@@ -103,10 +103,7 @@ public final class TunerCluster: Sendable {
     /// constant time).
     public func acceptsRelay(_ value: String?) -> Bool {
         guard let value else { return false }
-        let given = Array(value.utf8)
-        let expected = Array(relaySecret.utf8)
-        guard given.count == expected.count else { return false }
-        return zip(given, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        return AccessControl.constantTimeEquals(value, relaySecret)
     }
 
     /// The nodes alive now (heartbeat within the timeout), with the channels each holds.
