@@ -49,12 +49,15 @@ import TunerTesting
         // the test is about stalls being retried, not about how many attempts the policy allows.
         configuration.retryPolicy.maximumAttempts = 30
         let harness = try await TransfersHarness(configuration: configuration)
-        let sha = TransfersHarness.sha256(name: "stall.bin", size: Self.size)
+        // 1 MiB: the first answer stalls after 700 kB, the retry's 348 kB fit before its own pause,
+        // so one stall is all the test needs however slowly a loaded machine runs it.
+        let size = 1 << 20
+        let sha = TransfersHarness.sha256(name: "stall.bin", size: size)
         // 700 kB, then a 4 s pause: far longer than the 1 s stall timeout.
         let task = try await harness.manager.add(
             TransferRequest(
-                sourceURL: harness.url("stall.bin", size: Self.size, "drip=700000,4000"), expectedSHA256: sha))
-        let done = try await harness.waitFinished(task.id)
+                sourceURL: harness.url("stall.bin", size: size, "drip=700000,4000"), expectedSHA256: sha))
+        let done = try await harness.waitFinished(task.id, seconds: 400)
         #expect(done.state == .complete)
         #expect(done.history.contains { $0.message.contains("stalled") })
         #expect(try harness.sha256(ofDownload: done.destinationName) == sha)

@@ -166,8 +166,10 @@ import TunerAPI
         session.start(looping, next: { _, _ in nil }, work: BackgroundWork(), onEnd: { _ in })
         // Sixty rounds (1.5 s unloaded): six looks of the watchdog at least, each after several
         // rounds. Counted, not timed, so a loaded machine only makes it slower.
-        let deadline = ContinuousClock.now + .seconds(120)
-        while rounds.withLockedValue({ $0 }) < 60, ContinuousClock.now < deadline {
+        // The deadline only guards a hung process: a session that left the upstream ends the wait
+        // at once (its end reason fails the test below).
+        let deadline = ContinuousClock.now + .seconds(900)
+        while rounds.withLockedValue({ $0 }) < 60, session.endReason == nil, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
         let info = session.info
