@@ -62,6 +62,15 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     case stopStream(id: String)
     case alternatives(channel: Int64)
     case setAlternatives(channel: Int64)
+    // The DVR
+    case recordings
+    case addRecording
+    case recording(id: Int64)
+    case changeRecording(id: Int64)
+    case removeRecording(id: Int64)
+    case rules
+    case addRule
+    case removeRule(id: Int64)
     // Sign-in and API keys
     case session
     case signIn
@@ -85,7 +94,8 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         .removeOutput(id: "0"), .outputChannels(id: "0"), .users, .addUser, .changeUser(name: "0"),
         .removeUser(name: "0"), .streams, .stopStream(id: "0"),
         .alternatives(channel: 0), .setAlternatives(channel: 0), .session, .signIn, .signOut, .keys, .addKey,
-        .removeKey(id: 0),
+        .removeKey(id: 0), .recordings, .addRecording, .recording(id: 0), .changeRecording(id: 0),
+        .removeRecording(id: 0), .rules, .addRule, .removeRule(id: 0),
     ]
 
     /// Where every endpoint lives.
@@ -108,7 +118,8 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         case .changeUser(let name), .removeUser(let name): [name]
         case .transfer(let id), .changeTransfer(let id), .removeTransfer(let id), .changeSource(let id),
             .removeSource(let id), .refreshSource(let id), .channel(let id), .playChannel(let id),
-            .channelLogo(let id), .removeKey(let id):
+            .channelLogo(let id), .removeKey(let id), .recording(let id), .changeRecording(let id),
+            .removeRecording(let id), .removeRule(let id):
             [String(id)]
         case .catchup(let id), .alternatives(let id), .setAlternatives(let id): [String(id)]
         default: []
@@ -176,6 +187,14 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         case .keys: .keys
         case .addKey: .addKey
         case .removeKey: .removeKey
+        case .recordings: .recordings
+        case .addRecording: .addRecording
+        case .recording: .recording
+        case .changeRecording: .changeRecording
+        case .removeRecording: .removeRecording
+        case .rules: .rules
+        case .addRule: .addRule
+        case .removeRule: .removeRule
         }
     }
 }

@@ -204,6 +204,33 @@ extension APIOperation {
         "setAlternatives", "PUT", "/channels/{id}/alternatives", .manage, request: "AlternativesRequest",
         answer: "AlternativeList", "Set a channel's alternatives ([] goes back to automatic ones)")
 
+    // The DVR.
+    public static let recordings = Self(
+        "recordings", "GET", "/recordings", .read, answer: "RecordingList",
+        "Recordings: scheduled (with the conflicts computed ahead), recording, done, failed")
+    public static let addRecording = Self(
+        "addRecording", "POST", "/recordings", .manage, request: "AddRecordingRequest", answer: "RecordingAnswer",
+        "Record a programme of the guide, or a channel over a span (201; 200 when it was asked for already)")
+    public static let recording = Self(
+        "recording", "GET", "/recordings/{id}", .read, answer: "RecordingAnswer", "One recording")
+    public static let changeRecording = Self(
+        "changeRecording", "PATCH", "/recordings/{id}", .manage, request: "ChangeRecordingRequest",
+        answer: "RecordingAnswer", "Keep a recording from retention, or let retention have it")
+    public static let removeRecording = Self(
+        "removeRecording", "DELETE", "/recordings/{id}", .manage, answer: "MessageAnswer",
+        "Cancel a scheduled recording; stop and delete a running one; delete a finished one with its files")
+    public static let recordingFile = Self(
+        "recordingFile", "GET", "/recordings/{id}/file", .play, answer: "MP4 or MPEG-TS bytes",
+        "A recording's file (`?part=N` for a later part), with Range requests")
+    public static let rules = Self(
+        "rules", "GET", "/rules", .read, answer: "RuleList", "The DVR's rules: series, keyword and time")
+    public static let addRule = Self(
+        "addRule", "POST", "/rules", .manage, request: "RuleRequest", answer: "RecordingRule",
+        "Add a rule; its recordings are planned at once (201)")
+    public static let removeRule = Self(
+        "removeRule", "DELETE", "/rules/{id}", .manage, answer: "MessageAnswer",
+        "Remove a rule; its scheduled recordings go, finished ones stay")
+
     // Sign-in and API keys.
     public static let session = Self(
         "session", "GET", "/session", .read, answer: "SessionAnswer",
@@ -239,6 +266,8 @@ extension APIOperation {
         .outputs, .addOutput, .changeOutput, .removeOutput, .outputChannels, .users, .addUser, .changeUser,
         .removeUser,
         .streams, .stopStream, .alternatives, .setAlternatives,
+        .recordings, .addRecording, .recording, .changeRecording, .removeRecording, .recordingFile, .rules,
+        .addRule, .removeRule,
         .session, .signIn, .signOut, .keys, .addKey, .removeKey,
     ]
 }

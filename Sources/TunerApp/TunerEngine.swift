@@ -74,6 +74,9 @@ public final class TunerEngine: Sendable {
     public let xtream: XtreamPanel
     /// This node's cluster (`--node-id`): membership, shared secrets, live claims; nil alone.
     public let cluster: TunerCluster?
+    /// Recordings and their rules (a feature object over the live sessions and the guide); the
+    /// server runs it (``DVR/run(guideUpdates:)``).
+    public let dvr: DVR
     /// The cluster's nodes as the front ends show them (a feature object over ``cluster``).
     public let clusterStatus: ClusterStatus
     /// The owner's access token: `--token`/`TUNER_TOKEN`, else the data folder's `token` file
@@ -164,6 +167,10 @@ public final class TunerEngine: Sendable {
             settings: configuration.live, catalog: catalog, signer: signer, fetchPolicy: configuration.fetchPolicy,
             workDirectory: dataFolder.path + "/live", cluster: cluster?.live, logger: logger)
         liveChannels = LiveChannels(sessions: live)
+        dvr = DVR(
+            database: database, catalog: catalog, live: live,
+            directory: configuration.recordingsDirectory ?? dataFolder.path + "/recordings",
+            minimumFreeBytes: configuration.cacheMinimumFreeDisk, logger: logger)
         clusterStatus = ClusterStatus(cluster: cluster, live: live, transfers: transfers, startedAt: Date())
         downloads = Downloads(transfers: transfers, localFiles: localFiles, fetchPolicy: configuration.fetchPolicy)
         commands = CommandJournal(database: database, logger: logger)
@@ -457,7 +464,25 @@ public final class TunerEngine: Sendable {
 
     /// What feeds ``events``: the server runs it while it serves.
     public var eventSources: EventSources {
-        EventSources(hub: events, downloads: downloads, cacheAdmin: cacheAdmin, library: library, live: live)
+        EventSources(
+            hub: events, downloads: downloads, cacheAdmin: cacheAdmin, library: library, live: live, dvr: dvr)
+    }
+
+    /// Runs the DVR until the calling task is cancelled: it plans again whenever a source's guide
+    /// is imported.
+    public func runRecordings() async {
+        let changes = library.changes()
+        let (updates, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await change in changes {
+                    if case .guideUpdated = change { continuation.yield() }
+                }
+                continuation.finish()
+            }
+            await dvr.run(guideUpdates: updates)
+            group.cancelAll()
+        }
     }
 
     /// Saves state and closes connections.

@@ -110,6 +110,7 @@ public final class TunerServer: Sendable {
         XtreamController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: routes)
         LiveController(engine: engine).addRoutes(to: routes)
         ClusterController(engine: engine).addRoutes(to: routes)
+        RecordingsController(dvr: engine.dvr).addRoutes(to: routes)
         MetricsController(engine: engine).addRoutes(to: routes)
         EventsController(engine: engine).addRoutes(to: routes)
         AccessController(access: engine.access, throttle: engine.credentialThrottle).addRoutes(to: routes)
@@ -184,6 +185,7 @@ public final class TunerServer: Sendable {
             host: engine.configuration.host, port: engine.configuration.port, serverName: Self.serverName,
             services: [
                 CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine),
+                RecordingService(engine: engine),
                 TransferService(engine: engine),
                 UploadExpiryService(store: engine.uploads), OutputNumberingService(engine: engine),
                 CacheHistoryService(admin: engine.cacheAdmin),
@@ -296,6 +298,22 @@ struct CacheMaintenanceService: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             await cache.run()
+        }
+    }
+}
+
+/// Runs the DVR while the server runs; in a cluster on one node at a time (a lease of its own),
+/// so a programme is never recorded by two nodes.
+struct RecordingService: Service {
+    let engine: TunerEngine
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            if let cluster = engine.cluster {
+                await cluster.whileScheduling(lease: 2, what: "the recordings") { await engine.runRecordings() }
+            } else {
+                await engine.runRecordings()
+            }
         }
     }
 }

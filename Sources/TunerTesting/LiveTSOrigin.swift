@@ -165,7 +165,9 @@ public final class LiveTSOrigin: Sendable {
 
 /// One connection: answers the request head, then writes the channel's packets every 20 ms at
 /// its rate (half a second at once first, as providers burst), skipping turns while the client
-/// is not reading.
+/// is not reading. The rate is kept by the clock, as a provider's encoder keeps it: a late turn
+/// (a loaded machine) sends what the clock says is due, so the stream stays real time on
+/// average; what a client that stopped reading missed is made up for one second at most.
 final class LiveTSHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -174,6 +176,8 @@ final class LiveTSHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var name: String?
     private var timer: RepeatedTask?
     private var cursor = LiveTSLoop.Cursor()
+    /// Bytes counted as sent since the connection began (the clock says what is due).
+    private var sent = 0
     private var random = SystemRandomNumberGenerator()
 
     init(origin: @escaping @Sendable () -> LiveTSOrigin?) { self.origin = origin }
@@ -207,27 +211,37 @@ final class LiveTSHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
             return
         }
-        let perTick = max(LiveTSLoop.packetSize, rate / 50)
-        write(context, loop: loop, bytes: rate / 2, origin: origin, name: name)
+        let started = NIODeadline.now()
+        sent = write(context, loop: loop, bytes: rate / 2, origin: origin, name: name)
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         timer = context.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(20), delay: .milliseconds(20)) {
             _ in
             let (handler, context) = loopBound.value
-            handler.write(context, loop: loop, bytes: perTick, origin: origin, name: name)
+            let elapsed = Int((NIODeadline.now() - started).nanoseconds / 1_000_000)
+            let due = rate / 2 + rate * elapsed / 1000
+            // At most a second behind: a client that stopped reading does not get a flood.
+            handler.sent = max(handler.sent, due - rate)
+            let owed = due - handler.sent
+            guard owed >= LiveTSLoop.packetSize else { return }
+            handler.sent += handler.write(context, loop: loop, bytes: owed, origin: origin, name: name)
         }
     }
 
+    /// Writes about `bytes` (whole packets); returns how many were counted as sent (0 when the
+    /// client is not reading: the turn is skipped).
+    @discardableResult
     private func write(
         _ context: ChannelHandlerContext, loop: LiveTSLoop, bytes: Int, origin: LiveTSOrigin, name: String
-    ) {
-        guard context.channel.isActive, context.channel.isWritable else { return }
+    ) -> Int {
+        guard context.channel.isActive, context.channel.isWritable else { return 0 }
         let packets = max(1, bytes / LiveTSLoop.packetSize)
         var buffer = context.channel.allocator.buffer(capacity: packets * LiveTSLoop.packetSize)
         switch origin.mode(name) {
         case .normal:
             for _ in 0..<packets { buffer.writeBytes(loop.next(&cursor)) }
         case .stall, .dead:
-            return
+            // Nothing is sent, and nothing is owed: the clock moves on.
+            return packets * LiveTSLoop.packetSize
         case .garbage:
             for _ in 0..<(packets * LiveTSLoop.packetSize / 8) {
                 // No 0x47 at all, so nothing lines up as packets.
@@ -245,6 +259,7 @@ final class LiveTSHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        return packets * LiveTSLoop.packetSize
     }
 
     private func respond(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, body: String = "") {

@@ -216,6 +216,10 @@ struct Serve: AsyncParsableCommand {
             """)
     var downloadsDir: String?
     @Option(
+        name: .customLong("recordings-dir"),
+        help: "Where recordings go (env TUNER_RECORDINGS_DIR, default <data>/recordings).")
+    var recordingsDir: String?
+    @Option(
         name: .customLong("transfers-claim-lifetime"),
         help:
             """
@@ -280,6 +284,7 @@ struct Serve: AsyncParsableCommand {
         flags[.logLevel] = logLevel
         flags[.nodeId] = nodeId
         flags[.downloadsDir] = downloadsDir.map { URL(fileURLWithPath: $0).path }
+        flags[.recordingsDir] = recordingsDir.map { URL(fileURLWithPath: $0).path }
         flags[.transfersClaimLifetime] = transfersClaimLifetime
         flags[.advertise] = advertise
         flags[.heartbeatInterval] = heartbeatInterval

@@ -12,8 +12,8 @@ struct TunerCommand: AsyncParsableCommand {
         subcommands: [
             Serve.self, Open.self, ProxyURL.self, Cache.self, Playlist.self, Sources.self, Channels.self, Guide.self,
             M3U.self, XMLTV.self, Download.self, Upload.self, TransfersCommand.self, OutputsCommand.self,
-            UsersCommand.self, KeysCommand.self, StreamsCommand.self, Watch.self, DatabaseCommand.self,
-            ClusterCommand.self,
+            UsersCommand.self, KeysCommand.self, StreamsCommand.self, RecordingsCommand.self, RulesCommand.self,
+            Watch.self, DatabaseCommand.self, ClusterCommand.self,
         ]
     )
 

@@ -68,6 +68,10 @@ import TunerApp
             "session": who, "signIn": who,
             "keys": sample(APIKeyList.self),
             "addKey": sample(NewAPIKeyAnswer.self),
+            "recordings": sample(RecordingList.self), "addRecording": sample(RecordingAnswer.self),
+            "recording": sample(RecordingAnswer.self), "changeRecording": sample(RecordingAnswer.self),
+            "removeRecording": message, "rules": sample(RuleList.self), "addRule": sample(RecordingRule.self),
+            "removeRule": message,
         ]
     }()
 
@@ -76,6 +80,7 @@ import TunerApp
         "openAPI": "the document itself",
         "movieDetails": "the provider's JSON, passed on as it is",
         "cacheStats": "its schema lists `streams` only, not the cache's own fields",
+        "recordingFile": "the recording's own bytes (MP4 or MPEG-TS), not JSON",
     ]
 
     /// Fields an answer carries that its type does not: the idempotency journal's resend of a new

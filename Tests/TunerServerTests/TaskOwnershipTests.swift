@@ -47,6 +47,13 @@ import Testing
         "TunerStorage/Postgres/TunerPostgres.swift": (
             1, "the connection pool's run(): lives as long as the database object; close() cancels and awaits it"
         ),
+        "TunerApp/DVR/DVR.swift": (
+            1,
+            """
+            each running recording: kept in `jobs` by recording id, so a delete stops that one; run() \
+            cancels and awaits them all when it ends
+            """
+        ),
         "TunerTesting/ExternalCommand.swift": (1, "test support: the child's watchdog, cancelled when it exits"),
         "TunerTesting/HLSFixtures.swift": (1, "test support: one fixture generation shared by its awaiters"),
     ]
@@ -68,6 +75,7 @@ import Testing
     static let blockingIOQueues: Set = [
         "Transfers/File/DirectorySync.swift", "Transfers/File/PartialFile.swift", "Transfers/File/DownloadWriter.swift",
         "Transfers/Upload/UploadBlockingIO.swift", "TusServer/TusStoreIO.swift", "MediaCache/MediaCache+Fetch.swift",
+        "TunerApp/DVR/RecordingWriter.swift", "TunerApp/DVR/RecordingRemuxer.swift",
     ]
 
     /// Every Swift file of Sources (path relative to it) with its lines, comments left out.

@@ -139,10 +139,12 @@ public final class TunerCluster: Sendable {
     /// Runs `body` on one node of the cluster at a time: waits (checking every two heartbeats)
     /// until this node takes the scheduler's lease, then runs it until cancelled. The lease ends
     /// with this node, and another takes it within two heartbeats.
-    public func whileScheduling(_ body: @Sendable () async -> Void) async {
+    public func whileScheduling(
+        lease: Int32 = 1, what: String = "the scheduled refreshes", _ body: @Sendable () async -> Void
+    ) async {
         while !Task.isCancelled {
-            if await claims.tryLease(1) {
-                logger.info("This node runs the cluster's scheduled refreshes")
+            if await claims.tryLease(lease) {
+                logger.info("This node runs the cluster's \(what)")
                 await body()
                 return
             }

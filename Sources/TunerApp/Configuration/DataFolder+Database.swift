@@ -9,7 +9,7 @@ extension DataFolder {
     /// both engines, with the same migration identifiers.
     public static let databaseSchemas: [any StateSchema.Type] = [
         CatalogSchema.self, TransferSchema.self, OutputSchema.self, CommandSchema.self, AccessSchema.self,
-        ClusterSchema.self,
+        ClusterSchema.self, RecordingSchema.self,
     ]
 
     /// Opens the folder's database with every schema Tuner keeps in it. One per process: the

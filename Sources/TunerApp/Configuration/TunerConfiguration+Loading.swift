@@ -75,6 +75,7 @@ extension TunerConfiguration {
         case hdhomerunDiscoveryPort, hdhomerunHttpPort, hdhomerunOpen, baseUrl, ssdpPort, guidePlaceholders
         case liveBuffer, liveLinger, liveStallTimeout, livePreempt, transcodeArgs
         case nodeId, advertise, heartbeatInterval, nodeTimeout, transfersClaimLifetime, downloadsDir
+        case recordingsDir
 
         /// `cacheSize` → `TUNER_CACHE_SIZE`.
         public var environmentName: String {
@@ -279,6 +280,10 @@ struct SettingsReader {
         }
         if let folder = try text(.downloadsDir), !folder.isEmpty {
             configuration.downloadsDirectory =
+                folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
+        }
+        if let folder = try text(.recordingsDir), !folder.isEmpty {
+            configuration.recordingsDirectory =
                 folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
         }
         if let milliseconds = try integer(.transfersSyncMs, in: 1...3_600_000, Int.self, "milliseconds from 1") {

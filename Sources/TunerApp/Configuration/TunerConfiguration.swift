@@ -120,6 +120,8 @@ public struct TunerConfiguration: Sendable {
     /// Where downloads go (`--downloads-dir`); nil: `<data folder>/downloads`. A cluster's nodes
     /// share one, so one resumes another's download where it stopped.
     public var downloadsDirectory: String?
+    /// Where recordings go (`--recordings-dir`); nil: `<data folder>/recordings`.
+    public var recordingsDirectory: String?
     /// Milliseconds between a download's syncs of its partial file (env TUNER_TRANSFERS_SYNC_MS, default 2000).
     public var transfersSyncIntervalMilliseconds: Int = 2000
 

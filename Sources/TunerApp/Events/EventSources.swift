@@ -16,6 +16,7 @@ public struct EventSources: Sendable {
     let cacheAdmin: CacheAdmin
     let library: Library
     let live: LiveSessions
+    let dvr: DVR
 
     /// The shortest time between two progress events of one transfer.
     public static let progressInterval = Duration.milliseconds(250)
@@ -49,6 +50,20 @@ public struct EventSources: Sendable {
                 }
             }
             group.addTask { await streams() }
+            group.addTask {
+                for await change in dvr.changes() {
+                    switch change {
+                    case .changed(let recording):
+                        hub.publish(
+                            .recordings, "recording.changed", key: "recording:\(recording.id)", value: recording)
+                    case .removed(let id):
+                        hub.publish(
+                            .recordings, "recording.removed", key: "recording:\(id)", value: RecordingRemoved(id: id))
+                    case .rulesChanged:
+                        hub.publish(.recordings, "rules.changed", key: "rules", value: RulesChanged())
+                    }
+                }
+            }
             group.addTask { await cacheStatistics() }
         }
     }
@@ -172,6 +187,13 @@ public struct EventSources: Sendable {
             failovers = info.failovers.count
         }
     }
+
+    struct RecordingRemoved: Encodable {
+        var id: Int64
+    }
+
+    /// Rules changed: clients read `/api/v1/rules` again.
+    struct RulesChanged: Encodable {}
 
     struct GuideUpdate: Encodable {
         var sourceID: Int64

@@ -5,6 +5,8 @@ public enum EventTopic: String, Sendable, CaseIterable, Codable {
     case cache
     case streams
     case guide
+    /// The DVR: recordings scheduled, running, done; rules.
+    case recordings
     /// The hub's own messages (`resync`), sent whatever the topics.
     case server
 }

@@ -21,11 +21,12 @@ enum AccessRule {
         return .manage
     }
 
-    /// `/api/v1/channels/{id}/play`, `…/catchup` and `/api/v1/episodes/{id}/play`: links to watch.
+    /// `/api/v1/channels/{id}/play`, `…/catchup`, `/api/v1/episodes/{id}/play` and
+    /// `/api/v1/recordings/{id}/file`: links to watch (a recording's file is the film itself).
     static func isPlayLink(_ segments: [String]) -> Bool {
         guard segments.count == 5, segments[0] == "api", segments[1] == "v1" else { return false }
         switch (segments[2], segments[4]) {
-        case ("channels", "play"), ("channels", "catchup"), ("episodes", "play"): return true
+        case ("channels", "play"), ("channels", "catchup"), ("episodes", "play"), ("recordings", "file"): return true
         default: return false
         }
     }

@@ -1,0 +1,253 @@
+import Catalog
+import Foundation
+import TunerAPI
+
+/// What the API, the CLI and the web app ask of the DVR.
+extension DVR {
+    /// Every recording, by start: upcoming (with their predicted conflicts), running and done.
+    public func list() async throws(FeatureError) -> [RecordingAnswer] {
+        let recordings = try await FeatureError.storage { try await store.recordings() }
+        return recordings.map { $0.answer(conflict: conflictReason($0.id)) }
+    }
+
+    public func recording(id: Int64) async throws(FeatureError) -> RecordingAnswer {
+        let recording = try await stored(id)
+        return recording.answer(conflict: conflictReason(id))
+    }
+
+    /// Records a programme of the guide, or a channel over a span. A programme asked for twice
+    /// (by two people, or by a person and a rule) is one recording listing both; the answer says
+    /// whether this request made it.
+    public func add(_ request: AddRecordingRequest) async throws(FeatureError) -> (RecordingAnswer, created: Bool) {
+        let before = Int64(max(0, min(request.paddingBeforeSeconds ?? 0, 6 * 3600)))
+        let after = Int64(max(0, min(request.paddingAfterSeconds ?? 0, 6 * 3600)))
+        let time = now()
+        var candidate: Recording
+        if let programmeID = request.programmeID {
+            guard let programme = try await FeatureError.storage({ try await catalog.programme(id: programmeID) })
+            else { throw FeatureError(.notFound, "no programme with id \(programmeID) in the guide") }
+            let channelID: Int64
+            if let given = request.channelID {
+                channelID = given
+            } else {
+                channelID = try await channel(carrying: programme)
+            }
+            let item = try await liveChannel(channelID)
+            candidate = RecordingPlanner.recording(
+                of: programme, on: .init(id: item.id, name: item.name),
+                rule: RecordingRule(
+                    kind: .series, name: programme.title, paddingBeforeSeconds: Int(before),
+                    paddingAfterSeconds: Int(after), priority: request.priority ?? 0),
+                now: time)
+            candidate.ruleIDs = []
+        } else {
+            guard let channelID = request.channelID, let start = request.start, let stop = request.stop else {
+                throw FeatureError.invalid(
+                    "name a programme (programmeID) or a channel and a span (channelID, start, stop in seconds "
+                        + "since 1970)"
+                )
+            }
+            guard stop > start, stop - start <= 24 * 3600 else {
+                throw FeatureError.invalid("a recording's span is from 1 second to 24 hours (stop after start)")
+            }
+            let item = try await liveChannel(channelID)
+            let title = RecordingNames.safe(request.title ?? item.name)
+            candidate = Recording(
+                identity: RecordingPlanner.identity(channelID: channelID, start: start, title: title),
+                channelID: channelID, channelName: item.name, title: title, start: start, stop: stop,
+                recordStart: start - before, recordStop: stop + after, priority: request.priority ?? 0,
+                createdAt: time)
+        }
+        guard candidate.recordStop > time else {
+            throw FeatureError.invalid("'\(candidate.title)' has ended: only what is on or to come can be recorded")
+        }
+        candidate.byHand = true
+        candidate.otherChannels = request.otherChannels ?? false
+        let made = candidate
+        let (stored, inserted) = try await FeatureError.storage { try await store.insert(made) }
+        var recording = stored
+        if !inserted {
+            // Asked again (or a rule had it): one recording, now wanted by hand too.
+            if !recording.byHand || recording.priority < made.priority {
+                recording.byHand = true
+                recording.priority = max(recording.priority, made.priority)
+                let changed = recording
+                try await FeatureError.storage { try await store.update(changed) }
+            }
+        }
+        // The conflicts are the list's as soon as this answer is: computed now, not on the next plan.
+        try? await computeConflicts()
+        feed.publish(.changed(recording.answer(conflict: conflictReason(recording.id))))
+        needPlan()
+        return (recording.answer(conflict: conflictReason(recording.id)), inserted)
+    }
+
+    /// Keeps a recording from retention (or lets retention have it again).
+    public func change(id: Int64, keep: Bool) async throws(FeatureError) -> RecordingAnswer {
+        var recording = try await stored(id)
+        recording.keep = keep
+        let changed = recording
+        try await FeatureError.storage { try await store.update(changed) }
+        let answer = recording.answer(conflict: conflictReason(id))
+        feed.publish(.changed(answer))
+        return answer
+    }
+
+    /// A scheduled recording is cancelled (and stays so: no rule brings it back); a running one
+    /// stops and is deleted with its files; a finished one is deleted with its files.
+    public func delete(id: Int64) async throws(FeatureError) {
+        var recording = try await stored(id)
+        if recording.state == .scheduled {
+            recording.state = .cancelled
+            recording.reason = "cancelled"
+            let changed = recording
+            try await FeatureError.storage { try await store.update(changed) }
+            feed.publish(.changed(recording.answer(conflict: nil)))
+            return
+        }
+        await stopJob(id)
+        // The job's last save may have changed the row: delete what is there now.
+        let current = (try? await store.recording(id: id)) ?? recording
+        try await FeatureError.storage {
+            try await deleteFilesOf(current)
+            try await store.remove(id: id)
+        }
+        feed.publish(.removed(id))
+    }
+
+    /// The path of file `part` (1 is the first) of a recording, to serve.
+    public func filePath(id: Int64, part: Int) async throws(FeatureError) -> String {
+        let recording = try await stored(id)
+        guard part >= 1, part <= recording.files.count else {
+            throw FeatureError(.notFound, "recording \(id) has \(recording.files.count) file(s), not a part \(part)")
+        }
+        return directory + "/" + recording.files[part - 1].name
+    }
+
+    // MARK: Rules
+
+    public func rules() async throws(FeatureError) -> [RecordingRule] {
+        try await FeatureError.storage { try await store.rules() }
+    }
+
+    /// Checks and stores a rule, then plans at once: its recordings are listed in the answer's
+    /// wake (events) and in the next list.
+    public func addRule(_ request: RuleRequest) async throws(FeatureError) -> RecordingRule {
+        let rule = try await validated(request)
+        let stored = try await FeatureError.storage { try await store.addRule(rule) }
+        feed.publish(.rulesChanged)
+        await plan()
+        return stored
+    }
+
+    public func removeRule(id: Int64) async throws(FeatureError) {
+        guard try await FeatureError.storage({ try await store.removeRule(id: id) }) else {
+            throw FeatureError(.notFound, "no rule with id \(id)")
+        }
+        feed.publish(.rulesChanged)
+        await plan()
+    }
+
+    private func validated(_ request: RuleRequest) async throws(FeatureError) -> RecordingRule {
+        func bounded(_ value: Int?, _ name: String, _ range: ClosedRange<Int>) throws(FeatureError) -> Int? {
+            guard let value else { return nil }
+            guard range.contains(value) else {
+                throw FeatureError.invalid("\(name) must be from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return value
+        }
+        let channels = request.channelIDs ?? []
+        guard channels.count <= 1000 else { throw FeatureError.invalid("a rule names at most 1000 channels") }
+        for id in Set(channels) { _ = try await liveChannel(id) }
+        var rule = RecordingRule(
+            kind: request.kind, name: "", channelIDs: Array(Set(channels)).sorted(),
+            newOnly: request.newOnly ?? false, keywordMatch: request.keywordMatch ?? .word,
+            searchDescription: request.searchDescription ?? false,
+            paddingBeforeSeconds: try bounded(request.paddingBeforeSeconds, "paddingBeforeSeconds", 0...21_600) ?? 0,
+            paddingAfterSeconds: try bounded(request.paddingAfterSeconds, "paddingAfterSeconds", 0...21_600) ?? 0,
+            priority: try bounded(request.priority, "priority", -1000...1000) ?? 0,
+            keepCount: try bounded(request.keepCount, "keepCount", 1...100_000),
+            keepDays: try bounded(request.keepDays, "keepDays", 1...36_500),
+            otherChannels: request.otherChannels ?? false)
+        switch request.kind {
+        case .series:
+            guard let title = request.title?.trimmingCharacters(in: .whitespaces), !title.isEmpty,
+                title.count <= 300, !RecordingPlanner.normalised(title).isEmpty
+            else { throw FeatureError.invalid("a series rule needs a title (letters or digits, at most 300)") }
+            rule.title = title
+            rule.name = request.name ?? title
+        case .keyword:
+            guard let keyword = request.keyword?.trimmingCharacters(in: .whitespaces), !keyword.isEmpty,
+                keyword.count <= 300, !RecordingPlanner.normalised(keyword).isEmpty
+            else { throw FeatureError.invalid("a keyword rule needs a keyword (letters or digits, at most 300)") }
+            rule.keyword = keyword
+            rule.name = request.name ?? keyword
+        case .time:
+            guard !channels.isEmpty else { throw FeatureError.invalid("a time rule needs its channels (channelIDs)") }
+            guard let time = request.time, RecordingPlanner.clock(time) != nil else {
+                throw FeatureError.invalid("a time rule needs a start time as HH:MM (24-hour, the server's time zone)")
+            }
+            let weekdays = Array(Set(request.weekdays ?? [])).sorted()
+            guard !weekdays.isEmpty, weekdays.allSatisfy({ (1...7).contains($0) }) else {
+                throw FeatureError.invalid("a time rule needs weekdays from 1 (Monday) to 7 (Sunday)")
+            }
+            guard let minutes = try bounded(request.durationMinutes, "durationMinutes", 1...1440) else {
+                throw FeatureError.invalid("a time rule needs durationMinutes (1 to 1440)")
+            }
+            rule.time = time
+            rule.weekdays = weekdays
+            rule.durationMinutes = minutes
+            rule.name = request.name ?? "Recording at \(time)"
+        }
+        rule.name = RecordingNames.safe(String(rule.name.prefix(300)))
+        return rule
+    }
+
+    // MARK: Helpers
+
+    private func stored(_ id: Int64) async throws(FeatureError) -> Recording {
+        guard let recording = try await FeatureError.storage({ try await store.recording(id: id) }) else {
+            throw FeatureError(.notFound, "no recording with id \(id)")
+        }
+        return recording
+    }
+
+    private func liveChannel(_ id: Int64) async throws(FeatureError) -> CatalogItem {
+        guard let item = try await FeatureError.storage({ try await catalog.item(id: id) }), item.kind == .live else {
+            throw FeatureError(.notFound, "no live channel with id \(id)")
+        }
+        return item
+    }
+
+    /// The channel whose guide a programme belongs to (the first live channel matched to it).
+    private func channel(carrying programme: GuideProgramme) async throws(FeatureError) -> Int64 {
+        let items = try await FeatureError.storage { try await catalog.lineupItems(kinds: [.live]) }
+        let ids = items.map(\.item.id)
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(ids.count, start + 500)])
+            let guide = try await FeatureError.storage {
+                try await catalog.guide(itemIDs: chunk, from: programme.start, to: programme.stop)
+            }
+            if let found = chunk.first(where: { guide[$0]?.contains { $0.id == programme.id } == true }) {
+                return found
+            }
+        }
+        throw FeatureError(.notFound, "no channel carries programme \(programme.id): give channelID")
+    }
+}
+
+extension FeatureError {
+    /// Runs a DVR store call: a feature error as it is, a lost database as `unavailable`, any
+    /// other failure as `failed`, naming what could not be done.
+    static func storage<T>(
+        isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+    ) async throws(FeatureError) -> T {
+        do {
+            return try await body()
+        } catch let error as FeatureError {
+            throw error
+        } catch {
+            throw FeatureError(.failed, "the recordings could not be read or changed: \(error)", cause: error)
+        }
+    }
+}
