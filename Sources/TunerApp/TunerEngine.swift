@@ -179,7 +179,7 @@ public final class TunerEngine: Sendable {
             ? nil : try configuration.accessToken ?? cluster?.token ?? dataFolder.loadOrCreateToken()
         access = AccessControl(database: database, ownerToken: accessToken, logger: logger)
         xtream = XtreamPanel(
-            outputs: outputs, throttle: credentialThrottle, logger: logger,
+            outputs: outputs, throttle: credentialThrottle, logger: logger, dvr: dvr,
             liveStreams: { [live] username in live.openStreams(user: username) })
         do {
             try await commands.prune()

@@ -219,7 +219,54 @@ struct RecordingEndToEndTests {
         let whole = try #require(FileManager.default.contents(atPath: path))
         #expect(ranged.body == [UInt8](whole[1000..<2000]))
         #expect(ranged.header("Content-Range") == "bytes 1000-1999/\(whole.count)")
+
+        // An Xtream client (pyxtream, from PyPI) lists the recording as a film of "Recordings";
+        // its URL plays in ffprobe and answers a range.
+        guard let python = XtreamPanelEndToEndTests.python(with: "pyxtream") else { return }
+        let user = try await fixture.call(
+            OutputUserAnswer.self, "POST", "/api/v1/users",
+            // pyxtream reads an expiry date as a number: it needs one.
+            body:
+                #"{"username":"viewer","password":"correct-horse","profiles":["default"],"expiresAt":\#(Self.now() + 86_400)}"#
+        )
+        #expect(user.status == 201, "\(user.text)")
+        let script = fixture.workspace.file("client.py")
+        let cache = fixture.workspace.file("pyxtream-cache")
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        try Data(Self.pyxtreamScript.utf8).write(to: URL(fileURLWithPath: script))
+        let run = try await Subprocess.run(
+            python, [script, fixture.server.baseURL, "viewer", "correct-horse", cache],
+            environment: ProcessInfo.processInfo.environment.merging(["HOME": fixture.workspace.path]) { $1 },
+            timeout: .seconds(120))
+        let line = try #require(run.output.split(separator: "\n").last { $0.hasPrefix("RESULT ") }, "\(run.transcript)")
+        let got = try JSONDecoder().decode([String: [String]].self, from: Data(line.dropFirst(7).utf8))
+        #expect(got["movies"] == ["Show"], "\(got)")
+        #expect(got["groups"]?.contains("Recordings") == true, "\(got)")
+        let url = try #require(got["urls"]?.first)
+        #expect(url.hasPrefix(fixture.server.baseURL + "/movie/viewer/correct-horse/") && url.hasSuffix(".mp4"))
+        let (played, _) = try await Self.probe(tools[.ffprobe], url)
+        #expect(abs(played - duration) < 0.5, "the same file through the Xtream URL: \(played) s")
+        let seek = try await Curl.fetch(tools[.curl], url, options: ["-H", "Range: bytes=-500"])
+        #expect(seek.status == 206 && seek.body == [UInt8](whole.suffix(500)))
     }
+
+    /// pyxtream as its README uses it: log in, load everything; the films, their groups and URLs.
+    static let pyxtreamScript = #"""
+        import json, sys
+        from pyxtream import XTream
+
+        base, username, password, cache = sys.argv[1:5]
+        x = XTream("tuner", username, password, base, cache_path=cache, reload_time_sec=-1)
+        if not x.state["authenticated"]:
+            sys.exit("login failed")
+        x.load_iptv()
+        result = {
+            "movies": sorted(m.name for m in x.movies),
+            "groups": sorted(g.name for g in x.groups),
+            "urls": [m.url for m in x.movies],
+        }
+        print("RESULT " + json.dumps(result))
+        """#
 
     static func stamp(_ seconds: Int64) -> String {
         let formatter = DateFormatter()

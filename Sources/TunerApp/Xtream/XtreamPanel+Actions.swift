@@ -48,15 +48,34 @@ extension XtreamPanel {
         case "get_live_categories":
             return .value(xtream.categories(try await lineup(of: user, .live)))
         case "get_vod_categories":
-            return .value(xtream.categories(try await lineup(of: user, .movie)))
+            return .value(
+                xtream.categories(try await lineup(of: user, .movie))
+                    + xtream.recordingCategories(try await recordings(), series: false))
         case "get_series_categories":
-            return .value(xtream.categories(try await lineup(of: user, .series)))
+            return .value(
+                xtream.categories(try await lineup(of: user, .series))
+                    + xtream.recordingCategories(try await recordings(), series: true))
         case "get_live_streams":
             return .value(xtream.liveStreams(try await lineup(of: user, .live), category: category))
         case "get_vod_streams":
-            return .value(xtream.vodStreams(try await lineup(of: user, .movie), category: category))
+            return .value(
+                xtream.vodStreams(try await lineup(of: user, .movie), category: category)
+                    + xtream.recordingVODStreams(try await recordings(), category: category))
         case "get_series":
-            return .value(xtream.series(try await lineup(of: user, .series), category: category))
+            return .value(
+                xtream.series(try await lineup(of: user, .series), category: category)
+                    + xtream.recordingSeries(try await recordings(), category: category))
+        case "get_series_info" where try id("series_id") >= XtreamOutput.recordingIDBase:
+            let rule = try id("series_id") - XtreamOutput.recordingIDBase
+            let episodes = try await recordings().filter { $0.ruleID == rule }
+            guard let first = episodes.first else { throw FeatureError(.notFound, "no series \(rule)") }
+            return .value(xtream.recordingSeriesInfo(episodes, name: first.ruleName ?? first.title))
+        case "get_vod_info" where try id("vod_id") >= XtreamOutput.recordingIDBase:
+            let wanted = try id("vod_id")
+            guard let recording = try await recordings().first(where: { $0.streamID == wanted }) else {
+                throw FeatureError(.notFound, "no film \(wanted)")
+            }
+            return .value(xtream.recordingVODInfo(recording))
         case "get_series_info":
             let series = try await outputs.entry(try id("series_id"), of: user)
             return .value(xtream.seriesInfo(series, episodes: try await outputs.episodes(ofSeries: series.item.id)))
@@ -74,6 +93,11 @@ extension XtreamPanel {
         case let action?:
             throw FeatureError(.invalid, "unknown action '\(action.prefix(40))'")
         }
+    }
+
+    /// The finished recordings every login sees (none without a DVR).
+    private func recordings() async throws(FeatureError) -> [XtreamRecording] {
+        try await dvr?.xtreamRecordings() ?? []
     }
 
     /// The login's lineup entries of one kind.

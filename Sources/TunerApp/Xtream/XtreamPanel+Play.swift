@@ -12,6 +12,8 @@ extension XtreamPanel {
         case live(channelID: Int64)
         /// A film or an episode, through the proxy; count it in ``open`` while its bytes flow.
         case link(StreamLink)
+        /// A recording's file on this machine, served with Range requests.
+        case recording(path: String)
     }
 
     /// The login a stream path names, checked, and what `file` (`<id>.<ext>`) plays for it:
@@ -28,6 +30,9 @@ extension XtreamPanel {
             // Checks that the user's profiles hold the channel; its session plays it.
             _ = try await outputs.entry(id, of: user)
             return (user, file.lowercased().hasSuffix(".m3u8") ? .liveHLS(channelID: id) : .live(channelID: id))
+        }
+        if let dvr, let (recording, part) = XtreamRecording.parse(streamID: id) {
+            return (user, .recording(path: try await dvr.filePath(id: recording, part: part)))
         }
         return (user, .link(try await outputs.xtreamStream(id, episode: kind == "series", of: user)))
     }

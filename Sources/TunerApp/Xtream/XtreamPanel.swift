@@ -18,11 +18,14 @@ public final class XtreamPanel: Sendable {
     let liveStreams: @Sendable (_ username: String) -> Int
     /// Films and episodes open per login, counted while their bytes flow.
     public let open = XtreamOpenStreams()
+    /// The DVR whose finished recordings every login sees in a "Recordings" category.
+    let dvr: DVR?
 
     public init(
-        outputs: OutputCenter, throttle: CredentialThrottle, logger: Logger,
+        outputs: OutputCenter, throttle: CredentialThrottle, logger: Logger, dvr: DVR? = nil,
         liveStreams: @escaping @Sendable (_ username: String) -> Int
     ) {
+        self.dvr = dvr
         self.outputs = outputs
         self.throttle = throttle
         self.logger = logger

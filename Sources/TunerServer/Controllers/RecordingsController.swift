@@ -69,9 +69,13 @@ struct RecordingsController {
             guard let number = Int(text), number >= 1 else { throw FeatureError.invalid("part is a number from 1") }
             part = number
         }
-        let path = try await dvr.filePath(id: id, part: part)
+        return try await Self.serve(try await dvr.filePath(id: id, part: part), request: request, context: context)
+    }
+
+    /// A recording's file as a response: whole, or the one byte range asked for.
+    static func serve(_ path: String, request: Request, context: TunerRequestContext) async throws -> Response {
         guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int64, size > 0 else {
-            throw FeatureError(.notFound, "recording \(id) has no bytes in part \(part) yet")
+            throw FeatureError(.notFound, "this recording has no bytes yet")
         }
         var headers = HTTPFields()
         headers[.contentType] = path.hasSuffix(".mp4") ? "video/mp4" : "video/mp2t"

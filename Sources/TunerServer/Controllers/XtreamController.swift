@@ -95,6 +95,8 @@ struct XtreamController {
                 address: LiveController.address(of: context), user: user.username, userLimit: user.maxConnections,
                 priority: LiveSessions.Priority.outputUser)
             return try await LiveController.play(live, request, engine: engine)
+        case .recording(let path):
+            return try await RecordingsController.serve(path, request: request, context: context)
         case .link(let link):
             let media = await engine.proxy.serve(
                 link: link, method: request.method == .head ? .head : .get, range: request.headers[.range],
