@@ -280,6 +280,7 @@ let package = Package(
                 .embedInCode("Resources/web/vlist.js"),
                 .embedInCode("Resources/web/tv.js"),
                 .embedInCode("Resources/web/player.js"),
+                .embedInCode("Resources/web/recordings.js"),
                 .embedInCode("Resources/web/guide.js"),
                 .embedInCode("Resources/web/downloads.js"),
                 .embedInCode("Resources/web/sources.js"),

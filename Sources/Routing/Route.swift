@@ -21,6 +21,8 @@ public enum Route: Hashable, Sendable {
     case play(channel: Int64, at: Int64?)
     /// The guide grid, from `at` (seconds since 1970) or from now.
     case guide(at: Int64?)
+    /// The DVR: upcoming, running, done and failed recordings, and the rules.
+    case recordings
     /// Films, or one film.
     case films
     case film(id: Int64)
@@ -76,6 +78,7 @@ public enum Route: Hashable, Sendable {
         case .channel(let id): return (["channel", String(id)], [])
         case .play(let id, let at): return (["channel", String(id), "play"], at.map { [("at", String($0))] } ?? [])
         case .guide(let at): return (["guide"], at.map { [("at", String($0))] } ?? [])
+        case .recordings: return (["recordings"], [])
         case .films: return (["films"], [])
         case .film(let id): return (["films", String(id)], [])
         case .shows: return (["shows"], [])
@@ -170,6 +173,7 @@ public enum Route: Hashable, Sendable {
                 return
             }
             self = .guide(at: at)
+        case "recordings" where segments.count == 1: self = .recordings
         case "films" where segments.count == 1: self = .films
         case "films" where segments.count == 2:
             guard let value = id(segments[1]) else {

@@ -425,4 +425,72 @@ struct RecordingEndToEndTests {
         ])
         #expect(added.status == 0 && added.output.contains("By hand"), "\(added.output) \(added.errorOutput)")
     }
+
+    @Test("the web app: Record on a guide programme, the Recordings page live from upcoming to recording to done, played in Chromium")
+    func recordingsInTheBrowser() async throws {
+        guard let tools = Tools.require(.curl, .ffmpeg, .chromium, .chromedriver) else { return }
+        let start = Self.now() + 40
+        let title = "Evening <b>Show</b> & more"
+        let escaped = title.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+        let fixture = try await Self.start(
+            curl: tools[.curl],
+            guide: Self.guide([
+                ("one.uk", start, start + 20, escaped, nil), ("one.uk", start + 20, start + 3620, "The Film", nil),
+                ("two.uk", start - 1800, start + 1800, "Quiz", nil), ("two.uk", start + 1800, start + 5400, "News", nil),
+            ]))
+        defer { Task { await fixture.remove() } }
+        let result = try await HeadlessChromium.run(
+            steps: Self.browserSteps, arguments: [fixture.server.baseURL, title], chromium: tools[.chromium],
+            chromedriver: tools[.chromedriver], screenshots: HeadlessChromium.screenshotFolder(suite: "recordings"),
+            timeout: .seconds(300))
+        #expect(result.succeeded, "\(result.transcript)\n\(fixture.server.log.suffix(3000))")
+        #expect(HeadlessChromium.results(of: result)["done"] as? Bool == true, "\(result.transcript)")
+        let list = try #require(try await fixture.call(RecordingList.self, "GET", "/api/v1/recordings").value)
+        #expect(list.recordings.first?.keep == true, "the Keep button reached the server: \(list)")
+    }
+
+    /// args: the server's base URL and the programme's title (hostile: it must stay text).
+    static let browserSteps = #"""
+        base, title = args[0], args[1]
+        driver.get(base + "/guide")
+        wait_for("return [...document.querySelectorAll('.guide-cell .title')].some(t => t.textContent === arguments[0])", 30, title)
+        check(js("return document.querySelectorAll('.guide-cell b').length") == 0, "the guide's title became markup")
+        js("""const cell = [...document.querySelectorAll('.guide-cell')].find(c => c.querySelector('.title').textContent === arguments[0]);
+              cell.querySelector('.record').click()""", title)
+        wait_for("return document.getElementById('guide-status').textContent.includes('will be recorded')", 20)
+        wait_for("return document.querySelector('.guide-cell .record.scheduled') !== null", 20)
+        screenshot("guide-record")
+
+        driver.get(base + "/recordings")
+        wait_for("return document.querySelectorAll('#recording-upcoming .recording').length === 1", 20)
+        check(js("return document.querySelector('#recording-upcoming .name').textContent") == title, "the title as text")
+        check(js("return document.querySelectorAll('#recording-upcoming b').length") == 0, "markup from the guide")
+        # A rule from the form, listed at once.
+        js("const f = document.getElementById('add-rule'); f.kind.value = 'keyword'; f.kind.dispatchEvent(new Event('change'))")
+        driver.find_element(By.ID, "rule-text").send_keys("news")
+        driver.find_element(By.CSS_SELECTOR, "#add-rule button[type=submit]").click()
+        wait_for("return [...document.querySelectorAll('#rules .rule')].some(r => r.textContent.includes('news'))", 20)
+        js("document.getElementById('recordings-heading').scrollIntoView()")
+        screenshot("recordings-upcoming")
+
+        # Live, without a reload: it starts recording, with a moving bar, then is done.
+        wait_for("return document.querySelectorAll('#recording-now .recording progress').length === 1", 90)
+        first = js("return Number(document.querySelector('#recording-now progress').value)")
+        time.sleep(3)
+        check(js("return Number(document.querySelector('#recording-now progress').value)") > first, "the bar moves")
+        js("document.getElementById('recordings-heading').scrollIntoView()")
+        screenshot("recordings-now")
+        wait_for("return document.querySelectorAll('#recording-done .recording').length === 1", 120)
+        check(js("return document.querySelectorAll('#recording-now .recording').length") == 0, "left Recording now")
+        js("[...document.querySelectorAll('#recording-done button')].find(b => b.textContent === 'Play').click()")
+        play_video("#recording-done video", 3)
+        download = js("return document.querySelector('#recording-done a.button').getAttribute('href')")
+        check(download.startswith("/api/v1/recordings/") and download.endswith("/file"), "download: " + repr(download))
+        js("[...document.querySelectorAll('#recording-done button')].find(b => b.textContent === 'Keep').click()")
+        wait_for("return [...document.querySelectorAll('#recording-done button')].some(b => b.textContent === 'Kept')", 20)
+        js("document.getElementById('recordings-heading').scrollIntoView()")
+        screenshot("recordings-done")
+        report(done=True)
+        """#
 }

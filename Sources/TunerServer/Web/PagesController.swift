@@ -18,7 +18,7 @@ struct PagesController {
     /// ``PageNotFoundMiddleware``).
     static let pagePaths = [
         "/", "tv", "favourites", "guide", "films", "films/:id", "shows", "shows/:id", "search", "downloads",
-        "downloads/new", "uploads", "sources", "sources/:id", "outputs", "streams", "cache", "settings",
+        "downloads/new", "recordings", "uploads", "sources", "sources/:id", "outputs", "streams", "cache", "settings",
         "channel/:id", "channel/:id/play",
         "episode/:id/play",
     ]
@@ -107,6 +107,7 @@ struct PagesController {
                 status = .notFound
             }
         case .guide(let at): page = WebPages.guide(at: at)
+        case .recordings: page = WebPages.recordings()
         case .downloads: page = WebPages.downloads(url: nil)
         case .download(let url): page = WebPages.downloads(url: url.absoluteString)
         case .sources, .source: page = WebPages.sources()

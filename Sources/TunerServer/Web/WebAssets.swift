@@ -47,6 +47,7 @@ enum WebAssets {
         ("vod.js", PackageResources.vod_js),
         ("tus.js", PackageResources.tus_js),
         ("uploads.js", PackageResources.uploads_js),
+        ("recordings.js", PackageResources.recordings_js),
         // Not a file: rendered from the endpoint table.
         (APIPathsModule.name, Array(APIPathsModule.text.utf8)),
     ]

@@ -11,6 +11,7 @@ struct WebPage: Sendable {
         static let all: [Section] = [
             Section(label: "Live TV", route: .liveTV(group: nil)),
             Section(label: "Guide", route: .guide(at: nil)),
+            Section(label: "Recordings", route: .recordings),
             Section(label: "Films", route: .films),
             Section(label: "Series", route: .shows),
             Section(label: "Downloads", route: .downloads),

@@ -149,6 +149,58 @@ enum WebPages {
                 """)
     }
 
+    /// Recordings: upcoming (with the conflicts computed ahead), recording now with a live bar,
+    /// done and failed, and the rules with a form to add one (`recordings.js`, `recordings` topic).
+    static func recordings() -> WebPage {
+        WebPage(
+            title: "Recordings", section: .recordings, module: "recordings.js", name: "recordings",
+            content: """
+                <section class="panel" aria-labelledby="recordings-heading">
+                <h1 id="recordings-heading">Recordings</h1>
+                <p class="hint">Record from the Guide (a programme's Record button, or R on it), or add a rule \
+                below.</p>
+                <h2 id="now-heading">Recording now</h2>
+                <ol id="recording-now" class="recordings" aria-labelledby="now-heading"></ol>
+                <h2 id="upcoming-heading">Upcoming</h2>
+                <ol id="recording-upcoming" class="recordings" aria-labelledby="upcoming-heading"></ol>
+                <h2 id="done-heading">Done</h2>
+                <ol id="recording-done" class="recordings" aria-labelledby="done-heading"></ol>
+                <h2 id="failed-heading">Failed</h2>
+                <ol id="recording-failed" class="recordings" aria-labelledby="failed-heading"></ol>
+                <p id="recordings-status" class="status" role="status"></p>
+                <h2 id="rules-heading">Rules</h2>
+                <ul id="rules" class="rules" aria-labelledby="rules-heading"></ul>
+                <form id="add-rule" class="stacked-form">
+                <label for="rule-kind">Record</label>
+                <select id="rule-kind" name="kind">
+                <option value="series">every programme with a title (a series)</option>
+                <option value="keyword">programmes whose title holds words</option>
+                <option value="time">at a time on chosen days</option>
+                </select>
+                <label for="rule-text" id="rule-text-label">Title</label>
+                <input id="rule-text" name="text" required>
+                <label class="check series-only"><input id="rule-new" type="checkbox" name="newOnly"> \
+                New episodes only</label>
+                <div class="time-only">
+                <label for="rule-time">Time (HH:MM)</label>
+                <input id="rule-time" name="time" pattern="[0-2][0-9]:[0-5][0-9]" placeholder="20:00">
+                <label for="rule-days">Days (1 Monday … 7 Sunday)</label>
+                <input id="rule-days" name="days" value="1,2,3,4,5" inputmode="numeric">
+                <label for="rule-minutes">Minutes</label>
+                <input id="rule-minutes" name="minutes" type="number" min="1" max="1440" value="30">
+                </div>
+                <label for="rule-channels">Channel ids (empty: any channel; needed for a time)</label>
+                <input id="rule-channels" name="channels" inputmode="numeric" placeholder="1,2">
+                <label for="rule-padding">Padding after (minutes)</label>
+                <input id="rule-padding" name="padding" type="number" min="0" max="360" value="0">
+                <label for="rule-keep">Keep at most (empty: all)</label>
+                <input id="rule-keep" name="keep" type="number" min="1">
+                <button type="submit">Add rule</button>
+                </form>
+                </section>
+                """)
+    }
+
     /// Downloads: the queue with live progress (`downloads.js`), and a form to add a URL.
     static func downloads(url: String?) -> WebPage {
         WebPage(

@@ -1,9 +1,10 @@
 // The guide: every channel by the next 24 hours, with a line at now. Only the rows and hours in
 // view are in the DOM (a few hundred elements whatever the number of channels). Arrow keys move
 // between programmes, Enter plays: a programme on now plays live, a past one with catch-up plays
-// from its start.
+// from its start. A programme on now or to come has a Record button (R on the keyboard); the
+// ones the DVR will record carry a red dot.
 import { el, clock, nowSeconds, say } from './app.js';
-import { getJSON } from './command.js';
+import { command, getJSON } from './command.js';
 import { paths } from './api-paths.js';
 import { onResync, subscribe } from './events.js';
 
@@ -26,6 +27,8 @@ const loading = new Map();
 let generation = 0;
 let focus = { row: 0, time: startAt ?? nowSeconds() };
 let frame = null;
+// Recordings to come or running, by `channel:start`: their programmes carry a dot.
+const planned = new Set();
 
 const sizer = el('div', { class: 'guide-sizer' });
 const layer = el('div', { class: 'guide-layer' });
@@ -119,6 +122,12 @@ function draw() {
         'data-stop': programme.stop,
       }, el('span', { class: 'title', text: programme.title }),
       el('span', { class: 'time', text: clock(programme.start) }));
+      if (programme.stop > now) {
+        const scheduled = planned.has(`${channel.item.id}:${programme.start}`);
+        cell.append(el('button', { type: 'button', class: `record${scheduled ? ' scheduled' : ''}`, tabindex: -1,
+          text: scheduled ? '●' : 'Rec', title: scheduled ? 'Will be recorded' : 'Record',
+          'aria-label': `${scheduled ? 'Will be recorded' : 'Record'}: ${programme.title}` }));
+      }
       if (programme.start <= now && now < programme.stop) cell.classList.add('on-now');
       else if (programme.stop <= now) cell.classList.add('past', ...(channel.item.catchup ? ['catchup'] : []));
       cell.style.left = `${x(start)}px`;
@@ -183,6 +192,43 @@ function moveHorizontally(step) {
   show();
 }
 
+/** Records the focused programme (on now or to come). */
+async function record() {
+  const channel = rowAt(focus.row);
+  if (!channel) return;
+  const programme = programmesOf(focus.row).find((p) => p.start <= focus.time && focus.time < p.stop);
+  if (!programme || programme.stop <= nowSeconds()) {
+    say(status, 'Only a programme on now or to come can be recorded.', true);
+    return;
+  }
+  try {
+    const body = programme.id ? { programmeID: programme.id, channelID: channel.item.id }
+      : { channelID: channel.item.id, start: programme.start, stop: programme.stop, title: programme.title };
+    const recording = await command('POST', paths.addRecording, body);
+    planned.add(`${recording.channelID}:${recording.start}`);
+    say(status, recording.conflict ? `${programme.title} is planned, but will not record: ${recording.conflict}`
+      : `${programme.title} will be recorded (see Recordings).`, Boolean(recording.conflict));
+    draw();
+  } catch (error) {
+    say(status, error.message, true);
+  }
+}
+
+async function loadPlanned() {
+  try {
+    const list = await getJSON(paths.recordings);
+    planned.clear();
+    for (const recording of list.recordings) {
+      if (recording.state === 'scheduled' || recording.state === 'recording') {
+        planned.add(`${recording.channelID}:${recording.start}`);
+      }
+    }
+    draw();
+  } catch {
+    // The guide works without the dots (a key without the read scope never gets here).
+  }
+}
+
 function activate() {
   const channel = rowAt(focus.row);
   if (!channel) return;
@@ -213,6 +259,7 @@ grid.addEventListener('keydown', (event) => {
     case 'ArrowRight': event.preventDefault(); moveHorizontally(1); return;
     case 'ArrowLeft': event.preventDefault(); moveHorizontally(-1); return;
     case 'Enter': event.preventDefault(); activate(); return;
+    case 'r': case 'R': event.preventDefault(); record(); return;
     default: return;
   }
   event.preventDefault();
@@ -222,7 +269,8 @@ grid.addEventListener('click', (event) => {
   const cell = event.target.closest('.guide-cell');
   if (!cell) return;
   focus = { row: Number(cell.dataset.row), time: Math.max(Number(cell.dataset.start), from) + 1 };
-  activate();
+  if (event.target.closest('.record')) record();
+  else activate();
 });
 grid.addEventListener('focus', () => {
   const cell = focusedCell();
@@ -237,6 +285,18 @@ function reloadAll() {
 onResync(reloadAll);
 // A guide was imported (by hand or on schedule): the programmes in view are read again.
 subscribe('guide', reloadAll);
+subscribe('recordings', (event) => {
+  if (event.type !== 'recording.changed' || !event.data) return;
+  const key = `${event.data.channelID}:${event.data.start}`;
+  const wanted = event.data.state === 'scheduled' || event.data.state === 'recording';
+  if (wanted !== planned.has(key)) {
+    if (wanted) planned.add(key);
+    else planned.delete(key);
+    draw();
+  }
+});
+onResync(loadPlanned);
+loadPlanned();
 // The now line moves.
 setInterval(draw, 30000);
 // Start with now in view.
