@@ -79,13 +79,27 @@ public struct RecordingFile: Codable, Sendable, Equatable {
     /// When its bytes started and stopped arriving.
     public var from: Int64
     public var to: Int64?
+    /// The MPEG-TS bytes received for this part, as the channel sent them (the MP4 after the
+    /// remux is smaller: the transport stream's packets are gone).
+    public var receivedBytes: Int64
 
-    public init(name: String, bytes: Int64, format: String, from: Int64, to: Int64?) {
+    public init(name: String, bytes: Int64, format: String, from: Int64, to: Int64?, receivedBytes: Int64 = 0) {
         self.name = name
         self.bytes = bytes
         self.format = format
         self.from = from
         self.to = to
+        self.receivedBytes = receivedBytes
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        bytes = try container.decode(Int64.self, forKey: .bytes)
+        format = try container.decode(String.self, forKey: .format)
+        from = try container.decode(Int64.self, forKey: .from)
+        to = try container.decodeIfPresent(Int64.self, forKey: .to)
+        receivedBytes = try container.decodeIfPresent(Int64.self, forKey: .receivedBytes) ?? bytes
     }
 }
 

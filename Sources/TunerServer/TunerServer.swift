@@ -310,7 +310,7 @@ struct RecordingService: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             if let cluster = engine.cluster {
-                await cluster.whileScheduling(lease: 2, what: "the recordings") { await engine.runRecordings() }
+                await cluster.whileScheduling(lease: 2, what: "recordings") { await engine.runRecordings() }
             } else {
                 await engine.runRecordings()
             }

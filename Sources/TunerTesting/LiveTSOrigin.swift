@@ -31,6 +31,8 @@ public final class LiveTSOrigin: Sendable {
         var mode: Mode = .normal
         var connections = 0
         var open = 0
+        /// Bytes written to this channel's connections, all of them together.
+        var sent: Int64 = 0
     }
 
     public let port: Int
@@ -89,6 +91,9 @@ public final class LiveTSOrigin: Sendable {
 
     /// Connections channel `name` has accepted since it was added.
     public func connectionCount(_ name: String) -> Int { channels.withLockedValue { $0[name]?.connections ?? 0 } }
+
+    /// Bytes channel `name` has written to its connections since it was added.
+    public func bytesSent(_ name: String) -> Int64 { channels.withLockedValue { $0[name]?.sent ?? 0 } }
 
     /// Connections to channel `name` open now.
     public func openConnections(_ name: String) -> Int { channels.withLockedValue { $0[name]?.open ?? 0 } }
@@ -161,6 +166,8 @@ public final class LiveTSOrigin: Sendable {
     }
 
     func mode(_ name: String) -> Mode { channels.withLockedValue { $0[name]?.mode ?? .dead } }
+
+    func wrote(_ name: String, _ count: Int) { channels.withLockedValue { $0[name]?.sent += Int64(count) } }
 }
 
 /// One connection: answers the request head, then writes the channel's packets every 20 ms at
@@ -258,7 +265,9 @@ final class LiveTSHandler: ChannelInboundHandler, RemovableChannelHandler {
                 buffer.writeRepeatingByte(0xFF, count: LiveTSLoop.packetSize - 4)
             }
         }
+        let written = buffer.readableBytes
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        origin.wrote(name, written)
         return packets * LiveTSLoop.packetSize
     }
 

@@ -5,7 +5,7 @@ import TunerTesting
 // <channels> small MPEG-TS streams with ffmpeg (each with its own PIDs and service id, so mixed
 // bytes would show), serves them endlessly in real time at /ch<N>.ts, prints `port <N>`, then
 // reads commands on standard input: `dead|normal|stall|garbage|frozen <name>` and `count <name>`
-// (prints `count <name> <connections ever> <open now>`). A third argument `HOST:PORT` listens
+// (prints `count <name> <connections ever> <open now> <bytes sent>`). A third argument `HOST:PORT` listens
 // there instead of on a free port of 127.0.0.1 (a test's network namespace), and keeps serving
 // after standard input ends.
 
@@ -42,7 +42,9 @@ while let line = readLine() {
     let words = line.split(separator: " ").map(String.init)
     guard words.count == 2 else { continue }
     if words[0] == "count" {
-        say("count \(words[1]) \(origin.connectionCount(words[1])) \(origin.openConnections(words[1]))")
+        say(
+            "count \(words[1]) \(origin.connectionCount(words[1])) \(origin.openConnections(words[1])) "
+                + "\(origin.bytesSent(words[1]))")
     } else if let mode = LiveTSOrigin.Mode(rawValue: words[0]) {
         origin.set(words[1], mode)
         say("ok")

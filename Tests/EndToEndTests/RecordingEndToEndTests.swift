@@ -413,6 +413,27 @@ struct RecordingEndToEndTests {
         try await Task.sleep(for: .seconds(2))
         #expect(try await fixture.recording(cancelled.id).state == "cancelled")
 
+        // Numbers from outside are checked, never trapped on: each is refused with the reason.
+        for body in [
+            #"{"channelID":1,"start":-9223372036854775808,"stop":9223372036854775807}"#,
+            #"{"channelID":1,"start":9223372036854775000,"stop":9223372036854775807,"paddingAfterSeconds":9999999}"#,
+            #"{"channelID":99999999,"start":\#(base),"stop":\#(base + 60)}"#, #"{"programmeID":-1}"#, "{}",
+        ] {
+            let refused = try await fixture.call(MessageAnswer.self, "POST", "/api/v1/recordings", body: body)
+            #expect([400, 404].contains(refused.status) && refused.text.contains("error"), "\(body): \(refused.text)")
+        }
+        for body in [
+            #"{"kind":"series","title":"x","priority":9223372036854775807}"#,
+            #"{"kind":"time","channelIDs":[1],"time":"25:00","weekdays":[1],"durationMinutes":5}"#,
+            #"{"kind":"time","channelIDs":[1],"time":"10:00","weekdays":[8],"durationMinutes":5}"#,
+            #"{"kind":"keyword","keyword":"x","keepDays":-5}"#,
+        ] {
+            let refused = try await fixture.call(MessageAnswer.self, "POST", "/api/v1/rules", body: body)
+            #expect(refused.status == 400, "\(body): \(refused.text)")
+        }
+        let health = try await fixture.call(HealthAnswer.self, "GET", "/api/v1/health")
+        #expect(health.status == 200)
+
         // The CLI reads the same from the running server.
         let rules = try await TunerProcess.run(["rules", "--data", fixture.server.dataDirectory])
         #expect(rules.status == 0, "\(rules.errorOutput)")
@@ -426,7 +447,7 @@ struct RecordingEndToEndTests {
         #expect(added.status == 0 && added.output.contains("By hand"), "\(added.output) \(added.errorOutput)")
     }
 
-    @Test("the web app: Record on a guide programme, the Recordings page live from upcoming to recording to done, played in Chromium")
+    @Test("the web app: Record in the guide; the Recordings page live from upcoming to done; played in Chromium")
     func recordingsInTheBrowser() async throws {
         guard let tools = Tools.require(.curl, .ffmpeg, .chromium, .chromedriver) else { return }
         let start = Self.now() + 40
@@ -437,7 +458,8 @@ struct RecordingEndToEndTests {
             curl: tools[.curl],
             guide: Self.guide([
                 ("one.uk", start, start + 20, escaped, nil), ("one.uk", start + 20, start + 3620, "The Film", nil),
-                ("two.uk", start - 1800, start + 1800, "Quiz", nil), ("two.uk", start + 1800, start + 5400, "News", nil),
+                ("two.uk", start - 1800, start + 1800, "Quiz", nil),
+                ("two.uk", start + 1800, start + 5400, "News", nil),
             ]))
         defer { Task { await fixture.remove() } }
         let result = try await HeadlessChromium.run(

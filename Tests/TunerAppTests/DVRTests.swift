@@ -71,6 +71,9 @@ import TunerTesting
             _ = try await dvr.store.insert(Self.recording(500, rule: rule.id + 1))
             _ = try await dvr.store.insert(Self.recording(600, rule: rule.id, state: .recording))
 
+            let running = try await dvr.store.recordings(in: .recording, startingBy: 600)
+            #expect(running.map(\.start) == [600])
+            #expect(try await dvr.store.recordings(in: .recording, startingBy: 599).isEmpty)
             try await dvr.applyRetention(rules: try await dvr.store.rules())
             let left = try await dvr.store.recordings().map(\.start)
             #expect(left.sorted() == [500, 600, 1000, 4000, 5000])

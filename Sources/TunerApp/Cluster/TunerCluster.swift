@@ -140,7 +140,7 @@ public final class TunerCluster: Sendable {
     /// until this node takes the scheduler's lease, then runs it until cancelled. The lease ends
     /// with this node, and another takes it within two heartbeats.
     public func whileScheduling(
-        lease: Int32 = 1, what: String = "the scheduled refreshes", _ body: @Sendable () async -> Void
+        lease: Int32 = 1, what: String = "scheduled refreshes", _ body: @Sendable () async -> Void
     ) async {
         while !Task.isCancelled {
             if await claims.tryLease(lease) {

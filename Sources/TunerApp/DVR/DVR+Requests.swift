@@ -6,6 +6,8 @@ import TunerAPI
 extension DVR {
     /// Every recording, by start: upcoming (with their predicted conflicts), running and done.
     public func list() async throws(FeatureError) -> [RecordingAnswer] {
+        // Computed now: in a cluster the node answering may not be the one that plans.
+        try? await computeConflicts()
         let recordings = try await FeatureError.storage { try await store.recordings() }
         return recordings.map { $0.answer(conflict: conflictReason($0.id)) }
     }
@@ -19,8 +21,16 @@ extension DVR {
     /// (by two people, or by a person and a rule) is one recording listing both; the answer says
     /// whether this request made it.
     public func add(_ request: AddRecordingRequest) async throws(FeatureError) -> (RecordingAnswer, created: Bool) {
-        let before = Int64(max(0, min(request.paddingBeforeSeconds ?? 0, 6 * 3600)))
-        let after = Int64(max(0, min(request.paddingAfterSeconds ?? 0, 6 * 3600)))
+        // The same bounds as a rule's.
+        for (name, value, range) in [
+            ("paddingBeforeSeconds", request.paddingBeforeSeconds, 0...21_600),
+            ("paddingAfterSeconds", request.paddingAfterSeconds, 0...21_600),
+            ("priority", request.priority, -1000...1000),
+        ] where value.map({ !range.contains($0) }) ?? false {
+            throw FeatureError.invalid("\(name) must be from \(range.lowerBound) to \(range.upperBound)")
+        }
+        let before = Int64(request.paddingBeforeSeconds ?? 0)
+        let after = Int64(request.paddingAfterSeconds ?? 0)
         let time = now()
         var candidate: Recording
         if let programmeID = request.programmeID {
@@ -46,6 +56,11 @@ extension DVR {
                     "name a programme (programmeID) or a channel and a span (channelID, start, stop in seconds "
                         + "since 1970)"
                 )
+            }
+            // Times from 1970 to 2100: the arithmetic below (padding, the span) stays far from overflow.
+            let sane: ClosedRange<Int64> = 0...4_102_444_800
+            guard sane.contains(start), sane.contains(stop) else {
+                throw FeatureError.invalid("start and stop are seconds since 1970, before the year 2100")
             }
             guard stop > start, stop - start <= 24 * 3600 else {
                 throw FeatureError.invalid("a recording's span is from 1 second to 24 hours (stop after start)")
@@ -103,6 +118,9 @@ extension DVR {
             let changed = recording
             try await FeatureError.storage { try await store.update(changed) }
             feed.publish(.changed(recording.answer(conflict: nil)))
+            // The connection it would have taken is free: another may record now.
+            try? await computeConflicts()
+            needPlan()
             return
         }
         await stopJob(id)

@@ -188,7 +188,7 @@ public actor DVR {
         let time = now()
         let due: [Recording]
         do {
-            due = try await store.recordings().filter { $0.state == .scheduled && $0.recordStart <= time }
+            due = try await store.recordings(in: .scheduled, startingBy: time)
         } catch {
             logger.warning("Cannot read the recordings", metadata: ["error": "\(error)"])
             return
@@ -246,7 +246,7 @@ public actor DVR {
     func recoverInterrupted() async {
         let interrupted: [Recording]
         do {
-            interrupted = try await store.recordings().filter { $0.state == .recording }
+            interrupted = try await store.recordings(in: .recording, startingBy: Int64.max)
         } catch {
             logger.warning("Cannot read the recordings", metadata: ["error": "\(error)"])
             return
@@ -256,6 +256,7 @@ public actor DVR {
             var stoppedAt = recording.syncedAt ?? recording.recordStart
             if var last = recording.files.last, last.to == nil {
                 last.bytes = RecordingWriter.truncateToPackets(directory + "/" + last.name)
+                last.receivedBytes = last.bytes
                 last.to = stoppedAt
                 stoppedAt = max(stoppedAt, last.from)
                 recording.files[recording.files.count - 1] = last

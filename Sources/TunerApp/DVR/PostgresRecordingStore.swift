@@ -57,6 +57,19 @@ struct PostgresRecordingStore: RecordingStore {
         }
     }
 
+    func recordings(in state: Recording.State, startingBy time: Int64) async throws -> [Recording] {
+        let logger = logger
+        let name = state.rawValue
+        return try await database.read { connection in
+            try await Self.rows(
+                connection.query(
+                    """
+                    SELECT id, body FROM recording WHERE state = \(name) AND recordStart <= \(time)
+                    ORDER BY recordStart, id
+                    """, logger: logger))
+        }
+    }
+
     func recording(id: Int64) async throws -> Recording? {
         let logger = logger
         return try await database.read { connection in

@@ -110,6 +110,7 @@ struct RecordingJob: Sendable {
                         written &+= Int64(buffers.reduce(0) { $0 + $1.readableBytes })
                         if synced {
                             recording.files[recording.files.count - 1].bytes = written
+                            recording.files[recording.files.count - 1].receivedBytes = written
                             recording.syncedAt = now()
                             await save(recording)
                             if let reason = diskShortage() {
@@ -134,6 +135,7 @@ struct RecordingJob: Sendable {
             outcome = .failed("cannot finish the recording file: \(error)")
         }
         recording.files[recording.files.count - 1].bytes = written
+        recording.files[recording.files.count - 1].receivedBytes = written
         recording.files[recording.files.count - 1].to = now()
         recording.syncedAt = now()
         await save(recording)

@@ -11,6 +11,9 @@ protocol RecordingStore: Sendable {
     func removeRule(id: Int64) async throws -> Bool
     func recordings() async throws -> [Recording]
     func recording(id: Int64) async throws -> Recording?
+    /// The recordings in `state` whose span starts at or before `time` (the index on state and
+    /// start answers it: the DVR asks twice a second).
+    func recordings(in state: Recording.State, startingBy time: Int64) async throws -> [Recording]
     /// Stores a new recording, or, when one with its identity exists, returns that one
     /// unchanged: two requests for one programme make one recording.
     func insert(_ recording: Recording) async throws -> (recording: Recording, inserted: Bool)

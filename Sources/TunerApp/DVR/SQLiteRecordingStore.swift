@@ -45,6 +45,15 @@ struct SQLiteRecordingStore: RecordingStore {
         }
     }
 
+    func recordings(in state: Recording.State, startingBy time: Int64) async throws -> [Recording] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT id, body FROM recording WHERE state = ? AND recordStart <= ? ORDER BY recordStart, id",
+                arguments: [state.rawValue, time]
+            ).map(Self.recording)
+        }
+    }
+
     func recording(id: Int64) async throws -> Recording? {
         try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT id, body FROM recording WHERE id = ?", arguments: [id]).map(

@@ -32,6 +32,10 @@ extension XtreamPanel {
             return (user, file.lowercased().hasSuffix(".m3u8") ? .liveHLS(channelID: id) : .live(channelID: id))
         }
         if let dvr, let (recording, part) = XtreamRecording.parse(streamID: id) {
+            // Only what the login is shown plays: finished recordings, not one still being written.
+            guard try await dvr.xtreamRecordings().contains(where: { $0.streamID == id }) else {
+                throw FeatureError(.notFound, "no recording \(id)")
+            }
             return (user, .recording(path: try await dvr.filePath(id: recording, part: part)))
         }
         return (user, .link(try await outputs.xtreamStream(id, episode: kind == "series", of: user)))

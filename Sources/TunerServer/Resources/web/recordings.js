@@ -59,7 +59,8 @@ function render(recording) {
     row.append(el('p', { class: 'gap', text: `Gap ${clock(gap.from)}–${clock(gap.to)}: ${gap.reason}` }));
   }
   const actions = el('div', { class: 'actions' });
-  if (state === 'done' && recording.files.length) {
+  // A failed recording may hold what was recorded before it failed (the disk reserve, say).
+  if ((state === 'done' || state === 'failed') && recording.files.length) {
     const formats = [...new Set(recording.files.map((file) => file.format.toUpperCase()))].join(', ');
     row.append(el('span', { class: 'figures', text: `${bytes(recording.bytes)}, ${formats}` }));
     recording.files.forEach((file, index) => {
@@ -70,8 +71,10 @@ function render(recording) {
         el('a', { class: 'button', href: url, download: file.name.split('/').pop(), text: `Download${part}`,
           title: `${bytes(file.bytes)}, ${file.format.toUpperCase()}` }));
     });
-    actions.append(button(recording.keep ? 'Kept' : 'Keep', (event) => keep(recording, event.currentTarget),
-      recording.keep ? 'Let retention delete it' : 'Keep it from retention'));
+    if (state === 'done') {
+      actions.append(button(recording.keep ? 'Kept' : 'Keep', (event) => keep(recording, event.currentTarget),
+        recording.keep ? 'Let retention delete it' : 'Keep it from retention'));
+    }
   }
   const remove = state === 'scheduled' ? 'Cancel' : state === 'recording' ? 'Stop and delete' : 'Delete';
   actions.append(button(remove, (event) => drop(recording, event.currentTarget), `${remove} ${recording.title}`));
