@@ -1,5 +1,6 @@
 import Catalog
 import Foundation
+import NIOCore
 import Testing
 import TunerAPI
 
@@ -170,5 +171,45 @@ import TunerAPI
         #expect(!hostile.contains("..") && hostile.split(separator: "/").count == 2)
         #expect(RecordingNames.safe("...") == "Recording")
         #expect(RecordingNames.safe(String(repeating: "a", count: 500)).count == 80)
+    }
+}
+
+/// Where a failover's new stream begins in a recording's bytes, across buffer boundaries.
+@Suite struct RecordingSplitterTests {
+    static func packets(_ pids: [UInt16]) -> [UInt8] {
+        pids.flatMap { pid -> [UInt8] in
+            [0x47, UInt8(pid >> 8), UInt8(pid & 0xFF), 0x10] + [UInt8](repeating: 0xFF, count: 184)
+        }
+    }
+
+    /// `bytes` cut into buffers of `size` (not a multiple of 188), and the split offsets found,
+    /// as offsets in the whole.
+    static func splits(_ bytes: [UInt8], size: Int) -> [Int] {
+        var splitter = RecordingSplitter()
+        var found: [Int] = []
+        var start = 0
+        while start < bytes.count {
+            var buffer = ByteBuffer(bytes: bytes[start..<min(bytes.count, start + size)])
+            var base = start
+            while let at = splitter.split(in: buffer) {
+                found.append(base + at)
+                splitter.reset()
+                buffer.moveReaderIndex(forwardBy: at)
+                base += at
+            }
+            start += size
+        }
+        return found
+    }
+
+    @Test func aNewStreamAfterThePartSettledSplitsAtItsFirstPacket() {
+        let settled: [UInt16] = Array(repeating: [0x100, 0x101, 0x0, 0x1000] as [UInt16], count: 200).flatMap { $0 }
+        // A PID new before the part settled is part of the part (a stream that starts late).
+        let early = Self.packets([0x100, 0x102] as [UInt16] + settled)
+        let spliced = early + Self.packets([0x0, 0x1FFF, 0x120, 0x121, 0x120] as [UInt16])
+        for size in [1000, 188, 4096, 187] {
+            #expect(Self.splits(spliced, size: size) == [early.count + 2 * 188], "buffers of \(size)")
+        }
+        #expect(Self.splits(early + Self.packets([0x100, 0x0, 0x1FFF] as [UInt16]), size: 1000).isEmpty)
     }
 }

@@ -219,7 +219,8 @@ public actor DVR {
             await self.save(recording)
             let job = RecordingJob(
                 recording: recording, live: live, directory: directory, minimumFreeBytes: minimumFreeBytes,
-                logger: logger, now: now, save: { [weak self] in await self?.save($0) })
+                logger: logger, now: now, save: { [weak self] in await self?.save($0) },
+                publish: { [weak self] in await self?.publish($0) })
             let finished = await job.run()
             await self.finish(finished)
         }
@@ -229,6 +230,11 @@ public actor DVR {
         jobs[recording.id] = nil
         await save(recording)
         if recording.state == .done { try? await applyRetention(rules: try await store.rules()) }
+    }
+
+    /// Tells the subscribers of a recording's progress without writing it.
+    func publish(_ recording: Recording) {
+        feed.publish(.changed(recording.answer(conflict: conflicts[recording.id])))
     }
 
     /// Writes a recording and tells the subscribers.
@@ -255,7 +261,14 @@ public actor DVR {
         for var recording in interrupted where jobs[recording.id] == nil {
             var stoppedAt = recording.syncedAt ?? recording.recordStart
             if var last = recording.files.last, last.to == nil {
-                last.bytes = RecordingWriter.truncateToPackets(directory + "/" + last.name)
+                let path = directory + "/" + last.name
+                // The file says when its last bytes were written; the row may be up to
+                // RecordingJob.storeInterval older.
+                if let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+                {
+                    stoppedAt = max(stoppedAt, Int64(modified.timeIntervalSince1970))
+                }
+                last.bytes = RecordingWriter.truncateToPackets(path)
                 last.receivedBytes = last.bytes
                 last.to = stoppedAt
                 stoppedAt = max(stoppedAt, last.from)
@@ -272,7 +285,7 @@ public actor DVR {
             } else {
                 let job = RecordingJob(
                     recording: recording, live: live, directory: directory, minimumFreeBytes: minimumFreeBytes,
-                    logger: logger, now: now, save: { _ in })
+                    logger: logger, now: now, save: { _ in }, publish: { _ in })
                 await finish(await job.complete(recording))
             }
         }

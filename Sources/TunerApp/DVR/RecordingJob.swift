@@ -14,8 +14,15 @@ struct RecordingJob: Sendable {
     let minimumFreeBytes: Int64
     let logger: Logger
     let now: @Sendable () -> Int64
-    /// Writes the recording's progress (after each sync, each part, each gap).
+    /// Writes the recording (each part, each gap, and its progress every ``storeInterval``).
     let save: @Sendable (Recording) async -> Void
+    /// Tells the subscribers of its progress without writing it (after the other syncs).
+    let publish: @Sendable (Recording) async -> Void
+
+    /// How often a running recording's progress is written to the database: the bytes are on
+    /// disk at every sync whatever this says (a restart reads the file), so twenty recordings
+    /// cost two writes a second, not ten.
+    static let storeInterval = Duration.seconds(10)
 
     /// Records until the stop time (or cancellation), then completes; returns the final state.
     func run() async -> Recording {
@@ -45,7 +52,17 @@ struct RecordingJob: Sendable {
                 recording.gaps.append(RecordingGap(from: from, to: now(), reason: gapReason))
                 gapStart = nil
             }
-            let outcome = await record(viewer, into: &recording)
+            // A failover to another stream ends a part and starts the next where its bytes begin.
+            var splitter = RecordingSplitter()
+            var outcome = await record(viewer, into: &recording, splitter: &splitter, first: [])
+            while case .split(let rest) = outcome, !Task.isCancelled {
+                logger.info(
+                    "A recording's stream changed (a failover): the next part begins",
+                    metadata: ["recording": "\(recording.id)"])
+                splitter.reset()
+                outcome = await record(viewer, into: &recording, splitter: &splitter, first: rest)
+            }
+            viewer.close()
             if case .failed(let reason) = outcome {
                 recording.state = .failed
                 recording.reason = reason
@@ -68,10 +85,16 @@ struct RecordingJob: Sendable {
     enum Outcome {
         case ended
         case failed(String)
+        /// The stream changed: these bytes (and what follows) are the next part's.
+        case split([ByteBuffer])
     }
 
-    /// Writes what `viewer` reads into a new part until the stop time or the session's end.
-    private func record(_ viewer: LiveViewer, into recording: inout Recording) async -> Outcome {
+    /// Writes `first`, then what `viewer` reads, into a new part until the stop time, the
+    /// session's end, or a change of stream (`.split`, the viewer left open for the next part).
+    private func record(
+        _ viewer: LiveViewer, into recording: inout Recording, splitter: inout RecordingSplitter,
+        first: [ByteBuffer]
+    ) async -> Outcome {
         let part = recording.files.count + 1
         var name = RecordingNames.relativePath(
             title: recording.title, season: recording.season, episode: recording.episode, start: recording.start,
@@ -84,7 +107,6 @@ struct RecordingJob: Sendable {
         do {
             writer = try RecordingWriter(path: directory + "/" + name)
         } catch {
-            viewer.close()
             return .failed("cannot write the recording: \(error)")
         }
         recording.files.append(RecordingFile(name: name, bytes: 0, format: "ts", from: now(), to: nil))
@@ -98,13 +120,35 @@ struct RecordingJob: Sendable {
         let clock = now
         var outcome = Outcome.ended
         var written: Int64 = 0
+        var stored = ContinuousClock.now
+        var pending = first
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
+                // Only the stop time leaves the session here: a split goes on with this viewer.
                 while !Task.isCancelled, clock() < stopAt { try? await Task.sleep(for: .milliseconds(200)) }
-                viewer.close()
+                if clock() >= stopAt { viewer.close() }
             }
             await withTaskCancellationHandler {
-                while let buffers = await viewer.next() {
+                while true {
+                    var buffers: [ByteBuffer]
+                    if pending.isEmpty {
+                        guard let read = await viewer.next() else { break }
+                        buffers = read
+                    } else {
+                        buffers = pending
+                        pending = []
+                    }
+                    // The bytes before a change of stream are this part's; the rest the next's.
+                    for index in buffers.indices {
+                        guard let at = splitter.split(in: buffers[index]) else { continue }
+                        let whole = buffers[index]
+                        let head = whole.getSlice(at: whole.readerIndex, length: at) ?? ByteBuffer()
+                        let tail =
+                            whole.getSlice(at: whole.readerIndex + at, length: whole.readableBytes - at) ?? ByteBuffer()
+                        outcome = .split([tail] + buffers[(index + 1)...])
+                        buffers = Array(buffers[..<index]) + [head]
+                        break
+                    }
                     do {
                         let synced = try await writer.write(buffers)
                         written &+= Int64(buffers.reduce(0) { $0 + $1.readableBytes })
@@ -112,7 +156,12 @@ struct RecordingJob: Sendable {
                             recording.files[recording.files.count - 1].bytes = written
                             recording.files[recording.files.count - 1].receivedBytes = written
                             recording.syncedAt = now()
-                            await save(recording)
+                            if stored.duration(to: .now) >= Self.storeInterval {
+                                stored = .now
+                                await save(recording)
+                            } else {
+                                await publish(recording)
+                            }
                             if let reason = diskShortage() {
                                 outcome = .failed(reason)
                                 break
@@ -122,13 +171,13 @@ struct RecordingJob: Sendable {
                         outcome = .failed("cannot write the recording: \(error)")
                         break
                     }
+                    if case .split = outcome { break }
                 }
             } onCancel: {
                 viewer.close()
             }
             group.cancelAll()
         }
-        viewer.close()
         do {
             try await writer.finish()
         } catch {
