@@ -41,6 +41,15 @@ struct RecordingEndToEndTests {
             return (answer.status, value, String(decoding: data, as: UTF8.self))
         }
 
+        /// Serves `guide` as source A's guide and imports it again. The tests write their programmes
+        /// once the server is up, relative to that moment: a loaded machine may take a minute to
+        /// start a server, and a programme "45 s ahead" must still be ahead.
+        func setGuide(_ guide: String) async throws {
+            try Data(guide.utf8).write(to: URL(fileURLWithPath: workspace.file("served") + "/guide.xml"))
+            let refreshed = try await call(RefreshAnswer.self, "POST", "/api/v1/sources/1/refresh")
+            #expect(refreshed.status == 200, "\(refreshed.text)")
+        }
+
         func recording(_ id: Int64) async throws -> RecordingAnswer {
             let answer = try await call(RecordingAnswer.self, "GET", "/api/v1/recordings/\(id)")
             return try #require(answer.value, "recording \(id): \(answer.status) \(answer.text)")
@@ -58,6 +67,12 @@ struct RecordingEndToEndTests {
             }
             return last
         }
+    }
+
+    /// A guide to start with (a month ahead: nothing a test records); the tests set their own
+    /// once the server is up (``Fixture/setGuide(_:)``).
+    static var placeholderGuide: String {
+        guide([("two.uk", now() + 30 * 86_400, now() + 30 * 86_400 + 3600, "Later", nil)])
     }
 
     /// XMLTV for `programmes` (channel id, start, stop, title, episode-num in xmltv_ns).
@@ -167,12 +182,11 @@ struct RecordingEndToEndTests {
     )
     func aProgrammeAheadIsRecorded() async throws {
         guard let tools = Tools.require(.curl, .ffmpeg, .ffprobe) else { return }
-        let start = Self.now() + 45
-        let guide = Self.guide([
-            ("one.uk", start, start + 30, "Show", "0.0."), ("two.uk", start, start + 30, "Other", nil),
-        ])
-        let fixture = try await Self.start(curl: tools[.curl], guide: guide, limit: 1)
+        let fixture = try await Self.start(curl: tools[.curl], guide: Self.placeholderGuide, limit: 1)
         defer { Task { await fixture.remove() } }
+        let start = Self.now() + 45
+        try await fixture.setGuide(
+            Self.guide([("one.uk", start, start + 30, "Show", "0.0."), ("two.uk", start, start + 30, "Other", nil)]))
         let show = try await Self.programmeID(fixture, channel: 1, title: "Show", around: start)
         let other = try await Self.programmeID(fixture, channel: 2, title: "Other", around: start)
         let body = #"{"programmeID":\#(show),"paddingBeforeSeconds":5,"paddingAfterSeconds":5,"priority":10}"#
@@ -281,10 +295,9 @@ struct RecordingEndToEndTests {
     )
     func aRecordingSurvivesKillNine() async throws {
         guard let tools = Tools.require(.curl, .ffmpeg, .ffprobe) else { return }
-        let start = Self.now() + 15
-        let fixture = try await Self.start(
-            curl: tools[.curl], guide: Self.guide([("one.uk", start, start + 60, "Long", nil)]))
+        let fixture = try await Self.start(curl: tools[.curl], guide: Self.placeholderGuide)
         defer { Task { await fixture.remove() } }
+        let start = Self.now() + 15
         let id = try #require(
             try await fixture.call(
                 RecordingAnswer.self, "POST", "/api/v1/recordings",
@@ -329,10 +342,9 @@ struct RecordingEndToEndTests {
     @Test("the provider dies mid-recording: the recording follows the channel's alternative and has no gap")
     func aRecordingFollowsTheAlternative() async throws {
         guard let tools = Tools.require(.curl, .ffmpeg, .ffprobe) else { return }
-        let start = Self.now() + 12
-        let fixture = try await Self.start(
-            curl: tools[.curl], guide: Self.guide([("one.uk", start, start + 40, "Match", nil)]))
+        let fixture = try await Self.start(curl: tools[.curl], guide: Self.placeholderGuide)
         defer { Task { await fixture.remove() } }
+        let start = Self.now() + 12
         let id = try #require(
             try await fixture.call(
                 RecordingAnswer.self, "POST", "/api/v1/recordings",
@@ -456,18 +468,19 @@ struct RecordingEndToEndTests {
     @Test("the web app: Record in the guide; the Recordings page live from upcoming to done; played in Chromium")
     func recordingsInTheBrowser() async throws {
         guard let tools = Tools.require(.curl, .ffmpeg, .chromium, .chromedriver) else { return }
-        let start = Self.now() + 40
         let title = "Evening <b>Show</b> & more"
         let escaped = title.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;")
-        let fixture = try await Self.start(
-            curl: tools[.curl],
-            guide: Self.guide([
+        let fixture = try await Self.start(curl: tools[.curl], guide: Self.placeholderGuide)
+        defer { Task { await fixture.remove() } }
+        // A minute ahead: Chromium starts and reads the guide before the programme begins.
+        let start = Self.now() + 60
+        try await fixture.setGuide(
+            Self.guide([
                 ("one.uk", start, start + 20, escaped, nil), ("one.uk", start + 20, start + 3620, "The Film", nil),
                 ("two.uk", start - 1800, start + 1800, "Quiz", nil),
                 ("two.uk", start + 1800, start + 5400, "News", nil),
             ]))
-        defer { Task { await fixture.remove() } }
         let result = try await HeadlessChromium.run(
             steps: Self.browserSteps, arguments: [fixture.server.baseURL, title], chromium: tools[.chromium],
             chromedriver: tools[.chromedriver], screenshots: HeadlessChromium.screenshotFolder(suite: "recordings"),
