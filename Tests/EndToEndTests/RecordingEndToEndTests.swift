@@ -50,6 +50,14 @@ struct RecordingEndToEndTests {
             #expect(refreshed.status == 200, "\(refreshed.text)")
         }
 
+        /// Asks for a recording of `channel` over a span; its id.
+        func record(channel: Int64, from start: Int64, seconds: Int64, title: String) async throws -> Int64 {
+            let added = try await call(
+                RecordingAnswer.self, "POST", "/api/v1/recordings",
+                body: #"{"channelID":\#(channel),"start":\#(start),"stop":\#(start + seconds),"title":"\#(title)"}"#)
+            return try #require(added.value?.id, "\(added.status) \(added.text)")
+        }
+
         func recording(_ id: Int64) async throws -> RecordingAnswer {
             let answer = try await call(RecordingAnswer.self, "GET", "/api/v1/recordings/\(id)")
             return try #require(answer.value, "recording \(id): \(answer.status) \(answer.text)")
@@ -298,11 +306,7 @@ struct RecordingEndToEndTests {
         let fixture = try await Self.start(curl: tools[.curl], guide: Self.placeholderGuide)
         defer { Task { await fixture.remove() } }
         let start = Self.now() + 15
-        let id = try #require(
-            try await fixture.call(
-                RecordingAnswer.self, "POST", "/api/v1/recordings",
-                body: #"{"channelID":1,"start":\#(start),"stop":\#(start + 60),"title":"Long"}"#
-            ).value?.id)
+        let id = try await fixture.record(channel: 1, from: start, seconds: 60, title: "Long")
         // Some bytes synced (a sync every 2 s), then the server dies without a word.
         let running = try await fixture.wait(id) { $0.state == "recording" && $0.bytes > 200_000 }
         #expect(running.state == "recording", "\(running)")
@@ -345,11 +349,7 @@ struct RecordingEndToEndTests {
         let fixture = try await Self.start(curl: tools[.curl], guide: Self.placeholderGuide)
         defer { Task { await fixture.remove() } }
         let start = Self.now() + 12
-        let id = try #require(
-            try await fixture.call(
-                RecordingAnswer.self, "POST", "/api/v1/recordings",
-                body: #"{"channelID":1,"start":\#(start),"stop":\#(start + 40),"title":"Match"}"#
-            ).value?.id)
+        let id = try await fixture.record(channel: 1, from: start, seconds: 40, title: "Match")
         let running = try await fixture.wait(id) { $0.state == "recording" && $0.bytes > 100_000 }
         #expect(running.state == "recording")
         fixture.provider.set("one", .dead)

@@ -9,12 +9,12 @@ extension DVR {
         // Computed now: in a cluster the node answering may not be the one that plans.
         try? await computeConflicts()
         let recordings = try await FeatureError.storage { try await store.recordings() }
-        return recordings.map { $0.answer(conflict: conflictReason($0.id)) }
+        return recordings.map { $0.answer(conflict: conflicts[$0.id]) }
     }
 
     public func recording(id: Int64) async throws(FeatureError) -> RecordingAnswer {
         let recording = try await stored(id)
-        return recording.answer(conflict: conflictReason(id))
+        return recording.answer(conflict: conflicts[id])
     }
 
     /// Records a programme of the guide, or a channel over a span. A programme asked for twice
@@ -22,15 +22,9 @@ extension DVR {
     /// whether this request made it.
     public func add(_ request: AddRecordingRequest) async throws(FeatureError) -> (RecordingAnswer, created: Bool) {
         // The same bounds as a rule's.
-        for (name, value, range) in [
-            ("paddingBeforeSeconds", request.paddingBeforeSeconds, 0...21_600),
-            ("paddingAfterSeconds", request.paddingAfterSeconds, 0...21_600),
-            ("priority", request.priority, -1000...1000),
-        ] where value.map({ !range.contains($0) }) ?? false {
-            throw FeatureError.invalid("\(name) must be from \(range.lowerBound) to \(range.upperBound)")
-        }
-        let before = Int64(request.paddingBeforeSeconds ?? 0)
-        let after = Int64(request.paddingAfterSeconds ?? 0)
+        let before = Int64(try Self.bounded(request.paddingBeforeSeconds, "paddingBeforeSeconds", Self.padding) ?? 0)
+        let after = Int64(try Self.bounded(request.paddingAfterSeconds, "paddingAfterSeconds", Self.padding) ?? 0)
+        let priority = try Self.bounded(request.priority, "priority", Self.priorities) ?? 0
         let time = now()
         var candidate: Recording
         if let programmeID = request.programmeID {
@@ -47,7 +41,7 @@ extension DVR {
                 of: programme, on: .init(id: item.id, name: item.name),
                 rule: RecordingRule(
                     kind: .series, name: programme.title, paddingBeforeSeconds: Int(before),
-                    paddingAfterSeconds: Int(after), priority: request.priority ?? 0),
+                    paddingAfterSeconds: Int(after), priority: priority),
                 now: time)
             candidate.ruleIDs = []
         } else {
@@ -70,7 +64,7 @@ extension DVR {
             candidate = Recording(
                 identity: RecordingPlanner.identity(channelID: channelID, start: start, title: title),
                 channelID: channelID, channelName: item.name, title: title, start: start, stop: stop,
-                recordStart: start - before, recordStop: stop + after, priority: request.priority ?? 0,
+                recordStart: start - before, recordStop: stop + after, priority: priority,
                 createdAt: time)
         }
         guard candidate.recordStop > time else {
@@ -92,9 +86,9 @@ extension DVR {
         }
         // The conflicts are the list's as soon as this answer is: computed now, not on the next plan.
         try? await computeConflicts()
-        feed.publish(.changed(recording.answer(conflict: conflictReason(recording.id))))
+        feed.publish(.changed(recording.answer(conflict: conflicts[recording.id])))
         needPlan()
-        return (recording.answer(conflict: conflictReason(recording.id)), inserted)
+        return (recording.answer(conflict: conflicts[recording.id]), inserted)
     }
 
     /// Keeps a recording from retention (or lets retention have it again).
@@ -103,7 +97,7 @@ extension DVR {
         recording.keep = keep
         let changed = recording
         try await FeatureError.storage { try await store.update(changed) }
-        let answer = recording.answer(conflict: conflictReason(id))
+        let answer = recording.answer(conflict: conflicts[id])
         feed.publish(.changed(answer))
         return answer
     }
@@ -127,7 +121,7 @@ extension DVR {
         // The job's last save may have changed the row: delete what is there now.
         let current = (try? await store.recording(id: id)) ?? recording
         try await FeatureError.storage {
-            try await deleteFilesOf(current)
+            try await deleteFiles(current)
             try await store.remove(id: id)
         }
         feed.publish(.removed(id))
@@ -166,14 +160,29 @@ extension DVR {
         await plan()
     }
 
-    private func validated(_ request: RuleRequest) async throws(FeatureError) -> RecordingRule {
-        func bounded(_ value: Int?, _ name: String, _ range: ClosedRange<Int>) throws(FeatureError) -> Int? {
-            guard let value else { return nil }
-            guard range.contains(value) else {
-                throw FeatureError.invalid("\(name) must be from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return value
+    /// Seconds of padding and the priorities a rule or a one-off recording may have.
+    static let padding = 0...21_600
+    static let priorities = -1000...1000
+
+    /// `value` when it is absent or within `range`, else an `invalid` error naming `name`.
+    static func bounded(_ value: Int?, _ name: String, _ range: ClosedRange<Int>) throws(FeatureError) -> Int? {
+        guard let value else { return nil }
+        guard range.contains(value) else {
+            throw FeatureError.invalid("\(name) must be from \(range.lowerBound) to \(range.upperBound)")
         }
+        return value
+    }
+
+    /// A series title or a keyword: trimmed, at most 300 characters, with a letter or a digit.
+    static func phrase(_ text: String?, refusal: String) throws(FeatureError) -> String {
+        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty, text.count <= 300,
+            !RecordingPlanner.normalised(text).isEmpty
+        else { throw FeatureError.invalid(refusal) }
+        return text
+    }
+
+    private func validated(_ request: RuleRequest) async throws(FeatureError) -> RecordingRule {
+        let bounded = Self.bounded
         let channels = request.channelIDs ?? []
         guard channels.count <= 1000 else { throw FeatureError.invalid("a rule names at most 1000 channels") }
         for id in Set(channels) { _ = try await liveChannel(id) }
@@ -181,23 +190,21 @@ extension DVR {
             kind: request.kind, name: "", channelIDs: Array(Set(channels)).sorted(),
             newOnly: request.newOnly ?? false, keywordMatch: request.keywordMatch ?? .word,
             searchDescription: request.searchDescription ?? false,
-            paddingBeforeSeconds: try bounded(request.paddingBeforeSeconds, "paddingBeforeSeconds", 0...21_600) ?? 0,
-            paddingAfterSeconds: try bounded(request.paddingAfterSeconds, "paddingAfterSeconds", 0...21_600) ?? 0,
-            priority: try bounded(request.priority, "priority", -1000...1000) ?? 0,
+            paddingBeforeSeconds: try bounded(request.paddingBeforeSeconds, "paddingBeforeSeconds", Self.padding) ?? 0,
+            paddingAfterSeconds: try bounded(request.paddingAfterSeconds, "paddingAfterSeconds", Self.padding) ?? 0,
+            priority: try bounded(request.priority, "priority", Self.priorities) ?? 0,
             keepCount: try bounded(request.keepCount, "keepCount", 1...100_000),
             keepDays: try bounded(request.keepDays, "keepDays", 1...36_500),
             otherChannels: request.otherChannels ?? false)
         switch request.kind {
         case .series:
-            guard let title = request.title?.trimmingCharacters(in: .whitespaces), !title.isEmpty,
-                title.count <= 300, !RecordingPlanner.normalised(title).isEmpty
-            else { throw FeatureError.invalid("a series rule needs a title (letters or digits, at most 300)") }
+            let title = try Self.phrase(
+                request.title, refusal: "a series rule needs a title (letters or digits, at most 300)")
             rule.title = title
             rule.name = request.name ?? title
         case .keyword:
-            guard let keyword = request.keyword?.trimmingCharacters(in: .whitespaces), !keyword.isEmpty,
-                keyword.count <= 300, !RecordingPlanner.normalised(keyword).isEmpty
-            else { throw FeatureError.invalid("a keyword rule needs a keyword (letters or digits, at most 300)") }
+            let keyword = try Self.phrase(
+                request.keyword, refusal: "a keyword rule needs a keyword (letters or digits, at most 300)")
             rule.keyword = keyword
             rule.name = request.name ?? keyword
         case .time:
@@ -241,16 +248,13 @@ extension DVR {
     private func channel(carrying programme: GuideProgramme) async throws(FeatureError) -> Int64 {
         let items = try await FeatureError.storage { try await catalog.lineupItems(kinds: [.live]) }
         let ids = items.map(\.item.id)
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = Array(ids[start..<min(ids.count, start + 500)])
-            let guide = try await FeatureError.storage {
-                try await catalog.guide(itemIDs: chunk, from: programme.start, to: programme.stop)
-            }
-            if let found = chunk.first(where: { guide[$0]?.contains { $0.id == programme.id } == true }) {
-                return found
-            }
+        let guide = try await FeatureError.storage {
+            try await self.guide(for: ids, from: programme.start, to: programme.stop)
         }
-        throw FeatureError(.notFound, "no channel carries programme \(programme.id): give channelID")
+        guard let found = ids.first(where: { guide[$0]?.contains { $0.id == programme.id } == true }) else {
+            throw FeatureError(.notFound, "no channel carries programme \(programme.id): give channelID")
+        }
+        return found
     }
 }
 

@@ -27,7 +27,8 @@ public actor DVR {
     /// The seconds since 1970 (a test's clock may run ahead).
     let now: @Sendable () -> Int64
     private var jobs: [Int64: Task<Void, Never>] = [:]
-    private var conflicts: [Int64: String] = [:]
+    /// The scheduled recordings that will find no connection, and why (``computeConflicts()``).
+    private(set) var conflicts: [Int64: String] = [:]
     private var planNeeded = true
 
     /// What changed, for the events hub (`recording.*`) and tests.
@@ -148,7 +149,8 @@ public actor DVR {
         return scope
     }
 
-    private func guide(for ids: [Int64], from: Int64, to: Int64) async throws -> [Int64: [GuideProgramme]] {
+    /// The guide of `ids` over `[from, to)`, read 500 channels at a time.
+    func guide(for ids: [Int64], from: Int64, to: Int64) async throws -> [Int64: [GuideProgramme]] {
         var result: [Int64: [GuideProgramme]] = [:]
         for start in stride(from: 0, to: ids.count, by: 500) {
             let chunk = Array(ids[start..<min(ids.count, start + 500)])
@@ -283,10 +285,7 @@ public actor DVR {
             if time < recording.recordStop {
                 start(recording)
             } else {
-                let job = RecordingJob(
-                    recording: recording, live: live, directory: directory, minimumFreeBytes: minimumFreeBytes,
-                    logger: logger, now: now, save: { _ in }, publish: { _ in })
-                await finish(await job.complete(recording))
+                await finish(await RecordingJob.complete(recording, directory: directory, logger: logger))
             }
         }
     }
@@ -301,12 +300,12 @@ public actor DVR {
         for rule in rules where rule.keepCount != nil || rule.keepDays != nil {
             let mine = recordings.filter { $0.ruleIDs.contains(rule.id) && $0.state == .done && !$0.keep }
                 .sorted { $0.start > $1.start }
-            var doomed: [Recording] = []
-            if let count = rule.keepCount, mine.count > count { doomed += mine[max(0, count)...] }
-            if let days = rule.keepDays {
-                doomed += mine.filter { time - $0.stop > Int64(days) * 86_400 }
+            let beyondCount = rule.keepCount.map { count in Set(mine.dropFirst(count).map(\.id)) } ?? []
+            let doomed = mine.filter { recording in
+                beyondCount.contains(recording.id)
+                    || rule.keepDays.map { time - recording.stop > Int64($0) * 86_400 } == true
             }
-            for recording in Set(doomed.map(\.id)).compactMap({ id in doomed.first { $0.id == id } }) {
+            for recording in doomed {
                 logger.info(
                     "Retention deletes a recording",
                     metadata: ["recording": "\(recording.id)", "rule": "\(rule.id)"])
@@ -317,8 +316,6 @@ public actor DVR {
         }
     }
 
-    func conflictReason(_ id: Int64) -> String? { conflicts[id] }
-
     /// Stops a running recording and waits for its job to end.
     func stopJob(_ id: Int64) async {
         guard let job = jobs[id] else { return }
@@ -326,9 +323,8 @@ public actor DVR {
         await job.value
     }
 
-    func deleteFilesOf(_ recording: Recording) async throws { try await deleteFiles(recording) }
-
-    private func deleteFiles(_ recording: Recording) async throws {
+    /// Deletes a recording's files, and its title's folder with the last of them.
+    func deleteFiles(_ recording: Recording) async throws {
         for file in recording.files {
             let path = directory + "/" + file.name
             if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }

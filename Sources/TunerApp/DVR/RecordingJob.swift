@@ -33,7 +33,7 @@ struct RecordingJob: Sendable {
             if let reason = diskShortage() {
                 recording.state = .failed
                 recording.reason = reason
-                return await complete(recording)
+                return await Self.complete(recording, directory: directory, logger: logger)
             }
             var request = LiveSessions.Request(
                 channelID: recording.channelID, address: "recording \(recording.id)",
@@ -66,7 +66,7 @@ struct RecordingJob: Sendable {
             if case .failed(let reason) = outcome {
                 recording.state = .failed
                 recording.reason = reason
-                return await complete(recording)
+                return await Self.complete(recording, directory: directory, logger: logger)
             }
             if now() < recording.recordStop, !Task.isCancelled {
                 gapStart = now()
@@ -79,7 +79,7 @@ struct RecordingJob: Sendable {
         if let from = gapStart { recording.gaps.append(RecordingGap(from: from, to: now(), reason: gapReason)) }
         // Cancelled by a shutdown before the end: the next start resumes it as a new part.
         if Task.isCancelled, now() < recording.recordStop { return recording }
-        return await complete(recording)
+        return await Self.complete(recording, directory: directory, logger: logger)
     }
 
     enum Outcome {
@@ -193,7 +193,7 @@ struct RecordingJob: Sendable {
 
     /// Remuxes every TS part to MP4 and says how it ended: done with what was recorded, failed
     /// when nothing was.
-    func complete(_ recording: Recording) async -> Recording {
+    static func complete(_ recording: Recording, directory: String, logger: Logger) async -> Recording {
         var recording = recording
         for index in recording.files.indices where recording.files[index].format == "ts" {
             let file = recording.files[index]
