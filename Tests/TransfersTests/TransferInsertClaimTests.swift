@@ -20,6 +20,10 @@ import TunerTesting
         let answered = NIOLockedValueBox(0)
         /// While set, renewals fail as they do for a worker cut off from its store.
         let failRenewals = NIOLockedValueBox(false)
+        /// How many of the next writes fail, as they do when SQLite stays busy past its timeout.
+        let failingUpdates = NIOLockedValueBox(0)
+        /// Writes that failed.
+        let failedUpdates = NIOLockedValueBox(0)
 
         init(_ inner: any TransferStore) { self.inner = inner }
 
@@ -31,6 +35,15 @@ import TunerTesting
             try await inner.insert(tasks, claimingFor: worker, until: expiry)
         }
         func update(_ tasks: [TransferTask], releasingClaims releasing: [Int64], by worker: String) async throws {
+            let fails = failingUpdates.withLockedValue { count in
+                guard count > 0 else { return false }
+                count -= 1
+                return true
+            }
+            if fails {
+                failedUpdates.withLockedValue { $0 += 1 }
+                throw StorageUnavailableError(address: "test", reason: "database is locked", kind: .connectionLost)
+            }
             try await inner.update(tasks, releasingClaims: releasing, by: worker)
         }
         func delete(ids: [Int64]) async throws { try await inner.delete(ids: ids) }
@@ -117,6 +130,52 @@ import TunerTesting
             await manager.flush()
             #expect(try await other.renewClaims(by: manager.workerID, until: now.addingTimeInterval(60)) == [])
             #expect(paused.state == .paused)
+            await manager.shutdown()
+        } catch {
+            await database.dispose()
+            throw error
+        }
+        await database.dispose()
+    }
+
+    /// A write that fails (SQLite busy past its timeout, PostgreSQL gone a moment) is not
+    /// dropped: the finished tasks' `complete` and the release of their claims reach the store
+    /// with a later write, so no other worker runs them again once the claims would have expired.
+    @Test(arguments: StorageEngine.underTest)
+    func aFailedWriteIsWrittenAgainWithItsClaimReleases(engine: StorageEngine) async throws {
+        let database = try await HarnessDatabase(engine: engine)
+        let base = NSTemporaryDirectory() + "transfer-insert-claim-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        do {
+            let store = CountingStore(try await database.makeStore(directory: base))
+            let other = try await database.makeStore(directory: base)
+            let runs = NIOLockedValueBox<[Int64]>([])
+            var configuration = TransfersHarness.fastConfiguration
+            configuration.claimLifetime = 3600
+            let manager = try await TransferManager(
+                store: store, dataDirectory: base + "/a", configuration: configuration, logger: Logger(label: "test"))
+            await manager.register(InstantExecutor(runs: runs))
+            let ids = try await manager.add(Self.requests(4)).map(\.id)
+            store.failingUpdates.withLockedValue { $0 = 2 }
+            await manager.start()
+            let finished = await manager.waitUntilFinished(ids: ids)
+            #expect(finished.allSatisfy { $0.state == .complete })
+            #expect(await TransferBatchingTests.eventually { store.failedUpdates.withLockedValue { $0 } == 2 })
+            // The ticker writes again after the pause (1 s, then 2 s): every row says complete
+            // and no claim of this worker is left.
+            var stored: [TransferTask] = []
+            for _ in 0..<200 {
+                stored = try await other.load(ids: ids)
+                if stored.allSatisfy({ $0.state == .complete }) { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(stored.map(\.state) == Array(repeating: .complete, count: ids.count))
+            await manager.flush()
+            let now = Date()
+            #expect(try await other.renewClaims(by: manager.workerID, until: now.addingTimeInterval(60)) == [])
+            #expect(try await other.claim(ids: ids, by: "other", until: now.addingTimeInterval(60), now: now) == [])
+            #expect(runs.withLockedValue { $0.sorted() } == ids.sorted())
             await manager.shutdown()
         } catch {
             await database.dispose()

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The manager's single writer: which tasks changed since the last write, which claims to give
 /// up with it, the write under way, and who waits for a write, so writes never overtake each
 /// other and a burst of changes becomes one transaction.
@@ -21,6 +23,11 @@ struct TransferFlusher {
     private var markGeneration = 0
     private var flushedGeneration = 0
     private var waiters: [(generation: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Writes that failed in a row (the store busy or unreachable): they set ``retryAt``.
+    private var failures = 0
+    /// After a failed write, when the ticker tries again (a ``TransferManager/flush()`` tries at
+    /// once); nil while writes succeed.
+    private(set) var retryAt: Date?
 
     /// Nothing to write and nothing writing.
     var isIdle: Bool { writer == nil && !hasWork }
@@ -36,6 +43,9 @@ struct TransferFlusher {
         dirty.insert(id)
         markGeneration += 1
     }
+
+    /// Claims wait to be given up, or are being given up, with a write.
+    var holdsReleases: Bool { !releases.isEmpty || !releasesInFlight.isEmpty }
 
     /// The run of `id` ended: its claim is given up with the next write.
     mutating func release(_ id: Int64) {
@@ -86,9 +96,33 @@ struct TransferFlusher {
         return ready
     }
 
-    /// The writer found nothing more to write: every waiter, to resume.
+    /// The write of `batch` failed: its tasks and claims go with the next write, which the ticker
+    /// starts after a pause that doubles with each failure in a row (1 s up to 10 s). Dropping
+    /// them would lose a finished task's `complete` and leave its claim to expire, after which
+    /// another worker would run it again. The waiters of the batch are resumed (a flush waits for
+    /// one attempt, so a shutdown with the database gone still ends).
+    mutating func failed(
+        _ batch: (ids: Set<Int64>, releases: [Int64], generation: Int), at now: Date
+    ) -> [CheckedContinuation<Void, Never>] {
+        dirty.formUnion(batch.ids)
+        releases.formUnion(batch.releases)
+        markGeneration += 1
+        failures += 1
+        retryAt = now.addingTimeInterval(min(10, Double(1 << min(failures - 1, 4))))
+        return wrote(batch.generation)
+    }
+
+    /// A write went through: the next one starts as soon as there is something to write.
+    mutating func succeeded() {
+        failures = 0
+        retryAt = nil
+    }
+
+    /// The writer stopped: with nothing more to write, every waiter, to resume; after a failed
+    /// write, none (they wait for the retry).
     mutating func writerEnded() -> [CheckedContinuation<Void, Never>] {
         writer = nil
+        guard !hasWork else { return [] }
         flushedGeneration = markGeneration
         defer { waiters = [] }
         return waiters.map(\.continuation)

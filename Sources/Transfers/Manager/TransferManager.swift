@@ -503,7 +503,7 @@ public actor TransferManager {
     /// Waits until every change so far is in the store.
     public func flush() async {
         guard !flusher.isIdle else { return }
-        startFlushing()
+        startFlushing(now: true)
         guard let target = flusher.pendingGeneration else { return }
         await withCheckedContinuation { continuation in
             flusher.wait(for: target, continuation)
@@ -915,7 +915,11 @@ public actor TransferManager {
     private func renewClaimsIfDue(now: Date) {
         let held = runs.filter(\.value.claimed).mapValues { ObjectIdentifier($0.control) }
         let ahead = Set(claimsHeld.keys)
-        guard !held.isEmpty || !ahead.isEmpty, now >= nextRenewal, let runner else { return }
+        // Claims still to be given up with a write (one that failed is retried) are renewed too:
+        // they are of tasks whose last state is not in the store yet.
+        guard !held.isEmpty || !ahead.isEmpty || flusher.holdsReleases, now >= nextRenewal, let runner else {
+            return
+        }
         nextRenewal = now.addingTimeInterval(claimRecheckInterval)
         let (store, worker) = (store, workerID)
         let until = now.addingTimeInterval(configuration.claimLifetime)
@@ -1034,8 +1038,11 @@ public actor TransferManager {
 
     /// Starts the writer when something waits to be written and nothing writes (see
     /// ``TransferFlusher`` for why it is a task of its own, awaited by `flush()`).
-    private func startFlushing() {
+    /// After a failed write, the ticker waits for ``TransferFlusher/retryAt``; `now` (a flush)
+    /// tries at once.
+    private func startFlushing(now: Bool = false) {
         guard flusher.writer == nil, flusher.hasWork else { return }
+        if !now, let retryAt = flusher.retryAt, time.now() < retryAt { return }
         flusher.writer = Task { await self.flushLoop() }
     }
 
@@ -1044,9 +1051,12 @@ public actor TransferManager {
             let snapshot = batch.ids.compactMap { tasks[$0] }
             do {
                 try await store.update(snapshot, releasingClaims: batch.releases, by: workerID)
+                flusher.succeeded()
             } catch {
-                // Claims not released expire by themselves.
-                logger.error("cannot save transfers", metadata: ["error": "\(error)"])
+                // Kept for the next write: the claims it releases are renewed meanwhile.
+                logger.error("cannot save transfers; trying again shortly", metadata: ["error": "\(error)"])
+                for waiter in flusher.failed(batch, at: time.now()) { waiter.resume() }
+                break
             }
             for waiter in flusher.wrote(batch.generation) { waiter.resume() }
             // Tasks whose claims were being released may start again.
