@@ -204,6 +204,20 @@ extension APIOperation {
         "setAlternatives", "PUT", "/channels/{id}/alternatives", .manage, request: "AlternativesRequest",
         answer: "AlternativeList", "Set a channel's alternatives ([] goes back to automatic ones)")
 
+    // Time-shift.
+    public static let timeshift = Self(
+        "timeshift", "GET", "/channels/{id}/timeshift", .play, answer: "TimeshiftAnswer",
+        "A channel's time-shift window: what it holds and where to play it")
+    public static let timeshiftPlaylist = Self(
+        "timeshiftPlaylist", "GET", "/channels/{id}/timeshift/index.m3u8", .play, answer: "HLS playlist",
+        "The window as HLS with EXT-X-PROGRAM-DATE-TIME (`?from=&to=` in seconds since 1970 for a span)")
+    public static let timeshiftSegment = Self(
+        "timeshiftSegment", "GET", "/channels/{id}/timeshift/segments/{name}", .play, answer: "MPEG-TS bytes",
+        "One segment of the window, as its playlist names it")
+    public static let timeshiftStream = Self(
+        "timeshiftStream", "GET", "/channels/{id}/timeshift/stream.mp4", .play, answer: "fragmented MP4 bytes",
+        "The window for browsers from `?from=` (seconds since 1970), following the channel live")
+
     // The DVR.
     public static let recordings = Self(
         "recordings", "GET", "/recordings", .read, answer: "RecordingList",
@@ -266,6 +280,7 @@ extension APIOperation {
         .outputs, .addOutput, .changeOutput, .removeOutput, .outputChannels, .users, .addUser, .changeUser,
         .removeUser,
         .streams, .stopStream, .alternatives, .setAlternatives,
+        .timeshift, .timeshiftPlaylist, .timeshiftSegment, .timeshiftStream,
         .recordings, .addRecording, .recording, .changeRecording, .removeRecording, .recordingFile, .rules,
         .addRule, .removeRule,
         .session, .signIn, .signOut, .keys, .addKey, .removeKey,

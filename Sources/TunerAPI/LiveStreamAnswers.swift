@@ -95,3 +95,45 @@ public struct LiveFailoverInfo: Codable, Sendable, Equatable {
         self.reason = reason
     }
 }
+
+/// `GET /api/v1/channels/{id}/timeshift`: a channel's time-shift window, what it holds and where
+/// to play it.
+public struct TimeshiftAnswer: Codable, Sendable, Equatable {
+    public var channelID: Int64
+    /// Whether the channel keeps a window while it plays (`--timeshift`, and for `favourites`
+    /// whether it is one).
+    public var keeps: Bool
+    /// The oldest and newest instants held, in seconds since 1970; absent while it holds nothing.
+    public var start: Double?
+    public var end: Double?
+    public var segments: Int
+    public var bytes: Int64
+    /// Where a stream asked to start at `?at=` (default: now) starts: the start of the segment
+    /// holding that instant (its keyframe), in seconds since 1970; absent while nothing is held.
+    public var startAt: Double?
+    /// How much of a channel a window keeps at most.
+    public var windowSeconds: Double
+    public var maxBytes: Int64
+    /// The window as HLS (MPEG-TS segments with their wall-clock times); `?from=&to=` for a span.
+    public var playlistURL: String
+    /// The window as fragmented MP4 with AAC sound, for browsers: `?from=` where it starts; it
+    /// follows the channel live from there.
+    public var streamURL: String
+
+    public init(
+        channelID: Int64, keeps: Bool, start: Double?, end: Double?, segments: Int, bytes: Int64, startAt: Double?,
+        windowSeconds: Double, maxBytes: Int64, playlistURL: String, streamURL: String
+    ) {
+        self.startAt = startAt
+        self.channelID = channelID
+        self.keeps = keeps
+        self.start = start
+        self.end = end
+        self.segments = segments
+        self.bytes = bytes
+        self.windowSeconds = windowSeconds
+        self.maxBytes = maxBytes
+        self.playlistURL = playlistURL
+        self.streamURL = streamURL
+    }
+}

@@ -60,6 +60,8 @@ public final class TunerEngine: Sendable {
     public let live: LiveSessions
     /// Live channels as the controllers use them (a feature object over ``live``).
     public let liveChannels: LiveChannels
+    /// Time-shift: channels' windows as HLS and as a stream for browsers.
+    public let timeshift: TimeshiftPlayback
     /// The stream proxy as the controllers use it (a feature object over ``streams`` and the signer).
     public let proxy: StreamProxy
     /// The live events the web app and `tuner watch` follow (fed by ``eventSources``).
@@ -163,10 +165,16 @@ public final class TunerEngine: Sendable {
             importer: catalogImporter, logger: logger,
             refresher: { [library] source in _ = try await library.refresh(sourceID: source.id) })
         streamChecker = catalogParts.checker
+        let timeshiftFolder = dataFolder.path + "/timeshift"
+        // Off, the windows a previous run kept are of no use and would never be trimmed again.
+        if configuration.live.timeshift.mode == .off { try? FileManager.default.removeItem(atPath: timeshiftFolder) }
         live = LiveSessions(
             settings: configuration.live, catalog: catalog, signer: signer, fetchPolicy: configuration.fetchPolicy,
-            workDirectory: dataFolder.path + "/live", cluster: cluster?.live, logger: logger)
+            workDirectory: dataFolder.path + "/live", cluster: cluster?.live,
+            timeshift: Timeshift(settings: configuration.live.timeshift, directory: timeshiftFolder, logger: logger),
+            logger: logger)
         liveChannels = LiveChannels(sessions: live)
+        timeshift = TimeshiftPlayback(live: live, catalog: catalog, logger: logger)
         dvr = DVR(
             database: database, catalog: catalog, live: live,
             directory: configuration.recordingsDirectory ?? dataFolder.path + "/recordings",

@@ -111,6 +111,7 @@ public final class TunerServer: Sendable {
         LiveController(engine: engine).addRoutes(to: routes)
         ClusterController(engine: engine).addRoutes(to: routes)
         RecordingsController(dvr: engine.dvr).addRoutes(to: routes)
+        TimeshiftController(timeshift: engine.timeshift).addRoutes(to: routes)
         MetricsController(engine: engine).addRoutes(to: routes)
         EventsController(engine: engine).addRoutes(to: routes)
         AccessController(access: engine.access, throttle: engine.credentialThrottle).addRoutes(to: routes)

@@ -216,6 +216,26 @@ struct Serve: AsyncParsableCommand {
             """)
     var downloadsDir: String?
     @Option(
+        name: .customLong("timeshift"),
+        help:
+            """
+            Which channels keep a time-shift window on disk while they play: off, favourites or all \
+            (env TUNER_TIMESHIFT, default off).
+            """)
+    var timeshift: String?
+    @Option(
+        name: .customLong("timeshift-window"),
+        help: "How much of a channel its time-shift window keeps, e.g. 2h (env TUNER_TIMESHIFT_WINDOW, default 1h).")
+    var timeshiftWindow: String?
+    @Option(
+        name: .customLong("timeshift-max-size"),
+        help:
+            """
+            The most disk one channel's time-shift window takes, e.g. 8GiB (env TUNER_TIMESHIFT_MAX_SIZE, \
+            default 4GiB).
+            """)
+    var timeshiftMaxSize: String?
+    @Option(
         name: .customLong("recordings-dir"),
         help: "Where recordings go (env TUNER_RECORDINGS_DIR, default <data>/recordings).")
     var recordingsDir: String?
@@ -285,6 +305,9 @@ struct Serve: AsyncParsableCommand {
         flags[.nodeId] = nodeId
         flags[.downloadsDir] = downloadsDir.map { URL(fileURLWithPath: $0).path }
         flags[.recordingsDir] = recordingsDir.map { URL(fileURLWithPath: $0).path }
+        flags[.timeshift] = timeshift
+        flags[.timeshiftWindow] = timeshiftWindow
+        flags[.timeshiftMaxSize] = timeshiftMaxSize
         flags[.transfersClaimLifetime] = transfersClaimLifetime
         flags[.advertise] = advertise
         flags[.heartbeatInterval] = heartbeatInterval

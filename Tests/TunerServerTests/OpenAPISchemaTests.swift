@@ -71,7 +71,7 @@ import TunerApp
             "recordings": sample(RecordingList.self), "addRecording": sample(RecordingAnswer.self),
             "recording": sample(RecordingAnswer.self), "changeRecording": sample(RecordingAnswer.self),
             "removeRecording": message, "rules": sample(RuleList.self), "addRule": sample(RecordingRule.self),
-            "removeRule": message,
+            "removeRule": message, "timeshift": sample(TimeshiftAnswer.self),
         ]
     }()
 
@@ -81,6 +81,9 @@ import TunerApp
         "movieDetails": "the provider's JSON, passed on as it is",
         "cacheStats": "its schema lists `streams` only, not the cache's own fields",
         "recordingFile": "the recording's own bytes (MP4 or MPEG-TS), not JSON",
+        "timeshiftPlaylist": "an HLS playlist, not JSON",
+        "timeshiftSegment": "an MPEG-TS segment's bytes, not JSON",
+        "timeshiftStream": "fragmented MP4 bytes, not JSON",
     ]
 
     /// Fields an answer carries that its type does not: the idempotency journal's resend of a new

@@ -76,6 +76,7 @@ import Testing
         "Transfers/File/DirectorySync.swift", "Transfers/File/PartialFile.swift", "Transfers/File/DownloadWriter.swift",
         "Transfers/Upload/UploadBlockingIO.swift", "TusServer/TusStoreIO.swift", "MediaCache/MediaCache+Fetch.swift",
         "TunerApp/DVR/RecordingWriter.swift", "TunerApp/DVR/RecordingRemuxer.swift",
+        "LiveTV/Timeshift/TimeshiftWindow.swift",
     ]
 
     /// Every Swift file of Sources (path relative to it) with its lines, comments left out.

@@ -61,6 +61,8 @@ public final class LiveSession: Sendable {
         var idleSince: ContinuousClock.Instant?
         var task: Task<Void, Never>?
         var onEnd: (@Sendable (LiveSession) -> Void)?
+        /// The channel's time-shift window, when it keeps one: it gets every packet the ring does.
+        var window: TimeshiftWindow?
     }
 
     init(
@@ -84,6 +86,11 @@ public final class LiveSession: Sendable {
     /// Names the first upstream before the session starts, so its connection counts at once.
     func prepare(_ first: LiveUpstream) {
         state.withLock { $0.upstream = first }
+    }
+
+    /// Writes what the session receives into `window` too (set before the session starts).
+    func keep(in window: TimeshiftWindow) {
+        state.withLock { $0.window = window }
     }
 
     /// Starts reading `first` as a task of `work`; `next` picks what follows a failure. `onEnd`
@@ -140,6 +147,8 @@ public final class LiveSession: Sendable {
             failures += 1
             logger.warning(
                 "live upstream failed", metadata: ["upstream": "\(upstream.label)", "reason": "\(reason)"])
+            // The window's segment ends with the upstream: the next one starts at a clean join.
+            state.withLock { $0.window }?.breakOff()
             guard !Task.isCancelled, let following = await next(upstream, failures) else {
                 endReason = "no upstream works: \(reason)"
                 break
@@ -222,6 +231,7 @@ public final class LiveSession: Sendable {
     /// Appends an upstream read to the ring and wakes the viewers waiting for it.
     private func ingest(_ buffer: ByteBuffer) {
         let now = ContinuousClock.now
+        var kept: (window: TimeshiftWindow, output: LivePacketizer.Output)?
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
             guard state.ended == nil else { return [] }
             let output = state.packetizer.consume(buffer)
@@ -233,9 +243,11 @@ public final class LiveSession: Sendable {
             guard output.packets.readableBytes > 0 else { return [] }
             if state.packetizer.format != .transportStream { state.lastPacket = now }
             state.ring.append(output.packets, marks: output.marks)
+            if let window = state.window { kept = (window, output) }
             return Self.takeWaiters(&state)
         }
         for waiter in waiters { waiter.resume() }
+        if let kept { kept.window.receive(kept.output.packets, marks: kept.output.marks, at: TimeshiftWindow.now()) }
     }
 
     /// At an upstream's end: hands over bytes kept while the format was undecided; returns whether
@@ -265,6 +277,7 @@ public final class LiveSession: Sendable {
     }
 
     private func finish(_ reason: String) {
+        state.withLock { $0.window }?.breakOff()
         let (waiters, onEnd) = state.withLock { state in
             state.ended = state.ended ?? reason
             let onEnd = state.onEnd

@@ -29,6 +29,8 @@ public final class LiveSessions: Sendable {
     /// The cluster this node plays channels in, if any: it says which node reads a channel's
     /// provider, and counts a source's connections over every node.
     let cluster: (any LiveCluster)?
+    /// The time-shift windows the channels' base sessions write to, when the settings keep them.
+    public let timeshift: Timeshift?
     private let state = Mutex(RegistryState())
 
     /// What a session plays: each transcode size is a profile of its own (one ffmpeg each).
@@ -145,9 +147,10 @@ public final class LiveSessions: Sendable {
 
     public init(
         settings: LiveSettings, catalog: any CatalogStore, signer: StreamLinkSigner, fetchPolicy: FetchPolicy,
-        workDirectory: String, cluster: (any LiveCluster)? = nil, logger: Logger
+        workDirectory: String, cluster: (any LiveCluster)? = nil, timeshift: Timeshift? = nil, logger: Logger
     ) {
         self.cluster = cluster
+        self.timeshift = timeshift
         self.settings = settings
         self.workDirectory = workDirectory
         // Segments of a previous run are of no use to anyone.
@@ -403,6 +406,10 @@ public final class LiveSessions: Sendable {
         let session = LiveSession(
             id: Self.newID(), channelID: item.id, channelName: item.name, profile: key.profile, settings: settings,
             logger: logger)
+        // The channel's base session (the one its other profiles read) fills its window.
+        let isHLS = item.url.flatMap(URL.init(string:)).map(Self.isHLS) ?? false
+        let isBase = key.size == nil && (key.profile == .direct || (key.profile == .remux && isHLS))
+        let window = isBase ? timeshift?.windowForSession(channelID: item.id, isFavourite: item.isFavourite) : nil
         let outcome: Result<(LiveSession, Bool), LiveError> = state.withLock { state in
             if state.closed { return .failure(LiveError(.failed, "the server is shutting down")) }
             if let existing = state.byKey[key], !existing.hasEnded { return .success((existing, false)) }
@@ -417,6 +424,7 @@ public final class LiveSessions: Sendable {
                         .busy, "every connection source \(sourceID) allows (\(limit)) is in use; try again later"))
             }
             session.prepare(upstream)
+            if let window { session.keep(in: window) }
             state.ended.sessionsOpened += 1
             state.byKey[key] = session
             state.byID[session.id] = session

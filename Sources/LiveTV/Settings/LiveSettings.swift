@@ -21,6 +21,8 @@ public struct LiveSettings: Sendable, Equatable {
     ]
     /// The seconds a full account's channel asks players to wait before trying again.
     public var retryAfterSeconds = 10
+    /// Which channels keep a time-shift window, and how much of it.
+    public var timeshift = TimeshiftSettings()
 
     public init() {}
 }

@@ -70,20 +70,44 @@ public enum LiveFFmpegUpstream {
         _ ffmpeg: String, arguments: [String], source: Input, deliver: @escaping @Sendable (ByteBuffer) -> Void,
         logger: Logger
     ) async throws {
+        let feed: Feed?
+        if case .pipe(let viewer) = source {
+            // The direct session's bytes into ffmpeg; its end closes ffmpeg's input.
+            feed = { write in
+                while let parts = await viewer.next() {
+                    for part in parts { try await write(part) }
+                }
+            }
+        } else {
+            feed = nil
+        }
+        let status = try await pipe(ffmpeg, arguments: arguments, feed: feed, deliver: deliver, logger: logger)
+        throw LiveUpstreamError("ffmpeg stopped (status \(status))")
+    }
+
+    /// Writes MPEG-TS into ffmpeg: returns when the input has ended.
+    typealias Feed = @Sendable (_ write: (ByteBuffer) async throws -> Void) async throws -> Void
+
+    /// Runs ffmpeg with `arguments`, its standard input written by `feed` (nil: ffmpeg opens its
+    /// input itself) and its standard output handed to `deliver` with backpressure; returns when
+    /// its output ends (and stops it whenever this returns or throws), with ffmpeg's exit status
+    /// (-1 while it still runs).
+    @discardableResult
+    static func pipe(
+        _ ffmpeg: String, arguments: [String], feed: Feed?, deliver: (ByteBuffer) async throws -> Void, logger: Logger
+    ) async throws -> Int32 {
         let output = Pipe()
         let input = Pipe()
-        let isPiped = if case .pipe = source { true } else { false }
         let child = try FFmpegChild.start(
-            ffmpeg, arguments: arguments, input: isPiped ? input : FileHandle.nullDevice, output: output,
+            ffmpeg, arguments: arguments, input: feed != nil ? input : FileHandle.nullDevice, output: output,
             logger: logger)
         defer { child.stop() }
-        let process = child.process
         // NIO takes its own descriptors: Foundation closes the pipes' when the handles go.
         let readDescriptor = dup(output.fileHandleForReading.fileDescriptor)
         try? output.fileHandleForReading.close()
         try? output.fileHandleForWriting.close()
         guard readDescriptor >= 0 else { throw LiveUpstreamError("cannot read ffmpeg's output") }
-        guard case .pipe(let viewer) = source else {
+        guard let feed else {
             try? input.fileHandleForReading.close()
             try? input.fileHandleForWriting.close()
             let channel = try await NIOPipeBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -93,9 +117,9 @@ public enum LiveFFmpegUpstream {
                     }
                 }
             try await channel.executeThenClose { inbound, _ in
-                for try await chunk in inbound { deliver(chunk) }
+                for try await chunk in inbound { try await deliver(chunk) }
             }
-            throw LiveUpstreamError("ffmpeg stopped (status \(process.isRunning ? -1 : process.terminationStatus))")
+            return child.status
         }
         let writeDescriptor = dup(input.fileHandleForWriting.fileDescriptor)
         try? input.fileHandleForWriting.close()
@@ -115,17 +139,14 @@ public enum LiveFFmpegUpstream {
         try await channel.executeThenClose { inbound, outbound in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    // The direct session's bytes into ffmpeg; its end closes ffmpeg's input.
-                    while let parts = await viewer.next() {
-                        for part in parts { try await outbound.write(part) }
-                    }
+                    try await feed { try await outbound.write($0) }
                     outbound.finish()
                 }
-                for try await chunk in inbound { deliver(chunk) }
+                for try await chunk in inbound { try await deliver(chunk) }
                 group.cancelAll()
             }
         }
-        throw LiveUpstreamError("ffmpeg stopped (status \(process.isRunning ? -1 : process.terminationStatus))")
+        return child.status
     }
 }
 
@@ -160,6 +181,9 @@ struct FFmpegChild {
         try process.run()
         return FFmpegChild(process: process, errors: errors)
     }
+
+    /// Its exit status, or -1 while it runs.
+    var status: Int32 { process.isRunning ? -1 : process.terminationStatus }
 
     /// Terminates ffmpeg if it still runs and waits for it.
     func stop() {

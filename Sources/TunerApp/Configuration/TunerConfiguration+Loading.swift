@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import LiveTV
 import Logging
 import MediaFormats
 import SystemPackage
@@ -75,7 +76,7 @@ extension TunerConfiguration {
         case hdhomerunDiscoveryPort, hdhomerunHttpPort, hdhomerunOpen, baseUrl, ssdpPort, guidePlaceholders
         case liveBuffer, liveLinger, liveStallTimeout, livePreempt, transcodeArgs
         case nodeId, advertise, heartbeatInterval, nodeTimeout, transfersClaimLifetime, downloadsDir
-        case recordingsDir
+        case recordingsDir, timeshift, timeshiftWindow, timeshiftMaxSize
 
         /// `cacheSize` → `TUNER_CACHE_SIZE`.
         public var environmentName: String {
@@ -183,7 +184,10 @@ struct SettingsReader {
             configuration.logLevel = value
         }
         if let bytes = try size(.cacheSize, example: "1GiB") { configuration.cacheSize = bytes }
-        if let bytes = try size(.cacheMinFree, example: "256MiB") { configuration.cacheMinimumFreeDisk = bytes }
+        if let bytes = try size(.cacheMinFree, example: "256MiB") {
+            configuration.cacheMinimumFreeDisk = bytes
+            configuration.live.timeshift.minimumFreeBytes = bytes
+        }
         if let names = try list(.cacheIgnoreParams) { configuration.cacheIgnoredQueryParameters = names }
         if let seconds = try integer(.upstreamTimeout, in: 1...86_400, Int64.self, "seconds from 1 to 86400") {
             configuration.upstreamTimeoutSeconds = seconds
@@ -394,6 +398,27 @@ struct SettingsReader {
                 throw FeatureError.invalid(
                     "\(TunerConfiguration.Setting.livePreempt.names) must be on or off, got '\(text)'")
             }
+        }
+        if let text = try text(.timeshift) {
+            guard let mode = TimeshiftSettings.Mode(rawValue: text.lowercased()) else {
+                throw FeatureError.invalid(
+                    "\(TunerConfiguration.Setting.timeshift.names) must be off, favourites or all, got '\(text)'")
+            }
+            configuration.live.timeshift.mode = mode
+        }
+        if let seconds = try duration(.timeshiftWindow, "a duration from 1m to 7d like 3600 or 2h", positive: true) {
+            guard (60...7 * 86_400).contains(seconds) else {
+                throw FeatureError.invalid(
+                    "\(TunerConfiguration.Setting.timeshiftWindow.names) must be from 1m to 7d, got \(Int(seconds)) s")
+            }
+            configuration.live.timeshift.windowSeconds = seconds
+        }
+        if let bytes = try size(.timeshiftMaxSize, example: "4GiB", positive: true) {
+            guard bytes >= 16 << 20 else {
+                throw FeatureError.invalid(
+                    "\(TunerConfiguration.Setting.timeshiftMaxSize.names) must be at least 16MiB, got \(bytes) bytes")
+            }
+            configuration.live.timeshift.maxBytes = bytes
         }
         if let text = try text(.transcodeArgs) {
             let arguments = text.split(whereSeparator: \.isWhitespace).map(String.init)

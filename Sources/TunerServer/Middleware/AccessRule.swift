@@ -21,9 +21,15 @@ enum AccessRule {
         return .manage
     }
 
-    /// `/api/v1/channels/{id}/play`, `…/catchup`, `/api/v1/episodes/{id}/play` and
-    /// `/api/v1/recordings/{id}/file`: links to watch (a recording's file is the film itself).
+    /// `/api/v1/channels/{id}/play`, `…/catchup`, `…/timeshift…`, `/api/v1/episodes/{id}/play`
+    /// and `/api/v1/recordings/{id}/file`: links to watch (a recording's file is the film itself).
     static func isPlayLink(_ segments: [String]) -> Bool {
+        // A channel's time-shift window and what is under it (its playlist, segments, stream).
+        if segments.count >= 5, segments[0] == "api", segments[1] == "v1", segments[2] == "channels",
+            segments[4] == "timeshift"
+        {
+            return true
+        }
         guard segments.count == 5, segments[0] == "api", segments[1] == "v1" else { return false }
         switch (segments[2], segments[4]) {
         case ("channels", "play"), ("channels", "catchup"), ("episodes", "play"), ("recordings", "file"): return true

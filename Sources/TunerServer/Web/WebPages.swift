@@ -65,7 +65,7 @@ enum WebPages {
                 <section class="player" id="player" data-id="\(item.id)" data-kind="\(item.kind.rawValue)" \
                 data-at="\(at.map(String.init))" data-catchup="\(item.catchup == nil ? "0" : "1")">
                 <div class="stage" id="stage" tabindex="0" aria-label="Player: ↑/↓ or PageUp/PageDown change \
-                channel, I shows what is on">
+                channel, I shows what is on; with time-shift, space pauses and ←/→ go back and forward 10 s">
                 <video id="video" playsinline autoplay controls></video>
                 <div class="overlay" id="overlay" aria-live="polite">
                 <div class="channel-name">\(item.number.map { $0 + " " })\(item.name)</div>
@@ -79,6 +79,13 @@ enum WebPages {
                 <button type="button" id="channel-up" aria-label="Next channel">▲ Channel</button>
                 <button type="button" id="info">Info</button>
                 <button type="button" id="pip">Picture in picture</button>
+                <span class="timeshift" id="timeshift" hidden>
+                <button type="button" id="ts-back60" aria-label="Back 60 seconds">« 60 s</button>
+                <button type="button" id="ts-back10" aria-label="Back 10 seconds">‹ 10 s</button>
+                <button type="button" id="ts-forward10" aria-label="Forward 10 seconds">10 s ›</button>
+                <button type="button" id="ts-live">Live</button>
+                <span id="ts-behind" class="behind" aria-live="polite"></span>
+                </span>
                 <span id="player-status" class="status" role="status"></span>
                 </div>
                 </section>

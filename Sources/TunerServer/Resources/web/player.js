@@ -114,8 +114,116 @@ function key(event) {
   }
 }
 
-function live() {
+// MARK: time-shift
+
+// With the channel's time-shift window on, the player plays the window as fragmented MP4 from an
+// instant on (the server follows the channel live from there): pausing holds the stream where it
+// is, rewinding seeks in what the browser holds or starts the stream again earlier, Live goes back
+// to the newest picture. `origin` is the wall-clock time (ms) of the stream's time 0.
+const shift = { on: false, origin: 0, streamURL: '', statusURL: '' };
+const behind = document.getElementById('ts-behind');
+
+/** Starts the window's stream at `at` (ms since 1970; null: live). */
+async function shiftTo(at) {
+  const query = at === null ? '' : `?at=${(at / 1000).toFixed(3)}`;
+  const held = await getJSON(`${shift.statusURL}${query}`);
+  if (held.startAt == null) {
+    // Nothing held yet (the channel was not playing): the stream starts with the window's first
+    // segment, whose start the server says once it is there.
+    const asked = Date.now();
+    shift.origin = asked;
+    video.src = shift.streamURL;
+    video.addEventListener('loadeddata', async () => {
+      const first = await getJSON(`${shift.statusURL}?at=${(asked / 1000).toFixed(3)}`).catch(() => null);
+      if (first && first.startAt != null) shift.origin = first.startAt * 1000;
+      section.dataset.origin = String(shift.origin);
+    }, { once: true });
+  } else {
+    shift.origin = held.startAt * 1000;
+    section.dataset.origin = String(shift.origin);
+    video.src = `${shift.streamURL}?from=${held.startAt}`;
+  }
+  say(status, '');
+  await video.play().catch(() => {
+    video.muted = true;
+    return video.play().catch(() => {});
+  });
+}
+
+/** The wall-clock time (ms) of the picture shown. */
+const shownAt = () => shift.origin + video.currentTime * 1000;
+
+/** Moves by `seconds`: within what the browser holds at once, else by starting the stream again. */
+async function shiftBy(seconds) {
+  const target = shownAt() + seconds * 1000;
+  if (target >= Date.now() - 2000) return shiftTo(null);
+  const time = (target - shift.origin) / 1000;
+  const held = video.buffered;
+  for (let index = 0; index < held.length; index += 1) {
+    if (time >= held.start(index) && time <= held.end(index)) {
+      video.currentTime = time;
+      return;
+    }
+  }
+  return shiftTo(Math.max(0, target));
+}
+
+/** Says how far behind live the picture is, every second. */
+function showBehind() {
+  const seconds = Math.max(0, Math.round((Date.now() - shownAt()) / 1000));
+  section.dataset.behind = String(seconds);
+  // The stream starts a segment (a few seconds) behind live: that is still live.
+  behind.textContent = seconds <= 10 && !video.paused ? 'Live' : `${mmss(seconds)} behind live`;
+}
+
+async function timeshift() {
+  try {
+    const held = await getJSON(paths.timeshift(id));
+    if (!held.keeps) return false;
+    shift.on = true;
+    shift.streamURL = held.streamURL;
+    shift.statusURL = paths.timeshift(id);
+    document.getElementById('timeshift').hidden = false;
+    const act = (step) => () => step().catch((error) => say(status, error.message, true));
+    document.getElementById('ts-back60').addEventListener('click', act(() => shiftBy(-60)));
+    document.getElementById('ts-back10').addEventListener('click', act(() => shiftBy(-10)));
+    document.getElementById('ts-forward10').addEventListener('click', act(() => shiftBy(10)));
+    document.getElementById('ts-live').addEventListener('click', act(() => shiftTo(null)));
+    setInterval(showBehind, 1000);
+    // The stream ends where the window has a gap (the channel stopped, failed over): on after it.
+    // A picture the browser cannot decode is stepped over the same way, at most every 5 s.
+    let lastRestart = 0;
+    const onwards = () => {
+      if (Date.now() - lastRestart < 5000) return;
+      lastRestart = Date.now();
+      shiftTo(shownAt() + 500).catch((error) => say(status, error.message, true));
+    };
+    video.addEventListener('ended', onwards);
+    video.addEventListener('error', onwards);
+    await shiftTo(null);
+    return true;
+  } catch (error) {
+    say(status, error.message, true);
+    return true;
+  }
+}
+
+function shiftKey(event) {
+  if (!shift.on || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (event.key === 'ArrowLeft' || event.key === 'ArrowRight') {
+    shiftBy(event.key === 'ArrowLeft' ? -10 : 10).catch((error) => say(status, error.message, true));
+  } else if (event.key === ' ' || event.key === 'k') {
+    if (video.paused) video.play().catch(() => {});
+    else video.pause();
+  } else {
+    return;
+  }
+  event.preventDefault();
+}
+
+async function live() {
   stage.addEventListener('keydown', key);
+  stage.addEventListener('keydown', shiftKey);
   document.getElementById('channel-up').addEventListener('click', () => zap(1));
   document.getElementById('channel-down').addEventListener('click', () => zap(-1));
   document.getElementById('info').addEventListener('click', showInfo);
@@ -123,8 +231,11 @@ function live() {
     const error = video.error;
     say(status, error ? `The stream cannot be played (${error.message || error.code})` : 'The stream stopped', true);
   });
-  start();
   showInfo();
+  // Catch-up (a past programme) plays as the provider has it; live plays the window when the
+  // channel keeps one, else the channel's own stream.
+  if (at === null && await timeshift()) return;
+  start();
 }
 
 // MARK: films and episodes
