@@ -130,7 +130,10 @@ public struct XtreamOutput: Sendable {
             LiveStream(
                 num: channel.number, name: OutputText.line(channel.name), stream_id: channel.item.id,
                 stream_icon: icon(channel), epg_channel_id: channel.guideID,
-                category_id: channel.item.group.map(Self.categoryID) ?? "", tv_archive: 0, tv_archive_duration: 0)
+                category_id: channel.item.group.map(Self.categoryID) ?? "",
+                // Catch-up (the provider's, or Tuner's own window) plays at `/timeshift/`.
+                tv_archive: channel.item.catchup == nil ? 0 : 1,
+                tv_archive_duration: channel.item.catchup.map { max(1, $0.days ?? 1) } ?? 0)
         }
     }
 

@@ -216,7 +216,7 @@ extension APIOperation {
         "One segment of the window, as its playlist names it")
     public static let timeshiftStream = Self(
         "timeshiftStream", "GET", "/channels/{id}/timeshift/stream.mp4", .play, answer: "fragmented MP4 bytes",
-        "The window for browsers from `?from=` (seconds since 1970), following the channel live")
+        "The window for browsers from `?from=` (seconds since 1970) on, live; `?to=` ends it (a past span)")
 
     // The DVR.
     public static let recordings = Self(

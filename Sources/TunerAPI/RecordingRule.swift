@@ -11,6 +11,9 @@ public struct RecordingRule: Codable, Sendable, Equatable, Identifiable {
         case keyword
         /// A time on chosen weekdays, whatever the guide says (news the guide does not mark).
         case time
+        /// Local catch-up: the rule's channels stay tuned and keep their time-shift window for
+        /// `keepDays`, offered as catch-up where the provider has none (outputs, the guide).
+        case catchup
     }
 
     /// How a keyword rule compares.
@@ -49,7 +52,7 @@ public struct RecordingRule: Codable, Sendable, Equatable, Identifiable {
     /// Of two recordings that cannot both have a connection, the higher priority records.
     public var priority: Int
     /// Retention: at most this many recordings, none older than this many days (kept ones
-    /// excepted); nil: no limit.
+    /// excepted); nil: no limit. A catch-up rule: the days its channels' windows keep.
     public var keepCount: Int?
     public var keepDays: Int?
     /// Whether a programme may be recorded from another channel that carries it (an

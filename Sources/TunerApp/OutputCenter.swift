@@ -180,8 +180,14 @@ public final class OutputCenter: Sendable {
 
     // MARK: Outputs
 
+    /// A profile's channels, each as players are told about it (a channel marked for local
+    /// catch-up carries it: the M3U's `catchup` attributes, Xtream's `tv_archive`).
     public func lineup(profileID: String) async throws(FeatureError) -> [OutputChannel] {
-        try await mapped { try await store.lineup(profileID: profileID) }
+        try await mapped { try await store.lineup(profileID: profileID) }.map { channel in
+            var shown = channel
+            shown.item = player.withLocalCatchup(channel.item)
+            return shown
+        }
     }
 
     /// The entries of a profile that play by themselves (series play by episode, through Xtream):
@@ -246,9 +252,10 @@ public final class OutputCenter: Sendable {
     }
 
     /// A past programme of the channel with `number`: `start` (seconds since 1970) for `duration`
-    /// seconds (an hour when not given), through the channel's catch-up settings.
+    /// seconds (an hour when not given), through the channel's catch-up settings or its local
+    /// catch-up window.
     public func catchupStream(profileID: String, number: Int, start: Int64, duration: Int64?)
-        async throws(FeatureError) -> StreamLink
+        async throws(FeatureError) -> Player.CatchupPlayback
     {
         let channels = try await lineup(profileID: profileID)
         guard let channel = channels.first(where: { $0.number == number }) else {
@@ -259,7 +266,7 @@ public final class OutputCenter: Sendable {
             throw FeatureError(.invalid, "utc must be a time between the years 1 and 9999")
         }
         do {
-            return try await player.catchupStream(
+            return try await player.catchupPlayback(
                 itemID: channel.item.id, target: .span(start: start, end: start + length))
         } catch let error as FeatureError {
             throw error

@@ -16,14 +16,18 @@ public final class Player: Sendable {
     let now: @Sendable () -> Int64
     /// Where the server may fetch from: a proxy URL for anywhere else would only fail later.
     let fetchPolicy: FetchPolicy
+    /// The time-shift windows, whose channels marked for local catch-up offer it where the
+    /// provider has none.
+    let timeshift: Timeshift?
 
     public init(
         catalog: any CatalogStore, signer: StreamLinkSigner, fetchPolicy: FetchPolicy = .any,
-        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        timeshift: Timeshift? = nil, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
         self.catalog = catalog
         self.signer = signer
         self.fetchPolicy = fetchPolicy
+        self.timeshift = timeshift
         self.now = now
     }
 
@@ -96,28 +100,89 @@ public final class Player: Sendable {
         case at(Int64)
     }
 
-    /// A signed proxy URL that plays a past programme of channel `id`, from the channel's
-    /// catch-up settings (templates or Xtream timeshift).
+    /// A URL that plays a past programme of channel `id`: a signed proxy URL from the channel's
+    /// catch-up settings (templates or Xtream timeshift), or, for a channel marked for local
+    /// catch-up, its time-shift window as MP4 for browsers.
     public func catchup(itemID id: Int64, target: CatchupTarget, baseURL: String) async throws -> CatchupLink {
-        let (url, item, start, end, programme) = try await catchupSource(itemID: id, target: target)
+        let item = try await item(id)
+        if let days = localCatchupDays(of: item) {
+            let (start, end, programme) = try await span(of: item, target: target, days: days)
+            return CatchupLink(
+                proxyURL: baseURL + "/api/v1/channels/\(id)/timeshift/stream.mp4?from=\(start)&to=\(end)",
+                start: start, end: end, programme: programme)
+        }
+        let (url, start, end, programme) = try await catchupSource(item, target: target)
         return CatchupLink(
             proxyURL: try proxyURL(url, item: item, baseURL: baseURL), start: start, end: end, programme: programme)
     }
 
-    /// The upstream of a past programme of channel `id`, with the headers its provider needs:
-    /// what the outputs' `/play` answers for a catch-up request.
-    public func catchupStream(itemID id: Int64, target: CatchupTarget) async throws -> StreamLink {
-        let (url, item, _, _, _) = try await catchupSource(itemID: id, target: target)
-        return StreamLink(url: url, headers: item.headers.map { StreamHeader(name: $0.name, value: $0.value) })
+    /// Where a past programme plays from.
+    public enum CatchupPlayback: Sendable {
+        /// The provider's catch-up URL, with the headers it needs.
+        case provider(StreamLink)
+        /// The channel's own time-shift window (local catch-up), over `[start, end)` in seconds.
+        case window(TimeshiftWindow, start: Int64, end: Int64)
     }
 
-    private func catchupSource(itemID id: Int64, target: CatchupTarget) async throws
-        -> (URL, CatalogItem, Int64, Int64, GuideProgramme?)
-    {
+    /// Where a past programme of channel `id` plays from: what the outputs' `/play?utc=` and
+    /// Xtream's `/timeshift/` answer.
+    public func catchupPlayback(itemID id: Int64, target: CatchupTarget) async throws -> CatchupPlayback {
         let item = try await item(id)
+        if let days = localCatchupDays(of: item) {
+            let (start, end, _) = try await span(of: item, target: target, days: days)
+            guard let window = timeshift?.window(for: id),
+                let first = TimeshiftReader.first(of: window.segments, from: start * 1000),
+                !first.isOpen, first.start < end * 1000
+            else {
+                throw FeatureError(
+                    .notFound,
+                    "channel \(id)'s local catch-up holds nothing of that time: it keeps what played since it was "
+                        + "marked, \(days) days at most")
+            }
+            return .window(window, start: start, end: end)
+        }
+        let (url, _, _, _) = try await catchupSource(item, target: target)
+        return .provider(
+            StreamLink(url: url, headers: item.headers.map { StreamHeader(name: $0.name, value: $0.value) }))
+    }
+
+    /// The days of local catch-up `item` offers: marked, and without catch-up of its provider's.
+    func localCatchupDays(of item: CatalogItem) -> Int? {
+        guard item.kind == .live, item.catchup == nil else { return nil }
+        return timeshift?.catchupDays(of: item.id)
+    }
+
+    /// `item` as players are told about it: a channel marked for local catch-up carries catch-up
+    /// of type `local` with its days, where its provider offers none.
+    public func withLocalCatchup(_ item: CatalogItem) -> CatalogItem {
+        guard let days = localCatchupDays(of: item) else { return item }
+        var shown = item
+        shown.catchup = CatalogCatchup(type: "local", days: days)
+        return shown
+    }
+
+    private func catchupSource(_ item: CatalogItem, target: CatchupTarget) async throws
+        -> (URL, Int64, Int64, GuideProgramme?)
+    {
+        let id = item.id
         guard let catchup = item.catchup, let streamURL = item.url else {
             throw FeatureError(.notPlayable, "channel \(id) has no catch-up (its playlist sets no catchup attributes)")
         }
+        let (start, end, programme) = try await span(of: item, target: target, days: catchup.days)
+        let request = CatchupURLBuilder.Request(
+            streamURL: streamURL, catchup: catchup, start: start, end: end, now: now(), catchupID: programme?.catchupID)
+        guard let text = CatchupURLBuilder.url(for: request), let url = URL(string: text) else {
+            throw FeatureError(.notPlayable, "channel \(id)'s catch-up settings (type \(catchup.type)) give no URL")
+        }
+        return (url, start, end, programme)
+    }
+
+    /// The span of a past programme: from the guide, a span, or the programme at an instant;
+    /// refused when it has not started or is older than `days` of catch-up.
+    private func span(of item: CatalogItem, target: CatchupTarget, days: Int?) async throws
+        -> (start: Int64, end: Int64, programme: GuideProgramme?)
+    {
+        let id = item.id
         var programme: GuideProgramme?
         let start: Int64
         let end: Int64
@@ -150,15 +215,10 @@ public final class Player: Sendable {
             throw FeatureError(.notPlayable, "the programme has not started yet; play the channel live")
         }
         // `days` comes from the playlist: compare in days rather than multiply, so no value overflows.
-        if let days = catchup.days, days > 0, (now - start) / 86_400 >= Int64(days) {
-            throw FeatureError(.notPlayable, "the provider keeps \(days) days of catch-up; this programme is older")
+        if let days, days > 0, (now - start) / 86_400 >= Int64(days) {
+            throw FeatureError(.notPlayable, "catch-up keeps \(days) days; this programme is older")
         }
-        let request = CatchupURLBuilder.Request(
-            streamURL: streamURL, catchup: catchup, start: start, end: end, now: now, catchupID: programme?.catchupID)
-        guard let text = CatchupURLBuilder.url(for: request), let url = URL(string: text) else {
-            throw FeatureError(.notPlayable, "channel \(id)'s catch-up settings (type \(catchup.type)) give no URL")
-        }
-        return (url, item, start, end, programme)
+        return (start, end, programme)
     }
 
     private func item(_ id: Int64) async throws -> CatalogItem {

@@ -25,10 +25,11 @@ public struct TimeshiftPlayback: Sendable {
         let asked = try at.map { value throws(FeatureError) in Int64(try Self.instant(value, "at") * 1000) }
         let window = timeshift?.window(for: channelID)
         let segments = window?.segments ?? []
-        let settings = timeshift?.settings ?? TimeshiftSettings()
+        let settings = window?.settings ?? timeshift?.settings ?? TimeshiftSettings()
         let base = "/api/v1/channels/\(channelID)/timeshift"
         return TimeshiftAnswer(
-            channelID: channelID, keeps: settings.keeps(isFavourite: item.isFavourite),
+            channelID: channelID,
+            keeps: timeshift?.keeps(channelID: channelID, isFavourite: item.isFavourite) ?? false,
             start: segments.first.map { Double($0.start) / 1000 }, end: segments.last.map { Double($0.end) / 1000 },
             segments: segments.count, bytes: segments.reduce(Int64(0)) { $0 &+ $1.bytes },
             startAt: TimeshiftReader.first(of: segments, from: asked ?? TimeshiftWindow.now()).map {
@@ -98,11 +99,26 @@ public struct TimeshiftPlayback: Sendable {
     /// its window fills), and the stream goes on from wherever the browser stopped reading. It
     /// ends where the window has a gap (the player starts again after it).
     public func browserStream(
-        channelID: Int64, from: Double?, address: String
+        channelID: Int64, from: Double?, to: Double? = nil, address: String
     ) async throws(FeatureError) -> TimeshiftStream {
         let item = try await channel(channelID)
         if let from { _ = try Self.instant(from, "from") }
-        guard let timeshift, timeshift.settings.keeps(isFavourite: item.isFavourite) else {
+        if to != nil {
+            // A span in the past (local catch-up, a programme of the guide): read from disk alone.
+            guard let span = try Self.span(from: from, to: to) else {
+                throw FeatureError(.invalid, "to needs from (seconds since 1970)")
+            }
+            guard let window = timeshift?.window(for: channelID),
+                let first = TimeshiftReader.first(of: window.segments, from: span.from), !first.isOpen,
+                first.start < span.to
+            else {
+                throw FeatureError(.notFound, "channel \(channelID)'s time-shift window holds nothing of that span")
+            }
+            return TimeshiftStream(
+                viewer: nil, reader: TimeshiftReader(window: window, from: span.from, until: span.to, endsAtGaps: true),
+                logger: logger)
+        }
+        guard let timeshift, timeshift.keeps(channelID: channelID, isFavourite: item.isFavourite) else {
             throw FeatureError(
                 .notFound,
                 "channel \(channelID) keeps no time-shift window: start the server with --timeshift all, or "
@@ -159,11 +175,12 @@ public struct TimeshiftPlayback: Sendable {
 /// A browser's time-shifted stream: the channel watched (held, never read: the window gets the
 /// bytes) and the window read from an instant on, through ffmpeg into fragmented MP4.
 public final class TimeshiftStream: Sendable {
-    let viewer: LiveViewer
+    /// The channel held tuned while a stream follows it live; nil for a span in the past.
+    let viewer: LiveViewer?
     let reader: TimeshiftReader
     let logger: Logger
 
-    init(viewer: LiveViewer, reader: TimeshiftReader, logger: Logger) {
+    init(viewer: LiveViewer?, reader: TimeshiftReader, logger: Logger) {
         self.viewer = viewer
         self.reader = reader
         self.logger = logger
@@ -172,10 +189,10 @@ public final class TimeshiftStream: Sendable {
     /// Streams the MP4 to `write` until the browser leaves (a write throws) or the task is
     /// cancelled; the channel is let go at the end.
     public func run(_ write: (ByteBuffer) async throws -> Void) async throws {
-        defer { viewer.close() }
+        defer { viewer?.close() }
         try await TimeshiftRemux.fragmentedMP4(from: reader, deliver: write, logger: logger)
     }
 
     /// Lets the channel go without streaming (the answer was never sent).
-    public func cancel() { viewer.close() }
+    public func cancel() { viewer?.close() }
 }

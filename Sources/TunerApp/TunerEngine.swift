@@ -150,9 +150,12 @@ public final class TunerEngine: Sendable {
             await Self.close(opened)
             throw error
         }
+        // The time-shift windows: the live sessions fill them, play links offer their catch-up.
+        let windows = Timeshift(
+            settings: configuration.live.timeshift, directory: dataFolder.path + "/timeshift", logger: logger)
         let catalogParts = Self.makeCatalogParts(
             database: database, httpClient: transfersHTTPClient, localFiles: localFiles, signer: signer,
-            configuration: configuration, logger: logger)
+            configuration: configuration, timeshift: windows, logger: logger)
         catalog = catalogParts.catalog
         catalogImporter = catalogParts.importer
         library = catalogParts.library
@@ -165,14 +168,10 @@ public final class TunerEngine: Sendable {
             importer: catalogImporter, logger: logger,
             refresher: { [library] source in _ = try await library.refresh(sourceID: source.id) })
         streamChecker = catalogParts.checker
-        let timeshiftFolder = dataFolder.path + "/timeshift"
-        // Off, the windows a previous run kept are of no use and would never be trimmed again.
-        if configuration.live.timeshift.mode == .off { try? FileManager.default.removeItem(atPath: timeshiftFolder) }
         live = LiveSessions(
             settings: configuration.live, catalog: catalog, signer: signer, fetchPolicy: configuration.fetchPolicy,
             workDirectory: dataFolder.path + "/live", cluster: cluster?.live,
-            timeshift: Timeshift(settings: configuration.live.timeshift, directory: timeshiftFolder, logger: logger),
-            logger: logger)
+            timeshift: windows, logger: logger)
         liveChannels = LiveChannels(sessions: live)
         timeshift = TimeshiftPlayback(live: live, catalog: catalog, logger: logger)
         dvr = DVR(
@@ -412,7 +411,7 @@ public final class TunerEngine: Sendable {
 
     private static func makeCatalogParts(
         database: StateDatabase, httpClient: HTTPClient, localFiles: LocalFileAccess?, signer: StreamLinkSigner,
-        configuration: TunerConfiguration, logger: Logger
+        configuration: TunerConfiguration, timeshift: Timeshift? = nil, logger: Logger
     ) -> CatalogParts {
         let catalog = database.catalogStore(logger: logger)
         // Playlists, guides (those a playlist names too) and Xtream APIs: every hop passes the policy.
@@ -420,7 +419,8 @@ public final class TunerEngine: Sendable {
         importerConfiguration.fetchPolicy = configuration.fetchPolicy
         let importer = CatalogImporter(
             store: catalog, httpClient: httpClient, configuration: importerConfiguration, logger: logger)
-        let player = Player(catalog: catalog, signer: signer, fetchPolicy: configuration.fetchPolicy)
+        let player = Player(
+            catalog: catalog, signer: signer, fetchPolicy: configuration.fetchPolicy, timeshift: timeshift)
         let outputs = OutputCenter(
             store: OutputStore(database: database, catalog: catalog, logger: logger), player: player, catalog: catalog,
             importer: importer, placeholders: configuration.guidePlaceholders)

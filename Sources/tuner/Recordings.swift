@@ -153,6 +153,7 @@ struct RulesCommand: AsyncParsableCommand {
         case .series: text += rule.newOnly ? "\tnew episodes only" : "\tevery airing"
         case .keyword: text += "\t\(rule.keywordMatch.rawValue) '\(rule.keyword ?? "")'"
         case .time: text += "\t\(rule.time ?? "") for \(rule.durationMinutes ?? 0) min on days \(rule.weekdays)"
+        case .catchup: text += "\tkeeps \(rule.keepDays ?? 0) days of channels \(rule.channelIDs)"
         }
         if let count = rule.keepCount { text += "\tkeep \(count)" }
         if let days = rule.keepDays { text += "\tkeep \(days) days" }
@@ -169,6 +170,8 @@ struct RulesCommand: AsyncParsableCommand {
         @Option(help: "Keyword: contains, word (default) or exact.") var match: String?
         @Flag(help: "Keyword: look in descriptions too.") var descriptions = false
         @Option(help: "Record at this time (HH:MM, the server's time zone).") var at: String?
+        @Flag(help: "Local catch-up: keep --channels tuned and their time-shift for --keep-days (1 to 30).")
+        var catchup = false
         @Option(help: "Time: weekdays, 1 (Monday) to 7, comma-separated.") var days: String?
         @Option(help: "Time: how long, in minutes.") var minutes: Int?
         @Option(help: "Channel ids, comma-separated (default: any channel).") var channels: String?
@@ -177,7 +180,7 @@ struct RulesCommand: AsyncParsableCommand {
         @Option(help: "Seconds recorded after each programme.") var paddingAfter: Int?
         @Option(help: "Priority when connections are short.") var priority: Int?
         @Option(help: "Keep at most this many recordings.") var keep: Int?
-        @Option(help: "Keep recordings at most this many days.") var keepDays: Int?
+        @Option(help: "Keep recordings at most this many days (catch-up: the days kept).") var keepDays: Int?
 
         func run() async throws {
             func numbers(_ text: String?, _ what: String) throws -> [Int64]? {
@@ -188,9 +191,10 @@ struct RulesCommand: AsyncParsableCommand {
                 }
                 return values.compactMap { $0 }
             }
-            let kinds = [series != nil, keyword != nil, at != nil].filter { $0 }.count
-            guard kinds == 1 else { throw ValidationError("give one of --series, --keyword or --at") }
-            let kind: RecordingRule.Kind = series != nil ? .series : keyword != nil ? .keyword : .time
+            let kinds = [series != nil, keyword != nil, at != nil, catchup].filter { $0 }.count
+            guard kinds == 1 else { throw ValidationError("give one of --series, --keyword, --at or --catchup") }
+            let kind: RecordingRule.Kind =
+                series != nil ? .series : keyword != nil ? .keyword : at != nil ? .time : .catchup
             var matchKind: RecordingRule.KeywordMatch?
             if let match {
                 guard let parsed = RecordingRule.KeywordMatch(rawValue: match) else {

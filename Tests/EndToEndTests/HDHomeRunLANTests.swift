@@ -209,7 +209,7 @@ import TunerTesting
                 "/api/v1/sources", "/api/v1/outputs", "/", "/settings", "/output/default.m3u",
                 "/output/default.xml", "/output/default/lineup.json", "/get.php?username=x&password=y",
                 "/xmltv.php?username=x&password=y", "/player_api.php?username=x&password=y",
-                "/player_api.php",
+                "/player_api.php", "/timeshift/x/y/60/2026-01-01:00-00/1.ts",
             ] {
                 for accept in ["*/*", "text/html"] {
                     let answer = try await Curl.fetch(

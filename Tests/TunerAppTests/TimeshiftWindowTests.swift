@@ -182,4 +182,55 @@ import Testing
         #expect(Self.seconds(stopped) == [12, 13])
         #expect(Self.seconds(across) == [12, 13, 30, 31, 32, 33], "the open segment of 34 is not in a span")
     }
+
+    @Test func catchupMarksKeepDaysAndTheSweepDropsWhatIsNoLongerKept() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var settings = TimeshiftSettings()
+        settings.mode = .off
+        settings.windowSeconds = 60
+        settings.maxBytes = 16 << 20
+        settings.minimumFreeBytes = 0
+        let timeshift = Timeshift(settings: settings, directory: folder, logger: Logger(label: "test"))
+        // Off, a channel keeps nothing unless it is marked.
+        #expect(!timeshift.keeps(channelID: 1, isFavourite: true))
+        timeshift.setCatchup([1: 3])
+        #expect(timeshift.keeps(channelID: 1, isFavourite: false) && timeshift.catchupDays(of: 1) == 3)
+        let marked = try #require(timeshift.windowForSession(channelID: 1, isFavourite: false))
+        #expect(marked.settings.windowSeconds == 3 * 86_400 && marked.settings.maxBytes == .max)
+        #expect(timeshift.windowForSession(channelID: 2, isFavourite: true) == nil)
+        // A window of an unmarked channel left on disk by an earlier run.
+        let stale = Self.window(folder + "/2")
+        await Self.feed(stale, 0..<9)
+        await Self.feed(marked, 0..<9)
+        timeshift.sweep()
+        await marked.settle()
+        #expect(!FileManager.default.fileExists(atPath: folder + "/2"), "off and unmarked: gone")
+        #expect(FileManager.default.fileExists(atPath: folder + "/1"))
+        // The sweep ages what it keeps by the clock: these segments are from 2027 (the tests'
+        // clock), so days of catch-up keep them all.
+        #expect(marked.segments.count == 3)
+
+        // Unmarked, the window goes back to the server's limits at once.
+        timeshift.setCatchup([:])
+        await marked.settle()
+        #expect(marked.settings.windowSeconds == 60 && marked.settings.maxBytes == 16 << 20)
+        #expect(!timeshift.keeps(channelID: 1, isFavourite: true))
+    }
+
+    @Test func aWindowAgesByTheClockWhenItsChannelStopped() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let window = Self.window(folder, windowSeconds: 60)
+        await Self.feed(window, 0..<9)
+        window.breakOff(at: Self.base + 9000)
+        // A minute and more after the newest segment ended, nothing is left; before, all.
+        window.age(now: Self.base + 60_000)
+        await window.settle()
+        #expect(window.segments.count == 3)
+        window.age(now: Self.base + 9000 + 61_000)
+        await window.settle()
+        #expect(window.segments.isEmpty)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).isEmpty)
+    }
 }

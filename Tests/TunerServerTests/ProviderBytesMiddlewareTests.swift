@@ -64,7 +64,7 @@ import Testing
         for route in [
             "/stream/{signature}/{payload}/{name}", "/stream/{signature}/{payload}/{name}/{file}",
             "/play/{profile}/{number}", "/live/{user}/{password}/{file}", "/movie/{user}/{password}/{file}",
-            "/series/{user}/{password}/{file}",
+            "/series/{user}/{password}/{file}", "/timeshift/{user}/{password}/{minutes}/{start}/{file}",
         ] {
             #expect(ProviderBytesMiddleware.carriesProviderBytes(route: route), "\(route)")
         }

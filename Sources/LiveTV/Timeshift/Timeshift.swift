@@ -14,6 +14,8 @@ public final class Timeshift: Sendable {
     let directory: String
     let logger: Logger
     private let windows = Mutex<[Int64: TimeshiftWindow]>([:])
+    /// Channels marked for local catch-up, and the days each keeps (the DVR's catch-up rules).
+    private let marks = Mutex<[Int64: Int]>([:])
 
     public init(settings: TimeshiftSettings, directory: String, logger: Logger) {
         self.settings = settings
@@ -31,7 +33,7 @@ public final class Timeshift: Sendable {
         let folder = directory + "/\(channelID)"
         guard create || FileManager.default.fileExists(atPath: folder) else { return nil }
         let window = TimeshiftWindow(
-            channelID: channelID, directory: folder, settings: settings, logger: logger)
+            channelID: channelID, directory: folder, settings: limits(for: channelID), logger: logger)
         return windows.withLock { windows in
             if let open = windows[channelID] { return open }
             windows[channelID] = window
@@ -39,10 +41,66 @@ public final class Timeshift: Sendable {
         }
     }
 
-    /// The window a session of a channel writes to, when the settings keep that channel.
+    /// The window a session of a channel writes to, when the settings keep that channel or it
+    /// is marked for catch-up.
     func windowForSession(channelID: Int64, isFavourite: Bool) -> TimeshiftWindow? {
-        guard settings.keeps(isFavourite: isFavourite) else { return nil }
+        guard keeps(channelID: channelID, isFavourite: isFavourite) else { return nil }
         return window(for: channelID, create: true)
+    }
+
+    /// Whether a channel keeps a window while it plays.
+    public func keeps(channelID: Int64, isFavourite: Bool) -> Bool {
+        settings.keeps(isFavourite: isFavourite) || catchupDays(of: channelID) != nil
+    }
+
+    // MARK: - Local catch-up
+
+    /// The days of local catch-up channel `channelID` keeps, if it is marked.
+    public func catchupDays(of channelID: Int64) -> Int? { marks.withLock { $0[channelID] } }
+
+    /// The channels marked for local catch-up, and their days.
+    public var catchupChannels: [Int64: Int] { marks.withLock { $0 } }
+
+    /// Marks channels for local catch-up (replacing the marks): their windows keep `days` (and
+    /// no byte cap but the disk's free-space reserve); the windows of channels no longer marked
+    /// go back to the server's limits.
+    public func setCatchup(_ days: [Int64: Int]) {
+        let changed = marks.withLock { marks -> Set<Int64> in
+            let changed = Set(marks.keys).symmetricDifference(days.keys).union(
+                days.keys.filter { marks[$0] != nil && marks[$0] != days[$0] })
+            marks = days
+            return changed
+        }
+        for channelID in changed {
+            window(for: channelID, create: days[channelID] != nil)?.keep(to: limits(for: channelID))
+        }
+    }
+
+    /// What the window of `channelID` keeps: the server's limits, or its catch-up days.
+    func limits(for channelID: Int64) -> TimeshiftSettings {
+        var limits = settings
+        if let days = catchupDays(of: channelID) {
+            limits.windowSeconds = max(limits.windowSeconds, Double(days) * 86_400)
+            limits.maxBytes = .max
+        }
+        return limits
+    }
+
+    /// Goes over every window on disk: those the settings no longer keep at all (time-shift off,
+    /// not marked) are deleted; the others drop what ended longer than their window ago (a
+    /// channel that stopped playing trims nothing by itself). The DVR calls it at start, once it
+    /// knows the marks, and every few minutes.
+    public func sweep() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names {
+            guard let channelID = Int64(name), String(channelID) == name else { continue }
+            if settings.mode == .off, catchupDays(of: channelID) == nil {
+                windows.withLock { _ = $0.removeValue(forKey: channelID) }
+                try? FileManager.default.removeItem(atPath: directory + "/" + name)
+            } else {
+                window(for: channelID)?.age()
+            }
+        }
     }
 
     /// Waits until every window's received bytes are on disk.

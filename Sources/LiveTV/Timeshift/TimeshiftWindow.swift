@@ -16,8 +16,9 @@ import Synchronization
 public final class TimeshiftWindow: Sendable {
     public let channelID: Int64
     let directory: String
-    let settings: TimeshiftSettings
     let logger: Logger
+    /// Its limits: the server's (``TimeshiftSettings``), or a catch-up channel's days.
+    private let limits: Mutex<TimeshiftSettings>
     private let queue: DispatchQueue
     private let segmenter: Segmenter
     private let published: Mutex<[TimeshiftSegment]>
@@ -32,7 +33,7 @@ public final class TimeshiftWindow: Sendable {
     init(channelID: Int64, directory: String, settings: TimeshiftSettings, logger: Logger) {
         self.channelID = channelID
         self.directory = directory
-        self.settings = settings
+        limits = Mutex(settings)
         var logger = logger
         logger[metadataKey: "channel"] = "\(channelID)"
         self.logger = logger
@@ -41,6 +42,29 @@ public final class TimeshiftWindow: Sendable {
         let found = Self.load(directory)
         published = Mutex(found)
         segmenter = Segmenter(directory: directory, settings: settings, segments: found)
+    }
+
+    /// The limits it keeps to now.
+    public var settings: TimeshiftSettings { limits.withLock { $0 } }
+
+    /// Keeps to `settings` from now on (a channel marked for catch-up keeps days), trimming at
+    /// once what they no longer hold.
+    func keep(to settings: TimeshiftSettings) {
+        limits.withLock { $0 = settings }
+        queue.async { [self] in
+            segmenter.settings = settings
+            segmenter.trim(now: nil)
+            publish(segmenter.segments)
+        }
+    }
+
+    /// Drops what ended longer than the window ago (a window whose channel stopped playing is
+    /// trimmed by nothing else).
+    func age(now: Int64 = TimeshiftWindow.now()) {
+        queue.async { [self] in
+            segmenter.trim(now: now)
+            publish(segmenter.segments)
+        }
     }
 
     /// The segments on disk, oldest first; the last may be the one being written (``TimeshiftSegment/isOpen``).
@@ -191,7 +215,7 @@ public struct TimeshiftSegment: Sendable, Equatable {
 private final class Segmenter: @unchecked Sendable {
     // Unchecked: every property is read and written on the window's queue alone.
     let directory: String
-    let settings: TimeshiftSettings
+    var settings: TimeshiftSettings
     var segments: [TimeshiftSegment]
     var handle: FileHandle?
     var pat: ByteBuffer?
@@ -231,7 +255,7 @@ private final class Segmenter: @unchecked Sendable {
             }
         }
         if segments.last?.isOpen == true { write(packets, packets: from..<count) }
-        trim()
+        trim(now: nil)
         publish(segments)
     }
 
@@ -308,13 +332,15 @@ private final class Segmenter: @unchecked Sendable {
             atPath: directory + "/" + open.fileName, toPath: directory + "/" + segment.fileName)
     }
 
-    /// Drops the oldest complete segments beyond the window's duration or byte cap.
-    private func trim() {
+    /// Drops the oldest complete segments beyond the window's duration (before the newest
+    /// segment's end, or before `now` when given) or its byte cap.
+    func trim(now: Int64?) {
         guard let newest = segments.last else { return }
         let window = Int64(settings.windowSeconds * 1000)
+        let reference = max(newest.end, now ?? newest.end)
         var total = segments.reduce(Int64(0)) { $0 &+ $1.bytes }
         while let oldest = segments.first, !oldest.isOpen,
-            newest.end - oldest.end > window || total > settings.maxBytes
+            reference - oldest.end > window || total > settings.maxBytes
         {
             total -= oldest.bytes
             remove(oldest)

@@ -223,6 +223,16 @@ extension DVR {
             rule.weekdays = weekdays
             rule.durationMinutes = minutes
             rule.name = request.name ?? "Recording at \(time)"
+        case .catchup:
+            guard !channels.isEmpty, channels.count <= 100 else {
+                throw FeatureError.invalid("a catch-up rule needs its channels (channelIDs, 1 to 100)")
+            }
+            guard let days = try bounded(request.keepDays, "keepDays", 1...30) else {
+                throw FeatureError.invalid("a catch-up rule needs keepDays: how many days its channels keep (1 to 30)")
+            }
+            rule.keepDays = days
+            rule.keepCount = nil
+            rule.name = request.name ?? "Catch-up, \(days) days"
         }
         rule.name = RecordingNames.safe(String(rule.name.prefix(300)))
         return rule

@@ -30,6 +30,13 @@ public actor DVR {
     /// The scheduled recordings that will find no connection, and why (``computeConflicts()``).
     private(set) var conflicts: [Int64: String] = [:]
     private var planNeeded = true
+    /// Local catch-up: the channels its rules mark, each held tuned by a viewer of its own
+    /// (``keepCatchupTuned()``), and those whose last attempt failed (said once, not every try).
+    var catchupViewers: [Int64: LiveViewer] = [:]
+    var catchupMarks: [Int64: (days: Int, priority: Int)] = [:]
+    var catchupFailing: Set<Int64> = []
+    var windowsSwept = false
+    var lastAged: Int64 = 0
 
     /// What changed, for the events hub (`recording.*`) and tests.
     public enum RecordingEvent: Sendable {
@@ -70,6 +77,7 @@ public actor DVR {
                 for await _ in guideUpdates { await self?.needPlan() }
             }
             var lastPlan = ContinuousClock.now
+            var lastTuning = ContinuousClock.now - .seconds(60)
             while !Task.isCancelled {
                 if planNeeded || lastPlan.duration(to: .now) > .seconds(600) {
                     planNeeded = false
@@ -77,10 +85,15 @@ public actor DVR {
                     await plan()
                 }
                 await startDue()
+                if lastTuning.duration(to: .now) >= .seconds(5) {
+                    lastTuning = .now
+                    await keepCatchupTuned()
+                }
                 try? await Task.sleep(for: .milliseconds(500))
             }
             group.cancelAll()
         }
+        releaseCatchup()
         // Shutdown: running recordings stop where they are; the next start resumes them.
         let running = Array(jobs.values)
         for job in running { job.cancel() }
@@ -94,6 +107,7 @@ public actor DVR {
     func plan() async {
         do {
             let rules = try await store.rules()
+            markCatchup(rules)
             let recorded = try await store.recordings()
             let scope = try await channelScope(rules)
             let time = now()
@@ -135,7 +149,7 @@ public actor DVR {
     /// The channels rules watch: their own, and for rules on any channel every live channel.
     private func channelScope(_ rules: [RecordingRule]) async throws -> [Int64: RecordingPlanner.Channel] {
         var scope: [Int64: RecordingPlanner.Channel] = [:]
-        let enabled = rules.filter(\.enabled)
+        let enabled = rules.filter { $0.enabled && $0.kind != .catchup }
         if enabled.contains(where: { $0.kind != .time && $0.channelIDs.isEmpty }) {
             for entry in try await catalog.lineupItems(kinds: [.live]) where entry.item.kind == .live {
                 scope[entry.item.id] = .init(id: entry.item.id, name: entry.item.name)

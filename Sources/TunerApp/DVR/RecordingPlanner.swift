@@ -50,6 +50,9 @@ struct RecordingPlanner: Sendable {
         }
         for rule in rules.sorted(by: { $0.id < $1.id }) where rule.enabled {
             switch rule.kind {
+            case .catchup:
+                // Keeps windows (see ``CatchupKeeper``): nothing to record.
+                continue
             case .time:
                 for candidate in timeSlots(rule, channels: channels, now: now) { add(candidate, rule: rule) }
             case .series, .keyword:
@@ -101,7 +104,7 @@ struct RecordingPlanner: Sendable {
                     || description.map { (" " + $0 + " ").contains(needle) }
                         == true
             }
-        case .time:
+        case .time, .catchup:
             return false
         }
     }

@@ -46,7 +46,8 @@ extension CatalogController {
             at: at, total: page.total, offset: page.offset, limit: page.limit,
             channels: page.items.map {
                 NowNextPage.Channel(
-                    item: ChannelAnswer($0), now: byItem[$0.id]?.now.map { ProgrammeAnswer(Self.shortened($0, brief)) },
+                    item: ChannelAnswer(engine.player.withLocalCatchup($0)),
+                    now: byItem[$0.id]?.now.map { ProgrammeAnswer(Self.shortened($0, brief)) },
                     next: byItem[$0.id]?.next.map { ProgrammeAnswer(Self.shortened($0, brief)) })
             })
     }
@@ -67,7 +68,7 @@ extension CatalogController {
             from: from, to: to, total: page.total, offset: page.offset, limit: page.limit,
             channels: page.items.map {
                 GridPage.Channel(
-                    item: ChannelAnswer($0),
+                    item: ChannelAnswer(engine.player.withLocalCatchup($0)),
                     programmes: (guide[$0.id] ?? []).map { ProgrammeAnswer(Self.shortened($0, brief)) })
             })
     }

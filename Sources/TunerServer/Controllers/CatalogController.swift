@@ -91,7 +91,7 @@ struct CatalogController {
         guard let item = try await engine.browse.item(id: id) else {
             throw FeatureError(.notFound, "no channel with id \(id)")
         }
-        return ChannelAnswer(item)
+        return ChannelAnswer(engine.player.withLocalCatchup(item))
     }
 
     @Sendable func play(request: Request, context: TunerRequestContext) async throws -> PlayAnswer {

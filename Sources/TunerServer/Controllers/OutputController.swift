@@ -344,8 +344,13 @@ struct OutputController {
                 throw FeatureError(.invalid, "utc and duration must be whole seconds")
             }
             let duration = query["duration"].flatMap { Int64($0) }
-            link = try await engine.outputs.catchupStream(
+            switch try await engine.outputs.catchupStream(
                 profileID: profile.id, number: number, start: start, duration: duration)
+            {
+            case .provider(let found): link = found
+            case .window(let window, let from, let to):
+                return TimeshiftController.transportStream(window, from: from, to: to, head: request.method == .head)
+            }
         } else {
             let (found, channel) = try await engine.outputs.stream(profileID: profile.id, number: number)
             if channel.item.kind == .live {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LiveTV
 import NIOCore
 import TunerAPI
 import TunerApp
@@ -36,9 +37,10 @@ struct TimeshiftController {
             headers[.cacheControl] = "no-cache, no-store"
             let id = try Self.id(context)
             let from = try Self.seconds("from", request)
+            let to = try Self.seconds("to", request)
             if request.method == .head { return Response(status: .ok, headers: headers) }
             let stream = try await timeshift.browserStream(
-                channelID: id, from: from, address: LiveController.address(of: context))
+                channelID: id, from: from, to: to, address: LiveController.address(of: context))
             return Response(
                 status: .ok, headers: headers,
                 body: ResponseBody { writer in
@@ -47,6 +49,22 @@ struct TimeshiftController {
                     try await writer.finish(nil)
                 })
         }
+    }
+
+    /// A span of a window (local catch-up) as one MPEG-TS answer, read from its segments as the
+    /// player takes it: `[from, to)` in seconds since 1970.
+    static func transportStream(_ window: TimeshiftWindow, from: Int64, to: Int64, head: Bool) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "video/mp2t"
+        headers[.cacheControl] = "no-cache"
+        if head { return Response(status: .ok, headers: headers) }
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                var reader = TimeshiftReader(window: window, from: from * 1000, until: to * 1000)
+                while let chunk = try await reader.next() { try await writer.write(chunk) }
+                try await writer.finish(nil)
+            })
     }
 
     private static func id(_ context: TunerRequestContext) throws -> Int64 {

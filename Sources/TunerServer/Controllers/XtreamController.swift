@@ -35,6 +35,10 @@ struct XtreamController {
         // A segment of a live channel's HLS: `/live/U/P/<stream id>/<session>/seg-<n>.ts`, named
         // relatively by the playlist `/live/U/P/<stream id>.m3u8` serves. (The router wants one
         // parameter name per position: the stream id is `file` here too.)
+        // Catch-up: `/timeshift/U/P/MINUTES/YYYY-MM-DD:HH-MM/ID.ts`, from the provider or the
+        // channel's local catch-up window.
+        router.get("/timeshift/:user/:password/:minutes/:start/:file", use: catchup)
+        router.head("/timeshift/:user/:password/:minutes/:start/:file", use: catchup)
         router.get("/live/:user/:password/:file/:session/:segment", use: segment)
         router.head("/live/:user/:password/:file/:session/:segment", use: segment)
         router.add(.users, use: listUsers)
@@ -98,6 +102,32 @@ struct XtreamController {
         case .recording(let path):
             return try await RecordingsController.serve(path, request: request, context: context)
         case .link(let link):
+            let media = await engine.proxy.serve(
+                link: link, method: request.method == .head ? .head : .get, range: request.headers[.range],
+                ifRange: nil, requestID: context.id, proxyBase: base(request))
+            var response = Response(media, channel: context.channel)
+            let body = response.body
+            let open = panel.open
+            let username = user.username
+            response.body = ResponseBody(contentLength: body.contentLength) { writer in
+                open.opened(username)
+                defer { open.closed(username) }
+                try await body.write(writer)
+            }
+            return response
+        }
+    }
+
+    @Sendable func catchup(request: Request, context: TunerRequestContext) async throws -> Response {
+        let (username, password) = try Self.pathLogin(context)
+        let (user, playback) = try await panel.catchup(
+            username: username, password: password, minutes: try context.parameters.require("minutes"),
+            start: try context.parameters.require("start"), file: try context.parameters.require("file"),
+            address: LiveController.address(of: context))
+        switch playback {
+        case .window(let window, let from, let to):
+            return TimeshiftController.transportStream(window, from: from, to: to, head: request.method == .head)
+        case .provider(let link):
             let media = await engine.proxy.serve(
                 link: link, method: request.method == .head ? .head : .get, range: request.headers[.range],
                 ifRange: nil, requestID: context.id, proxyBase: base(request))

@@ -47,7 +47,7 @@ struct RequestGuardMiddleware: RouterMiddleware {
     static let openPrefixes: [[String]] = [
         ["stream"], ["output"], ["play"], ["discover.json"], ["lineup.json"], ["lineup.xml"], ["lineup.m3u"],
         ["lineup_status.json"], ["lineup.post"], ["device.xml"], ["auto"], ["player_api.php"], ["get.php"],
-        ["xmltv.php"], ["live"], ["movie"], ["series"],
+        ["xmltv.php"], ["live"], ["movie"], ["series"], ["timeshift"],
         // The web app's code and styles: public, the same for everyone.
         ["assets"],
     ]

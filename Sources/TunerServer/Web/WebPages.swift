@@ -183,6 +183,7 @@ enum WebPages {
                 <option value="series">every programme with a title (a series)</option>
                 <option value="keyword">programmes whose title holds words</option>
                 <option value="time">at a time on chosen days</option>
+                <option value="catchup">channels for local catch-up (their time-shift kept for days)</option>
                 </select>
                 <label for="rule-text" id="rule-text-label">Title</label>
                 <input id="rule-text" name="text" required>
@@ -200,8 +201,14 @@ enum WebPages {
                 <input id="rule-channels" name="channels" inputmode="numeric" placeholder="1,2">
                 <label for="rule-padding">Padding after (minutes)</label>
                 <input id="rule-padding" name="padding" type="number" min="0" max="360" value="0">
+                <div class="recording-only">
                 <label for="rule-keep">Keep at most (empty: all)</label>
                 <input id="rule-keep" name="keep" type="number" min="1">
+                </div>
+                <div class="catchup-only" hidden>
+                <label for="rule-keep-days">Days of catch-up to keep (1 to 30)</label>
+                <input id="rule-keep-days" name="keepDays" type="number" min="1" max="30" value="3">
+                </div>
                 <button type="submit">Add rule</button>
                 </form>
                 </section>

@@ -150,6 +150,23 @@ async function shiftTo(at) {
   });
 }
 
+/**
+ * Starts the stream again after the gap the last one ended at: from the first segment that
+ * starts after the picture shown last (the picture's clock and the segments' may differ by a
+ * moment, so the instant is stepped on until the window names a segment not played), else live.
+ */
+async function shiftAfterGap() {
+  const last = shownAt();
+  let at = last + 500;
+  for (let step = 0; step < 30; step += 1) {
+    const held = await getJSON(`${shift.statusURL}?at=${(at / 1000).toFixed(3)}`);
+    if (held.startAt == null) return shiftTo(null);
+    if (held.startAt * 1000 > last - 250) return shiftTo(held.startAt * 1000);
+    at += 2000;
+  }
+  return shiftTo(null);
+}
+
 /** The wall-clock time (ms) of the picture shown. */
 const shownAt = () => shift.origin + video.currentTime * 1000;
 
@@ -196,7 +213,7 @@ async function timeshift() {
     const onwards = () => {
       if (Date.now() - lastRestart < 5000) return;
       lastRestart = Date.now();
-      shiftTo(shownAt() + 500).catch((error) => say(status, error.message, true));
+      shiftAfterGap().catch((error) => say(status, error.message, true));
     };
     video.addEventListener('ended', onwards);
     video.addEventListener('error', onwards);

@@ -137,8 +137,9 @@ function drawRules() {
     let what;
     if (rule.kind === 'series') what = `“${rule.title}”${rule.newOnly ? ', new episodes only' : ''}`;
     else if (rule.kind === 'keyword') what = `titles with “${rule.keyword}”`;
+    else if (rule.kind === 'catchup') what = `local catch-up of ${rule.keepDays} days`;
     else what = `${rule.time} for ${rule.durationMinutes} min on days ${rule.weekdays.join(',')}`;
-    const keepText = rule.keepCount ? `, keep ${rule.keepCount}` : '';
+    const keepText = rule.keepCount && rule.kind !== 'catchup' ? `, keep ${rule.keepCount}` : '';
     return el('li', { class: 'rule', 'data-id': rule.id },
       el('span', { text: `${rule.name}: ${what}, ${where}${keepText}` }),
       button('Remove', async (event) => {
@@ -174,7 +175,12 @@ function showFields() {
   const kind = form.kind.value;
   form.querySelector('.time-only').hidden = kind !== 'time';
   form.querySelector('.series-only').hidden = kind !== 'series';
-  document.getElementById('rule-text-label').textContent = { series: 'Title', keyword: 'Words', time: 'Name' }[kind];
+  form.querySelector('.catchup-only').hidden = kind !== 'catchup';
+  form.querySelector('.recording-only').hidden = kind === 'catchup';
+  // A catch-up rule's name is optional: it says what it keeps.
+  form.text.required = kind !== 'catchup';
+  document.getElementById('rule-text-label').textContent =
+    { series: 'Title', keyword: 'Words', time: 'Name', catchup: 'Name (optional)' }[kind];
 }
 
 form.kind.addEventListener('change', showFields);
@@ -189,13 +195,18 @@ form.addEventListener('submit', async (event) => {
     Object.assign(body, { name: text, time: form.time.value, weekdays: numbers(form.days.value),
       durationMinutes: Number(form.minutes.value) });
   }
+  if (kind === 'catchup') {
+    delete body.paddingAfterSeconds;
+    body.keepDays = Number(form.keepDays.value);
+    if (text) body.name = text;
+  }
   const channels = numbers(form.channels.value);
   if (channels.length) body.channelIDs = channels;
-  if (form.keep.value) body.keepCount = Number(form.keep.value);
+  if (form.keep.value && kind !== 'catchup') body.keepCount = Number(form.keep.value);
   try {
     await command('POST', paths.addRule, body, { control: form.querySelector('button[type=submit]') });
     form.text.value = '';
-    say(status, 'Rule added: its recordings are planned.');
+    say(status, kind === 'catchup' ? 'Rule added: its channels stay tuned and keep their catch-up.' : 'Rule added: its recordings are planned.');
     await load();
   } catch (error) {
     say(status, error.message, true);
