@@ -5,6 +5,7 @@ import LiveTV
 import Logging
 import NIOCore
 import Outputs
+import Streaming
 import TunerAPI
 import TunerApp
 
@@ -102,20 +103,28 @@ struct XtreamController {
         case .recording(let path):
             return try await RecordingsController.serve(path, request: request, context: context)
         case .link(let link):
-            let media = await engine.proxy.serve(
-                link: link, method: request.method == .head ? .head : .get, range: request.headers[.range],
-                ifRange: nil, requestID: context.id, proxyBase: base(request))
-            var response = Response(media, channel: context.channel)
-            let body = response.body
-            let open = panel.open
-            let username = user.username
-            response.body = ResponseBody(contentLength: body.contentLength) { writer in
-                open.opened(username)
-                defer { open.closed(username) }
-                try await body.write(writer)
-            }
-            return response
+            return await proxied(link, of: user, request: request, context: context)
         }
+    }
+
+    /// A film, an episode or a provider's catch-up through the proxy, counted in the login's open
+    /// streams while its bytes flow.
+    func proxied(
+        _ link: StreamLink, of user: OutputUser, request: Request, context: TunerRequestContext
+    ) async -> Response {
+        let media = await engine.proxy.serve(
+            link: link, method: request.method == .head ? .head : .get, range: request.headers[.range],
+            ifRange: nil, requestID: context.id, proxyBase: base(request))
+        var response = Response(media, channel: context.channel)
+        let body = response.body
+        let open = panel.open
+        let username = user.username
+        response.body = ResponseBody(contentLength: body.contentLength) { writer in
+            open.opened(username)
+            defer { open.closed(username) }
+            try await body.write(writer)
+        }
+        return response
     }
 
     @Sendable func catchup(request: Request, context: TunerRequestContext) async throws -> Response {
@@ -128,19 +137,7 @@ struct XtreamController {
         case .window(let window, let from, let to):
             return TimeshiftController.transportStream(window, from: from, to: to, head: request.method == .head)
         case .provider(let link):
-            let media = await engine.proxy.serve(
-                link: link, method: request.method == .head ? .head : .get, range: request.headers[.range],
-                ifRange: nil, requestID: context.id, proxyBase: base(request))
-            var response = Response(media, channel: context.channel)
-            let body = response.body
-            let open = panel.open
-            let username = user.username
-            response.body = ResponseBody(contentLength: body.contentLength) { writer in
-                open.opened(username)
-                defer { open.closed(username) }
-                try await body.write(writer)
-            }
-            return response
+            return await proxied(link, of: user, request: request, context: context)
         }
     }
 
