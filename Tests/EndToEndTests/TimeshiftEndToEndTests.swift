@@ -36,7 +36,8 @@ struct TimeshiftEndToEndTests {
         wait_for("return document.getElementById('video').currentTime > 3", 60)
         shown = "const v = document.getElementById('video'); return Number(document.getElementById('player').dataset.origin) + v.currentTime * 1000"
         behind = "const v = document.getElementById('video'); return (Date.now() - Number(document.getElementById('player').dataset.origin) - v.currentTime * 1000) / 1000"
-        check(js(behind) < 12, "live at first: %.1f s behind" % js(behind))
+        # A stream starts at the newest segment's keyframe (up to 5 s back), plus ffmpeg's start.
+        check(js(behind) < 20, "live at first: %.1f s behind" % js(behind))
         started = time.time()
         screenshot("live")
 
@@ -57,7 +58,7 @@ struct TimeshiftEndToEndTests {
         time.sleep(3)
         now_at = js("return document.getElementById('video').currentTime")
         check(paused_at < now_at < paused_at + 8, "went on from the paused moment: %.1f → %.1f" % (paused_at, now_at))
-        check(js(behind) >= 17, "behind live by the pause: %.1f s" % js(behind))
+        check(js(behind) >= 19, "behind live by the pause: %.1f s" % js(behind))
         wait_for("return document.getElementById('ts-behind').textContent.includes('behind live')", 5)
         screenshot("resumed")
 
@@ -79,7 +80,7 @@ struct TimeshiftEndToEndTests {
         # Back to live.
         driver.find_element(By.ID, "ts-live").click()
         wait_for("return document.getElementById('ts-behind').textContent === 'Live'", 30)
-        check(js(behind) < 12, "live again: %.1f s behind" % js(behind))
+        check(js(behind) < 20, "live again: %.1f s behind" % js(behind))
         report(done=True, first_frame=first_frame)
         """#
 
