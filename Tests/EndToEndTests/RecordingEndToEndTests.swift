@@ -339,8 +339,10 @@ struct RecordingEndToEndTests {
         let second = fixture.server.dataDirectory + "/recordings/" + done.files[1].name
         let (secondDuration, _) = try await Self.probe(tools[.ffprobe], second)
         let total = firstDuration + secondDuration + Double(gap.to - gap.from)
+        // The gap's ends are whole seconds (up to 2 s off between them), and each part ends and
+        // starts where a loaded machine's writes and the restart's first keyframe fell.
         #expect(
-            abs(total - 60) <= 4, "parts \(firstDuration) + \(secondDuration) s and a gap of \(gap.to - gap.from) s")
+            abs(total - 60) <= 6, "parts \(firstDuration) + \(secondDuration) s and a gap of \(gap.to - gap.from) s")
     }
 
     @Test("the provider dies mid-recording: the recording follows the channel's alternative and has no gap")
