@@ -131,8 +131,7 @@ public final class Player: Sendable {
         if let days = localCatchupDays(of: item) {
             let (start, end, _) = try await span(of: item, target: target, days: days)
             guard let window = timeshift?.window(for: id),
-                let first = TimeshiftReader.first(of: window.segments, from: start * 1000),
-                !first.isOpen, first.start < end * 1000
+                TimeshiftReader.holds(window, from: start * 1000, to: end * 1000)
             else {
                 throw FeatureError(
                     .notFound,

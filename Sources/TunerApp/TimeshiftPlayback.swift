@@ -109,8 +109,7 @@ public struct TimeshiftPlayback: Sendable {
                 throw FeatureError(.invalid, "to needs from (seconds since 1970)")
             }
             guard let window = timeshift?.window(for: channelID),
-                let first = TimeshiftReader.first(of: window.segments, from: span.from), !first.isOpen,
-                first.start < span.to
+                TimeshiftReader.holds(window, from: span.from, to: span.to)
             else {
                 throw FeatureError(.notFound, "channel \(channelID)'s time-shift window holds nothing of that span")
             }

@@ -45,6 +45,13 @@ public struct TimeshiftReader: Sendable {
         return segments.first { $0.start > from }
     }
 
+    /// Whether a span `[from, to)` (milliseconds since 1970) of `window` has bytes to read: the
+    /// segment it would start at is complete and starts before `to`.
+    public static func holds(_ window: TimeshiftWindow, from: Int64, to: Int64) -> Bool {
+        guard let first = first(of: window.segments, from: from) else { return false }
+        return !first.isOpen && first.start < to
+    }
+
     /// Whether the stream broke off between two neighbouring segments (a failover, the channel
     /// stopped and played again, a server restart): their timestamps do not run on.
     public static func isGap(between previous: TimeshiftSegment, and next: TimeshiftSegment) -> Bool {

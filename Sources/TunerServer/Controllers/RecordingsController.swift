@@ -72,10 +72,14 @@ struct RecordingsController {
         return try await Self.serve(try await dvr.filePath(id: id, part: part), request: request, context: context)
     }
 
-    /// A recording's file as a response: whole, or the one byte range asked for.
-    static func serve(_ path: String, request: Request, context: TunerRequestContext) async throws -> Response {
+    /// A file (a recording, a time-shift segment) as a response: whole, or the one byte range asked
+    /// for; `missing` says why when it has no bytes.
+    static func serve(
+        _ path: String, request: Request, context: TunerRequestContext,
+        missing: String = "this recording has no bytes yet"
+    ) async throws -> Response {
         guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int64, size > 0 else {
-            throw FeatureError(.notFound, "this recording has no bytes yet")
+            throw FeatureError(.notFound, missing)
         }
         var headers = HTTPFields()
         headers[.contentType] = path.hasSuffix(".mp4") ? "video/mp4" : "video/mp2t"

@@ -29,7 +29,9 @@ struct TimeshiftController {
         router.add(.timeshiftSegment) { [timeshift] request, context in
             let name = try context.parameters.require("name")
             let path = try timeshift.segmentPath(channelID: try Self.id(context), name: name)
-            return try await RecordingsController.serve(path, request: request, context: context)
+            // Trimmed since the playlist named it: gone, as the playlist's next reload says.
+            return try await RecordingsController.serve(
+                path, request: request, context: context, missing: "segment \(name) left the time-shift window")
         }
         router.add(.timeshiftStream) { [timeshift] request, context in
             var headers = HTTPFields()
