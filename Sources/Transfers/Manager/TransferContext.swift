@@ -72,6 +72,10 @@ public final class TransferContext: Sendable {
         try await confirmClaim()
         meter.update(bytes: checkpoint.committedBytes, total: checkpoint.totalBytes)
         try await manager.recordCheckpoint(id: taskID, checkpoint, note: nil, releasingSlot: true)
+        // Again once the write is done: on a loaded machine it may wait long enough for the claim
+        // to lapse and another worker to take the task, and the caller puts the result in place
+        // right after this returns. (Asks the store only when the claim is half spent.)
+        try await confirmClaim()
     }
 
     /// Adds a line to the task's history.

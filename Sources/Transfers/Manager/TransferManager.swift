@@ -817,7 +817,13 @@ public actor TransferManager {
         case .requeue:
             task.state = .waiting
         case .stall:
-            fail(&task, TransferError.transient("no bytes arrived for \(Int(configuration.stallTimeout)) s (stalled)"))
+            if case .success(let outcome) = result {
+                // The last bytes came and the result is in place after all: it stands.
+                Self.complete(&task, outcome)
+            } else {
+                let seconds = Int(configuration.stallTimeout)
+                fail(&task, TransferError.transient("no bytes arrived for \(seconds) s (stalled)"))
+            }
         case .lost:
             // Another worker runs it now: back to waiting here, unwritten, left alone a while.
             task.state = .waiting
@@ -829,14 +835,7 @@ public actor TransferManager {
         case nil:
             switch result {
             case .success(let outcome):
-                task.state = .complete
-                task.destinationName = outcome.resultName
-                task.committedBytes = outcome.bytes
-                task.totalBytes = outcome.bytes
-                task.errorReason = nil
-                task.errorClass = nil
-                task.retryCount = 0
-                task.record("complete (\(outcome.bytes) bytes)")
+                Self.complete(&task, outcome)
             case .failure(let error):
                 fail(&task, TransferError.classify(error))
             }
@@ -850,6 +849,17 @@ public actor TransferManager {
         flusher.release(id)
         if run.intent != .shutdown { store(task, lazily: recoverable) }
         schedule()
+    }
+
+    private static func complete(_ task: inout TransferTask, _ outcome: TransferOutcome) {
+        task.state = .complete
+        task.destinationName = outcome.resultName
+        task.committedBytes = outcome.bytes
+        task.totalBytes = outcome.bytes
+        task.errorReason = nil
+        task.errorClass = nil
+        task.retryCount = 0
+        task.record("complete (\(outcome.bytes) bytes)")
     }
 
     private func fail(_ task: inout TransferTask, _ error: TransferError) {
@@ -901,7 +911,10 @@ public actor TransferManager {
             } else if elapsed > 3, run.lastProgress.speed != 0 {
                 runs[id]?.lastProgress = (reading.bytes, now, 0)
             }
-            if run.intent == nil, scheduler.hasStalled(lastByteAt: reading.lastByteAt, now: now) {
+            // A run that gave up its slot has every byte and waits for the disk or the database
+            // (a directory sync, a busy write) with its result maybe in place already: no
+            // stall. Stopping it there would run the task again, on this node or another.
+            if run.intent == nil, run.holdsSlot, scheduler.hasStalled(lastByteAt: reading.lastByteAt, now: now) {
                 runs[id]?.intent = .stall
                 run.control.cancel()
             }

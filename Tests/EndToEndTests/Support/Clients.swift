@@ -75,14 +75,17 @@ final class CurlStream: Sendable {
     private let headPath: String
     private let bodyPath: String
 
-    /// Starts `curl <url>`, writing the head and body to files under `directory`.
-    init(_ curl: String, _ url: String, directory: String) throws {
+    /// Starts `curl <options> <url>`, writing the head and body to files under `directory`.
+    /// `launcher` comes first when given (`ip netns exec NS`: curl on another network).
+    init(
+        _ curl: String, _ url: String, options: [String] = [], directory: String, launcher: [String] = []
+    ) throws {
         let name = UUID().uuidString.prefix(8)
         headPath = directory + "/stream-\(name).head"
         bodyPath = directory + "/stream-\(name).body"
+        let command = launcher + [curl, "-s", "-S", "-N", "-D", headPath, "-o", bodyPath] + options + [url]
         process = try ChildProcess(
-            curl, ["-s", "-S", "-N", "-D", headPath, "-o", bodyPath, url],
-            environment: Subprocess.childEnvironment())
+            command[0], Array(command.dropFirst()), environment: Subprocess.childEnvironment())
     }
 
     /// The body received so far.
