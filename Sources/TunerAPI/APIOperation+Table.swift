@@ -149,6 +149,9 @@ extension APIOperation {
     public static let setGuideMapping = Self(
         "setGuideMapping", "PUT", "/channels/{id}/guide-mapping", .manage, request: "MappingRequest",
         answer: "GuideMappingAnswer", "Map a channel to a guide channel")
+    public static let guideSuggestions = Self(
+        "guideSuggestions", "GET", "/channels/{id}/guide-suggestions", .read, answer: "GuideSuggestionsAnswer",
+        "Guide channels proposed for a channel by name, with their scores' parts")
     public static let removeGuideMapping = Self(
         "removeGuideMapping", "DELETE", "/channels/{id}/guide-mapping", .manage, answer: "GuideMappingAnswer",
         "Forget a channel's guide mapping")
@@ -275,7 +278,7 @@ extension APIOperation {
         .sources, .addSource, .changeSource, .refreshSource, .removeSource,
         .channels, .checkChannels, .channel, .playChannel, .channelLogo, .catchup, .movieDetails, .episodes,
         .playEpisode, .favouriteChannel, .unfavouriteChannel, .groups,
-        .guide, .guideNow, .channelGuide, .shortEPG, .setGuideMapping, .removeGuideMapping,
+        .guide, .guideNow, .channelGuide, .shortEPG, .setGuideMapping, .removeGuideMapping, .guideSuggestions,
         .favourites, .orderFavourites, .addFavourite, .removeFavourite,
         .outputs, .addOutput, .changeOutput, .removeOutput, .outputChannels, .users, .addUser, .changeUser,
         .removeUser,

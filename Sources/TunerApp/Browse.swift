@@ -1,4 +1,5 @@
 import Catalog
+import Synchronization
 
 /// Browsing what the catalog holds, for the API and the web app: channels, films and series with
 /// their episodes, groups, favourites (and their order), and the guide with its manual mappings.
@@ -8,6 +9,8 @@ import Catalog
 /// id is `notFound`, what does not apply `conflict`, anything else of the store `failed`).
 public final class Browse: Sendable {
     let catalog: any CatalogStore
+    /// The matcher of the guide channels it was built from: built again only when they change.
+    let guideMatcher = Mutex<(channels: [GuideMatcher.Channel], matcher: GuideMatcher)?>(nil)
 
     init(catalog: any CatalogStore) {
         self.catalog = catalog
@@ -69,6 +72,25 @@ public final class Browse: Sendable {
     /// The guide channel a user attached to item `itemID`, if any.
     public func guideMapping(itemID: Int64) async throws(FeatureError) -> String? {
         try await mapped { try await catalog.guideMapping(itemID: itemID) }
+    }
+
+    /// The guide channels proposed for item `itemID` by name, best first with their scores' parts,
+    /// and the one matched automatically, if any.
+    public func guideSuggestions(
+        itemID: Int64, limit: Int = 3
+    ) async throws(FeatureError) -> (automatic: GuideAutomaticMatch?, suggestions: [GuideMatchSuggestion]) {
+        try await mapped {
+            guard let item = try await catalog.item(id: itemID) else { throw CatalogError.itemNotFound(itemID) }
+            let channels = try await catalog.guideMatchChannels()
+            let matcher = guideMatcher.withLock { cached -> GuideMatcher in
+                if let cached, cached.channels == channels { return cached.matcher }
+                let matcher = GuideMatcher(channels: channels)
+                cached = (channels, matcher)
+                return matcher
+            }
+            let automatic = try await catalog.automaticGuideMatch(itemID: itemID)
+            return (automatic, matcher.suggestions(forName: item.name, group: item.group, limit: limit))
+        }
     }
 
     /// Attaches item `itemID` to guide channel `epgID` (nil: back to its own `tvg-id`).

@@ -91,6 +91,66 @@ struct GuideTests {
     }
 
     @Test(
+        "A channel without a tvg-id finds its guide channel by name on its own; a manual choice wins; refreshes keep both",
+        arguments: StorageEngine.underTest)
+    func automaticMatchByName(engine: StorageEngine) async throws {
+        try await TemporaryCatalog.with(engine) { catalog in
+            let guide = try catalog.write(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <tv>
+                  <channel id="BBCOne.uk"><display-name>BBC One</display-name></channel>
+                  <channel id="Channel4.uk"><display-name>Channel 4</display-name></channel>
+                  <channel id="Channel4Plus1.uk"><display-name>Channel 4 +1</display-name></channel>
+                  <programme channel="BBCOne.uk" start="20240305060000 +0000" stop="20240305070000 +0000">
+                    <title>Breakfast</title></programme>
+                  <programme channel="Channel4.uk" start="20240305060000 +0000" stop="20240305070000 +0000">
+                    <title>Countdown</title></programme>
+                  <programme channel="Channel4Plus1.uk" start="20240305060000 +0000" stop="20240305070000 +0000">
+                    <title>Countdown an hour later</title></programme>
+                </tv>
+                """, to: "names.xml")
+            // No tvg-id and no exact name: only the matcher can find these.
+            let path = try catalog.write(
+                """
+                #EXTM3U
+                #EXTINF:-1 group-title="UK | General",UK: BBC One FHD
+                http://example.com/1
+                #EXTINF:-1,Channel 4 +1 HD
+                http://example.com/2
+                #EXTINF:-1,Mystery Channel
+                http://example.com/3
+                """, to: "names.m3u")
+            let source = try await catalog.store.addSource(
+                CatalogSourceDraft(kind: .m3u, location: path, epgURLs: [guide]))
+            try await withImporter(catalog) { importer in
+                _ = try await importer.refresh(sourceID: source.id)
+                _ = try await importer.refreshGuide(sourceID: source.id, now: six, retention: 86_400 * 365 * 100)
+            }
+            let items = try await catalog.store.items(CatalogItemQuery(kind: .live)).items
+            func now(_ item: CatalogItem) async throws -> String? {
+                try await catalog.store.nowNext(itemIDs: [item.id], at: six + 60).first?.now?.title
+            }
+            #expect(try await now(items[0]) == "Breakfast")
+            #expect(try await now(items[1]) == "Countdown an hour later", "a +1 channel is not its +0")
+            #expect(try await now(items[2]) == nil, "a name like no guide channel gets no guide")
+            let automatic = try #require(try await catalog.store.automaticGuideMatch(itemID: items[0].id))
+            #expect(automatic.epgID == "BBCOne.uk" && automatic.score >= GuideMatcher.automaticScore)
+
+            // The user's choice wins and survives a refresh; forgetting it brings the match back.
+            try await catalog.store.setGuideMapping(itemID: items[0].id, epgID: "Channel4.uk")
+            try await withImporter(catalog) { _ = try await $0.refresh(sourceID: source.id) }
+            let refreshed = try await catalog.store.items(CatalogItemQuery(kind: .live)).items
+            #expect(refreshed.map(\.id) == items.map(\.id))
+            #expect(try await now(items[0]) == "Countdown")
+            #expect(try await now(items[1]) == "Countdown an hour later", "the match survives the refresh")
+            try await catalog.store.setGuideMapping(itemID: items[0].id, epgID: nil)
+            try await withImporter(catalog) { _ = try await $0.matchGuide() }
+            #expect(try await now(items[0]) == "Breakfast")
+        }
+    }
+
+    @Test(
         "The grid lists programmes overlapping a window, including one that started before it",
         arguments: StorageEngine.underTest)
     func grid(engine: StorageEngine) async throws {

@@ -57,6 +57,7 @@ import TunerApp
             "groups": sample(GroupList.self),
             "guide": sample(GridPage.self), "guideNow": sample(NowNextPage.self),
             "channelGuide": sample(ChannelGuideAnswer.self),
+            "guideSuggestions": sample(GuideSuggestionsAnswer.self),
             "shortEPG": sample(ShortEPGAnswer.self),
             "setGuideMapping": mapping, "removeGuideMapping": mapping,
             "addFavourite": sample(FavouriteAnswer.self), "removeFavourite": sample(FavouriteAnswer.self),

@@ -75,6 +75,8 @@ extension CatalogImporter {
             if source.kind == .xmltv {
                 try await store.setSourceStatus(id: sourceID, status: .ok, error: nil, refreshedAt: Date())
             }
+            // New guide channels: the channels without a guide are matched by name again.
+            await matchGuideAfterImport(logger: logger)
             progress(CatalogImportProgress(sourceID: sourceID, phase: .finished, entries: counts.programmes))
             logger.info(
                 "Guide refreshed",

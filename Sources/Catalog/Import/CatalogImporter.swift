@@ -99,6 +99,8 @@ public final class CatalogImporter: Sendable {
                 throw CatalogError.unsupported("refreshing \(source.kind) sources")
             }
             try await store.setSourceStatus(id: sourceID, status: .ok, error: notice, refreshedAt: Date())
+            // New channels, renamed ones: their guide by name.
+            await matchGuideAfterImport(logger: logger)
             if let notice {
                 logger.info("Catalog source named locations Tuner refused", metadata: ["refused": "\(notice)"])
             }

@@ -195,7 +195,22 @@ public enum CatalogSchema: DatabaseSchema {
                     );
                     """)
         }
+        migrator.registerMigration("catalog-v6-guide-matching") { db in
+            try db.execute(sql: Self.v6GuideMatching)
+        }
     }
+
+    /// Guide channels matched to items by name (``GuideMatcher``'s automatic matches), made
+    /// again after every import; by identity, as the user's mappings are.
+    static let v6GuideMatching = """
+        CREATE TABLE guideAutoMatch (
+            kind TEXT NOT NULL CHECK (kind IN ('live', 'movie', 'series')),
+            identity TEXT NOT NULL,
+            epgID TEXT NOT NULL COLLATE NOCASE,
+            score INTEGER NOT NULL CHECK (score BETWEEN 0 AND 100),
+            PRIMARY KEY (kind, identity)
+        ) WITHOUT ROWID;
+        """
 
     /// Imports write batches through the `importBatch` virtual table (see ImportBatchTable).
     public static func prepare(_ db: Database) throws {

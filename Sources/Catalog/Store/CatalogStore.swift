@@ -65,6 +65,15 @@ public protocol CatalogStore: Sendable {
     /// Deletes programmes that ended before `time`; returns how many.
     @discardableResult
     func pruneGuide(endingBefore time: Int64) async throws -> Int
+    /// The live channels no guide reaches by mapping, `tvg-id` or exact name, and the channels
+    /// of every guide (empty subjects when there is no guide).
+    func guideMatchWork() async throws -> GuideMatchWork
+    /// Replaces every automatic guide match with `matches`.
+    func replaceAutomaticGuideMatches(_ matches: [GuideAutomaticMatch]) async throws
+    /// The channels of every guide, for suggestions.
+    func guideMatchChannels() async throws -> [GuideMatcher.Channel]
+    /// The automatic match of an item, if it has one.
+    func automaticGuideMatch(itemID: Int64) async throws -> GuideAutomaticMatch?
 
     /// Moves a favourite to `position` in the user's own order of favourites (0 is first).
     func moveFavourite(itemID: Int64, to position: Int) async throws

@@ -14,8 +14,9 @@ extension SQLiteCatalogStore {
     }
 
     /// The guide channel of each item: the user's mapping, else the `tvg-id` (ignoring case), else
-    /// the normalized name; a channel of the item's own source wins over other guides. Resolved
-    /// when read rather than stored, so a new mapping or a new guide applies at once.
+    /// the normalized name, else the automatic match by name; a channel of the item's own source
+    /// wins over other guides. Resolved when read rather than stored, so a new mapping or a new
+    /// guide applies at once.
     static func guideChannels(_ db: Database, itemIDs: [Int64]) throws -> [(itemID: Int64, channelID: Int64)] {
         let item = try db.cachedStatement(
             sql: "SELECT kind, identity, sourceID, tvgID, normalizedName FROM catalogItem WHERE id = ?")
@@ -26,6 +27,11 @@ extension SQLiteCatalogStore {
                 """)
         let byEPGID = try db.cachedStatement(sql: "SELECT id, sourceID FROM guideChannel WHERE epgID = ?")
         let byName = try db.cachedStatement(sql: "SELECT id, sourceID FROM guideChannel WHERE normalizedName = ?")
+        let byAutomaticMatch = try db.cachedStatement(
+            sql: """
+                SELECT gc.id, gc.sourceID FROM guideAutoMatch a JOIN guideChannel gc ON gc.epgID = a.epgID
+                WHERE a.kind = ? AND a.identity = ?
+                """)
         var result: [(itemID: Int64, channelID: Int64)] = []
         for itemID in itemIDs {
             guard let row = try Row.fetchOne(item, arguments: [itemID]) else { continue }
@@ -42,6 +48,7 @@ extension SQLiteCatalogStore {
             if channelID == nil, let name: String = row["normalizedName"], !name.isEmpty {
                 channelID = try pick(byName, [name])
             }
+            if channelID == nil { channelID = try pick(byAutomaticMatch, [row["kind"], row["identity"]]) }
             if let channelID { result.append((itemID, channelID)) }
         }
         return result
@@ -122,6 +129,69 @@ extension SQLiteCatalogStore {
                 try db.execute(
                     sql: "DELETE FROM guideMapping WHERE kind = ? AND identity = ?", arguments: [kind, identity])
             }
+        }
+    }
+
+    public func guideMatchWork() async throws -> GuideMatchWork {
+        try await database.read { db in
+            let channels = try Self.guideMatchChannels(db)
+            guard !channels.isEmpty else { return GuideMatchWork(subjects: [], channels: []) }
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT i.id, i.kind, i.identity, i.name, i.groupName FROM catalogItem i
+                    WHERE i.kind = 'live'
+                      AND NOT EXISTS (SELECT 1 FROM guideMapping m WHERE m.kind = i.kind AND m.identity = i.identity)
+                      AND (i.tvgID IS NULL OR NOT EXISTS (SELECT 1 FROM guideChannel gc WHERE gc.epgID = i.tvgID))
+                      AND (i.normalizedName = ''
+                           OR NOT EXISTS (SELECT 1 FROM guideChannel gc WHERE gc.normalizedName = i.normalizedName))
+                    ORDER BY i.id
+                    """)
+            let subjects = rows.map { row in
+                GuideMatchWork.Subject(
+                    itemID: row["id"], kind: CatalogItemKind(rawValue: row["kind"]), identity: row["identity"],
+                    name: row["name"], group: row["groupName"])
+            }
+            return GuideMatchWork(subjects: subjects, channels: channels)
+        }
+    }
+
+    public func guideMatchChannels() async throws -> [GuideMatcher.Channel] {
+        try await database.read { db in try Self.guideMatchChannels(db) }
+    }
+
+    static func guideMatchChannels(_ db: Database) throws -> [GuideMatcher.Channel] {
+        try Row.fetchAll(db, sql: "SELECT epgID, name FROM guideChannel ORDER BY id").map { row in
+            let epgID: String = row["epgID"]
+            let name: String? = row["name"]
+            return GuideMatcher.Channel(epgID: epgID, name: name ?? epgID)
+        }
+    }
+
+    public func replaceAutomaticGuideMatches(_ matches: [GuideAutomaticMatch]) async throws {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM guideAutoMatch")
+            let insert = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO guideAutoMatch (kind, identity, epgID, score) VALUES (?, ?, ?, ?)")
+            for match in matches {
+                try insert.execute(arguments: [match.kind.rawValue, match.identity, match.epgID, match.score])
+            }
+        }
+    }
+
+    public func automaticGuideMatch(itemID: Int64) async throws -> GuideAutomaticMatch? {
+        try await database.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT a.kind, a.identity, a.epgID, a.score FROM guideAutoMatch a
+                        JOIN catalogItem i ON i.kind = a.kind AND i.identity = a.identity WHERE i.id = ?
+                        """, arguments: [itemID])
+            else { return nil }
+            return GuideAutomaticMatch(
+                kind: CatalogItemKind(rawValue: row["kind"]), identity: row["identity"], epgID: row["epgID"],
+                score: row["score"])
         }
     }
 

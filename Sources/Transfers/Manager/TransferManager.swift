@@ -911,10 +911,13 @@ public actor TransferManager {
             } else if elapsed > 3, run.lastProgress.speed != 0 {
                 runs[id]?.lastProgress = (reading.bytes, now, 0)
             }
-            // A run that gave up its slot has every byte and waits for the disk or the database
-            // (a directory sync, a busy write) with its result maybe in place already: no
+            // A run that committed its final checkpoint has every byte synced and only puts its
+            // result in place (a link, a directory sync, a busy write), maybe done already: no
             // stall. Stopping it there would run the task again, on this node or another.
-            if run.intent == nil, run.holdsSlot, scheduler.hasStalled(lastByteAt: reading.lastByteAt, now: now) {
+            // (A run that gave up its slot may still send another request: it can stall.)
+            if run.intent == nil, !run.recoverable,
+                scheduler.hasStalled(lastByteAt: reading.lastByteAt, now: now)
+            {
                 runs[id]?.intent = .stall
                 run.control.cancel()
             }

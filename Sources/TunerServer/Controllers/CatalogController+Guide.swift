@@ -18,6 +18,7 @@ extension CatalogController {
             try await engine.browse.setGuideMapping(itemID: id, epgID: nil)
             return GuideMappingAnswer(itemID: id, epgID: nil)
         }
+        router.add(.guideSuggestions, use: suggestions)
         router.add(.catchup, use: catchup)
         router.add(.checkChannels, use: check)
         router.add(.movieDetails) { _, context in
@@ -111,6 +112,29 @@ extension CatalogController {
         let epgID = body.epgID?.trimmingCharacters(in: .whitespaces)
         try await engine.browse.setGuideMapping(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
         return GuideMappingAnswer(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
+    }
+
+    /// `GET /channels/{id}/guide-suggestions?limit=N`: guide channels proposed by name (3 unless
+    /// `limit` says otherwise, at most 20), and the automatic match, if any.
+    @Sendable func suggestions(request: Request, context: TunerRequestContext) async throws
+        -> GuideSuggestionsAnswer
+    {
+        let id = try context.parameters.require("id", as: Int64.self)
+        var limit = 3
+        if let text = request.uri.queryParameters["limit"] {
+            guard let value = Int(String(text)), (1...20).contains(value) else {
+                throw FeatureError(.invalid, "'limit' must be a number from 1 to 20")
+            }
+            limit = value
+        }
+        let (automatic, suggestions) = try await engine.browse.guideSuggestions(itemID: id, limit: limit)
+        return GuideSuggestionsAnswer(
+            itemID: id, automatic: automatic.map { .init(epgID: $0.epgID, score: $0.score) },
+            suggestions: suggestions.map { suggestion in
+                .init(
+                    epgID: suggestion.epgID, name: suggestion.name, score: suggestion.score,
+                    parts: suggestion.parts.map { .init(reason: $0.reason, points: $0.points, detail: $0.detail) })
+            })
     }
 
     /// `GET /channels/{id}/catchup?programme=P` or `?start=…&end=…`: a signed proxy URL that plays

@@ -16,6 +16,19 @@ extension CatalogSchema: PostgresSchema {
             PostgresMigration("catalog-v3-checks-details", []),
             PostgresMigration("catalog-v4-search-prefixes", []),
             PostgresMigration("catalog-v5-live", v5Statements),
+            PostgresMigration(
+                "catalog-v6-guide-matching",
+                [
+                    """
+                    CREATE TABLE guideAutoMatch (
+                        kind TEXT NOT NULL CHECK (kind IN ('live', 'movie', 'series')),
+                        identity TEXT NOT NULL,
+                        epgID TEXT NOT NULL COLLATE catalog_nocase,
+                        score BIGINT NOT NULL CHECK (score BETWEEN 0 AND 100),
+                        PRIMARY KEY (kind, identity)
+                    )
+                    """
+                ]),
         ]
     }
 

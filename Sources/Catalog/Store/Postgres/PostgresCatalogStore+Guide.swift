@@ -132,7 +132,8 @@ extension PostgresCatalogStore {
     static let guideIDsLockKey: Int64 = 0x6775_6964_6531_6473
 
     /// The guide channel of each item, as ``SQLiteCatalogStore/guideChannels(_:itemIDs:)`` finds it:
-    /// the user's mapping, else the `tvg-id` (ignoring case), else the normalized name; a channel of
+    /// the user's mapping, else the `tvg-id` (ignoring case), else the normalized name, else the
+    /// automatic match by name; a channel of
     /// the item's own source wins, then the oldest. Items without one are left out.
     static func guideChannels(
         _ itemIDs: [Int64], on connection: PostgresConnection, logger: Logger
@@ -147,6 +148,9 @@ extension PostgresCatalogStore {
                 (SELECT gc.id FROM guideChannel gc WHERE gc.epgID = i.tvgID COLLATE catalog_nocase
                  ORDER BY gc.sourceID = i.sourceID DESC, gc.id LIMIT 1),
                 (SELECT gc.id FROM guideChannel gc WHERE i.normalizedName <> '' AND gc.normalizedName = i.normalizedName
+                 ORDER BY gc.sourceID = i.sourceID DESC, gc.id LIMIT 1),
+                (SELECT gc.id FROM guideAutoMatch a JOIN guideChannel gc ON gc.epgID = a.epgID
+                 WHERE a.kind = i.kind AND a.identity = i.identity
                  ORDER BY gc.sourceID = i.sourceID DESC, gc.id LIMIT 1))
             FROM catalogItem i WHERE i.id = ANY(\(itemIDs))
             """, logger: logger)
@@ -244,6 +248,87 @@ extension PostgresCatalogStore {
                 """, logger: logger
             ).collect()
             return try rows.first?.decode(String.self)
+        }
+    }
+
+    public func guideMatchWork() async throws -> GuideMatchWork {
+        let logger = logger
+        return try await database.read { connection in
+            let channels = try await Self.guideMatchChannels(on: connection, logger: logger)
+            guard !channels.isEmpty else { return GuideMatchWork(subjects: [], channels: []) }
+            let rows = try await connection.query(
+                """
+                SELECT i.id, i.kind, i.identity, i.name, i.groupName FROM catalogItem i
+                WHERE i.kind = 'live'
+                  AND NOT EXISTS (SELECT 1 FROM guideMapping m WHERE m.kind = i.kind AND m.identity = i.identity)
+                  AND (i.tvgID IS NULL OR NOT EXISTS (
+                      SELECT 1 FROM guideChannel gc WHERE gc.epgID = i.tvgID COLLATE catalog_nocase))
+                  AND (i.normalizedName = ''
+                       OR NOT EXISTS (SELECT 1 FROM guideChannel gc WHERE gc.normalizedName = i.normalizedName))
+                ORDER BY i.id
+                """, logger: logger)
+            var subjects: [GuideMatchWork.Subject] = []
+            for try await (id, kind, identity, name, group) in rows.decode(
+                (Int64, String, String, String, String?).self)
+            {
+                subjects.append(
+                    GuideMatchWork.Subject(
+                        itemID: id, kind: CatalogItemKind(rawValue: kind), identity: identity, name: name, group: group)
+                )
+            }
+            return GuideMatchWork(subjects: subjects, channels: channels)
+        }
+    }
+
+    public func guideMatchChannels() async throws -> [GuideMatcher.Channel] {
+        let logger = logger
+        return try await database.read { connection in
+            try await Self.guideMatchChannels(on: connection, logger: logger)
+        }
+    }
+
+    static func guideMatchChannels(on connection: PostgresConnection, logger: Logger) async throws
+        -> [GuideMatcher.Channel]
+    {
+        let rows = try await connection.query("SELECT epgID, name FROM guideChannel ORDER BY id", logger: logger)
+        var channels: [GuideMatcher.Channel] = []
+        for try await (epgID, name) in rows.decode((String, String?).self) {
+            channels.append(GuideMatcher.Channel(epgID: epgID, name: name ?? epgID))
+        }
+        return channels
+    }
+
+    public func replaceAutomaticGuideMatches(_ matches: [GuideAutomaticMatch]) async throws {
+        let logger = logger
+        try await database.write { connection in
+            try await connection.query("DELETE FROM guideAutoMatch", logger: logger)
+            // In slices, so a statement's parameters stay far below PostgreSQL's limit.
+            for start in stride(from: 0, to: matches.count, by: 5_000) {
+                let slice = matches[start..<min(start + 5_000, matches.count)]
+                try await connection.query(
+                    """
+                    INSERT INTO guideAutoMatch (kind, identity, epgID, score)
+                    SELECT * FROM unnest(\(slice.map(\.kind.rawValue)), \(slice.map(\.identity)),
+                        \(slice.map(\.epgID)), \(slice.map { Int64($0.score) }))
+                    ON CONFLICT (kind, identity) DO UPDATE SET epgID = excluded.epgID, score = excluded.score
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func automaticGuideMatch(itemID: Int64) async throws -> GuideAutomaticMatch? {
+        let logger = logger
+        return try await database.read { connection in
+            let rows = try await connection.query(
+                """
+                SELECT a.kind, a.identity, a.epgID, a.score FROM guideAutoMatch a
+                JOIN catalogItem i ON i.kind = a.kind AND i.identity = a.identity WHERE i.id = \(itemID)
+                """, logger: logger)
+            for try await (kind, identity, epgID, score) in rows.decode((String, String, String, Int64).self) {
+                return GuideAutomaticMatch(
+                    kind: CatalogItemKind(rawValue: kind), identity: identity, epgID: epgID, score: Int(score))
+            }
+            return nil
         }
     }
 

@@ -9,6 +9,8 @@ extension ChannelGuideAnswer: ResponseEncodable {}
 
 extension GuideMappingAnswer: ResponseEncodable {}
 
+extension GuideSuggestionsAnswer: ResponseEncodable {}
+
 extension CatchupAnswer: ResponseEncodable {}
 
 extension CheckResults: ResponseEncodable {}
