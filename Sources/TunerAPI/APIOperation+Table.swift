@@ -152,6 +152,10 @@ extension APIOperation {
     public static let guideSuggestions = Self(
         "guideSuggestions", "GET", "/channels/{id}/guide-suggestions", .read, answer: "GuideSuggestionsAnswer",
         "Guide channels proposed for a channel by name, with their scores' parts")
+    public static let refuseGuideSuggestion = Self(
+        "refuseGuideSuggestion", "POST", "/channels/{id}/guide-suggestions/refuse", .manage,
+        request: "RefuseMatchRequest", answer: "GuideSuggestionsAnswer",
+        "Say a channel is not a guide channel: never matched to it by name again")
     public static let removeGuideMapping = Self(
         "removeGuideMapping", "DELETE", "/channels/{id}/guide-mapping", .manage, answer: "GuideMappingAnswer",
         "Forget a channel's guide mapping")
@@ -279,6 +283,7 @@ extension APIOperation {
         .channels, .checkChannels, .channel, .playChannel, .channelLogo, .catchup, .movieDetails, .episodes,
         .playEpisode, .favouriteChannel, .unfavouriteChannel, .groups,
         .guide, .guideNow, .channelGuide, .shortEPG, .setGuideMapping, .removeGuideMapping, .guideSuggestions,
+        .refuseGuideSuggestion,
         .favourites, .orderFavourites, .addFavourite, .removeFavourite,
         .outputs, .addOutput, .changeOutput, .removeOutput, .outputChannels, .users, .addUser, .changeUser,
         .removeUser,

@@ -1,8 +1,20 @@
-/// `PUT /api/v1/channels/{id}/guide-mapping`: the guide channel to map to (nil forgets the mapping).
+/// `PUT /api/v1/channels/{id}/guide-mapping`: the guide channel to map to (nil forgets the
+/// mapping), or `none: true` for "no guide" (the channel gets none, nor placeholders' rivals).
 public struct MappingRequest: Codable, Sendable, Equatable {
     public var epgID: String?
+    public var none: Bool?
 
-    public init(epgID: String?) {
+    public init(epgID: String?, none: Bool? = nil) {
+        self.epgID = epgID
+        self.none = none
+    }
+}
+
+/// `POST /api/v1/channels/{id}/guide-suggestions/refuse`: a guide channel this channel is not.
+public struct RefuseMatchRequest: Codable, Sendable, Equatable {
+    public var epgID: String
+
+    public init(epgID: String) {
         self.epgID = epgID
     }
 }

@@ -85,12 +85,15 @@ public struct ChannelGuideAnswer: Codable, Sendable, Equatable {
 /// `PUT`/`DELETE /api/v1/channels/{id}/guide-mapping`: the guide channel a channel now uses.
 public struct GuideMappingAnswer: Codable, Sendable, Equatable {
     public var itemID: Int64
-    /// Absent once the mapping is removed.
+    /// Absent once the mapping is removed, and for "no guide".
     public var epgID: String?
+    /// The channel was told "no guide".
+    public var none: Bool
 
-    public init(itemID: Int64, epgID: String?) {
+    public init(itemID: Int64, epgID: String?, none: Bool = false) {
         self.itemID = itemID
         self.epgID = epgID
+        self.none = none
     }
 }
 

@@ -89,11 +89,21 @@ public final class Browse: Sendable {
                 return matcher
             }
             let automatic = try await catalog.automaticGuideMatch(itemID: itemID)
-            return (automatic, matcher.suggestions(forName: item.name, group: item.group, limit: limit))
+            let refused = try await catalog.refusedGuideMatches(itemID: itemID)
+            let suggestions = matcher.suggestions(forName: item.name, group: item.group, limit: limit + refused.count)
+                .filter { !refused.contains($0.epgID.lowercased()) }
+            return (automatic, Array(suggestions.prefix(limit)))
         }
     }
 
-    /// Attaches item `itemID` to guide channel `epgID` (nil: back to its own `tvg-id`).
+    /// Records that item `itemID` is not guide channel `epgID`: no longer suggested, its
+    /// automatic match goes if it was that one, and the next import never picks it.
+    public func refuseGuideMatch(itemID: Int64, epgID: String) async throws(FeatureError) {
+        try await mapped { try await catalog.refuseGuideMatch(itemID: itemID, epgID: epgID) }
+    }
+
+    /// Attaches item `itemID` to guide channel `epgID` (nil: back to its own `tvg-id` and name;
+    /// the empty id: "no guide").
     public func setGuideMapping(itemID: Int64, epgID: String?) async throws(FeatureError) {
         try await mapped { try await catalog.setGuideMapping(itemID: itemID, epgID: epgID) }
     }

@@ -147,6 +147,19 @@ struct GuideTests {
             try await catalog.store.setGuideMapping(itemID: items[0].id, epgID: nil)
             try await withImporter(catalog) { _ = try await $0.matchGuide() }
             #expect(try await now(items[0]) == "Breakfast")
+
+            // "No guide" wins over the name, the match and a refresh.
+            try await catalog.store.setGuideMapping(itemID: items[0].id, epgID: "")
+            try await withImporter(catalog) { _ = try await $0.refresh(sourceID: source.id) }
+            #expect(try await now(items[0]) == nil)
+            #expect(try await catalog.store.automaticGuideMatch(itemID: items[0].id) == nil)
+
+            // A refused match goes at once, and the next import does not choose it again.
+            try await catalog.store.refuseGuideMatch(itemID: items[1].id, epgID: "channel4plus1.UK")
+            #expect(try await now(items[1]) == nil)
+            #expect(try await catalog.store.refusedGuideMatches(itemID: items[1].id) == ["channel4plus1.uk"])
+            try await withImporter(catalog) { _ = try await $0.refresh(sourceID: source.id) }
+            #expect(try await now(items[1]) == nil, "a refused match stays refused, and the +0 is no match for a +1")
         }
     }
 

@@ -58,6 +58,7 @@ import TunerApp
             "guide": sample(GridPage.self), "guideNow": sample(NowNextPage.self),
             "channelGuide": sample(ChannelGuideAnswer.self),
             "guideSuggestions": sample(GuideSuggestionsAnswer.self),
+            "refuseGuideSuggestion": sample(GuideSuggestionsAnswer.self),
             "shortEPG": sample(ShortEPGAnswer.self),
             "setGuideMapping": mapping, "removeGuideMapping": mapping,
             "addFavourite": sample(FavouriteAnswer.self), "removeFavourite": sample(FavouriteAnswer.self),

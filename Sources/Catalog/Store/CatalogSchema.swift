@@ -201,7 +201,8 @@ public enum CatalogSchema: DatabaseSchema {
     }
 
     /// Guide channels matched to items by name (``GuideMatcher``'s automatic matches), made
-    /// again after every import; by identity, as the user's mappings are.
+    /// again after every import, and the matches the user refused; by identity, as the user's
+    /// mappings are. (A mapping to the empty id says "no guide".)
     static let v6GuideMatching = """
         CREATE TABLE guideAutoMatch (
             kind TEXT NOT NULL CHECK (kind IN ('live', 'movie', 'series')),
@@ -209,6 +210,13 @@ public enum CatalogSchema: DatabaseSchema {
             epgID TEXT NOT NULL COLLATE NOCASE,
             score INTEGER NOT NULL CHECK (score BETWEEN 0 AND 100),
             PRIMARY KEY (kind, identity)
+        ) WITHOUT ROWID;
+        -- Guide channels the user said a channel is not: never matched to it automatically again.
+        CREATE TABLE guideMatchRefusal (
+            kind TEXT NOT NULL CHECK (kind IN ('live', 'movie', 'series')),
+            identity TEXT NOT NULL,
+            epgID TEXT NOT NULL COLLATE NOCASE,
+            PRIMARY KEY (kind, identity, epgID)
         ) WITHOUT ROWID;
         """
 

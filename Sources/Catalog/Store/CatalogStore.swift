@@ -60,7 +60,8 @@ public protocol CatalogStore: Sendable {
     func nowNext(itemIDs: [Int64], at time: Int64) async throws -> [GuideNowNext]
     /// The programmes of each of `itemIDs` that overlap `[from, to)`, in start order.
     func guide(itemIDs: [Int64], from: Int64, to: Int64) async throws -> [Int64: [GuideProgramme]]
-    /// Matches an item with a guide channel by hand (`nil` goes back to automatic matching).
+    /// Matches an item with a guide channel by hand (`nil` goes back to automatic matching; the
+    /// empty id means "no guide": the item gets none, whatever its tvg-id and name say).
     func setGuideMapping(itemID: Int64, epgID: String?) async throws
     /// Deletes programmes that ended before `time`; returns how many.
     @discardableResult
@@ -74,6 +75,11 @@ public protocol CatalogStore: Sendable {
     func guideMatchChannels() async throws -> [GuideMatcher.Channel]
     /// The automatic match of an item, if it has one.
     func automaticGuideMatch(itemID: Int64) async throws -> GuideAutomaticMatch?
+    /// Records that item `itemID` is not guide channel `epgID`: it is never matched to it
+    /// automatically again (its automatic match goes if it was that one).
+    func refuseGuideMatch(itemID: Int64, epgID: String) async throws
+    /// The guide channels the user said item `itemID` is not (lowercased ids).
+    func refusedGuideMatches(itemID: Int64) async throws -> Set<String>
 
     /// Moves a favourite to `position` in the user's own order of favourites (0 is first).
     func moveFavourite(itemID: Int64, to position: Int) async throws

@@ -27,6 +27,8 @@ extension SQLiteCatalogStore {
                 """)
         let byEPGID = try db.cachedStatement(sql: "SELECT id, sourceID FROM guideChannel WHERE epgID = ?")
         let byName = try db.cachedStatement(sql: "SELECT id, sourceID FROM guideChannel WHERE normalizedName = ?")
+        let noGuide = try db.cachedStatement(
+            sql: "SELECT 1 FROM guideMapping WHERE kind = ? AND identity = ? AND epgID = ''")
         let byAutomaticMatch = try db.cachedStatement(
             sql: """
                 SELECT gc.id, gc.sourceID FROM guideAutoMatch a JOIN guideChannel gc ON gc.epgID = a.epgID
@@ -41,6 +43,8 @@ extension SQLiteCatalogStore {
                 let chosen = candidates.first { ($0["sourceID"] as Int64) == sourceID } ?? candidates.first
                 return chosen?["id"]
             }
+            // The user said "no guide": none, whatever the tvg-id and name say.
+            if try Row.fetchOne(noGuide, arguments: [row["kind"], row["identity"]]) != nil { continue }
             var channelID = try pick(byMapping, [row["kind"], row["identity"]])
             if channelID == nil, let tvgID: String = row["tvgID"] {
                 channelID = try pick(byEPGID, [tvgID])
@@ -147,10 +151,16 @@ extension SQLiteCatalogStore {
                            OR NOT EXISTS (SELECT 1 FROM guideChannel gc WHERE gc.normalizedName = i.normalizedName))
                     ORDER BY i.id
                     """)
+            var refusals: [String: Set<String>] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT kind, identity, epgID FROM guideMatchRefusal") {
+                let key = (row["kind"] as String) + "\n" + (row["identity"] as String)
+                refusals[key, default: []].insert((row["epgID"] as String).lowercased())
+            }
             let subjects = rows.map { row in
                 GuideMatchWork.Subject(
                     itemID: row["id"], kind: CatalogItemKind(rawValue: row["kind"]), identity: row["identity"],
-                    name: row["name"], group: row["groupName"])
+                    name: row["name"], group: row["groupName"],
+                    refused: refusals[(row["kind"] as String) + "\n" + (row["identity"] as String)] ?? [])
             }
             return GuideMatchWork(subjects: subjects, channels: channels)
         }
@@ -192,6 +202,35 @@ extension SQLiteCatalogStore {
             return GuideAutomaticMatch(
                 kind: CatalogItemKind(rawValue: row["kind"]), identity: row["identity"], epgID: row["epgID"],
                 score: row["score"])
+        }
+    }
+
+    public func refuseGuideMatch(itemID: Int64, epgID: String) async throws {
+        try await database.write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT kind, identity FROM catalogItem WHERE id = ?", arguments: [itemID])
+            else { throw CatalogError.itemNotFound(itemID) }
+            let (kind, identity): (String, String) = (row["kind"], row["identity"])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO guideMatchRefusal (kind, identity, epgID) VALUES (?, ?, ?)",
+                arguments: [kind, identity, epgID])
+            try db.execute(
+                sql: "DELETE FROM guideAutoMatch WHERE kind = ? AND identity = ? AND epgID = ?",
+                arguments: [kind, identity, epgID])
+        }
+    }
+
+    public func refusedGuideMatches(itemID: Int64) async throws -> Set<String> {
+        try await database.read { db in
+            Set(
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT r.epgID FROM guideMatchRefusal r
+                        JOIN catalogItem i ON i.kind = r.kind AND i.identity = r.identity WHERE i.id = ?
+                        """, arguments: [itemID]
+                ).map { $0.lowercased() })
         }
     }
 

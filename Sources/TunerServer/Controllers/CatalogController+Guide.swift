@@ -19,6 +19,16 @@ extension CatalogController {
             return GuideMappingAnswer(itemID: id, epgID: nil)
         }
         router.add(.guideSuggestions, use: suggestions)
+        router.add(.refuseGuideSuggestion) { request, context in
+            let id = try context.parameters.require("id", as: Int64.self)
+            let body = try await decode(RefuseMatchRequest.self, request, context)
+            let epgID = body.epgID.trimmingCharacters(in: .whitespaces)
+            guard !epgID.isEmpty, epgID.count <= 500 else {
+                throw FeatureError(.invalid, "'epgID' must name a guide channel (1 to 500 characters)")
+            }
+            try await engine.browse.refuseGuideMatch(itemID: id, epgID: epgID)
+            return try await suggestionsAnswer(id: id, limit: 3)
+        }
         router.add(.catchup, use: catchup)
         router.add(.checkChannels, use: check)
         router.add(.movieDetails) { _, context in
@@ -98,7 +108,8 @@ extension CatalogController {
         let to = try Self.time(request, "to") ?? now + 86_400
         guard to > from else { throw FeatureError(.invalid, "'to' must be after 'from'") }
         let programmes = try await engine.browse.guide(itemIDs: [id], from: from, to: to)[id] ?? []
-        let mapping = try await engine.browse.guideMapping(itemID: id)
+        // "No guide" is the empty id in the store: no mapping to name here.
+        let mapping = try await engine.browse.guideMapping(itemID: id).flatMap { $0.isEmpty ? nil : $0 }
         return ChannelGuideAnswer(
             itemID: id, epgID: programmes.first?.epgID ?? mapping, mapping: mapping, from: from, to: to,
             programmes: programmes.map(ProgrammeAnswer.init))
@@ -109,6 +120,12 @@ extension CatalogController {
     @Sendable func setMapping(request: Request, context: TunerRequestContext) async throws -> GuideMappingAnswer {
         let id = try context.parameters.require("id", as: Int64.self)
         let body = try await decode(MappingRequest.self, request, context)
+        if body.none == true {
+            guard body.epgID == nil else { throw FeatureError(.invalid, "give 'epgID' or 'none', not both") }
+            // The empty id is the store's "no guide".
+            try await engine.browse.setGuideMapping(itemID: id, epgID: "")
+            return GuideMappingAnswer(itemID: id, epgID: nil, none: true)
+        }
         let epgID = body.epgID?.trimmingCharacters(in: .whitespaces)
         try await engine.browse.setGuideMapping(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
         return GuideMappingAnswer(itemID: id, epgID: epgID?.isEmpty == false ? epgID : nil)
@@ -127,6 +144,10 @@ extension CatalogController {
             }
             limit = value
         }
+        return try await suggestionsAnswer(id: id, limit: limit)
+    }
+
+    func suggestionsAnswer(id: Int64, limit: Int) async throws -> GuideSuggestionsAnswer {
         let (automatic, suggestions) = try await engine.browse.guideSuggestions(itemID: id, limit: limit)
         return GuideSuggestionsAnswer(
             itemID: id, automatic: automatic.map { .init(epgID: $0.epgID, score: $0.score) },

@@ -13,7 +13,10 @@ extension CatalogImporter {
             let matcher = GuideMatcher(channels: work.channels)
             for subject in work.subjects {
                 try Task.checkCancellation()
-                let suggestions = matcher.suggestions(forName: subject.name, group: subject.group)
+                // Refused guide channels are not candidates: the next best may apply instead.
+                let suggestions = matcher.suggestions(
+                    forName: subject.name, group: subject.group, limit: 3 + subject.refused.count
+                ).filter { !subject.refused.contains($0.epgID.lowercased()) }
                 guard let chosen = GuideMatcher.automatic(suggestions) else { continue }
                 matches.append(
                     GuideAutomaticMatch(

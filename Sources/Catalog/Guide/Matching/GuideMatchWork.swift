@@ -8,13 +8,19 @@ public struct GuideMatchWork: Sendable {
         public var identity: String
         public var name: String
         public var group: String?
+        /// Guide channels the user said this channel is not (lowercased ids).
+        public var refused: Set<String>
 
-        public init(itemID: Int64, kind: CatalogItemKind, identity: String, name: String, group: String?) {
+        public init(
+            itemID: Int64, kind: CatalogItemKind, identity: String, name: String, group: String?,
+            refused: Set<String> = []
+        ) {
             self.itemID = itemID
             self.kind = kind
             self.identity = identity
             self.name = name
             self.group = group
+            self.refused = refused
         }
     }
 

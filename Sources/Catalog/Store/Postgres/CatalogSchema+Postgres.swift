@@ -27,7 +27,15 @@ extension CatalogSchema: PostgresSchema {
                         score BIGINT NOT NULL CHECK (score BETWEEN 0 AND 100),
                         PRIMARY KEY (kind, identity)
                     )
+                    """,
                     """
+                    CREATE TABLE guideMatchRefusal (
+                        kind TEXT NOT NULL CHECK (kind IN ('live', 'movie', 'series')),
+                        identity TEXT NOT NULL,
+                        epgID TEXT NOT NULL COLLATE catalog_nocase,
+                        PRIMARY KEY (kind, identity, epgID)
+                    )
+                    """,
                 ]),
         ]
     }

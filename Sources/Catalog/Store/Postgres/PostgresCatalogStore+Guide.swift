@@ -141,7 +141,9 @@ extension PostgresCatalogStore {
         guard !itemIDs.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
-            SELECT i.id, COALESCE(
+            SELECT i.id, CASE WHEN EXISTS (
+                SELECT 1 FROM guideMapping m WHERE m.kind = i.kind AND m.identity = i.identity AND m.epgID = '')
+            THEN NULL ELSE COALESCE(
                 (SELECT gc.id FROM guideMapping m JOIN guideChannel gc ON gc.epgID = m.epgID
                  WHERE m.kind = i.kind AND m.identity = i.identity
                  ORDER BY gc.sourceID = i.sourceID DESC, gc.id LIMIT 1),
@@ -151,7 +153,7 @@ extension PostgresCatalogStore {
                  ORDER BY gc.sourceID = i.sourceID DESC, gc.id LIMIT 1),
                 (SELECT gc.id FROM guideAutoMatch a JOIN guideChannel gc ON gc.epgID = a.epgID
                  WHERE a.kind = i.kind AND a.identity = i.identity
-                 ORDER BY gc.sourceID = i.sourceID DESC, gc.id LIMIT 1))
+                 ORDER BY gc.sourceID = i.sourceID DESC, gc.id LIMIT 1)) END
             FROM catalogItem i WHERE i.id = ANY(\(itemIDs))
             """, logger: logger)
         var channels: [Int64: Int64] = [:]
@@ -256,6 +258,13 @@ extension PostgresCatalogStore {
         return try await database.read { connection in
             let channels = try await Self.guideMatchChannels(on: connection, logger: logger)
             guard !channels.isEmpty else { return GuideMatchWork(subjects: [], channels: []) }
+            // Read whole before the next query on this connection.
+            var refusals: [String: Set<String>] = [:]
+            let refused = try await connection.query(
+                "SELECT kind, identity, epgID FROM guideMatchRefusal", logger: logger)
+            for try await (kind, identity, epgID) in refused.decode((String, String, String).self) {
+                refusals[kind + "\n" + identity, default: []].insert(epgID.lowercased())
+            }
             let rows = try await connection.query(
                 """
                 SELECT i.id, i.kind, i.identity, i.name, i.groupName FROM catalogItem i
@@ -273,7 +282,8 @@ extension PostgresCatalogStore {
             {
                 subjects.append(
                     GuideMatchWork.Subject(
-                        itemID: id, kind: CatalogItemKind(rawValue: kind), identity: identity, name: name, group: group)
+                        itemID: id, kind: CatalogItemKind(rawValue: kind), identity: identity, name: name, group: group,
+                        refused: refusals[kind + "\n" + identity] ?? [])
                 )
             }
             return GuideMatchWork(subjects: subjects, channels: channels)
@@ -329,6 +339,42 @@ extension PostgresCatalogStore {
                     kind: CatalogItemKind(rawValue: kind), identity: identity, epgID: epgID, score: Int(score))
             }
             return nil
+        }
+    }
+
+    public func refuseGuideMatch(itemID: Int64, epgID: String) async throws {
+        let logger = logger
+        try await database.write { connection in
+            let rows = try await connection.query(
+                "SELECT kind, identity FROM catalogItem WHERE id = \(itemID)", logger: logger
+            ).collect()
+            guard let (kind, identity) = try rows.first?.decode((String, String).self) else {
+                throw CatalogError.itemNotFound(itemID)
+            }
+            try await connection.query(
+                """
+                INSERT INTO guideMatchRefusal (kind, identity, epgID) VALUES (\(kind), \(identity), \(epgID))
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+            try await connection.query(
+                """
+                DELETE FROM guideAutoMatch WHERE kind = \(kind) AND identity = \(identity)
+                    AND epgID = \(epgID) COLLATE catalog_nocase
+                """, logger: logger)
+        }
+    }
+
+    public func refusedGuideMatches(itemID: Int64) async throws -> Set<String> {
+        let logger = logger
+        return try await database.read { connection in
+            let rows = try await connection.query(
+                """
+                SELECT r.epgID FROM guideMatchRefusal r
+                JOIN catalogItem i ON i.kind = r.kind AND i.identity = r.identity WHERE i.id = \(itemID)
+                """, logger: logger)
+            var refused = Set<String>()
+            for try await epgID in rows.decode(String.self) { refused.insert(epgID.lowercased()) }
+            return refused
         }
     }
 
