@@ -90,9 +90,9 @@ public final class Browse: Sendable {
             }
             let automatic = try await catalog.automaticGuideMatch(itemID: itemID)
             let refused = try await catalog.refusedGuideMatches(itemID: itemID)
-            let suggestions = matcher.suggestions(forName: item.name, group: item.group, limit: limit + refused.count)
-                .filter { !refused.contains($0.epgID.lowercased()) }
-            return (automatic, Array(suggestions.prefix(limit)))
+            return (
+                automatic, matcher.suggestions(forName: item.name, group: item.group, limit: limit, excluding: refused)
+            )
         }
     }
 

@@ -10,13 +10,8 @@ extension SQLiteCatalogStore {
             var listed: [[String]] = []
             var seen: Set<[String]> = []
             for id in itemIDs {
-                guard
-                    let row = try Row.fetchOne(
-                        db, sql: "SELECT kind, identity FROM catalogItem WHERE id = ?", arguments: [id])
-                else {
-                    throw CatalogError.itemNotFound(id)
-                }
-                let key: [String] = [row["kind"], row["identity"]]
+                let (kind, identity) = try Self.key(db, itemID: id)
+                let key = [kind, identity]
                 guard favourites.contains(key) else { throw CatalogError.notFavourite(id) }
                 // Two sources may carry the same channel (same identity): one favourite, listed once.
                 if seen.insert(key).inserted { listed.append(key) }

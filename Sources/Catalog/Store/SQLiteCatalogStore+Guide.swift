@@ -112,14 +112,7 @@ extension SQLiteCatalogStore {
 
     public func setGuideMapping(itemID: Int64, epgID: String?) async throws {
         try await database.write { db in
-            guard
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT kind, identity FROM catalogItem WHERE id = ?", arguments: [itemID])
-            else {
-                throw CatalogError.itemNotFound(itemID)
-            }
-            let kind: String = row["kind"]
-            let identity: String = row["identity"]
+            let (kind, identity) = try Self.key(db, itemID: itemID)
             if let epgID {
                 try db.execute(
                     sql:
@@ -207,11 +200,7 @@ extension SQLiteCatalogStore {
 
     public func refuseGuideMatch(itemID: Int64, epgID: String) async throws {
         try await database.write { db in
-            guard
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT kind, identity FROM catalogItem WHERE id = ?", arguments: [itemID])
-            else { throw CatalogError.itemNotFound(itemID) }
-            let (kind, identity): (String, String) = (row["kind"], row["identity"])
+            let (kind, identity) = try Self.key(db, itemID: itemID)
             try db.execute(
                 sql: "INSERT OR IGNORE INTO guideMatchRefusal (kind, identity, epgID) VALUES (?, ?, ?)",
                 arguments: [kind, identity, epgID])

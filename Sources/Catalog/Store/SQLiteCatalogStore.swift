@@ -16,6 +16,16 @@ public final class SQLiteCatalogStore: CatalogStore {
         self.logger = logger
     }
 
+    /// The kind and identity of an item (what favourites and guide choices are kept by); throws
+    /// `itemNotFound`.
+    static func key(_ db: Database, itemID: Int64) throws -> (String, String) {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT kind, identity FROM catalogItem WHERE id = ?", arguments: [itemID])
+        else { throw CatalogError.itemNotFound(itemID) }
+        return (row["kind"], row["identity"])
+    }
+
     /// Opens (creating if needed) a database at `path` holding the catalog alone: for tools and
     /// apps that embed the catalog without the rest of Tuner.
     public convenience init(path: String, logger: Logger) throws {
@@ -417,14 +427,7 @@ public final class SQLiteCatalogStore: CatalogStore {
 
     public func setFavourite(itemID: Int64, _ favourite: Bool) async throws {
         try await database.write { db in
-            guard
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT kind, identity FROM catalogItem WHERE id = ?", arguments: [itemID])
-            else {
-                throw CatalogError.itemNotFound(itemID)
-            }
-            let kind: String = row["kind"]
-            let identity: String = row["identity"]
+            let (kind, identity) = try Self.key(db, itemID: itemID)
             if favourite {
                 try db.execute(
                     sql: """
@@ -443,13 +446,8 @@ public final class SQLiteCatalogStore: CatalogStore {
 
     public func moveFavourite(itemID: Int64, to position: Int) async throws {
         try await database.write { db in
-            guard
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT kind, identity FROM catalogItem WHERE id = ?", arguments: [itemID])
-            else {
-                throw CatalogError.itemNotFound(itemID)
-            }
-            let key: [String] = [row["kind"], row["identity"]]
+            let (kind, identity) = try Self.key(db, itemID: itemID)
+            let key = [kind, identity]
             var order = try Row.fetchAll(db, sql: "SELECT kind, identity FROM catalogFavourite ORDER BY position").map {
                 [$0["kind"], $0["identity"]] as [String]
             }

@@ -15,8 +15,7 @@ extension CatalogImporter {
                 try Task.checkCancellation()
                 // Refused guide channels are not candidates: the next best may apply instead.
                 let suggestions = matcher.suggestions(
-                    forName: subject.name, group: subject.group, limit: 3 + subject.refused.count
-                ).filter { !subject.refused.contains($0.epgID.lowercased()) }
+                    forName: subject.name, group: subject.group, excluding: subject.refused)
                 guard let chosen = GuideMatcher.automatic(suggestions) else { continue }
                 matches.append(
                     GuideAutomaticMatch(

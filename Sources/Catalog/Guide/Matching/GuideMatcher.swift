@@ -93,16 +93,20 @@ public struct GuideMatcher: Sendable {
     }
 
     /// The best guide channels for a channel's name, one per guide id, best first (at most
-    /// `limit`). `group` is the playlist's group title (a country hint).
-    public func suggestions(forName name: String, group: String? = nil, limit: Int = 3) -> [GuideMatchSuggestion] {
+    /// `limit`). `group` is the playlist's group title (a country hint); `excluding` holds guide
+    /// ids (lowercased) the user refused for this channel: never suggested, so the next best rise.
+    public func suggestions(
+        forName name: String, group: String? = nil, limit: Int = 3, excluding refused: Set<String> = []
+    ) -> [GuideMatchSuggestion] {
         let query = GuideMatchName(name: name, group: group)
         guard !query.words.isEmpty || query.callSign != nil, limit > 0 else { return [] }
         var best: [String: (suggestion: GuideMatchSuggestion, sameQuality: Bool)] = [:]
         let queryTrigrams = Self.trigrams(query.compact)
         for index in candidates(for: query) {
             let entry = channels[Int(index)]
-            let suggestion = score(query, trigrams: queryTrigrams, against: entry)
             let key = entry.channel.epgID.lowercased()
+            if refused.contains(key) { continue }
+            let suggestion = score(query, trigrams: queryTrigrams, against: entry)
             if let known = best[key], known.suggestion.score >= suggestion.score { continue }
             best[key] = (suggestion, entry.hd == query.hd)
         }

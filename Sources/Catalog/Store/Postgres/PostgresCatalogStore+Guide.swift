@@ -221,12 +221,7 @@ extension PostgresCatalogStore {
     public func setGuideMapping(itemID: Int64, epgID: String?) async throws {
         let logger = logger
         try await database.write { connection in
-            let rows = try await connection.query(
-                "SELECT kind, identity FROM catalogItem WHERE id = \(itemID)", logger: logger
-            ).collect()
-            guard let (kind, identity) = try rows.first?.decode((String, String).self) else {
-                throw CatalogError.itemNotFound(itemID)
-            }
+            let (kind, identity) = try await Self.key(connection, itemID: itemID, logger: logger)
             if let epgID {
                 try await connection.query(
                     """
@@ -345,12 +340,7 @@ extension PostgresCatalogStore {
     public func refuseGuideMatch(itemID: Int64, epgID: String) async throws {
         let logger = logger
         try await database.write { connection in
-            let rows = try await connection.query(
-                "SELECT kind, identity FROM catalogItem WHERE id = \(itemID)", logger: logger
-            ).collect()
-            guard let (kind, identity) = try rows.first?.decode((String, String).self) else {
-                throw CatalogError.itemNotFound(itemID)
-            }
+            let (kind, identity) = try await Self.key(connection, itemID: itemID, logger: logger)
             try await connection.query(
                 """
                 INSERT INTO guideMatchRefusal (kind, identity, epgID) VALUES (\(kind), \(identity), \(epgID))
