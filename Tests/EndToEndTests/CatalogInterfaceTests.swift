@@ -222,6 +222,12 @@ import TunerTesting
             if seen != "refreshing" { try await Task.sleep(for: .milliseconds(50)) }
         }
         #expect(seen == "refreshing")
+        // The status says "refreshing" before the request reaches the origin: killed earlier, the
+        // first server would leave the held answer to the second one, whose refresh would hang.
+        for _ in 0..<600 where origin.bodyBytesSent(path: "/static/list.m3u") < 1024 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(origin.bodyBytesSent(path: "/static/list.m3u") >= 1024, "the playlist was never asked for")
         await first.kill9()
         _ = try? await refresh.value
 

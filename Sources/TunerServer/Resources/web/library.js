@@ -46,7 +46,6 @@ async function fetchPage(offset, limit) {
   params.set('offset', offset);
   params.set('limit', limit);
   const page = await getJSON(`${paths.channels}?${params}`);
-  say(status, page.total === 0 ? `No ${noun} here.` : `${page.total} ${noun}`);
   return { total: page.total, items: page.items };
 }
 
@@ -67,7 +66,10 @@ function rememberPlace(index) {
   sessionStorage.setItem(remembered, JSON.stringify({ address: address(), index }));
 }
 
-const grid = new VirtualGrid(container, { cellWidth: 168, rowHeight: 300, pageSize: 120, fetchPage, renderCell });
+const grid = new VirtualGrid(container, {
+  cellWidth: 168, rowHeight: 300, pageSize: 120, fetchPage, renderCell,
+  onTotal: (total) => say(status, total === 0 ? `No ${noun} here.` : `${total} ${noun}`),
+});
 
 function reload() {
   history.replaceState(null, '', address());

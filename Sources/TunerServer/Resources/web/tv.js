@@ -27,7 +27,6 @@ async function fetchPage(offset, limit) {
   params.set('limit', limit);
   params.set('brief', '1');
   const page = await getJSON(`${paths.guideNow}?${params}`);
-  say(status, page.total === 0 ? 'No channels here.' : `${page.total} channels`);
   return {
     total: page.total,
     items: page.channels.map((entry) => ({ ...entry.item, now: entry.now, next: entry.next })),
@@ -123,6 +122,7 @@ function onKey(event, item, index) {
 
 const list = new VirtualList(container, {
   rowHeight: 72, pageSize: 50, fetchPage, renderRow, onActivate: play, onKey,
+  onTotal: (total) => say(status, total === 0 ? 'No channels here.' : `${total} channels`),
 });
 
 search.addEventListener('input', debounce(() => {

@@ -6,7 +6,7 @@
 import { PagedItems, frameScheduler } from './paged.js';
 
 export class VirtualGrid {
-  constructor(container, { cellWidth, rowHeight, pageSize = 120, fetchPage, renderCell, onEmpty }) {
+  constructor(container, { cellWidth, rowHeight, pageSize = 120, fetchPage, renderCell, onTotal }) {
     this.container = container;
     this.cellWidth = cellWidth;
     this.rowHeight = rowHeight;
@@ -15,7 +15,9 @@ export class VirtualGrid {
       pageSize, keep: 4, fetchPage,
       onPage: (total) => {
         this.layout();
-        if (total === 0 && onEmpty) onEmpty();
+        // Only pages of the current query get here (PagedItems drops stale ones), so the
+        // total said beside the list is always the one it shows.
+        if (onTotal) onTotal(total);
         this.render(true);
       },
     });

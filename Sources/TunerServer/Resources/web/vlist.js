@@ -5,7 +5,7 @@
 import { PagedItems, frameScheduler } from './paged.js';
 
 export class VirtualList {
-  constructor(container, { rowHeight, pageSize = 100, fetchPage, renderRow, onActivate, onKey, onEmpty }) {
+  constructor(container, { rowHeight, pageSize = 100, fetchPage, renderRow, onActivate, onKey, onTotal }) {
     this.container = container;
     this.rowHeight = rowHeight;
     this.renderRow = renderRow;
@@ -15,7 +15,9 @@ export class VirtualList {
       pageSize, keep: 6, fetchPage,
       onPage: (total) => {
         this.sizer.style.height = `${total * this.rowHeight}px`;
-        if (total === 0 && onEmpty) onEmpty();
+        // Only pages of the current query get here (PagedItems drops stale ones), so the
+        // total said beside the list is always the one it shows.
+        if (onTotal) onTotal(total);
         this.render(true);
       },
     });
