@@ -229,6 +229,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // Backups copy and hash files on NIO's thread pool, off the cooperative one.
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .target(

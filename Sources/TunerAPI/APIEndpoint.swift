@@ -78,6 +78,9 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     case keys
     case addKey
     case removeKey(id: Int64)
+    // Backups
+    case backups
+    case addBackup
 
     /// One value of each case (ids are placeholders), for tests and documents that list the API.
     public static let allCases: [APIEndpoint] = [
@@ -95,7 +98,7 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         .removeUser(name: "0"), .streams, .stopStream(id: "0"),
         .alternatives(channel: 0), .setAlternatives(channel: 0), .session, .signIn, .signOut, .keys, .addKey,
         .removeKey(id: 0), .recordings, .addRecording, .recording(id: 0), .changeRecording(id: 0),
-        .removeRecording(id: 0), .rules, .addRule, .removeRule(id: 0),
+        .removeRecording(id: 0), .rules, .addRule, .removeRule(id: 0), .backups, .addBackup,
     ]
 
     /// Where every endpoint lives.
@@ -195,6 +198,8 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         case .rules: .rules
         case .addRule: .addRule
         case .removeRule: .removeRule
+        case .backups: .backups
+        case .addBackup: .addBackup
         }
     }
 }

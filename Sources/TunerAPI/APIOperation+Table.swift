@@ -270,6 +270,14 @@ extension APIOperation {
         "removeKey", "DELETE", "/keys/{id}", .admin,
         "Remove an API key; browsers signed in with it are signed out (204)")
 
+    // Backups (files on the server: they hold secrets, so no answer carries one).
+    public static let backups = Self(
+        "backups", "GET", "/backups", .admin, answer: "BackupListAnswer",
+        "The backups in the server's backup folder, newest first, and the schedule")
+    public static let addBackup = Self(
+        "addBackup", "POST", "/backups", .admin, answer: "BackupAnswer",
+        "Write a backup of the whole state into the server's backup folder now (201)")
+
     /// Every operation, in the order the API page lists them.
     public static let all: [APIOperation] = [
         .health, .openAPI, .events, .cluster, .proxyURLs,
@@ -291,6 +299,6 @@ extension APIOperation {
         .timeshift, .timeshiftPlaylist, .timeshiftSegment, .timeshiftStream,
         .recordings, .addRecording, .recording, .changeRecording, .removeRecording, .recordingFile, .rules,
         .addRule, .removeRule,
-        .session, .signIn, .signOut, .keys, .addKey, .removeKey,
+        .session, .signIn, .signOut, .keys, .addKey, .removeKey, .backups, .addBackup,
     ]
 }

@@ -84,6 +84,10 @@ public final class TunerEngine: Sendable {
     /// The owner's access token: `--token`/`TUNER_TOKEN`, else the data folder's `token` file
     /// (made on first use). Nil when Tuner listens on loopback only.
     public let accessToken: String?
+    /// Backups of the state, on request and on a schedule.
+    public let backups: Backups
+    /// Held shared while the engine lives: `tuner restore` waits for no one and refuses instead.
+    let folderLock: DataFolderLock
     /// The downloads' own client: it follows redirects, unlike the proxy's.
     let transfersHTTPClient: HTTPClient
     /// The cache and what works on it, built and shut down as one (``openCache(configuration:logger:)``).
@@ -101,6 +105,7 @@ public final class TunerEngine: Sendable {
         self.configuration = configuration
         self.logger = logger
         dataFolder = try DataFolder(path: configuration.dataDirectory)
+        folderLock = try DataFolderLock(folder: dataFolder, exclusive: false)
         dataFolder.removeStaleImports(olderThan: configuration.importTimeoutSeconds)
         // One database for the catalog and the transfers (the cache keeps its own index). Opened
         // first: a cluster's nodes sign with the secrets kept there.
@@ -118,6 +123,17 @@ public final class TunerEngine: Sendable {
             throw error
         }
         database = opened
+        let backupSource: StateBackup.Source =
+            switch (opened, configuration.database) {
+            case (.sqlite(let file), _): .sqlite(file)
+            case (.postgres, let location?): .postgres(location)
+            case (.postgres, nil): .postgres(.sqlite(path: dataFolder.databasePath))
+            }
+        backups = Backups(
+            backup: StateBackup(
+                source: backupSource, folder: dataFolder, settingsFile: configuration.settingsFile, logger: logger),
+            directory: configuration.backupDirectory ?? dataFolder.path + "/backups",
+            everySeconds: configuration.backupEverySeconds, keep: configuration.backupKeep, logger: logger)
         // A cluster's nodes number their events together: one epoch for all.
         events = EventHub(epoch: cluster?.eventsEpoch)
         cluster?.attach(events)

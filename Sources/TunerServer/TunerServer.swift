@@ -115,6 +115,7 @@ public final class TunerServer: Sendable {
         MetricsController(engine: engine).addRoutes(to: routes)
         EventsController(engine: engine).addRoutes(to: routes)
         AccessController(access: engine.access, throttle: engine.credentialThrottle).addRoutes(to: routes)
+        BackupsController(backups: engine.backups).addRoutes(to: routes)
         // Last: the web app takes the paths nothing above claims (its 404 page wraps only what follows).
         PagesController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: routes)
         state.withLock { $0.routes = routes.routes }
@@ -186,7 +187,7 @@ public final class TunerServer: Sendable {
             host: engine.configuration.host, port: engine.configuration.port, serverName: Self.serverName,
             services: [
                 CacheMaintenanceService(cache: engine.cache), CatalogRefreshService(engine: engine),
-                RecordingService(engine: engine),
+                RecordingService(engine: engine), BackupService(engine: engine),
                 TransferService(engine: engine),
                 UploadExpiryService(store: engine.uploads), OutputNumberingService(engine: engine),
                 CacheHistoryService(admin: engine.cacheAdmin),
@@ -314,6 +315,29 @@ struct RecordingService: Service {
                 await cluster.whileScheduling(lease: 2, what: "recordings") { await engine.runRecordings() }
             } else {
                 await engine.runRecordings()
+            }
+        }
+    }
+}
+
+/// Writes the scheduled backups (`--backup-every`) while the server runs; in a cluster on one
+/// node at a time (a lease of its own), so the shared state is backed up once per period.
+struct BackupService: Service {
+    let engine: TunerEngine
+
+    func run() async throws {
+        guard engine.configuration.backupEverySeconds != nil else {
+            // Nothing to do: wait for the shutdown (a service that returns would stop the server).
+            try? await gracefulShutdown()
+            return
+        }
+        await cancelWhenGracefulShutdown {
+            if let cluster = engine.cluster {
+                await cluster.whileScheduling(lease: 3, what: "scheduled backups") {
+                    await engine.backups.runSchedule()
+                }
+            } else {
+                await engine.backups.runSchedule()
             }
         }
     }

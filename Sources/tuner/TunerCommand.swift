@@ -13,7 +13,7 @@ struct TunerCommand: AsyncParsableCommand {
             Serve.self, Open.self, ProxyURL.self, Cache.self, Playlist.self, Sources.self, Channels.self, Guide.self,
             M3U.self, XMLTV.self, Download.self, Upload.self, TransfersCommand.self, OutputsCommand.self,
             UsersCommand.self, KeysCommand.self, StreamsCommand.self, RecordingsCommand.self, RulesCommand.self,
-            Watch.self, DatabaseCommand.self, ClusterCommand.self,
+            Watch.self, DatabaseCommand.self, ClusterCommand.self, BackupCommand.self, RestoreCommand.self,
         ]
     )
 

@@ -74,6 +74,7 @@ import TunerApp
             "recording": sample(RecordingAnswer.self), "changeRecording": sample(RecordingAnswer.self),
             "removeRecording": message, "rules": sample(RuleList.self), "addRule": sample(RecordingRule.self),
             "removeRule": message, "timeshift": sample(TimeshiftAnswer.self),
+            "backups": sample(BackupListAnswer.self), "addBackup": sample(BackupAnswer.self),
         ]
     }()
 

@@ -38,16 +38,21 @@ extension TunerConfiguration {
         let early = SettingsReader(reader: ConfigReader(providers: [flagProvider, environmentProvider]))
 
         var providers: [any ConfigProvider] = [flagProvider, environmentProvider]
+        let settingsFile: String
         if let named = try early.text(.config) {
             providers.append(try await Self.fileProvider(path: named, allowMissing: false))
+            settingsFile = named
         } else {
             let data = try early.text(.data) ?? TunerConfiguration().dataDirectory
-            providers.append(try await Self.fileProvider(path: data + "/tuner.json", allowMissing: true))
+            settingsFile = data + "/tuner.json"
+            providers.append(try await Self.fileProvider(path: settingsFile, allowMissing: true))
         }
         var settings = SettingsReader(reader: ConfigReader(providers: providers))
         settings.logLevelFallback = environment["LOG_LEVEL"]
         settings.databasePasswordFallback = environment["PGPASSWORD"]
-        return try settings.configuration()
+        var configuration = try settings.configuration()
+        configuration.settingsFile = FileManager.default.fileExists(atPath: settingsFile) ? settingsFile : nil
+        return configuration
     }
 
     private static func fileProvider(path: String, allowMissing: Bool) async throws -> any ConfigProvider {
@@ -77,6 +82,7 @@ extension TunerConfiguration {
         case liveBuffer, liveLinger, liveStallTimeout, livePreempt, transcodeArgs
         case nodeId, advertise, heartbeatInterval, nodeTimeout, transfersClaimLifetime, downloadsDir
         case recordingsDir, timeshift, timeshiftWindow, timeshiftMaxSize
+        case backupDir, backupEvery, backupKeep
 
         /// `cacheSize` → `TUNER_CACHE_SIZE`.
         public var environmentName: String {
@@ -289,6 +295,18 @@ struct SettingsReader {
         if let folder = try text(.recordingsDir), !folder.isEmpty {
             configuration.recordingsDirectory =
                 folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
+        }
+        if let folder = try text(.backupDir), !folder.isEmpty {
+            configuration.backupDirectory =
+                folder.hasPrefix("/") ? folder : FileManager.default.currentDirectoryPath + "/" + folder
+        }
+        if let seconds = try duration(
+            .backupEvery, "a duration like 1d, 12h or 3600 (0 turns scheduled backups off)", positive: false)
+        {
+            configuration.backupEverySeconds = seconds > 0 ? seconds : nil
+        }
+        if let count = try integer(.backupKeep, in: 1...10_000, Int.self, "a whole number from 1 to 10000") {
+            configuration.backupKeep = count
         }
         if let milliseconds = try integer(.transfersSyncMs, in: 1...3_600_000, Int.self, "milliseconds from 1") {
             configuration.transfersSyncIntervalMilliseconds = milliseconds

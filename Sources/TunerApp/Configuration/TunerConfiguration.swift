@@ -122,6 +122,15 @@ public struct TunerConfiguration: Sendable {
     public var downloadsDirectory: String?
     /// Where recordings go (`--recordings-dir`); nil: `<data folder>/recordings`.
     public var recordingsDirectory: String?
+    /// Where backups go (`--backup-dir`; nil: `<data>/backups`).
+    public var backupDirectory: String?
+    /// How often the server writes a backup on its own (`--backup-every`; nil: never).
+    public var backupEverySeconds: Double?
+    /// How many backups in the backup folder are kept (`--backup-keep`): the oldest go first.
+    public var backupKeep = 7
+    /// The settings file read (`--config`, or `<data>/tuner.json`), when there is one: backups
+    /// keep it.
+    public var settingsFile: String?
     /// Milliseconds between a download's syncs of its partial file (env TUNER_TRANSFERS_SYNC_MS, default 2000).
     public var transfersSyncIntervalMilliseconds: Int = 2000
 

@@ -5,8 +5,11 @@ import TunerApp
 /// a request that is not a look (`GET`, `HEAD`, `OPTIONS`, a WebSocket upgrade) and not named
 /// below needs `manage`, so a new action route is covered without doing anything.
 enum AccessRule {
-    /// Keys, Xtream logins and output profiles (which show their access keys): the owner's.
-    static let adminPrefixes: [[String]] = [["api", "v1", "keys"], ["api", "v1", "users"], ["api", "v1", "outputs"]]
+    /// Keys, Xtream logins, output profiles (which show their access keys) and backups (which
+    /// hold every secret): the owner's.
+    static let adminPrefixes: [[String]] = [
+        ["api", "v1", "keys"], ["api", "v1", "users"], ["api", "v1", "outputs"], ["api", "v1", "backups"],
+    ]
 
     static func scope(for method: HTTPRequest.Method, path: RequestPath) -> AccessScope {
         if adminPrefixes.contains(where: { path.starts(with: $0) }) { return .admin }

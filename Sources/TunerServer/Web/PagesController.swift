@@ -79,6 +79,8 @@ struct PagesController {
 
     /// The API path whose rule the Outputs page follows.
     static let outputsAPIPath = try? RequestPath(normalising: "/api/v1/outputs")
+    /// The API path whose rule the Settings page's backups follow.
+    static let backupsAPIPath = try? RequestPath(normalising: "/api/v1/backups")
 
     /// What the signed-in browser may see: pages follow the API's scopes (a page with no
     /// principal, which the guard never lets through, would see the least).
@@ -115,7 +117,10 @@ struct PagesController {
         case .outputs: page = try await outputs(request, scope: scope)
         case .cache: page = WebPages.cache(engine.cacheAdmin.statistics())
         case .settings:
-            page = WebPages.settings(engine.configuration, database: engine.databaseSummary, port: port)
+            let needed = Self.backupsAPIPath.map { AccessRule.scope(for: .get, path: $0) } ?? .admin
+            page = WebPages.settings(
+                engine.configuration, database: engine.databaseSummary, port: port,
+                backups: scope >= needed ? engine.backups.list() : nil, backupFolder: engine.backups.directory)
         case .films: page = try await library(kind: .movie)
         case .shows: page = try await library(kind: .series)
         case .film(let id), .show(let id):

@@ -405,7 +405,10 @@ enum WebPages {
     /// Settings: the configuration in force, read-only. Secrets (the access token, the database's
     /// address and password) are not shown; `database` names the engine that keeps the state, and
     /// `port` is the one the server listens on (the configuration may say 0: any free port).
-    static func settings(_ configuration: TunerConfiguration, database: String, port: Int?) -> WebPage {
+    static func settings(
+        _ configuration: TunerConfiguration, database: String, port: Int?, backups: BackupListAnswer?,
+        backupFolder: String
+    ) -> WebPage {
         let rows: [(String, String)] = [
             ("Listening on", "\(configuration.host):\(port ?? configuration.port)"),
             ("Data folder", configuration.dataDirectory),
@@ -432,7 +435,43 @@ enum WebPages {
                 <dl class="settings">\(items)</dl>
                 <p><button type="button" data-sign-out>Sign out</button></p>
                 </section>
+                \(backups.map { backupsPanel($0, folder: backupFolder) } ?? "")
                 """)
+    }
+
+    /// Settings' backups, for `admin` only: the files in the backup folder and a button that
+    /// writes one now (`account.js`). The files stay on the server: they hold every secret.
+    static func backupsPanel(_ list: BackupListAnswer, folder: String) -> HTML {
+        let schedule =
+            list.everySeconds.map { "Every \(spoken(seconds: $0)), keeping the newest \(list.keep)." }
+            ?? "None scheduled (tuner serve --backup-every 1d --backup-keep 7)."
+        let rows = list.backups.map { backup -> HTML in
+            let time = ISO8601DateFormatter().string(from: backup.createdAt)
+            return "<tr><td>\(backup.name)</td><td>\(bytes(backup.size))</td><td><time>\(time)</time></td></tr>"
+        }
+        return """
+            <section class="panel" aria-labelledby="backups-heading">
+            <h2 id="backups-heading">Backups</h2>
+            <p class="hint">One file holds the whole state: sources, channels, guide, favourites, profiles, logins, \
+            keys, transfers, the token and the settings (not the cache, downloads or recordings). Backups stay in \
+            <code>\(folder)</code> on the server: they hold the token and the providers' passwords, so copy them off \
+            with care. Restore one with <code>tuner restore FILE</code> while the server is stopped.</p>
+            <p class="hint" id="backup-schedule">Scheduled backups: \(schedule)</p>
+            <p><button type="button" id="backup-now">Back up now</button></p>
+            <p id="backup-status" class="status" role="status"></p>
+            <table class="data" id="backup-list"><thead><tr><th>File</th><th>Size</th><th>Made</th></tr></thead>
+            <tbody>\(rows)</tbody></table>
+            </section>
+            """
+    }
+
+    /// `1 d`, `12 h`, `30 min` or `45 s`: the largest unit that divides the period.
+    static func spoken(seconds: Double) -> String {
+        let whole = Int64(seconds.rounded())
+        for (unit, name) in [(Int64(86_400), "d"), (3_600, "h"), (60, "min")] where whole >= unit && whole % unit == 0 {
+            return "\(whole / unit) \(name)"
+        }
+        return "\(whole) s"
     }
 
     /// `1.5 GB`-style sizes.

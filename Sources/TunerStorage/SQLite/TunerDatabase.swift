@@ -71,3 +71,13 @@ public protocol DatabaseSchema: Sendable {
 extension DatabaseSchema {
     public static func prepare(_ db: Database) throws {}
 }
+
+extension TunerDatabase {
+    /// The identifiers of every migration `schemas` register: what this version of Tuner knows
+    /// (a backup whose database has others was made by a newer one).
+    public static func migrationIdentifiers(schemas: [any DatabaseSchema.Type]) -> [String] {
+        var migrator = DatabaseMigrator()
+        for schema in schemas { schema.registerMigrations(in: &migrator) }
+        return migrator.migrations
+    }
+}
