@@ -230,6 +230,7 @@ import TunerTesting
         wait_for("return document.querySelectorAll('#backup-list tbody tr').length === 1", 20)
         name = js("return document.querySelector('#backup-list tbody td').textContent")
         check(name.startswith("tuner-backup-") and name.endswith(".tar"), "listed: " + name)
+        js("document.getElementById('backups-heading').scrollIntoView()")
         screenshot("settings-backups")
         driver.find_element(By.CSS_SELECTOR, "[data-sign-out]").click()
         wait_for("return document.body.dataset.page === 'sign-in'", 20)

@@ -79,6 +79,8 @@ struct PagesController {
 
     /// The API path whose rule the Outputs page follows.
     static let outputsAPIPath = try? RequestPath(normalising: "/api/v1/outputs")
+    /// The API path whose rule the Settings page's keys follow.
+    static let keysAPIPath = try? RequestPath(normalising: "/api/v1/keys")
     /// The API path whose rule the Settings page's backups follow.
     static let backupsAPIPath = try? RequestPath(normalising: "/api/v1/backups")
 
@@ -118,8 +120,10 @@ struct PagesController {
         case .cache: page = WebPages.cache(engine.cacheAdmin.statistics())
         case .settings:
             let needed = Self.backupsAPIPath.map { AccessRule.scope(for: .get, path: $0) } ?? .admin
+            let keysNeeded = Self.keysAPIPath.map { AccessRule.scope(for: .get, path: $0) } ?? .admin
             page = WebPages.settings(
                 engine.configuration, database: engine.databaseSummary, port: port,
+                keys: scope >= keysNeeded ? try await engine.access.keys().map(APIKeyAnswer.init) : nil,
                 backups: scope >= needed ? engine.backups.list() : nil, backupFolder: engine.backups.directory)
         case .films: page = try await library(kind: .movie)
         case .shows: page = try await library(kind: .series)

@@ -406,8 +406,8 @@ enum WebPages {
     /// address and password) are not shown; `database` names the engine that keeps the state, and
     /// `port` is the one the server listens on (the configuration may say 0: any free port).
     static func settings(
-        _ configuration: TunerConfiguration, database: String, port: Int?, backups: BackupListAnswer?,
-        backupFolder: String
+        _ configuration: TunerConfiguration, database: String, port: Int?, keys: [APIKeyAnswer]?,
+        backups: BackupListAnswer?, backupFolder: String
     ) -> WebPage {
         let rows: [(String, String)] = [
             ("Listening on", "\(configuration.host):\(port ?? configuration.port)"),
@@ -435,8 +435,48 @@ enum WebPages {
                 <dl class="settings">\(items)</dl>
                 <p><button type="button" data-sign-out>Sign out</button></p>
                 </section>
+                \(keys.map { keysPanel($0) } ?? "")
                 \(backups.map { backupsPanel($0, folder: backupFolder) } ?? "")
                 """)
+    }
+
+    /// Settings' API keys, for `admin` only: each key's name, scope, hint and use, a revoke
+    /// button, and a form that makes one; the new key's secret is shown once (`account.js`).
+    static func keysPanel(_ keys: [APIKeyAnswer]) -> HTML {
+        let rows = keys.map { key -> HTML in
+            let created = ISO8601DateFormatter().string(from: key.createdAt)
+            let used = key.lastUsedAt.map { ISO8601DateFormatter().string(from: $0) } ?? "never"
+            return """
+                <tr data-key-id="\(String(key.id))"><td>\(key.name)</td><td>\(key.scope)</td>\
+                <td><code>\(key.hint)</code></td><td><time>\(created)</time></td><td>\(used)</td>\
+                <td><button type="button" class="revoke-key" aria-label="Revoke \(key.name)">Revoke</button></td></tr>
+                """
+        }
+        let scopes = ["read", "play", "manage", "admin"].map { scope -> HTML in
+            "<option value=\"\(scope)\">\(scope)</option>"
+        }
+        return """
+            <section class="panel" aria-labelledby="keys-heading">
+            <h2 id="keys-heading">API keys</h2>
+            <p class="hint">A key signs a browser or a program in with its scope: read looks, play also \
+            plays, manage also changes things, admin also holds keys, logins and backups. Its secret is \
+            shown once, when it is made.</p>
+            <form id="key-form" class="inline-form">
+            <label for="key-name">Name</label>
+            <input id="key-name" name="name" required maxlength="64" placeholder="living-room TV">
+            <label for="key-scope">Scope</label>
+            <select id="key-scope" name="scope">\(scopes)</select>
+            <button type="submit">Make a key</button>
+            </form>
+            <p id="key-secret" class="status" role="status" hidden>New key, shown once: \
+            <input id="key-secret-value" class="copy-source" readonly aria-label="The new key's secret"> \
+            <button type="button" class="copy">Copy</button></p>
+            <p id="keys-status" class="status" role="status"></p>
+            <table class="data" id="key-list"><thead><tr><th>Name</th><th>Scope</th><th>Key</th><th>Made</th>\
+            <th>Last used</th><th></th></tr></thead>
+            <tbody>\(rows)</tbody></table>
+            </section>
+            """
     }
 
     /// Settings' backups, for `admin` only: the files in the backup folder and a button that

@@ -94,6 +94,25 @@ export function say(element, message, error = false) {
   element.classList.toggle('error', !!error);
 }
 
+/** Each `button.copy` copies the field before it (a link, a new key's secret). */
+export function copyButtons(root = document) {
+  for (const button of root.querySelectorAll('button.copy')) {
+    button.addEventListener('click', async () => {
+      const input = button.previousElementSibling;
+      input.select();
+      try {
+        // The clipboard API needs a secure context; a LAN http page falls back to the selection.
+        if (navigator.clipboard && window.isSecureContext) await navigator.clipboard.writeText(input.value);
+        else document.execCommand('copy');
+        button.textContent = 'Copied';
+      } catch {
+        button.textContent = 'Select and copy';
+      }
+      setTimeout(() => (button.textContent = 'Copy'), 2000);
+    });
+  }
+}
+
 arrowNavigation(document.querySelector('header.top nav'), 'a');
 arrowNavigation(document.querySelector('.group-list'), 'a', { horizontal: false });
 start();

@@ -1,6 +1,6 @@
 // The small live pages: Streams (who watches what, `streams` events), Cache (figures refreshed on
 // `cache` events) and Outputs (copy buttons).
-import { el, bytes, say } from './app.js';
+import { el, bytes, say, copyButtons } from './app.js';
 import { getJSON } from './command.js';
 import { paths } from './api-paths.js';
 import { subscribe, onResync } from './events.js';
@@ -41,24 +41,6 @@ function drawCache(stats) {
   document.getElementById('cache-misses').textContent = bytes(stats.missBytes);
   document.getElementById('cache-fetches').textContent = String(stats.activeFetches);
   document.getElementById('cache-fill').value = stats.capacity ? stats.bytes / stats.capacity : 0;
-}
-
-function copyButtons() {
-  for (const button of document.querySelectorAll('button.copy')) {
-    button.addEventListener('click', async () => {
-      const input = button.previousElementSibling;
-      input.select();
-      try {
-        // The clipboard API needs a secure context; a LAN http page falls back to the selection.
-        if (navigator.clipboard && window.isSecureContext) await navigator.clipboard.writeText(input.value);
-        else document.execCommand('copy');
-        button.textContent = 'Copied';
-      } catch {
-        button.textContent = 'Select and copy';
-      }
-      setTimeout(() => (button.textContent = 'Copy'), 2000);
-    });
-  }
 }
 
 if (page === 'streams') {
