@@ -154,6 +154,58 @@ import TunerTesting
         #expect(await refused(layout, "newer-format").contains("newer Tuner"))
     }
 
+    @Test("a backup of an earlier schema restores migrated to this version's, its rows kept")
+    func earlierSchemaIsMigrated() async throws {
+        let workspace = try Scratch()
+        defer { workspace.remove() }
+        // A database as an earlier Tuner left it: the catalog's first migrations only.
+        let old = workspace.file("old.sqlite")
+        let earlier = "catalog-v5-live"
+        do {
+            let queue = try DatabaseQueue(path: old)
+            var migrator = DatabaseMigrator()
+            for schema in DataFolder.databaseSchemas { schema.registerMigrations(in: &migrator) }
+            try migrator.migrate(queue, upTo: earlier)
+            try await queue.write { db in
+                try db.execute(
+                    sql: "INSERT INTO catalogSource (kind, name, location) VALUES ('m3u', 'Old list', 'http://x/l.m3u')"
+                )
+                try db.execute(sql: "PRAGMA journal_mode = DELETE")
+            }
+            try queue.close()
+        }
+        let data = try Data(contentsOf: URL(fileURLWithPath: old))
+        let sum = try await ExternalCommand.run("/usr/bin/sha256sum", [old], timeout: .seconds(30))
+        let sha256 = String(sum.output.prefix(64))
+        let applied = Array(
+            TunerDatabase.migrationIdentifiers(schemas: DataFolder.databaseSchemas).prefix {
+                $0 != "catalog-v6-guide-matching"
+            })
+        #expect(applied.last == earlier)
+        let manifest = BackupManifest(
+            format: BackupManifest.formatName, formatVersion: 1, createdAt: Date(), engine: "sqlite",
+            migrations: applied,
+            files: [BackupManifest.File(name: "tuner.sqlite", size: Int64(data.count), sha256: sha256)])
+        let backup = workspace.file("earlier.tar")
+        try Self.tar([
+            ("tuner.sqlite", data), (BackupManifest.entryName, try BackupManifest.encoder().encode(manifest)),
+        ])
+        .write(to: URL(fileURLWithPath: backup))
+
+        let target = try DataFolder(path: workspace.file("target"))
+        _ = try await StateRestore(folder: target, logger: logger).restore(from: backup, replace: false)
+        let restored = try DatabaseQueue(path: target.databasePath)
+        let (migrations, name) = try await restored.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"),
+                try String.fetchOne(db, sql: "SELECT name FROM catalogSource")
+            )
+        }
+        #expect(Set(migrations) == Set(TunerDatabase.migrationIdentifiers(schemas: DataFolder.databaseSchemas)))
+        #expect(name == "Old list")
+        #expect(!FileManager.default.fileExists(atPath: target.databasePath + "-wal"))
+    }
+
     @Test("a restore is refused while an engine holds the folder, and an engine cannot start during a restore")
     func folderLock() async throws {
         let workspace = try Scratch()
