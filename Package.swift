@@ -287,6 +287,7 @@ let package = Package(
                 .embedInCode("Resources/web/downloads.js"),
                 .embedInCode("Resources/web/sources.js"),
                 .embedInCode("Resources/web/tables.js"),
+                .embedInCode("Resources/web/logins.js"),
                 .embedInCode("Resources/web/signin.js"),
                 .embedInCode("Resources/web/account.js"),
                 .embedInCode("Resources/web/cache.js"),

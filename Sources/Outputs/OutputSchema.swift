@@ -72,6 +72,13 @@ public enum OutputSchema: StateSchema {
                         CHECK (expiresAt IS NULL OR expiresAt BETWEEN 1 AND 253402300799);
                     """)
         }
+        migrator.registerMigration("outputs-v5-user-disabled") { db in
+            try db.execute(
+                sql: """
+                    -- A disabled Xtream login sees its account (status Disabled) and nothing else.
+                    ALTER TABLE outputUser ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1));
+                    """)
+        }
     }
 }
 
@@ -128,5 +135,8 @@ extension OutputSchema {
                 )
                 """,
             ]),
+        PostgresMigration(
+            "outputs-v5-user-disabled",
+            ["ALTER TABLE outputUser ADD COLUMN disabled BIGINT NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1))"]),
     ]
 }

@@ -34,6 +34,11 @@ extension OutputStore {
         try await records.setStreamProfile(value, ofUser: username)
     }
 
+    /// Disables a login (it sees its account and nothing else), or enables it again.
+    public func setDisabled(_ value: Bool, ofUser username: String) async throws {
+        try await records.setDisabled(value, ofUser: username)
+    }
+
     public func updateUser(_ user: OutputUser, password: String?) async throws {
         try await checkProfiles(user.profileIDs)
         let hash = try password.map(Self.checkedHash)

@@ -14,6 +14,9 @@ public struct OutputUser: Sendable, Hashable, Codable {
     /// When the login stops working (seconds since 1970), or nil when it never does. Xtream
     /// clients show it (`exp_date`); an expired login still answers its account, and nothing else.
     public var expiresAt: Int64?
+    /// A disabled login answers its account (`status: Disabled`) and nothing else, until it is
+    /// enabled again; its settings stay as they were.
+    public var isDisabled = false
 
     public init(username: String, profileIDs: [String], maxConnections: Int = 1, createdAt: Date = Date()) {
         self.username = username

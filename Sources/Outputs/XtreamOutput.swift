@@ -75,7 +75,7 @@ public struct XtreamOutput: Sendable {
         return Account(
             user_info: .init(
                 username: user.username, password: password,
-                status: user.isExpired(at: seconds) ? "Expired" : "Active",
+                status: user.isDisabled ? "Disabled" : user.isExpired(at: seconds) ? "Expired" : "Active",
                 exp_date: StringOrNull(user.expiresAt.map { String($0) }), active_cons: String(activeConnections),
                 created_at: String(Self.seconds(user.createdAt)), max_connections: String(user.maxConnections)),
             server_info: .init(

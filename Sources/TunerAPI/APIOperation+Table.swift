@@ -195,7 +195,7 @@ extension APIOperation {
         "Add an Xtream login (username and password required)")
     public static let changeUser = Self(
         "changeUser", "PATCH", "/users/{name}", .admin, request: "OutputUserSettings", answer: "OutputUserAnswer",
-        "Change a login's profiles, limit or password")
+        "Change a login's profiles, limit, stream profile, expiry or password, or disable or enable it")
     public static let removeUser = Self("removeUser", "DELETE", "/users/{name}", .admin, "Remove a login (204)")
 
     // Live channels.

@@ -156,10 +156,12 @@ public struct OutputUserSettings: Codable, Sendable, Equatable {
     public var streamProfile: String?
     /// When the login stops working, in seconds since 1970; 0 for never (the default).
     public var expiresAt: Int64?
+    /// True disables the login (it sees its account and nothing else), false enables it again.
+    public var disabled: Bool?
 
     public init(
         username: String? = nil, password: String? = nil, profiles: [String]? = nil, maxConnections: Int? = nil,
-        streamProfile: String? = nil, expiresAt: Int64? = nil
+        streamProfile: String? = nil, expiresAt: Int64? = nil, disabled: Bool? = nil
     ) {
         self.username = username
         self.password = password
@@ -167,6 +169,7 @@ public struct OutputUserSettings: Codable, Sendable, Equatable {
         self.maxConnections = maxConnections
         self.streamProfile = streamProfile
         self.expiresAt = expiresAt
+        self.disabled = disabled
     }
 }
 
@@ -180,10 +183,12 @@ public struct OutputUserAnswer: Codable, Sendable, Equatable {
     public var streamProfile: String
     /// When the login stops working (seconds since 1970), or nil when it never does.
     public var expiresAt: Int64?
+    /// Whether the login is disabled (it sees its account and nothing else).
+    public var disabled: Bool
 
     public init(
         username: String, profiles: [String], maxConnections: Int, serverURL: String, streamProfile: String = "direct",
-        expiresAt: Int64? = nil
+        expiresAt: Int64? = nil, disabled: Bool = false
     ) {
         self.username = username
         self.profiles = profiles
@@ -191,6 +196,7 @@ public struct OutputUserAnswer: Codable, Sendable, Equatable {
         self.serverURL = serverURL
         self.streamProfile = streamProfile
         self.expiresAt = expiresAt
+        self.disabled = disabled
     }
 }
 

@@ -20,7 +20,8 @@ struct UsersCommand: AsyncParsableCommand {
                     print(
                         "\(user.username)\tprofiles \(user.profileIDs.joined(separator: ","))\t"
                             + "\(user.maxConnections) streams\t\(user.streamProfile)\t"
-                            + (user.expiresAt.map { "expires \($0)\t" } ?? "") + "server \(base)")
+                            + (user.expiresAt.map { "expires \($0)\t" } ?? "") + (user.isDisabled ? "disabled\t" : "")
+                            + "server \(base)")
                 }
             }
         }
@@ -66,7 +67,7 @@ struct UsersCommand: AsyncParsableCommand {
 
     struct Change: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Change a login's profiles, limit, expiry or password.")
+            abstract: "Change a login's profiles, limit, expiry or password, or disable or enable it.")
         @OptionGroup var place: OutputsCommand.Place
         @Argument(help: "The username.") var name: String
         @OptionGroup var password: Password
@@ -74,6 +75,10 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(help: "Streams the login may open at once, 1 to 64.") var maxConnections: Int?
         @Option(help: "How live channels reach the player: direct, remux or transcode.") var streamProfile: String?
         @Option(help: "When the login stops working, in seconds since 1970; 0 for never.") var expiresAt: Int64?
+        @Flag(
+            inversion: .prefixedEnableDisable,
+            help: "Enable the login, or disable it (it then sees its account and nothing else).")
+        var login: Bool?
 
         func run() async throws {
             let secret = try password.read()
@@ -82,8 +87,8 @@ struct UsersCommand: AsyncParsableCommand {
                     name,
                     OutputUserSettings(
                         password: secret, profiles: profile.isEmpty ? nil : profile, maxConnections: maxConnections,
-                        streamProfile: streamProfile, expiresAt: expiresAt))
-                print("changed \(user.username)")
+                        streamProfile: streamProfile, expiresAt: expiresAt, disabled: login.map { !$0 }))
+                print("changed \(user.username)" + (user.isDisabled ? " (disabled)" : ""))
             }
         }
     }

@@ -55,11 +55,18 @@ import TunerTesting
             for secret in [profileKey, Self.token, read, "key=", "tuner_"] {
                 #expect(!html.contains(secret), "\(path) shows '\(secret.prefix(12))…' to a read key")
             }
+            // The owner's panels (logins, keys, backups) are not on a read key's pages at all.
+            for panel in ["login-list", "key-list", "backup-now"] {
+                #expect(!html.contains(panel), "\(path) shows \(panel) to a read key")
+            }
         }
         // The same page for the owner carries the links: the check above can see them.
         let owner = try await signIn(Self.token)
         let (_, outputs) = try await page("/outputs", cookie: owner)
         #expect(outputs.contains("key=\(profileKey)"))
+        #expect(outputs.contains("login-list"))
+        let (_, settings) = try await page("/settings", cookie: owner)
+        #expect(settings.contains("key-list") && settings.contains("backup-now"))
         await server.stop()
     }
 

@@ -238,22 +238,8 @@ import TunerTesting
         guard let tools = Tools.require(.curl, .ffmpeg, .ffprobe) else { return }
         let setup = try await Self.setUp(curl: tools[.curl], ffmpeg: tools[.ffmpeg])
         let base = setup.server.baseURL
-        // A channel that plays as providers' do: endless MPEG-TS in real time (a 4 s file looped).
-        let provider = try await LiveTSOrigin.start()
-        let file = setup.fixture.workspace.file("loop.ts")
-        try await LiveTSOrigin.makeStream(at: file, seconds: 4, firstPID: 0x100, serviceID: 1)
-        try provider.serve("loop", file: file, seconds: 4)
-        let list = "#EXTM3U\n#EXTINF:-1 tvg-id=\"loop.uk\",Loop\n\(provider.url("loop"))\n"
-        try Data(list.utf8).write(to: URL(fileURLWithPath: setup.fixture.workspace.file("served") + "/loop.m3u"))
-        let json = ["-H", "Content-Type: application/json", "-X", "POST"]
-        let added = try await Curl.fetch(
-            setup.curl, base + "/api/v1/sources",
-            options: json + ["--data", #"{"location":"\#(setup.fixture.origin.baseURL)/static/loop.m3u"}"#])
-        let source = Int(
-            try #require(try JSONDecoder().decode([String: JSONValue].self, from: Data(added.body))["id"]?.number))
-        _ = try await Curl.fetch(setup.curl, base + "/api/v1/sources/\(source)/refresh", options: json)
+        let (provider, loop) = try await Self.addLoopChannel(setup)
         let live = try await setup.json(setup.login + "&action=get_live_streams").array?.compactMap(\.object) ?? []
-        let loop = Int(try #require(live.first { $0["name"]?.string == "Loop" }?["stream_id"]?.number, "\(live)"))
         let news = Int(try #require(live.first { $0["name"]?.string == "News HD" }?["stream_id"]?.number))
         let url = "\(base)/live/viewer/correct-horse/\(loop).m3u8"
 
@@ -317,6 +303,28 @@ import TunerTesting
     }
 
     /// Every text between `after` and the next `until` in `text`.
+    /// Adds a channel that plays as providers' do (endless MPEG-TS in real time, a 4 s file
+    /// looped) in a source of its own; answers its origin and its stream id for `viewer`.
+    static func addLoopChannel(_ setup: Setup) async throws -> (provider: LiveTSOrigin, streamID: Int) {
+        let base = setup.server.baseURL
+        let provider = try await LiveTSOrigin.start()
+        let file = setup.fixture.workspace.file("loop.ts")
+        try await LiveTSOrigin.makeStream(at: file, seconds: 4, firstPID: 0x100, serviceID: 1)
+        try provider.serve("loop", file: file, seconds: 4)
+        let list = "#EXTM3U\n#EXTINF:-1 tvg-id=\"loop.uk\",Loop\n\(provider.url("loop"))\n"
+        try Data(list.utf8).write(to: URL(fileURLWithPath: setup.fixture.workspace.file("served") + "/loop.m3u"))
+        let json = ["-H", "Content-Type: application/json", "-X", "POST"]
+        let added = try await Curl.fetch(
+            setup.curl, base + "/api/v1/sources",
+            options: json + ["--data", #"{"location":"\#(setup.fixture.origin.baseURL)/static/loop.m3u"}"#])
+        let source = Int(
+            try #require(try JSONDecoder().decode([String: JSONValue].self, from: Data(added.body))["id"]?.number))
+        _ = try await Curl.fetch(setup.curl, base + "/api/v1/sources/\(source)/refresh", options: json)
+        let live = try await setup.json(setup.login + "&action=get_live_streams").array?.compactMap(\.object) ?? []
+        let loop = Int(try #require(live.first { $0["name"]?.string == "Loop" }?["stream_id"]?.number, "\(live)"))
+        return (provider, loop)
+    }
+
     static func values(in text: String, after: String, until: String) -> [String] {
         text.components(separatedBy: after).dropFirst().compactMap { piece in
             piece.range(of: until).map { String(piece[..<$0.lowerBound]) }

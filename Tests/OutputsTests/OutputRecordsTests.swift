@@ -158,6 +158,14 @@ import TunerTesting
             #expect(try await store.authenticate("tv", password: "second-password", client: "c") == user)
             try await store.setStreamProfile("transcode", ofUser: "tv")
             #expect(try await store.user(named: "tv")?.streamProfile == "transcode")
+            // Disabled and enabled again: kept by both engines, and a change of the rest keeps it.
+            try await store.setDisabled(true, ofUser: "tv")
+            #expect(try await store.user(named: "tv")?.isDisabled == true)
+            #expect(try await store.users().filter(\.isDisabled).map(\.username) == ["tv"])
+            try await store.updateUser(user, password: nil)
+            #expect(try await store.user(named: "tv")?.isDisabled == true)
+            try await store.setDisabled(false, ofUser: "tv")
+            #expect(try await store.user(named: "tv")?.isDisabled == false)
 
             let missing = await #expect(throws: OutputError.self) {
                 try await store.updateUser(OutputUser(username: "nobody", profileIDs: ["p"]), password: nil)

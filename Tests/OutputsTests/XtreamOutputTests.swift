@@ -84,6 +84,10 @@ import Testing
         let past = try #require(
             try json(output.account(user, activeConnections: 0, now: now))["user_info"] as? [String: Any])
         #expect(past["exp_date"] as? String == "1700000000" && past["status"] as? String == "Expired")
+        user.isDisabled = true
+        let disabled = try #require(
+            try json(output.account(user, activeConnections: 0, now: now))["user_info"] as? [String: Any])
+        #expect(disabled["status"] as? String == "Disabled", "a disabled login says so before its expiry")
     }
 
     @Test func seriesInfoListsSeasonsMatchingTheEpisodesKeyedBySeason() throws {

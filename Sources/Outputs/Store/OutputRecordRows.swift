@@ -72,10 +72,11 @@ struct OutputUserRow: Sendable, Hashable {
     var streamProfile: String
     var createdAt: Double
     var expiresAt: Int64?
+    var disabled = false
 
     init(
         username: String, password: PasswordHash, profileIDs: String, maxConnections: Int, streamProfile: String,
-        createdAt: Double, expiresAt: Int64?
+        createdAt: Double, expiresAt: Int64?, disabled: Bool = false
     ) {
         self.username = username
         self.password = password
@@ -84,6 +85,7 @@ struct OutputUserRow: Sendable, Hashable {
         self.streamProfile = streamProfile
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.disabled = disabled
     }
 
     /// The columns of `user` with `password`, its connection limit clamped to 1…64.
@@ -91,7 +93,7 @@ struct OutputUserRow: Sendable, Hashable {
         self.init(
             username: user.username, password: password, profileIDs: try Self.profileIDs(user),
             maxConnections: Self.maxConnections(user), streamProfile: user.streamProfile,
-            createdAt: user.createdAt.timeIntervalSince1970, expiresAt: user.expiresAt)
+            createdAt: user.createdAt.timeIntervalSince1970, expiresAt: user.expiresAt, disabled: user.isDisabled)
     }
 
     /// The `profileIDs` column of `user`: its profile ids as a JSON array.
@@ -112,6 +114,7 @@ struct OutputUserRow: Sendable, Hashable {
                 maxConnections: maxConnections, createdAt: Date(timeIntervalSince1970: createdAt))
             user.streamProfile = streamProfile
             user.expiresAt = expiresAt
+            user.isDisabled = disabled
             return user
         }
     }

@@ -29,6 +29,8 @@ protocol OutputRecords: Sendable {
     /// name is taken.
     func insertUser(_ row: OutputUserRow) async throws -> Bool
     func setStreamProfile(_ value: String, ofUser username: String) async throws
+    /// Disables a login, or enables it again.
+    func setDisabled(_ value: Bool, ofUser username: String) async throws
     /// Replaces a login's profiles (``OutputUserRow/profileIDs``), limit and expiry, and its
     /// password hash when one is given, in one transaction; false when there is no such login.
     func updateUser(

@@ -136,7 +136,7 @@ struct PostgresOutputRecords: OutputRecords {
                 connection.query(
                     """
                     SELECT username, passwordHash, salt, rounds, profileIDs, maxConnections, streamProfile, createdAt,
-                        expiresAt
+                        expiresAt, disabled
                     FROM outputUser ORDER BY username COLLATE "C"
                     """, logger: logger))
         }
@@ -149,7 +149,7 @@ struct PostgresOutputRecords: OutputRecords {
                 connection.query(
                     """
                     SELECT username, passwordHash, salt, rounds, profileIDs, maxConnections, streamProfile, createdAt,
-                        expiresAt
+                        expiresAt, disabled
                     FROM outputUser WHERE username = \(name)
                     """, logger: logger)
             ).first
@@ -176,6 +176,14 @@ struct PostgresOutputRecords: OutputRecords {
         try await database.write { connection in
             _ = try await connection.query(
                 "UPDATE outputUser SET streamProfile = \(value) WHERE username = \(username)", logger: logger)
+        }
+    }
+
+    func setDisabled(_ value: Bool, ofUser username: String) async throws {
+        let logger = logger
+        try await database.write { connection in
+            _ = try await connection.query(
+                "UPDATE outputUser SET disabled = \(value ? 1 : 0) WHERE username = \(username)", logger: logger)
         }
     }
 
@@ -230,14 +238,14 @@ struct PostgresOutputRecords: OutputRecords {
 
     private static func users(_ rows: PostgresRowSequence) async throws -> [OutputUserRow] {
         var users: [OutputUserRow] = []
-        for try await (username, hash, salt, rounds, profileIDs, maxConnections, streamProfile, createdAt, expiresAt)
-            in rows.decode((String, Data, Data, Int, String, Int, String, Double, Int64?).self)
-        {
+        for try await (
+            username, hash, salt, rounds, profileIDs, maxConnections, streamProfile, createdAt, expiresAt, disabled
+        ) in rows.decode((String, Data, Data, Int, String, Int, String, Double, Int64?, Int64).self) {
             users.append(
                 OutputUserRow(
                     username: username, password: PasswordHash(hash: hash, salt: salt, rounds: rounds),
                     profileIDs: profileIDs, maxConnections: maxConnections, streamProfile: streamProfile,
-                    createdAt: createdAt, expiresAt: expiresAt))
+                    createdAt: createdAt, expiresAt: expiresAt, disabled: disabled == 1))
         }
         return users
     }

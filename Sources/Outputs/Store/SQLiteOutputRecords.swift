@@ -134,6 +134,13 @@ struct SQLiteOutputRecords: OutputRecords {
         }
     }
 
+    func setDisabled(_ value: Bool, ofUser username: String) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE outputUser SET disabled = ? WHERE username = ?", arguments: [value ? 1 : 0, username])
+        }
+    }
+
     func updateUser(
         named username: String, profileIDs: String, maxConnections: Int, expiresAt: Int64?, password: PasswordHash?
     ) async throws -> Bool {
@@ -173,6 +180,7 @@ struct SQLiteOutputRecords: OutputRecords {
             username: row["username"],
             password: PasswordHash(hash: row["passwordHash"], salt: row["salt"], rounds: row["rounds"]),
             profileIDs: row["profileIDs"], maxConnections: row["maxConnections"],
-            streamProfile: row["streamProfile"] ?? "direct", createdAt: row["createdAt"], expiresAt: row["expiresAt"])
+            streamProfile: row["streamProfile"] ?? "direct", createdAt: row["createdAt"], expiresAt: row["expiresAt"],
+            disabled: (row["disabled"] as Int64?) == 1)
     }
 }

@@ -121,10 +121,12 @@ extension OutputCenter {
         if let streamProfile = request.streamProfile {
             user.streamProfile = try Self.checkedStreamProfile(streamProfile)
         }
+        user.isDisabled = request.disabled ?? false
         let made = user
         try await mapped {
             try await store.insertUser(made, password: password)
             try await store.setStreamProfile(made.streamProfile, ofUser: made.username)
+            if made.isDisabled { try await store.setDisabled(true, ofUser: made.username) }
         }
         return made
     }
@@ -139,10 +141,12 @@ extension OutputCenter {
         if let streamProfile = request.streamProfile {
             user.streamProfile = try Self.checkedStreamProfile(streamProfile)
         }
+        if let disabled = request.disabled { user.isDisabled = disabled }
         let changed = user
         try await mapped {
             try await store.updateUser(changed, password: request.password)
             try await store.setStreamProfile(changed.streamProfile, ofUser: changed.username)
+            try await store.setDisabled(changed.isDisabled, ofUser: changed.username)
         }
         return changed
     }

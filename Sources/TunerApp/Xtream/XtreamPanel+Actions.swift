@@ -39,7 +39,9 @@ extension XtreamPanel {
             return value
         }
         let action = request["action"] ?? ""
-        // An expired login sees its account (`status: Expired`, as panels show it) and nothing else.
+        // A disabled or expired login sees its account (`status: Disabled` or `Expired`, as panels
+        // show it) and nothing else.
+        if !action.isEmpty && user.isDisabled { throw Self.disabled }
         if !action.isEmpty && user.isExpired(at: Int64(Date().timeIntervalSince1970)) { throw Self.expired }
         switch request["action"] {
         case nil, "":

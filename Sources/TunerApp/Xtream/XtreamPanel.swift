@@ -64,10 +64,11 @@ public final class XtreamPanel: Sendable {
     }
 
     /// The login for the paths other than `player_api.php`: `unauthenticated` when wrong,
-    /// `tooManyRequests` when throttled, `forbidden` when expired.
+    /// `tooManyRequests` when throttled, `forbidden` when disabled or expired.
     public func requireLogin(_ username: String?, _ password: String?, address: String) async throws -> OutputUser {
         switch try await login(username, password, address: address) {
         case .user(let user):
+            guard !user.isDisabled else { throw Self.disabled }
             guard !user.isExpired(at: Int64(Date().timeIntervalSince1970)) else { throw Self.expired }
             return user
         case .wrong:
@@ -82,6 +83,7 @@ public final class XtreamPanel: Sendable {
 
     /// The answer to an expired login (after the right password): its account still answers.
     static let expired = FeatureError(.forbidden, "this login has expired")
+    static let disabled = FeatureError(.forbidden, "this login is disabled")
 
     /// The answer to a throttled address: 429 with `Retry-After`.
     static func throttled(_ wait: Duration) -> FeatureError {

@@ -198,7 +198,8 @@ struct XtreamController {
     func answer(_ user: OutputUser, _ request: Request) -> OutputUserAnswer {
         OutputUserAnswer(
             username: user.username, profiles: user.profileIDs, maxConnections: user.maxConnections,
-            serverURL: base(request), streamProfile: user.streamProfile, expiresAt: user.expiresAt)
+            serverURL: base(request), streamProfile: user.streamProfile, expiresAt: user.expiresAt,
+            disabled: user.isDisabled)
     }
 
     @Sendable func listUsers(request: Request, context: TunerRequestContext) async throws

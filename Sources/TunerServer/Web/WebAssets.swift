@@ -37,6 +37,7 @@ enum WebAssets {
         ("downloads.js", PackageResources.downloads_js),
         ("sources.js", PackageResources.sources_js),
         ("tables.js", PackageResources.tables_js),
+        ("logins.js", PackageResources.logins_js),
         ("signin.js", PackageResources.signin_js),
         ("account.js", PackageResources.account_js),
         ("cache.js", PackageResources.cache_js),

@@ -286,7 +286,8 @@ enum WebPages {
                 """)
     }
 
-    /// Outputs: the links players are given, to copy.
+    /// Outputs: the links players are given, to copy, and (for `admin`, who alone sees this
+    /// version) the Xtream logins.
     static func outputs(_ profiles: [OutputProfileAnswer]) -> WebPage {
         let rows = profiles.map { profile -> HTML in
             let links: [(String, String)] = [
@@ -307,14 +308,66 @@ enum WebPages {
                 """
         }
         return WebPage(
-            title: "Outputs", section: .outputs, module: "tables.js", name: "outputs",
+            title: "Outputs", section: .outputs, module: "logins.js", name: "outputs",
             content: """
                 <section class="panel" aria-labelledby="outputs-heading">
                 <h1 id="outputs-heading">Outputs</h1>
                 <p class="hint">Give these links to Plex, Jellyfin, TiviMate or VLC.</p>
                 \(rows)
                 </section>
+                \(loginsPanel(profiles.map { ($0.id, $0.name) }))
                 """)
+    }
+
+    /// The Xtream logins (`logins.js` fills the table from `/api/v1/users` and `/api/v1/streams`):
+    /// a form that adds one with a generated password, shown once, or changes one.
+    static func loginsPanel(_ profiles: [(id: String, name: String)]) -> HTML {
+        let profileBoxes = profiles.map { id, name -> HTML in
+            """
+            <label class="check"><input type="checkbox" name="profiles" value="\(id)"\
+            \(id == "default" ? HTML(unsafe: " checked") : "")> \(name)</label>
+            """
+        }
+        return """
+            <section class="panel" aria-labelledby="logins-heading">
+            <h2 id="logins-heading">Xtream logins</h2>
+            <p class="hint">For TiviMate, IPTV Smarters and other Xtream Codes players: the server address \
+            (shown with a new login), a username and a password. A disabled or expired login sees its account \
+            and nothing else.</p>
+            <table class="data" id="login-list"><thead><tr><th>Username</th><th>Profiles</th><th>Streams</th>\
+            <th>Stream profile</th><th>Expires</th><th>Status</th><th>Watching now</th><th></th></tr></thead>
+            <tbody></tbody></table>
+            <p id="logins-status" class="status" role="status"></p>
+            <form id="login-form" class="stacked-form">
+            <h3 id="login-form-heading">Add a login</h3>
+            <label for="login-name">Username</label>
+            <input id="login-name" name="username" required maxlength="64" pattern="[A-Za-z0-9._\\-]{1,64}" \
+            autocomplete="off" spellcheck="false">
+            <fieldset><legend>Profiles</legend>\(profileBoxes)</fieldset>
+            <label for="login-limit">Streams at once</label>
+            <input id="login-limit" name="maxConnections" type="number" min="1" max="64" value="1" required>
+            <label for="login-stream-profile">Stream profile</label>
+            <select id="login-stream-profile" name="streamProfile">\
+            <option value="direct">direct</option><option value="remux">remux</option>\
+            <option value="transcode">transcode</option></select>
+            <label for="login-expiry">Expires (empty: never)</label>
+            <input id="login-expiry" name="expiry" type="date">
+            <label class="check" id="login-new-password-label" hidden><input type="checkbox" id="login-new-password"> \
+            Give it a new password</label>
+            <p><button type="submit" id="login-submit">Add the login</button> \
+            <button type="button" id="login-cancel" hidden>Cancel</button></p>
+            </form>
+            <div id="login-made" class="status" role="status" hidden>
+            <p>Give the player these; the password is shown once.</p>
+            <p><span class="label">Server</span> <input id="login-made-server" class="copy-source" readonly \
+            aria-label="Server address"> <button type="button" class="copy">Copy</button></p>
+            <p><span class="label">Username</span> <input id="login-made-name" class="copy-source" readonly \
+            aria-label="Username"> <button type="button" class="copy">Copy</button></p>
+            <p><span class="label">Password</span> <input id="login-made-password" class="copy-source" readonly \
+            aria-label="Password"> <button type="button" class="copy">Copy</button></p>
+            </div>
+            </section>
+            """
     }
 
     /// Outputs for a browser whose scope may not see the profiles' keys: their names only (a
