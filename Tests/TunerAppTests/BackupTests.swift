@@ -225,6 +225,31 @@ import TunerTesting
         withExtendedLifetime(restoring) {}
     }
 
+    @Test("what a killed backup or restore left behind is removed by the next one; a running one's is kept")
+    func leftoversAreSwept() async throws {
+        let workspace = try Scratch()
+        defer { workspace.remove() }
+        let (folder, database) = try makeFolder(workspace, "one")
+        let out = workspace.file("out")
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: out + "/.tuner-backup-old", withIntermediateDirectories: true)
+        try manager.createDirectory(atPath: out + "/.tuner-backup-running", withIntermediateDirectories: true)
+        _ = manager.createFile(atPath: out + "/tuner-backup-old.tar.partial", contents: Data("x".utf8))
+        _ = manager.createFile(atPath: out + "/notes.partial", contents: Data("mine".utf8))
+        let hoursAgo = Date().addingTimeInterval(-7200)
+        for name in [".tuner-backup-old", "tuner-backup-old.tar.partial", "notes.partial"] {
+            try manager.setAttributes([.modificationDate: hoursAgo], ofItemAtPath: out + "/" + name)
+        }
+        let summary = try await backUp(folder, database, to: out + "/b.tar")
+        let left = Set(try manager.contentsOfDirectory(atPath: out))
+        #expect(left == ["b.tar", ".tuner-backup-running", "notes.partial"], "\(left)")
+
+        let target = try DataFolder(path: workspace.file("target"))
+        try manager.createDirectory(atPath: target.path + "/.restore-killed", withIntermediateDirectories: true)
+        _ = try await StateRestore(folder: target, logger: logger).restore(from: summary.path, replace: false)
+        #expect(!manager.fileExists(atPath: target.path + "/.restore-killed"))
+    }
+
     @Test("scheduled backups keep the newest --backup-keep")
     func scheduleKeepsTheNewest() async throws {
         let workspace = try Scratch()

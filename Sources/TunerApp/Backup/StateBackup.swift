@@ -55,6 +55,7 @@ public struct StateBackup: Sendable {
         guard !manager.fileExists(atPath: path) else { throw BackupError.exists(path) }
         let directory = (path as NSString).deletingLastPathComponent
         try manager.createDirectory(atPath: directory.isEmpty ? "." : directory, withIntermediateDirectories: true)
+        Self.removeLeftovers(in: directory.isEmpty ? "." : directory, olderThan: 3600)
         let work = (directory.isEmpty ? "." : directory) + "/.tuner-backup-\(UUID().uuidString)"
         try manager.createDirectory(
             atPath: work, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
@@ -160,6 +161,29 @@ public struct StateBackup: Sendable {
             try? handle.close()
             try? FileManager.default.removeItem(atPath: path)
             throw error
+        }
+    }
+
+    /// Removes what a backup killed midway left in `directory` (its `.tuner-backup-<uuid>/` and
+    /// `tuner-backup-….partial`) once untouched for `age` seconds: no backup running beside this
+    /// one (the CLI's, the server's) is still writing such old files.
+    static func removeLeftovers(in directory: String, olderThan age: Double) {
+        removeLeftovers(in: directory, olderThan: age) { name in
+            name.hasPrefix(".tuner-backup-") || (name.hasPrefix("tuner-backup-") && name.hasSuffix(".partial"))
+        }
+    }
+
+    /// Removes the entries of `directory` whose names `isLeftover` picks, once untouched for
+    /// `age` seconds.
+    static func removeLeftovers(in directory: String, olderThan age: Double, where isLeftover: (String) -> Bool) {
+        let manager = FileManager.default
+        let cutoff = Date().addingTimeInterval(-age)
+        for name in (try? manager.contentsOfDirectory(atPath: directory)) ?? [] where isLeftover(name) {
+            let path = directory + "/" + name
+            guard let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                modified <= cutoff
+            else { continue }
+            try? manager.removeItem(atPath: path)
         }
     }
 

@@ -37,6 +37,9 @@ public struct StateRestore: Sendable {
         let lock = try DataFolderLock(folder: folder, exclusive: true)
         defer { withExtendedLifetime(lock) {} }
         let manager = FileManager.default
+        // Under the exclusive lock no other restore runs: a `.restore-<uuid>/` here was left by one
+        // killed midway.
+        StateBackup.removeLeftovers(in: folder.path, olderThan: 0) { $0.hasPrefix(".restore-") }
         let staging = folder.path + "/.restore-\(UUID().uuidString)"
         try manager.createDirectory(
             atPath: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
@@ -79,7 +82,9 @@ public struct StateRestore: Sendable {
     /// Checks the backup at `path` as a restore would (in a folder of its own under `scratch`,
     /// removed afterwards), changing nothing: `tuner restore --check`.
     public static func check(_ path: String, scratch: String) async throws -> BackupManifest {
-        let staging = scratch + "/.restore-check-\(UUID().uuidString)"
+        // A check takes no lock (it changes nothing): only old ones' folders are leftovers.
+        StateBackup.removeLeftovers(in: scratch, olderThan: 3600) { $0.hasPrefix(".backup-check-") }
+        let staging = scratch + "/.backup-check-\(UUID().uuidString)"
         try FileManager.default.createDirectory(
             atPath: staging, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: staging) }
