@@ -154,6 +154,48 @@ import TunerTesting
         #expect(await refused(layout, "newer-format").contains("newer Tuner"))
     }
 
+    @Test("any damaged byte or cut of a backup is refused with a reason or restores whole: never a trap")
+    func mutationsNeverTrap() async throws {
+        let workspace = try Scratch()
+        defer { workspace.remove() }
+        let (folder, database) = try makeFolder(workspace, "one")
+        let summary = try await backUp(folder, database, to: workspace.file("b.tar"))
+        let whole = try Data(contentsOf: URL(fileURLWithPath: summary.path))
+        // The headers, sizes and manifest are where a hostile file would aim: mutate those most.
+        let manifestStart = whole.count - 1024
+        var generator = SystemRandomNumberGenerator()
+        var refusedCount = 0
+        for round in 0..<150 {
+            var bytes = whole
+            switch round % 3 {
+            case 0:
+                // A header field: the first entry's, or one further in.
+                let header =
+                    [0, 512 * (1 + Int.random(in: 0..<(whole.count / 512 - 3), using: &generator))]
+                    .randomElement(using: &generator) ?? 0
+                bytes[header + Int.random(in: 0..<512, using: &generator)] = UInt8.random(
+                    in: 0...255, using: &generator)
+            case 1:
+                bytes[Int.random(in: 0..<whole.count, using: &generator)] ^= UInt8.random(
+                    in: 1...255, using: &generator)
+            default:
+                bytes = bytes.prefix(Int.random(in: 0..<min(whole.count, manifestStart + 1024), using: &generator))
+            }
+            let path = workspace.file("m\(round).tar")
+            try bytes.write(to: URL(fileURLWithPath: path))
+            let target = try DataFolder(path: workspace.file("t\(round)"))
+            do {
+                _ = try await StateRestore(folder: target, logger: logger).restore(from: path, replace: false)
+                // A change the checks cannot see (padding, an unused header byte) restored the state whole.
+                #expect(try target.loadOrCreateSecret() == folder.loadOrCreateSecret())
+            } catch let error as BackupError {
+                refusedCount += 1
+                #expect(!FileManager.default.fileExists(atPath: target.databasePath), "\(error)")
+            }
+        }
+        #expect(refusedCount > 50, "most mutations must be caught: \(refusedCount) of 150")
+    }
+
     @Test("a backup of an earlier schema restores migrated to this version's, its rows kept")
     func earlierSchemaIsMigrated() async throws {
         let workspace = try Scratch()

@@ -17,7 +17,7 @@ let users = [];
 let streams = [];
 let editing = null; // the username the form changes, or null when it adds
 
-/** 20 letters and digits from the browser's random source (about 119 bits). */
+/** 20 of 57 letters and digits (no 0, O, 1, l, I) from the browser's random source: about 116 bits. */
 function newPassword() {
   const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
   const bytes = new Uint8Array(40);
