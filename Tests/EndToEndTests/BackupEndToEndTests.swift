@@ -79,7 +79,7 @@ import TunerTesting
         }
         #expect(
             try await call(
-                first, "POST", "/api/v1/sources", #"{"location":"\#(origin.baseURL)/static/slow.m3u?drip=4096,100"}"#
+                first, "POST", "/api/v1/sources", #"{"location":"\#(origin.baseURL)/static/slow.m3u?drip=1024,100"}"#
             )
             .status == 201)
         let slowRefresh = Task { try await call(first, "POST", "/api/v1/sources/2/refresh") }
@@ -111,6 +111,10 @@ import TunerTesting
         // The web app's button and the CLI, both while the server runs.
         let made = try await call(first, "POST", "/api/v1/backups")
         #expect(made.status == 201, "\(made.text)")
+        // The import (290 kB at 10 kB/s) was still running when the backup was written.
+        let afterwards =
+            object(try await call(first, "GET", "/api/v1/sources").text)["sources"] as? [[String: Any]] ?? []
+        #expect(afterwards.contains { $0["id"] as? Int == 2 && $0["status"] as? String == "refreshing" })
         let name = try #require(object(made.text)["name"] as? String)
         let backup = dataA + "/backups/" + name
         let cli = try await TunerProcess.run(
