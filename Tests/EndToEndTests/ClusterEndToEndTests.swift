@@ -279,10 +279,23 @@ import TunerTesting
             if addresses.filter({ $0 == cluster.address("client") }).count >= 2 { break }
             try await Task.sleep(for: .milliseconds(500))
         }
-        #expect(addresses.filter { $0 == cluster.address("client") }.count >= 2, "\(addresses)")
-        #expect(!addresses.contains(cluster.address("lb")) && !addresses.contains("1.2.3.4"), "\(addresses)")
         let (viaBalancer, direct) = (await balanced.stop(), await forged.stop())
-        #expect(viaBalancer.status == 200 && direct.status == 200)
+        // What each player received, and what HAProxy logged (a node it marked down, say): a
+        // failure here needs both to be understood.
+        let received = [("through HAProxy", viaBalancer), ("straight from n3", direct)].map { name, answer in
+            let body =
+                answer.status == 200
+                ? "\(answer.body.count) bytes" : String(decoding: answer.body.prefix(300), as: UTF8.self)
+            return "\(name): \(answer.status) \(answer.headers) \(body)"
+        }
+        let said =
+            "HAProxy said:\n\(tail(cluster.workspace.file("haproxy.err")))\n"
+            + tail(cluster.workspace.file("haproxy.log"))
+        #expect(
+            addresses.filter { $0 == cluster.address("client") }.count >= 2,
+            "\(addresses)\n\(received.joined(separator: "\n"))\n\(said)")
+        #expect(!addresses.contains(cluster.address("lb")) && !addresses.contains("1.2.3.4"), "\(addresses)")
+        #expect(viaBalancer.status == 200 && direct.status == 200, "\(received.joined(separator: "\n"))\n\(said)")
     }
 
     /// A slow origin with ranges: 64 KiB every 100 ms, logging each request's `Range`.
