@@ -288,6 +288,7 @@ let package = Package(
                 .embedInCode("Resources/web/sources.js"),
                 .embedInCode("Resources/web/tables.js"),
                 .embedInCode("Resources/web/logins.js"),
+                .embedInCode("Resources/web/lineup.js"),
                 .embedInCode("Resources/web/signin.js"),
                 .embedInCode("Resources/web/account.js"),
                 .embedInCode("Resources/web/cache.js"),

@@ -20,3 +20,16 @@ public struct OutputChannel: Sendable, Hashable {
     /// the channel's first `<display-name>`, which is what players that match by number read.
     public var guideID: String { "\(number).tuner" }
 }
+
+/// A live channel as the lineup editor lists it: the catalog entry, and its number when it is in
+/// the profile's lineup (disabled or not).
+public struct OutputLineupEntry: Sendable, Hashable {
+    public var item: CatalogItem
+    /// Nil when the channel is not in the lineup.
+    public var number: Int?
+
+    public init(item: CatalogItem, number: Int?) {
+        self.item = item
+        self.number = number
+    }
+}

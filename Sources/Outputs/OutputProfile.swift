@@ -10,6 +10,8 @@ public struct OutputProfile: Sendable, Codable, Hashable, Identifiable {
     public var numbering: OutputNumbering
     /// Names players show instead of the playlist's, by entry identity.
     public var renames: [String: String]
+    /// Groups, logos and disabled channels the lineup editor set, by entry identity.
+    public var edits: [String: OutputChannelEdit] = [:]
     /// HDHomeRun's DeviceID: eight hex digits valid under libhdhomerun's checksum.
     public var deviceID: UInt32
     /// The secret other machines give (`?key=` or a path segment) to read this profile.

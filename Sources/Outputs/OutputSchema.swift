@@ -79,6 +79,20 @@ public enum OutputSchema: StateSchema {
                     ALTER TABLE outputUser ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1));
                     """)
         }
+        migrator.registerMigration("outputs-v6-channel-edits") { db in
+            try db.execute(
+                sql: """
+                    -- OutputChannelEdit by identity (groups, logos, disabled channels) as JSON, read whole.
+                    ALTER TABLE outputProfile ADD COLUMN edits TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(edits));
+                    -- Logos uploaded for channels (ChannelLogo): in the state, so backups and every
+                    -- node of a cluster have them.
+                    CREATE TABLE outputLogo (
+                        name TEXT PRIMARY KEY CHECK (length(name) BETWEEN 68 AND 69),
+                        bytes BLOB NOT NULL CHECK (length(bytes) BETWEEN 1 AND 1048576),
+                        createdAt REAL NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
     }
 }
 
@@ -138,5 +152,20 @@ extension OutputSchema {
         PostgresMigration(
             "outputs-v5-user-disabled",
             ["ALTER TABLE outputUser ADD COLUMN disabled BIGINT NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1))"]),
+        PostgresMigration(
+            "outputs-v6-channel-edits",
+            [
+                """
+                ALTER TABLE outputProfile ADD COLUMN edits TEXT NOT NULL DEFAULT '{}'
+                    CHECK ((edits::json) IS NOT NULL)
+                """,
+                """
+                CREATE TABLE outputLogo (
+                    name TEXT PRIMARY KEY CHECK (char_length(name) BETWEEN 68 AND 69),
+                    bytes BYTEA NOT NULL CHECK (octet_length(bytes) BETWEEN 1 AND 1048576),
+                    createdAt DOUBLE PRECISION NOT NULL
+                )
+                """,
+            ]),
     ]
 }

@@ -16,10 +16,13 @@ public struct OutputSelection: Sendable, Codable, Hashable {
     public var include: [String]
     /// Entry identities never shown.
     public var exclude: [String]
+    /// Only the entries in `include`, whatever the other conditions say: a lineup picked channel
+    /// by channel in the lineup editor rather than described by rules.
+    public var pickedOnly: Bool
 
     public init(
         kinds: [String] = ["live"], sourceIDs: [Int64] = [], groups: [String] = [], favouritesOnly: Bool = false,
-        search: String? = nil, include: [String] = [], exclude: [String] = []
+        search: String? = nil, include: [String] = [], exclude: [String] = [], pickedOnly: Bool = false
     ) {
         self.kinds = kinds
         self.sourceIDs = sourceIDs
@@ -28,6 +31,20 @@ public struct OutputSelection: Sendable, Codable, Hashable {
         self.search = search
         self.include = include
         self.exclude = exclude
+        self.pickedOnly = pickedOnly
+    }
+
+    /// Reads a selection stored before `pickedOnly` existed as one described by rules.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        kinds = try container.decode([String].self, forKey: .kinds)
+        sourceIDs = try container.decode([Int64].self, forKey: .sourceIDs)
+        groups = try container.decode([String].self, forKey: .groups)
+        favouritesOnly = try container.decode(Bool.self, forKey: .favouritesOnly)
+        search = try container.decodeIfPresent(String.self, forKey: .search)
+        include = try container.decode([String].self, forKey: .include)
+        exclude = try container.decode([String].self, forKey: .exclude)
+        pickedOnly = try container.decodeIfPresent(Bool.self, forKey: .pickedOnly) ?? false
     }
 
     /// Every live channel.

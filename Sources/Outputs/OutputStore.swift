@@ -1,4 +1,5 @@
 import Catalog
+import Crypto
 import Foundation
 import Logging
 import TunerStorage
@@ -129,6 +130,36 @@ public final class OutputStore: Sendable {
     }
 
     func lineup(_ profile: OutputProfile) async throws -> (channels: [OutputChannel], added: [OutputChannelKey: Int]) {
+        let (members, numbers, added) = try await members(of: profile)
+        var channels: [OutputChannel] = []
+        channels.reserveCapacity(members.count)
+        for (index, item) in members.enumerated() {
+            guard let number = numbers[index] else { continue }
+            guard let channel = Self.shown(item, number: number, profile: profile) else { continue }
+            channels.append(channel)
+        }
+        // Players list by number; the order rule decided who got which number first.
+        channels.sort { $0.number < $1.number }
+        return (channels, added)
+    }
+
+    /// A channel as players are told about it: the editor's name, group and logo instead of the
+    /// playlist's; nil for a disabled one.
+    static func shown(_ item: CatalogItem, number: Int, profile: OutputProfile) -> OutputChannel? {
+        let edit = profile.edits.isEmpty ? nil : profile.edits[item.identity]
+        if edit?.disabled == true { return nil }
+        let name = profile.renames.isEmpty ? item.name : profile.renames[item.identity] ?? item.name
+        var channel = OutputChannel(number: number, name: name, item: item)
+        if let group = edit?.group { channel.item.group = group }
+        if let logo = edit?.logo { channel.item.logo = logo }
+        return channel
+    }
+
+    /// The entries a profile selects (disabled ones too), in the order its rule numbers them, with
+    /// their numbers (nil past the last free one) and the numbers new ones were given.
+    func members(of profile: OutputProfile) async throws -> (
+        items: [CatalogItem], numbers: [Int?], added: [OutputChannelKey: Int]
+    ) {
         let selected = try await select(profile.selection, order: profile.numbering.order)
         let existing = try await numbers(profileID: profile.id)
         let (numbers, added) = profile.numbering.assign(
@@ -136,17 +167,107 @@ public final class OutputStore: Sendable {
                 (key: OutputChannelKey(kind: $0.kind.rawValue, identity: $0.identity), playlistNumber: $0.number)
             },
             existing: existing)
-        var channels: [OutputChannel] = []
-        channels.reserveCapacity(selected.count)
-        let renames = profile.renames
-        for (index, item) in selected.enumerated() {
-            guard let number = numbers[index] else { continue }
-            let name = renames.isEmpty ? item.name : renames[item.identity] ?? item.name
-            channels.append(OutputChannel(number: number, name: name, item: item))
+        return (selected, numbers, added)
+    }
+
+    /// Applies a lineup editor's change to a profile, all of it or (throwing) none, and returns
+    /// the profile as it is then.
+    public func changeLineup(profileID: String, _ change: OutputLineupChange) async throws -> OutputProfile {
+        try change.check()
+        guard var profile = try await profile(id: profileID) else {
+            throw OutputError(.notFound, "no output profile is called '\(profileID)'; list them with `tuner outputs`")
         }
-        // Players list by number; the order rule decided who got which number first.
-        channels.sort { $0.number < $1.number }
-        return (channels, added)
+        change.applySettings(to: &profile)
+        try Self.checkSize(profile.selection)
+        // Which channels the lineup holds once changed: read from the catalog before the write,
+        // which then sees the profile as it is at that moment.
+        let selected = try await select(profile.selection, order: profile.numbering.order)
+        let members = selected.map {
+            (key: OutputChannelKey(kind: $0.kind.rawValue, identity: $0.identity), playlistNumber: $0.number)
+        }
+        let numbering = profile.numbering
+        let changed = try await records.changeLineup(profileID: profileID) { row, numbers in
+            var current = try row.profile
+            change.applySettings(to: &current)
+            let new = try change.applyNumbers(members: members, numbering: numbering, numbers: numbers)
+            return LineupRows(profile: try OutputProfileRow(current), numbers: new)
+        }
+        guard let changed else {
+            throw OutputError(.notFound, "no output profile is called '\(profileID)'; list them with `tuner outputs`")
+        }
+        logger.info(
+            "lineup changed",
+            metadata: [
+                "profile": "\(profileID)", "added": "\(change.add.count)", "removed": "\(change.remove.count)",
+                "edited": "\(change.edits.count)",
+            ])
+        return try changed.profile
+    }
+
+    /// What the lineup editor lists for a profile: every live channel once (the first source's
+    /// entry for an identity several carry), the lineup's first by number, then the others in
+    /// catalogue order.
+    public func editorEntries(profileID: String) async throws -> (profile: OutputProfile, entries: [OutputLineupEntry])
+    {
+        guard let profile = try await profile(id: profileID) else {
+            throw OutputError(.notFound, "no output profile is called '\(profileID)'; list them with `tuner outputs`")
+        }
+        let kinds = profile.selection.kinds.map(CatalogItemKind.init(rawValue:))
+        let read = try await catalog.lineupItems(kinds: kinds)
+        let selected = try await select(profile.selection, order: profile.numbering.order, from: read)
+        let existing = try await numbers(profileID: profile.id)
+        let (numbers, _) = profile.numbering.assign(
+            selected.map {
+                (key: OutputChannelKey(kind: $0.kind.rawValue, identity: $0.identity), playlistNumber: $0.number)
+            },
+            existing: existing)
+        var entries: [OutputLineupEntry] = []
+        var members = Set<String>()
+        for (index, item) in selected.enumerated() where item.kind == .live {
+            guard let number = numbers[index] else { continue }
+            members.insert(item.identity)
+            entries.append(OutputLineupEntry(item: item, number: number))
+        }
+        entries.sort { ($0.number ?? 0) < ($1.number ?? 0) }
+        var seen = members
+        for entry in read where entry.item.kind == .live && seen.insert(entry.item.identity).inserted {
+            entries.append(OutputLineupEntry(item: entry.item, number: nil))
+        }
+        return (profile, entries)
+    }
+
+    // MARK: Logos
+
+    /// Keeps an uploaded logo under its content's SHA-256; `created` is false when it was there.
+    public func saveLogo(_ bytes: [UInt8]) async throws -> (logo: ChannelLogo, created: Bool) {
+        guard !bytes.isEmpty, bytes.count <= ChannelLogo.largest else {
+            throw OutputError(.invalid, "a logo must have 1 byte to 1 MiB; make the image smaller")
+        }
+        guard let format = ChannelLogo.format(of: bytes) else {
+            throw OutputError(.invalid, "a logo must be a PNG, JPEG, GIF or WebP image (SVG and others are refused)")
+        }
+        let digest = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        guard let logo = ChannelLogo(digest: digest, format: format) else {
+            throw OutputError(.invalid, "the logo's digest could not be made")
+        }
+        let created = try await records.insertLogo(
+            name: logo.name, bytes: bytes, createdAt: Date().timeIntervalSince1970)
+        return (logo, created)
+    }
+
+    /// An uploaded logo's bytes, or nil.
+    public func logoBytes(_ logo: ChannelLogo) async throws -> [UInt8]? {
+        try await records.logo(name: logo.name)
+    }
+
+    /// Refuses a selection listing more identities than a profile keeps.
+    static func checkSize(_ selection: OutputSelection) throws(OutputError) {
+        guard selection.include.count <= OutputLineupChange.largest,
+            selection.exclude.count <= OutputLineupChange.largest
+        else {
+            throw OutputError(
+                .invalid, "a profile may include or exclude at most \(OutputLineupChange.largest) channels by name")
+        }
     }
 
     func numbers(profileID: String) async throws -> [OutputChannelKey: Int] {
@@ -155,9 +276,12 @@ public final class OutputStore: Sendable {
 
     /// The items a selection shows, once each (the first source's entry for an identity several
     /// sources carry), in the order new numbers are given.
-    func select(_ selection: OutputSelection, order: OutputNumbering.Order) async throws -> [CatalogItem] {
+    func select(
+        _ selection: OutputSelection, order: OutputNumbering.Order, from read: [LineupItem]? = nil
+    ) async throws -> [CatalogItem] {
         let kinds = selection.kinds.map(CatalogItemKind.init(rawValue:))
-        var entries = try await catalog.lineupItems(kinds: kinds)
+        var entries: [LineupItem]
+        if let read { entries = read } else { entries = try await catalog.lineupItems(kinds: kinds) }
         var searchHits: Set<Int64>?
         if let search = selection.search, !search.trimmingCharacters(in: .whitespaces).isEmpty {
             var hits = Set<Int64>()
@@ -175,6 +299,7 @@ public final class OutputStore: Sendable {
             let item = entry.item
             if excluded.contains(item.identity) { return false }
             if included.contains(item.identity) { return true }
+            if selection.pickedOnly { return false }
             if !sources.isEmpty && !sources.contains(item.sourceID) { return false }
             if !groups.isEmpty && !groups.contains(item.group ?? "") { return false }
             if selection.favouritesOnly && entry.favouritePosition == nil { return false }

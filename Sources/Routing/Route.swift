@@ -41,6 +41,8 @@ public enum Route: Hashable, Sendable {
     case sources
     case source(id: Int64)
     case outputs
+    /// The lineup editor of one output profile (its id: `a-z`, `0-9`, `-`, up to 32).
+    case lineup(profile: String)
     case streams
     case cache
     case settings
@@ -91,6 +93,7 @@ public enum Route: Hashable, Sendable {
         case .sources: return (["sources"], [])
         case .source(let id): return (["sources", String(id)], [])
         case .outputs: return (["outputs"], [])
+        case .lineup(let profile): return (["outputs", profile, "lineup"], [])
         case .streams: return (["streams"], [])
         case .cache: return (["cache"], [])
         case .settings: return (["settings"], [])
@@ -214,6 +217,15 @@ public enum Route: Hashable, Sendable {
             }
             self = .source(id: value)
         case "outputs" where segments.count == 1: self = .outputs
+        case "outputs" where segments.count == 3 && segments[2].lowercased() == "lineup":
+            let profile = segments[1]
+            guard (1...32).contains(profile.utf8.count),
+                profile.utf8.allSatisfy({ (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D })
+            else {
+                self = notFound
+                return
+            }
+            self = .lineup(profile: profile)
         case "streams" where segments.count == 1: self = .streams
         case "cache" where segments.count == 1: self = .cache
         case "settings" where segments.count == 1: self = .settings

@@ -53,6 +53,11 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     case changeOutput(id: String)
     case removeOutput(id: String)
     case outputChannels(id: String)
+    case outputLineup(id: String)
+    case outputLineupIdentities(id: String)
+    case changeOutputLineup(id: String)
+    case acceptLineupGuides(id: String)
+    case uploadLogo
     case users
     case addUser
     case changeUser(name: String)
@@ -94,7 +99,9 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         .refreshSource(id: 0), .removeSource(id: 0), .channels, .channel(id: 0), .playChannel(id: 0),
         .channelLogo(id: 0), .catchup(channel: 0),
         .checkChannels, .groups, .guide, .guideNow, .favourites, .outputs, .addOutput, .changeOutput(id: "0"),
-        .removeOutput(id: "0"), .outputChannels(id: "0"), .users, .addUser, .changeUser(name: "0"),
+        .removeOutput(id: "0"), .outputChannels(id: "0"), .outputLineup(id: "0"), .outputLineupIdentities(id: "0"),
+        .changeOutputLineup(id: "0"), .acceptLineupGuides(id: "0"), .uploadLogo, .users, .addUser,
+        .changeUser(name: "0"),
         .removeUser(name: "0"), .streams, .stopStream(id: "0"),
         .alternatives(channel: 0), .setAlternatives(channel: 0), .session, .signIn, .signOut, .keys, .addKey,
         .removeKey(id: 0), .recordings, .addRecording, .recording(id: 0), .changeRecording(id: 0),
@@ -115,7 +122,8 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
     private var values: [String] {
         switch self {
         case .preload(let id), .cancelPreload(let id), .changeOutput(let id), .removeOutput(let id),
-            .outputChannels(let id), .stopStream(let id):
+            .outputChannels(let id), .outputLineup(let id), .outputLineupIdentities(let id),
+            .changeOutputLineup(let id), .acceptLineupGuides(let id), .stopStream(let id):
             [id]
         case .unpin(let key): [key]
         case .changeUser(let name), .removeUser(let name): [name]
@@ -176,6 +184,11 @@ public enum APIEndpoint: Hashable, Sendable, CaseIterable {
         case .changeOutput: .changeOutput
         case .removeOutput: .removeOutput
         case .outputChannels: .outputChannels
+        case .outputLineup: .outputLineup
+        case .outputLineupIdentities: .outputLineupIdentities
+        case .changeOutputLineup: .changeOutputLineup
+        case .acceptLineupGuides: .acceptLineupGuides
+        case .uploadLogo: .uploadLogo
         case .users: .users
         case .addUser: .addUser
         case .changeUser: .changeUser

@@ -188,6 +188,22 @@ extension APIOperation {
     public static let outputChannels = Self(
         "outputChannels", "GET", "/outputs/{id}/channels", .admin, answer: "OutputChannelList",
         "A profile's lineup: numbers and channels")
+    public static let outputLineup = Self(
+        "outputLineup", "GET", "/outputs/{id}/lineup", .admin, answer: "LineupPage",
+        "The lineup editor's list: every live channel, the lineup's first, narrowed by source, group, words or guide")
+    public static let outputLineupIdentities = Self(
+        "outputLineupIdentities", "GET", "/outputs/{id}/lineup/identities", .admin, answer: "LineupIdentities",
+        "Every channel the lineup editor's filter lets through (select all)")
+    public static let changeOutputLineup = Self(
+        "changeOutputLineup", "POST", "/outputs/{id}/lineup", .admin, request: "LineupChangeRequest",
+        answer: "LineupChangeAnswer",
+        "Add, remove, renumber, move, rename, regroup, set logos of or disable channels of a lineup, all or nothing")
+    public static let acceptLineupGuides = Self(
+        "acceptLineupGuides", "POST", "/outputs/{id}/lineup/guides", .admin, request: "LineupGuidesRequest",
+        answer: "LineupGuidesAnswer", "Map the given channels without a guide to their best guide suggestion")
+    public static let uploadLogo = Self(
+        "uploadLogo", "POST", "/logos", .admin, answer: "LogoAnswer",
+        "Upload a channel logo (PNG, JPEG, GIF or WebP, at most 1 MiB; 201, or 200 when it was there)")
     public static let users = Self(
         "users", "GET", "/users", .admin, answer: "OutputUserList", "Xtream logins for players (never their passwords)")
     public static let addUser = Self(
@@ -293,7 +309,8 @@ extension APIOperation {
         .guide, .guideNow, .channelGuide, .shortEPG, .setGuideMapping, .removeGuideMapping, .guideSuggestions,
         .refuseGuideSuggestion,
         .favourites, .orderFavourites, .addFavourite, .removeFavourite,
-        .outputs, .addOutput, .changeOutput, .removeOutput, .outputChannels, .users, .addUser, .changeUser,
+        .outputs, .addOutput, .changeOutput, .removeOutput, .outputChannels, .outputLineup,
+        .outputLineupIdentities, .changeOutputLineup, .acceptLineupGuides, .uploadLogo, .users, .addUser, .changeUser,
         .removeUser,
         .streams, .stopStream, .alternatives, .setAlternatives,
         .timeshift, .timeshiftPlaylist, .timeshiftSegment, .timeshiftStream,

@@ -19,6 +19,8 @@ public struct OutputProfileSettings: Codable, Sendable, Equatable {
     public var include: [String]?
     /// Channel identities never shown.
     public var exclude: [String]?
+    /// Only the channels of `include`: a lineup picked in the lineup editor, not described by rules.
+    public var pickedOnly: Bool?
     /// The first channel number given.
     public var start: Int?
     /// `playlist`, `favourites` or `name`: the order new channels are numbered in.
@@ -36,7 +38,8 @@ public struct OutputProfileSettings: Codable, Sendable, Equatable {
         id: String? = nil, name: String? = nil, kinds: [String]? = nil, sourceIDs: [Int64]? = nil,
         groups: [String]? = nil, favouritesOnly: Bool? = nil, search: String? = nil, include: [String]? = nil,
         exclude: [String]? = nil, start: Int? = nil, order: String? = nil, keepPlaylistNumbers: Bool? = nil,
-        renames: [String: String]? = nil, streamLimit: Int? = nil, streamProfile: String? = nil
+        renames: [String: String]? = nil, streamLimit: Int? = nil, streamProfile: String? = nil,
+        pickedOnly: Bool? = nil
     ) {
         self.id = id
         self.name = name
@@ -53,6 +56,7 @@ public struct OutputProfileSettings: Codable, Sendable, Equatable {
         self.renames = renames
         self.streamLimit = streamLimit
         self.streamProfile = streamProfile
+        self.pickedOnly = pickedOnly
     }
 }
 
@@ -80,6 +84,8 @@ public struct OutputProfileAnswer: Codable, Sendable, Equatable {
     public var guideURL: String
     public var hdhomerunURL: String
     public var streamProfile: String
+    /// Only the channels of `include` (picked in the lineup editor).
+    public var pickedOnly = false
 
     public init(
         id: String, name: String, deviceID: String, accessKey: String, streamLimit: Int, channelCount: Int,

@@ -93,6 +93,22 @@ public final class OutputCenter: Sendable {
         }
     }
 
+    /// Applies a lineup editor's change (``OutputStore/changeLineup(profileID:_:)``), all or
+    /// nothing, once the uploaded logos it names are known to be there.
+    @discardableResult
+    public func changeLineup(profileID: String, _ change: OutputLineupChange) async throws(FeatureError)
+        -> OutputProfile
+    {
+        for edit in change.edits {
+            if let logo = edit.logo, let uploaded = ChannelLogo(reference: logo) {
+                guard try await mapped({ try await store.logoBytes(uploaded) }) != nil else {
+                    throw FeatureError(.invalid, "no logo was uploaded as \(uploaded.name); upload it first")
+                }
+            }
+        }
+        return try await mapped { try await store.changeLineup(profileID: profileID, change) }
+    }
+
     /// Records the numbers new channels of every profile got.
     public func recordNumbers() async throws(FeatureError) {
         try await mapped { try await store.recordNumbersOfEveryProfile() }
@@ -118,6 +134,7 @@ public final class OutputCenter: Sendable {
         if let search = settings.search { profile.selection.search = search.isEmpty ? nil : search }
         if let include = settings.include { profile.selection.include = include }
         if let exclude = settings.exclude { profile.selection.exclude = exclude }
+        if let pickedOnly = settings.pickedOnly { profile.selection.pickedOnly = pickedOnly }
         if let start = settings.start {
             guard (1...OutputNumbering.highest).contains(start) else {
                 throw FeatureError(.invalid, "start must be from 1 to \(OutputNumbering.highest)")
@@ -150,7 +167,7 @@ public final class OutputCenter: Sendable {
     public func answer(for profile: OutputProfile, base: String) async throws(FeatureError) -> OutputProfileAnswer {
         let links = OutputLinks(base: base, profileID: profile.id, key: profile.accessKey)
         let count = try await lineup(profileID: profile.id).count
-        return OutputProfileAnswer(
+        var answer = OutputProfileAnswer(
             id: profile.id, name: profile.name, deviceID: HDHomeRunDeviceID.text(profile.deviceID),
             accessKey: profile.accessKey, streamLimit: profile.streamLimit, channelCount: count,
             kinds: profile.selection.kinds, sourceIDs: profile.selection.sourceIDs, groups: profile.selection.groups,
@@ -159,6 +176,8 @@ public final class OutputCenter: Sendable {
             order: profile.numbering.order.rawValue, keepPlaylistNumbers: profile.numbering.keepPlaylistNumbers,
             playlistURL: links.playlist, guideURL: links.guide, hdhomerunURL: links.deviceBase,
             streamProfile: profile.streamProfile)
+        answer.pickedOnly = profile.selection.pickedOnly
+        return answer
     }
 
     static func checkedStreamProfile(_ value: String) throws(FeatureError) -> String {

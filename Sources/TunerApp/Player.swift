@@ -2,6 +2,7 @@ import Catalog
 import Foundation
 import LiveTV
 import MediaFormats
+import Outputs
 import Streaming
 
 /// Play links: what a user opens to watch a channel, a film, an episode or a past programme.
@@ -83,6 +84,10 @@ public final class Player: Sendable {
 
     /// The proxied logo of `item`, or nil when it has none (or none Tuner may fetch).
     static func logoURL(of item: CatalogItem, player: Player, baseURL: String) -> String? {
+        // A logo uploaded to Tuner (the lineup editor's): served by Tuner itself.
+        if let logo = item.logo, let uploaded = ChannelLogo(reference: logo) {
+            return baseURL + "/logos/" + uploaded.name
+        }
         guard let logo = item.logo, logo.hasPrefix("http://") || logo.hasPrefix("https://") else { return nil }
         // An image link: served only as a raster image, never as the HTML or SVG a provider may send.
         guard var link = try? StreamLink.requested(url: logo, headers: nil, fetchPolicy: player.fetchPolicy) else {

@@ -34,6 +34,8 @@ public final class TunerEngine: Sendable {
     public let player: Player
     /// Output profiles and what players read from them (M3U, XMLTV, HDHomeRun).
     public let outputs: OutputCenter
+    /// The lineup editor: profiles' channels listed, filtered and changed; uploaded logos.
+    public let lineupEditor: LineupEditor
     /// Sources: add, refresh, change, remove (a feature object, as `player`).
     public let library: Library
     /// Channels, films, series, episodes, groups, favourites and the guide, as users browse them.
@@ -178,6 +180,7 @@ public final class TunerEngine: Sendable {
         browse = Browse(catalog: catalog)
         player = catalogParts.outputs.player
         outputs = catalogParts.outputs
+        lineupEditor = LineupEditor(outputs: outputs, catalog: catalog, browse: browse, events: events)
         // Scheduled refreshes go through the library, so they report to the live events like the
         // ones a user asks for.
         catalogScheduler = CatalogRefreshScheduler(

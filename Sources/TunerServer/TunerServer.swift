@@ -116,6 +116,10 @@ public final class TunerServer: Sendable {
         EventsController(engine: engine).addRoutes(to: routes)
         AccessController(access: engine.access, throttle: engine.credentialThrottle).addRoutes(to: routes)
         BackupsController(backups: engine.backups).addRoutes(to: routes)
+        LineupController(
+            editor: engine.lineupEditor, fallbackBaseURL: { [self] in baseURL },
+            configuredBaseURL: engine.configuration.baseURL
+        ).addRoutes(to: routes)
         // Last: the web app takes the paths nothing above claims (its 404 page wraps only what follows).
         PagesController(engine: engine, fallbackBaseURL: { [self] in baseURL }).addRoutes(to: routes)
         state.withLock { $0.routes = routes.routes }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Outputs
 import TunerAPI
 import TunerApp
 
@@ -7,8 +8,9 @@ import TunerApp
 struct OutputsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "outputs",
-        abstract: "Output profiles for Plex, Jellyfin, Emby, TiviMate and VLC: list, add, change, remove, show.",
-        subcommands: [List.self, Add.self, Change.self, Remove.self, Show.self], defaultSubcommand: List.self)
+        abstract: "Output profiles for Plex, Jellyfin, Emby, TiviMate and VLC: list, add, change, remove, show, edit.",
+        subcommands: [List.self, Add.self, Change.self, Remove.self, Show.self, Edit.self], defaultSubcommand: List.self
+    )
 
     /// Where players reach the server, for the URLs printed.
     struct Place: ParsableArguments {
@@ -57,13 +59,17 @@ struct OutputsCommand: AsyncParsableCommand {
         @Flag(help: "Keep the playlist's own channel numbers (tvg-chno) when free.") var keepNumbers = false
         @Option(help: "Streams players may open at once (HDHomeRun TunerCount), 1 to 64.") var streamLimit: Int?
         @Option(help: "How live channels reach players: direct, remux or transcode.") var streamProfile: String?
+        @Flag(
+            inversion: .prefixedEnableDisable,
+            help: "Only the channels added by hand (tuner outputs edit --add, the web app's lineup editor).")
+        var pickedOnly: Bool?
 
         func settings(id: String?) -> OutputProfileSettings {
             OutputProfileSettings(
                 id: id, name: name, kinds: kind.isEmpty ? nil : kind, sourceIDs: source.isEmpty ? nil : source,
                 groups: group.isEmpty ? nil : group, favouritesOnly: favourites ? true : nil, search: search,
                 start: start, order: order, keepPlaylistNumbers: keepNumbers ? true : nil, streamLimit: streamLimit,
-                streamProfile: streamProfile)
+                streamProfile: streamProfile, pickedOnly: pickedOnly)
         }
     }
 
@@ -137,13 +143,91 @@ struct OutputsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print a profile's lineup: number and name.")
         @OptionGroup var place: Place
         @Argument(help: "The profile's id (default: default).") var id: String = "default"
+        @Flag(help: "Add each channel's identity (what `tuner outputs edit` names channels by).") var identities = false
 
         func run() async throws {
             try await place.with { outputs, _ in
                 for channel in try await outputs.lineup(profileID: id) {
+                    let line = "\(channel.number)\t\(channel.name)\t\(channel.item.group ?? "")"
+                    print(identities ? line + "\t" + channel.item.identity : line)
+                }
+            }
+        }
+    }
+
+    /// The lineup editor's changes from the command line, all applied as one change (or none).
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a profile's lineup by channel identity (see `tuner outputs show --identities`).",
+            discussion: """
+                Every option applies in one change, all or nothing: added and removed first, then \
+                renumbered, then moved, then names, groups, logos and disabled flags. An empty value \
+                (--rename ID=) goes back to the playlist's.
+                """)
+        @OptionGroup var place: Place
+        @Argument(help: "The profile's id.") var id: String
+        @Option(help: "Put a channel into the lineup; repeat for several.") var add: [String] = []
+        @Option(help: "Take a channel out (its number is forgotten); repeat for several.") var remove: [String] = []
+        @Option(help: "Number these channels (--renumber, else the whole lineup in its order) from N.")
+        var renumberFrom: Int?
+        @Option(help: "A channel to renumber, in order; repeat for several.") var renumber: [String] = []
+        @Option(help: "ID=N: move a channel to number N (the channels from N up to a free number move up one).")
+        var move: String?
+        @Option(help: "ID=NAME: the name players show; repeat for several.") var rename: [String] = []
+        @Option(help: "ID=GROUP: the group players file it under; repeat for several.") var group: [String] = []
+        @Option(help: "ID=URL: the logo players show (http or https); repeat for several.") var logo: [String] = []
+        @Option(help: "Keep a channel's number but leave it out of every output; repeat for several.")
+        var disable: [String] = []
+        @Option(help: "Show a disabled channel again; repeat for several.") var enable: [String] = []
+
+        func run() async throws {
+            try await place.with { outputs, _ in
+                var change = OutputLineupChange(add: add, remove: remove)
+                if let renumberFrom {
+                    let order =
+                        renumber.isEmpty
+                        ? try await outputs.lineup(profileID: id).map(\.item.identity) : renumber
+                    change.renumber = .init(identities: order, from: renumberFrom)
+                }
+                if let move {
+                    let (identity, value) = try Self.pair(move, "--move")
+                    guard let number = Int(value) else { throw ValidationError("--move takes ID=NUMBER") }
+                    change.place = .init(identity: identity, number: number)
+                }
+                var edits: [String: OutputLineupChange.Edit] = [:]
+                func edit(_ identity: String, _ body: (inout OutputLineupChange.Edit) -> Void) {
+                    var value = edits[identity] ?? .init(identity: identity)
+                    body(&value)
+                    edits[identity] = value
+                }
+                for text in rename {
+                    let (identity, name) = try Self.pair(text, "--rename")
+                    edit(identity) { $0.name = name }
+                }
+                for text in group {
+                    let (identity, value) = try Self.pair(text, "--group")
+                    edit(identity) { $0.group = value }
+                }
+                for text in logo {
+                    let (identity, value) = try Self.pair(text, "--logo")
+                    edit(identity) { $0.logo = value }
+                }
+                for identity in disable { edit(identity) { $0.disabled = true } }
+                for identity in enable { edit(identity) { $0.disabled = false } }
+                change.edits = edits.keys.sorted().compactMap { edits[$0] }
+                guard !change.isEmpty else { throw ValidationError("say what to change: --add, --remove, …") }
+                try await outputs.changeLineup(profileID: id, change)
+                for channel in try await outputs.lineup(profileID: id) {
                     print("\(channel.number)\t\(channel.name)\t\(channel.item.group ?? "")")
                 }
             }
+        }
+
+        /// `ID=VALUE`, split at the first `=` (an identity is `tvg:…`, `id:…`, `url:…` or `name:…`
+        /// and rarely holds one; a name may).
+        static func pair(_ text: String, _ option: String) throws -> (String, String) {
+            guard let equals = text.firstIndex(of: "=") else { throw ValidationError("\(option) takes ID=VALUE") }
+            return (String(text[..<equals]), String(text[text.index(after: equals)...]))
         }
     }
 }

@@ -101,6 +101,19 @@ import TunerTesting
         output = try await xmltv()
         #expect(!output.contains("<title>Breakfast</title>"))
 
+        // The lineup editor's bulk accept: the refused channel takes its best remaining
+        // suggestion; the one told "no guide" by hand keeps that.
+        let identities = try ["UK: BBC One HD", "Channel 4 +1 (720p)"].map { name in
+            try #require(channels.first { $0.object?["name"]?.string == name }?.object?["identity"]?.string)
+        }
+        let accepted = try await Curl.fetch(
+            curl, server.baseURL + "/api/v1/outputs/default/lineup/guides",
+            options: ["-X", "POST", "--data", #"{"identities":["\#(identities[0])","\#(identities[1])"]}"#] + json)
+        let counts = try JSONDecoder().decode([String: Int].self, from: Data(accepted.body))
+        #expect(counts == ["accepted": 1, "alreadyGuided": 0, "chosenByHand": 1, "withoutSuggestion": 0], "\(counts)")
+        output = try await xmltv()
+        #expect(output.contains("<title>Countdown</title>") && !output.contains("<title>Breakfast</title>"))
+
         // Hostile or wrong requests: refused with the reason, nothing changed.
         for (path, method, data, status) in [
             ("/api/v1/channels/\(four)/guide-suggestions/refuse", "POST", #"{"epgID":""}"#, 400),

@@ -266,6 +266,22 @@ extension OutputsEndToEndTests {
         #expect(cliAdd.output.contains("/output/news.m3u?key="))
         let shown = try await TunerProcess.run(["outputs", "show", "news", "--data", data])
         #expect(shown.output == "1\tNews HD\tNews\n", "\(shown.transcript)")
+        // The lineup editor's changes from the command line, by identity, all in one.
+        let identities = try await TunerProcess.run(["outputs", "show", "news", "--identities", "--data", data])
+        let identity = try #require(
+            identities.output.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        let edited = try await TunerProcess.run([
+            "outputs", "edit", "news", "--renumber-from", "50", "--rename", identity + "=Headlines", "--group",
+            identity + "=Talk", "--data", data,
+        ])
+        #expect(edited.output == "50\tHeadlines\tTalk\n", "\(edited.transcript)")
+        let badLogo = try await TunerProcess.run([
+            "outputs", "edit", "news", "--logo", identity + "=javascript:alert(1)", "--disable", identity, "--data",
+            data,
+        ])
+        #expect(!badLogo.succeeded && badLogo.transcript.contains("a logo must be"), "\(badLogo.transcript)")
+        #expect(
+            try await TunerProcess.run(["outputs", "show", "news", "--data", data]).output == "50\tHeadlines\tTalk\n")
         let listed = try await TunerProcess.run(["outputs", "--data", data])
         #expect(
             listed.output.contains("default\t") && listed.output.contains("sport\t") && listed.output.contains("news\t")

@@ -13,8 +13,17 @@ import TunerTesting
     static let pages = [
         "/", "/tv", "/favourites", "/guide", "/films", "/films/1", "/shows", "/shows/1", "/search?q=a", "/downloads",
         "/downloads/new", "/uploads", "/sources", "/sources/1", "/outputs", "/streams", "/cache", "/settings",
-        "/channel/1", "/channel/1/play", "/episode/1/play", "/no-such-page", "/login",
+        "/channel/1", "/channel/1/play", "/episode/1/play", "/no-such-page", "/login", "/outputs/default/lineup",
     ]
+
+    /// `tuner serve` beyond loopback with the owner's token, and a new API key of `keyScope`.
+    static func serve(data: String, keyScope: String) async throws -> (TunerProcess, String) {
+        let server = try await TunerProcess.serve(
+            data: data, arguments: ["--host", "0.0.0.0"], environment: ["TUNER_TOKEN": Self.token])
+        let made = try await TunerProcess.run(["keys", "add", "tv", "--scope", keyScope, "--data", data])
+        let key = try #require(made.output.split(separator: "\n").map(String.init).first { $0.hasPrefix("tuner_") })
+        return (server, key)
+    }
 
     @Test("a read key's browser sees no key, token or keyed link on any page; an admin's sees the links")
     func pagesFollowScopes() async throws {
@@ -23,10 +32,7 @@ import TunerTesting
         let workspace = try Workspace()
         defer { workspace.remove() }
         let data = workspace.file("data")
-        let server = try await TunerProcess.serve(
-            data: data, arguments: ["--host", "0.0.0.0"], environment: ["TUNER_TOKEN": Self.token])
-        let made = try await TunerProcess.run(["keys", "add", "tv", "--scope", "read", "--data", data])
-        let read = try #require(made.output.split(separator: "\n").map(String.init).first { $0.hasPrefix("tuner_") })
+        let (server, read) = try await Self.serve(data: data, keyScope: "read")
         let listed = try await Curl.fetch(
             curl, server.baseURL + "/api/v1/outputs", options: ["-H", "Authorization: Bearer \(Self.token)"])
         let profiles = try JSONDecoder().decode([String: [[String: JSONValue]]].self, from: Data(listed.body))
@@ -50,13 +56,14 @@ import TunerTesting
         let reader = try await signIn(read)
         for path in Self.pages {
             let (status, html) = try await page(path, cookie: reader)
-            #expect([200, 404].contains(status), "\(path): \(status)")
+            // The lineup editor is the owner's: a read key gets a page saying so, and no list.
+            #expect((path.hasSuffix("/lineup") ? [403] : [200, 404]).contains(status), "\(path): \(status)")
             #expect(html.contains("<html"), "\(path) is a page")
             for secret in [profileKey, Self.token, read, "key=", "tuner_"] {
                 #expect(!html.contains(secret), "\(path) shows '\(secret.prefix(12))…' to a read key")
             }
             // The owner's panels (logins, keys, backups) are not on a read key's pages at all.
-            for panel in ["login-list", "key-list", "backup-now"] {
+            for panel in ["login-list", "key-list", "backup-now", "lineup-list"] {
                 #expect(!html.contains(panel), "\(path) shows \(panel) to a read key")
             }
         }
@@ -67,6 +74,80 @@ import TunerTesting
         #expect(outputs.contains("login-list"))
         let (_, settings) = try await page("/settings", cookie: owner)
         #expect(settings.contains("key-list") && settings.contains("backup-now"))
+        let (lineupStatus, lineup) = try await page("/outputs/default/lineup", cookie: owner)
+        #expect(lineupStatus == 200 && lineup.contains("lineup-list"))
+        await server.stop()
+    }
+
+    @Test("lineup editor and logos: admin only, images told by their bytes, served inert, bad changes refused")
+    func lineupAndLogos() async throws {
+        guard let tools = Tools.require(.curl) else { return }
+        let curl = tools[.curl]
+        let workspace = try Workspace()
+        defer { workspace.remove() }
+        let data = workspace.file("data")
+        let (server, manage) = try await Self.serve(data: data, keyScope: "manage")
+        let owner = ["-H", "Authorization: Bearer \(Self.token)"]
+        func post(_ path: String, _ body: Data, type: String, as credential: [String]) async throws -> CurlResponse {
+            let file = workspace.file(UUID().uuidString)
+            try body.write(to: URL(fileURLWithPath: file))
+            return try await Curl.fetch(
+                curl, server.baseURL + path,
+                options: credential + ["-X", "POST", "-H", "Content-Type: \(type)", "--data-binary", "@" + file])
+        }
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 64))
+
+        // Below admin: neither the list nor an upload.
+        let managed = ["-H", "Authorization: Bearer \(manage)"]
+        let list = try await Curl.fetch(curl, server.baseURL + "/api/v1/outputs/default/lineup", options: managed)
+        #expect(list.status == 403)
+        #expect(try await post("/api/v1/logos", png, type: "image/png", as: managed).status == 403)
+
+        // What is not a raster image, or too large, or sent as a form could send it, is refused.
+        let svg = Data(#"<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>"#.utf8)
+        let refused = try await post("/api/v1/logos", svg, type: "image/png", as: owner)
+        #expect(
+            refused.status == 400 && String(decoding: refused.body, as: UTF8.self).contains("PNG, JPEG, GIF or WebP"))
+        #expect(
+            try await post("/api/v1/logos", png + Data(count: 1_048_576), type: "image/png", as: owner).status == 413)
+        #expect(try await post("/api/v1/logos", png, type: "text/plain", as: owner).status == 415)
+
+        // A PNG: kept once, served to anyone as an inert image.
+        let uploaded = try await post("/api/v1/logos", png, type: "image/png", as: owner)
+        #expect(uploaded.status == 201, "\(String(decoding: uploaded.body, as: UTF8.self))")
+        #expect(try await post("/api/v1/logos", png, type: "application/octet-stream", as: owner).status == 200)
+        let answer = try JSONDecoder().decode([String: String].self, from: Data(uploaded.body))
+        let url = try #require(answer["url"])
+        let served = try await Curl.fetch(curl, server.baseURL + url)
+        #expect(served.status == 200 && Data(served.body) == png)
+        #expect(served.header("Content-Type") == "image/png" && served.header("X-Content-Type-Options") == "nosniff")
+        #expect(served.header("Content-Security-Policy")?.contains("sandbox") == true)
+        let digest = String(url.dropFirst("/logos/".count).prefix(64))
+        for path in [
+            "/logos/\(digest).svg", "/logos/..%2F..%2Fetc%2Fpasswd", "/logos/\(String(repeating: "0", count: 64)).png",
+        ] {
+            // Not an uploaded logo's name: nothing (an encoded slash is refused before any route).
+            let status = try await Curl.fetch(curl, server.baseURL + path).status
+            #expect([400, 404].contains(status), "\(path): \(status)")
+        }
+
+        // Changes that name what cannot be are refused whole.
+        let identity = "tvg:nothing.here"
+        for (body, words) in [
+            (#"{"edits":[{"identity":"\#(identity)","logo":"javascript:alert(1)"}]}"#, "a logo must be"),
+            (
+                #"{"edits":[{"identity":"\#(identity)","logo":"upload:\#(String(repeating: "a", count: 64)).png"}]}"#,
+                "upload it first"
+            ),
+            (#"{"renumber":{"identities":["\#(identity)"],"from":0}}"#, "renumber.from"),
+            (#"{"place":{"identity":"\#(identity)","number":5}}"#, "not in the lineup"),
+            ("{}", "asks for nothing"),
+        ] {
+            let changed = try await post(
+                "/api/v1/outputs/default/lineup", Data(body.utf8), type: "application/json", as: owner)
+            let text = String(decoding: changed.body, as: UTF8.self)
+            #expect([400, 404].contains(changed.status) && text.contains(words), "\(body): \(changed.status) \(text)")
+        }
         await server.stop()
     }
 
@@ -166,10 +247,7 @@ import TunerTesting
         let workspace = try Workspace()
         defer { workspace.remove() }
         let data = workspace.file("data")
-        let server = try await TunerProcess.serve(
-            data: data, arguments: ["--host", "0.0.0.0"], environment: ["TUNER_TOKEN": Self.token])
-        let made = try await TunerProcess.run(["keys", "add", "tv", "--scope", "read", "--data", data])
-        let key = try #require(made.output.split(separator: "\n").map(String.init).first { $0.hasPrefix("tuner_") })
+        let (server, key) = try await Self.serve(data: data, keyScope: "read")
         let result = try await HeadlessChromium.run(
             steps: Self.hostileNextSteps, arguments: [server.baseURL, key], chromium: tools[.chromium],
             chromedriver: tools[.chromedriver])

@@ -443,6 +443,39 @@ import TunerTesting
         print(len(out) // 2, len(ids))
         """#
 
+    /// A `tuner serve` on loopback with the real playlist's live channels (`extractScript`) and
+    /// its guide imported, and the origin serving them; the caller stops both.
+    static func serve(
+        _ source: String, workspace: Workspace, curl: String
+    ) async throws -> (TunerProcess, TestOrigin) {
+        let served = workspace.file("served")
+        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
+        try Data(Self.extractScript.utf8).write(to: URL(fileURLWithPath: workspace.file("extract.py")))
+        let extracted = try await Subprocess.run(
+            "/usr/bin/env",
+            ["python3", workspace.file("extract.py"), source, served + "/live.m3u", served + "/guide.xml"])
+        #expect(extracted.succeeded, "\(extracted.transcript)")
+        let files = try await TestOrigin.start()
+        files.serveDirectory(served)
+        let server = try await TunerProcess.serve(
+            data: workspace.file("data"), arguments: ["--allow-fetch", "loopback"])
+        for (index, file) in ["live.m3u", "guide.xml"].enumerated() {
+            let kind = file.hasSuffix(".xml") ? "xmltv" : "m3u"
+            let added = try await Curl.fetch(
+                curl, server.baseURL + "/api/v1/sources",
+                options: [
+                    "-X", "POST", "-H", "Content-Type: application/json", "--data",
+                    #"{"location":"\#(files.baseURL)/static/\#(file)","kind":"\#(kind)"}"#,
+                ])
+            #expect(added.status == 201)
+            let refreshed = try await Curl.fetch(
+                curl, server.baseURL + "/api/v1/sources/\(index + 1)/refresh", options: ["-X", "POST"],
+                timeout: .seconds(300))
+            #expect(refreshed.status == 200, "\(String(decoding: refreshed.body, as: UTF8.self))")
+        }
+        return (server, files)
+    }
+
     @Test("guide and Live TV stay under 2,000 elements at any scroll position with 12,759 channels")
     func largePlaylist() async throws {
         guard let tools = Tools.require(.curl, .chromium, .chromedriver) else { return }
@@ -456,37 +489,13 @@ import TunerTesting
             return
         }
         let workspace = try Workspace()
-        let served = workspace.file("served")
-        try FileManager.default.createDirectory(atPath: served, withIntermediateDirectories: true)
-        try Data(Self.extractScript.utf8).write(to: URL(fileURLWithPath: workspace.file("extract.py")))
-        let extracted = try await Subprocess.run(
-            "/usr/bin/env",
-            ["python3", workspace.file("extract.py"), source, served + "/live.m3u", served + "/guide.xml"])
-        #expect(extracted.succeeded, "\(extracted.transcript)")
-        let files = try await TestOrigin.start()
-        files.serveDirectory(served)
-        let server = try await TunerProcess.serve(
-            data: workspace.file("data"), arguments: ["--allow-fetch", "loopback"])
+        let (server, files) = try await Self.serve(source, workspace: workspace, curl: tools[.curl])
         defer {
             Task {
                 _ = await server.stop()
                 try? await files.shutdown()
                 workspace.remove()
             }
-        }
-        for (index, file) in ["live.m3u", "guide.xml"].enumerated() {
-            let kind = file.hasSuffix(".xml") ? "xmltv" : "m3u"
-            let added = try await Curl.fetch(
-                tools[.curl], server.baseURL + "/api/v1/sources",
-                options: [
-                    "-X", "POST", "-H", "Content-Type: application/json", "--data",
-                    #"{"location":"\#(files.baseURL)/static/\#(file)","kind":"\#(kind)"}"#,
-                ])
-            #expect(added.status == 201)
-            let refreshed = try await Curl.fetch(
-                tools[.curl], server.baseURL + "/api/v1/sources/\(index + 1)/refresh", options: ["-X", "POST"],
-                timeout: .seconds(300))
-            #expect(refreshed.status == 200, "\(String(decoding: refreshed.body, as: UTF8.self))")
         }
         let result = try await HeadlessChromium.run(
             steps: Self.steps, arguments: [server.baseURL], chromium: tools[.chromium],

@@ -60,6 +60,9 @@ public protocol CatalogStore: Sendable {
     func nowNext(itemIDs: [Int64], at time: Int64) async throws -> [GuideNowNext]
     /// The programmes of each of `itemIDs` that overlap `[from, to)`, in start order.
     func guide(itemIDs: [Int64], from: Int64, to: Int64) async throws -> [Int64: [GuideProgramme]]
+    /// Which of `itemIDs` have a guide channel (by the user's mapping, `tvg-id`, name or automatic
+    /// match, as ``guide(itemIDs:from:to:)`` finds them), whether or not it holds programmes now.
+    func itemIDsWithGuide(_ itemIDs: [Int64]) async throws -> Set<Int64>
     /// Matches an item with a guide channel by hand (`nil` goes back to automatic matching; the
     /// empty id means "no guide": the item gets none, whatever its tvg-id and name say).
     func setGuideMapping(itemID: Int64, epgID: String?) async throws

@@ -107,6 +107,10 @@ extension SQLiteCatalogStore {
         }
     }
 
+    public func itemIDsWithGuide(_ itemIDs: [Int64]) async throws -> Set<Int64> {
+        try await database.read { db in Set(try Self.guideChannels(db, itemIDs: itemIDs).map(\.itemID)) }
+    }
+
     /// Programmes longer than this are cut off at the start of a grid window.
     static let longestProgramme: Int64 = 86_400
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A profile as its columns hold it: selection, numbering and renames as JSON text (read whole,
+/// A profile as its columns hold it: selection, numbering, renames and edits as JSON text (read whole,
 /// never queried by field), the device id widened to 64 bits, the time in seconds since 1970.
 struct OutputProfileRow: Sendable, Hashable {
     var id: String
@@ -8,6 +8,7 @@ struct OutputProfileRow: Sendable, Hashable {
     var selection: String
     var numbering: String
     var renames: String
+    var edits: String
     var deviceID: Int64
     var accessKey: String
     var streamLimit: Int
@@ -15,14 +16,15 @@ struct OutputProfileRow: Sendable, Hashable {
     var createdAt: Double
 
     init(
-        id: String, name: String, selection: String, numbering: String, renames: String, deviceID: Int64,
-        accessKey: String, streamLimit: Int, streamProfile: String, createdAt: Double
+        id: String, name: String, selection: String, numbering: String, renames: String, edits: String,
+        deviceID: Int64, accessKey: String, streamLimit: Int, streamProfile: String, createdAt: Double
     ) {
         self.id = id
         self.name = name
         self.selection = selection
         self.numbering = numbering
         self.renames = renames
+        self.edits = edits
         self.deviceID = deviceID
         self.accessKey = accessKey
         self.streamLimit = streamLimit
@@ -41,7 +43,7 @@ struct OutputProfileRow: Sendable, Hashable {
         self.init(
             id: profile.id, name: profile.name, selection: try json(profile.selection),
             numbering: try json(profile.numbering), renames: try json(profile.renames),
-            deviceID: Int64(profile.deviceID), accessKey: profile.accessKey,
+            edits: try json(profile.edits), deviceID: Int64(profile.deviceID), accessKey: profile.accessKey,
             streamLimit: min(max(profile.streamLimit, 1), 64), streamProfile: profile.streamProfile,
             createdAt: profile.createdAt.timeIntervalSince1970)
     }
@@ -57,8 +59,22 @@ struct OutputProfileRow: Sendable, Hashable {
                 deviceID: UInt32(truncatingIfNeeded: deviceID), accessKey: accessKey, streamLimit: streamLimit,
                 createdAt: Date(timeIntervalSince1970: createdAt))
             profile.streamProfile = streamProfile
+            profile.edits = try decoder.decode([String: OutputChannelEdit].self, from: Data(edits.utf8))
             return profile
         }
+    }
+}
+
+/// A profile and its numbers as a lineup change leaves them (``OutputRecords/changeLineup(profileID:_:)``).
+struct LineupRows: Sendable {
+    var profile: OutputProfileRow
+    var numbers: [OutputChannelKey: Int]
+
+    /// What to write over `old`: the keys whose rows go (gone or renumbered) and the rows to add.
+    func changes(from old: [OutputChannelKey: Int]) -> (removed: [OutputChannelKey], added: [OutputChannelKey: Int]) {
+        let added = numbers.filter { old[$0.key] != $0.value }
+        let removed = old.keys.filter { numbers[$0] == nil || added[$0] != nil }
+        return (removed, added)
     }
 }
 

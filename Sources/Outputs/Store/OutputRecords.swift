@@ -10,8 +10,8 @@ protocol OutputRecords: Sendable {
     /// Stores a new profile (its stream profile starts `direct`); false, writing nothing, when a
     /// profile has its id.
     func insertProfile(_ row: OutputProfileRow) async throws -> Bool
-    /// Replaces name, selection, numbering, renames and stream limit; false when no profile has
-    /// the row's id.
+    /// Replaces name, selection, numbering, renames, edits and stream limit; false when no profile
+    /// has the row's id.
     func updateProfileSettings(_ row: OutputProfileRow) async throws -> Bool
     func setStreamProfile(_ value: String, ofProfile id: String) async throws
     /// Removes a profile and its numbers; false when there was none.
@@ -21,6 +21,18 @@ protocol OutputRecords: Sendable {
     func numbers(profileID: String) async throws -> [OutputChannelKey: Int]
     /// Stores numbers in one transaction; a channel or a number already taken keeps its row.
     func addNumbers(_ numbers: [OutputChannelKey: Int], profileID: String) async throws
+    /// Changes a profile and its numbers in one transaction: `change` is given the profile and its
+    /// numbers as they are (no other writer changes them until it commits) and returns the new ones,
+    /// every number once. Nil, writing nothing, when no profile has the id.
+    func changeLineup(
+        profileID: String,
+        _ change: @escaping @Sendable (OutputProfileRow, [OutputChannelKey: Int]) throws -> LineupRows
+    ) async throws -> OutputProfileRow?
+
+    /// Stores an uploaded logo under its name; false, writing nothing, when it is there already.
+    func insertLogo(name: String, bytes: [UInt8], createdAt: Double) async throws -> Bool
+    /// An uploaded logo's bytes.
+    func logo(name: String) async throws -> [UInt8]?
 
     /// Every login, by name.
     func users() async throws -> [OutputUserRow]

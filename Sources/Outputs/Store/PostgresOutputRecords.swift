@@ -20,8 +20,8 @@ struct PostgresOutputRecords: OutputRecords {
             try await Self.profiles(
                 connection.query(
                     """
-                    SELECT id, name, selection, numbering, renames, deviceID, accessKey, streamLimit, streamProfile,
-                        createdAt
+                    SELECT id, name, selection, numbering, renames, edits, deviceID, accessKey, streamLimit,
+                        streamProfile, createdAt
                     FROM outputProfile ORDER BY createdAt, id COLLATE "C"
                     """, logger: logger))
         }
@@ -33,8 +33,8 @@ struct PostgresOutputRecords: OutputRecords {
             try await Self.profiles(
                 connection.query(
                     """
-                    SELECT id, name, selection, numbering, renames, deviceID, accessKey, streamLimit, streamProfile,
-                        createdAt
+                    SELECT id, name, selection, numbering, renames, edits, deviceID, accessKey, streamLimit,
+                        streamProfile, createdAt
                     FROM outputProfile WHERE id = \(id)
                     """, logger: logger)
             ).first
@@ -46,10 +46,10 @@ struct PostgresOutputRecords: OutputRecords {
         return try await database.write { connection in
             let rows = try await connection.query(
                 """
-                INSERT INTO outputProfile (id, name, selection, numbering, renames, deviceID, accessKey, streamLimit,
-                    createdAt)
-                VALUES (\(row.id), \(row.name), \(row.selection), \(row.numbering), \(row.renames), \(row.deviceID),
-                    \(row.accessKey), \(row.streamLimit), \(row.createdAt))
+                INSERT INTO outputProfile (id, name, selection, numbering, renames, edits, deviceID, accessKey,
+                    streamLimit, createdAt)
+                VALUES (\(row.id), \(row.name), \(row.selection), \(row.numbering), \(row.renames), \(row.edits),
+                    \(row.deviceID), \(row.accessKey), \(row.streamLimit), \(row.createdAt))
                 ON CONFLICT (id) DO NOTHING RETURNING id
                 """, logger: logger)
             return try await !rows.collect().isEmpty
@@ -59,14 +59,21 @@ struct PostgresOutputRecords: OutputRecords {
     func updateProfileSettings(_ row: OutputProfileRow) async throws -> Bool {
         let logger = logger
         return try await database.write { connection in
-            let rows = try await connection.query(
-                """
-                UPDATE outputProfile SET name = \(row.name), selection = \(row.selection),
-                    numbering = \(row.numbering), renames = \(row.renames), streamLimit = \(row.streamLimit)
-                WHERE id = \(row.id) RETURNING id
-                """, logger: logger)
-            return try await !rows.collect().isEmpty
+            try await Self.updateSettings(row, on: connection, logger: logger)
         }
+    }
+
+    static func updateSettings(_ row: OutputProfileRow, on connection: PostgresConnection, logger: Logger)
+        async throws -> Bool
+    {
+        let rows = try await connection.query(
+            """
+            UPDATE outputProfile SET name = \(row.name), selection = \(row.selection),
+                numbering = \(row.numbering), renames = \(row.renames), edits = \(row.edits),
+                streamLimit = \(row.streamLimit)
+            WHERE id = \(row.id) RETURNING id
+            """, logger: logger)
+        return try await !rows.collect().isEmpty
     }
 
     func setStreamProfile(_ value: String, ofProfile id: String) async throws {
@@ -91,13 +98,62 @@ struct PostgresOutputRecords: OutputRecords {
     func numbers(profileID: String) async throws -> [OutputChannelKey: Int] {
         let logger = logger
         return try await database.read { connection in
-            let rows = try await connection.query(
-                "SELECT kind, identity, number FROM outputNumber WHERE profileID = \(profileID)", logger: logger)
-            var numbers: [OutputChannelKey: Int] = [:]
-            for try await (kind, identity, number) in rows.decode((String, String, Int).self) {
-                numbers[OutputChannelKey(kind: kind, identity: identity)] = number
+            try await Self.numbers(profileID: profileID, on: connection, logger: logger)
+        }
+    }
+
+    static func numbers(profileID: String, on connection: PostgresConnection, logger: Logger)
+        async throws -> [OutputChannelKey: Int]
+    {
+        let rows = try await connection.query(
+            "SELECT kind, identity, number FROM outputNumber WHERE profileID = \(profileID)", logger: logger)
+        var numbers: [OutputChannelKey: Int] = [:]
+        for try await (kind, identity, number) in rows.decode((String, String, Int).self) {
+            numbers[OutputChannelKey(kind: kind, identity: identity)] = number
+        }
+        return numbers
+    }
+
+    func changeLineup(
+        profileID: String,
+        _ change: @escaping @Sendable (OutputProfileRow, [OutputChannelKey: Int]) throws -> LineupRows
+    ) async throws -> OutputProfileRow? {
+        let logger = logger
+        return try await database.write { connection in
+            // The row lock keeps another node's change of this profile waiting until this one commits.
+            guard
+                let row = try await Self.profiles(
+                    connection.query(
+                        """
+                        SELECT id, name, selection, numbering, renames, edits, deviceID, accessKey, streamLimit,
+                            streamProfile, createdAt
+                        FROM outputProfile WHERE id = \(profileID) FOR UPDATE
+                        """, logger: logger)
+                ).first
+            else { return nil }
+            let old = try await Self.numbers(profileID: profileID, on: connection, logger: logger)
+            let new = try change(row, old)
+            _ = try await Self.updateSettings(new.profile, on: connection, logger: logger)
+            let (removed, added) = new.changes(from: old)
+            if !removed.isEmpty {
+                _ = try await connection.query(
+                    """
+                    DELETE FROM outputNumber n
+                    USING unnest(\(removed.map(\.kind))::text[], \(removed.map(\.identity))::text[]) AS t (k, i)
+                    WHERE n.profileID = \(profileID) AND n.kind = t.k AND n.identity = t.i
+                    """, logger: logger)
             }
-            return numbers
+            if !added.isEmpty {
+                let keys = Array(added.keys)
+                _ = try await connection.query(
+                    """
+                    INSERT INTO outputNumber (profileID, kind, identity, number)
+                    SELECT \(profileID), k, i, n
+                    FROM unnest(\(keys.map(\.kind))::text[], \(keys.map(\.identity))::text[],
+                        \(keys.map { Int64(added[$0] ?? 0) })::bigint[]) AS t (k, i, n)
+                    """, logger: logger)
+            }
+            return new.profile
         }
     }
 
@@ -124,6 +180,29 @@ struct PostgresOutputRecords: OutputRecords {
                 FROM unnest(\(kinds)::text[], \(identities)::text[], \(values)::bigint[]) AS t (k, i, n)
                 ON CONFLICT DO NOTHING
                 """, logger: logger)
+        }
+    }
+
+    // MARK: Logos
+
+    func insertLogo(name: String, bytes: [UInt8], createdAt: Double) async throws -> Bool {
+        let logger = logger
+        return try await database.write { connection in
+            let rows = try await connection.query(
+                """
+                INSERT INTO outputLogo (name, bytes, createdAt) VALUES (\(name), \(Data(bytes)), \(createdAt))
+                ON CONFLICT (name) DO NOTHING RETURNING name
+                """, logger: logger)
+            return try await !rows.collect().isEmpty
+        }
+    }
+
+    func logo(name: String) async throws -> [UInt8]? {
+        let logger = logger
+        return try await database.read { connection in
+            let rows = try await connection.query("SELECT bytes FROM outputLogo WHERE name = \(name)", logger: logger)
+            for try await bytes in rows.decode(Data.self) { return Array(bytes) }
+            return nil
         }
     }
 
@@ -224,12 +303,12 @@ struct PostgresOutputRecords: OutputRecords {
 
     private static func profiles(_ rows: PostgresRowSequence) async throws -> [OutputProfileRow] {
         var profiles: [OutputProfileRow] = []
-        for try await (id, name, selection, numbering, renames, deviceID, accessKey, limit, streamProfile, createdAt)
-            in rows.decode((String, String, String, String, String, Int64, String, Int, String, Double).self)
-        {
+        for try await (
+            id, name, selection, numbering, renames, edits, deviceID, accessKey, limit, streamProfile, createdAt
+        ) in rows.decode((String, String, String, String, String, String, Int64, String, Int, String, Double).self) {
             profiles.append(
                 OutputProfileRow(
-                    id: id, name: name, selection: selection, numbering: numbering, renames: renames,
+                    id: id, name: name, selection: selection, numbering: numbering, renames: renames, edits: edits,
                     deviceID: deviceID, accessKey: accessKey, streamLimit: limit, streamProfile: streamProfile,
                     createdAt: createdAt))
         }

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// ``OutputRecords`` in the data folder's SQLite file (``OutputSchema``).
@@ -26,28 +27,30 @@ struct SQLiteOutputRecords: OutputRecords {
             }
             try db.execute(
                 sql: """
-                    INSERT INTO outputProfile (id, name, selection, numbering, renames, deviceID, accessKey,
+                    INSERT INTO outputProfile (id, name, selection, numbering, renames, edits, deviceID, accessKey,
                         streamLimit, createdAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    row.id, row.name, row.selection, row.numbering, row.renames, row.deviceID, row.accessKey,
-                    row.streamLimit, row.createdAt,
+                    row.id, row.name, row.selection, row.numbering, row.renames, row.edits, row.deviceID,
+                    row.accessKey, row.streamLimit, row.createdAt,
                 ])
             return true
         }
     }
 
     func updateProfileSettings(_ row: OutputProfileRow) async throws -> Bool {
-        try await database.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE outputProfile SET name = ?, selection = ?, numbering = ?, renames = ?, streamLimit = ?
-                    WHERE id = ?
-                    """,
-                arguments: [row.name, row.selection, row.numbering, row.renames, row.streamLimit, row.id])
-            return db.changesCount > 0
-        }
+        try await database.write { db in try Self.updateSettings(db, row) }
+    }
+
+    static func updateSettings(_ db: Database, _ row: OutputProfileRow) throws -> Bool {
+        try db.execute(
+            sql: """
+                UPDATE outputProfile SET name = ?, selection = ?, numbering = ?, renames = ?, edits = ?, streamLimit = ?
+                WHERE id = ?
+                """,
+            arguments: [row.name, row.selection, row.numbering, row.renames, row.edits, row.streamLimit, row.id])
+        return db.changesCount > 0
     }
 
     func setStreamProfile(_ value: String, ofProfile id: String) async throws {
@@ -66,18 +69,43 @@ struct SQLiteOutputRecords: OutputRecords {
     // MARK: Numbers
 
     func numbers(profileID: String) async throws -> [OutputChannelKey: Int] {
-        try await database.read { db in
-            var numbers: [OutputChannelKey: Int] = [:]
-            let count =
-                try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM outputNumber WHERE profileID = ?", arguments: [profileID]) ?? 0
-            numbers.reserveCapacity(count)
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT kind, identity, number FROM outputNumber WHERE profileID = ?", arguments: [profileID])
-            while let row = try rows.next() {
-                numbers[OutputChannelKey(kind: row[0], identity: row[1])] = row[2]
-            }
-            return numbers
+        try await database.read { db in try Self.numbers(db, profileID: profileID) }
+    }
+
+    static func numbers(_ db: Database, profileID: String) throws -> [OutputChannelKey: Int] {
+        var numbers: [OutputChannelKey: Int] = [:]
+        let count =
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM outputNumber WHERE profileID = ?", arguments: [profileID])
+            ?? 0
+        numbers.reserveCapacity(count)
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT kind, identity, number FROM outputNumber WHERE profileID = ?", arguments: [profileID])
+        while let row = try rows.next() {
+            numbers[OutputChannelKey(kind: row[0], identity: row[1])] = row[2]
+        }
+        return numbers
+    }
+
+    func changeLineup(
+        profileID: String,
+        _ change: @escaping @Sendable (OutputProfileRow, [OutputChannelKey: Int]) throws -> LineupRows
+    ) async throws -> OutputProfileRow? {
+        try await database.write { db in
+            guard
+                let row = try Row.fetchOne(db, sql: "SELECT * FROM outputProfile WHERE id = ?", arguments: [profileID])
+                    .map(Self.profile(from:))
+            else { return nil }
+            let old = try Self.numbers(db, profileID: profileID)
+            let new = try change(row, old)
+            _ = try Self.updateSettings(db, new.profile)
+            let (removed, added) = new.changes(from: old)
+            let remove = try db.makeStatement(
+                sql: "DELETE FROM outputNumber WHERE profileID = ? AND kind = ? AND identity = ?")
+            for key in removed { try remove.execute(arguments: [profileID, key.kind, key.identity]) }
+            let insert = try db.makeStatement(
+                sql: "INSERT INTO outputNumber (profileID, kind, identity, number) VALUES (?, ?, ?, ?)")
+            for (key, number) in added { try insert.execute(arguments: [profileID, key.kind, key.identity, number]) }
+            return new.profile
         }
     }
 
@@ -88,6 +116,23 @@ struct SQLiteOutputRecords: OutputRecords {
             for (key, number) in numbers {
                 try statement.execute(arguments: [profileID, key.kind, key.identity, number])
             }
+        }
+    }
+
+    // MARK: Logos
+
+    func insertLogo(name: String, bytes: [UInt8], createdAt: Double) async throws -> Bool {
+        try await database.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO outputLogo (name, bytes, createdAt) VALUES (?, ?, ?)",
+                arguments: [name, Data(bytes), createdAt])
+            return db.changesCount > 0
+        }
+    }
+
+    func logo(name: String) async throws -> [UInt8]? {
+        try await database.read { db in
+            try Data.fetchOne(db, sql: "SELECT bytes FROM outputLogo WHERE name = ?", arguments: [name]).map(Array.init)
         }
     }
 
@@ -170,7 +215,8 @@ struct SQLiteOutputRecords: OutputRecords {
     static func profile(from row: Row) -> OutputProfileRow {
         OutputProfileRow(
             id: row["id"], name: row["name"], selection: row["selection"], numbering: row["numbering"],
-            renames: row["renames"], deviceID: row["deviceID"], accessKey: row["accessKey"],
+            renames: row["renames"], edits: row["edits"] ?? "{}", deviceID: row["deviceID"],
+            accessKey: row["accessKey"],
             streamLimit: row["streamLimit"], streamProfile: row["streamProfile"] ?? "direct",
             createdAt: row["createdAt"])
     }

@@ -23,7 +23,7 @@ final class ClusterEvents: Sendable {
     private let delivered = Mutex<Int64>(0)
 
     /// The topics every node delivers; the others are their node's own.
-    static let sharedTopics: Set<EventTopic> = [.transfers, .imports, .guide, .recordings]
+    static let sharedTopics: Set<EventTopic> = [.transfers, .imports, .guide, .recordings, .outputs]
     static let channel = "tuner_events"
     /// Events beyond this many waiting to be written are dropped (the database is away).
     static let pendingLimit = 10_000

@@ -26,6 +26,8 @@ public struct FeatureError: Error, CustomStringConvertible, Sendable, Hashable {
         /// Too many wrong credentials from one address: refused before checking (HTTP 429 with
         /// `Retry-After`).
         case tooManyRequests
+        /// The request's body is larger than what it may be (a logo over 1 MiB; HTTP 413).
+        case tooLarge
         /// The state database cannot be reached now (a PostgreSQL server lost or restarting):
         /// HTTP 503 with `Retry-After` (``unavailableRetrySeconds``); Tuner reconnects by itself.
         case unavailable

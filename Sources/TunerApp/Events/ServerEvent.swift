@@ -7,6 +7,8 @@ public enum EventTopic: String, Sendable, CaseIterable, Codable {
     case guide
     /// The DVR: recordings scheduled, running, done; rules.
     case recordings
+    /// Output profiles: a lineup changed in the lineup editor.
+    case outputs
     /// The hub's own messages (`resync`), sent whatever the topics.
     case server
 }

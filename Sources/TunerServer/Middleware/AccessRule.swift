@@ -9,6 +9,7 @@ enum AccessRule {
     /// hold every secret): the owner's.
     static let adminPrefixes: [[String]] = [
         ["api", "v1", "keys"], ["api", "v1", "users"], ["api", "v1", "outputs"], ["api", "v1", "backups"],
+        ["api", "v1", "logos"],
     ]
 
     static func scope(for method: HTTPRequest.Method, path: RequestPath) -> AccessScope {

@@ -17,6 +17,7 @@ extension FeatureError {
         case .busy, .unavailable: .serviceUnavailable
         case .unauthenticated: .unauthorized
         case .tooManyRequests: .tooManyRequests
+        case .tooLarge: .contentTooLarge
         }
     }
 

@@ -15,8 +15,9 @@ struct ProviderBytesMiddleware: RouterMiddleware {
 
     /// The routes whose answers carry provider bytes: the stream proxy (logos, posters,
     /// subtitles, catch-up, segments and live channels all have proxy URLs), the outputs'
-    /// `/play/…` and Xtream's stream paths.
-    static let routePrefixes = ["/stream/", "/play/", "/live/", "/movie/", "/series/", "/timeshift/"]
+    /// `/play/…`, Xtream's stream paths and uploaded logos (`/logos/…`: images by their first
+    /// bytes, still someone else's bytes).
+    static let routePrefixes = ["/stream/", "/play/", "/live/", "/movie/", "/series/", "/timeshift/", "/logos/"]
 
     static func carriesProviderBytes(route: String) -> Bool {
         routePrefixes.contains { route.hasPrefix($0) }

@@ -50,11 +50,19 @@ struct RequestGuardMiddleware: RouterMiddleware {
         ["xmltv.php"], ["live"], ["movie"], ["series"], ["timeshift"],
         // The web app's code and styles: public, the same for everyone.
         ["assets"],
+        // Logos uploaded for channels, named by their content's SHA-256 (nothing else is served
+        // there): players fetch them from the outputs' URLs without a key, as they do provider logos.
+        ["logos"],
     ]
     static let openPaths: Set<String> = ["/api/v1/health", sessionPath, "/login"]
     /// Signing in needs no credential; who is signed in (GET) and signing out (DELETE) read one.
     static let sessionPath = "/api/v1/session"
     static let uploadPrefix = ["api", "v1", "uploads"]
+    /// Logos are sent as the image's bytes (`POST /api/v1/logos`).
+    static let logoUploadPrefix = ["api", "v1", "logos"]
+    static let logoUploadTypes: Set<String> = [
+        "image/png", "image/jpeg", "image/gif", "image/webp", "application/octet-stream",
+    ]
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
     /// Node-to-node paths of a cluster (relays), never part of the API or its document.
     static let internalPrefix = ["internal"]
@@ -287,9 +295,17 @@ struct RequestGuardMiddleware: RouterMiddleware {
             request.headers[.contentType].map {
                 $0.split(separator: ";", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces).lowercased()
             } ?? ""
-        let accepted = type == "application/json" || (isUpload && type == "application/offset+octet-stream")
+        // Every type taken is one a cross-site page cannot send without a CORS preflight (which
+        // Tuner never approves): not text/plain, a form's, or multipart.
+        let isLogo = path.starts(with: Self.logoUploadPrefix)
+        let accepted =
+            type == "application/json" || (isUpload && type == "application/offset+octet-stream")
+            || (isLogo && Self.logoUploadTypes.contains(type))
         guard accepted else {
-            let expected = isUpload ? "application/offset+octet-stream" : "application/json"
+            let expected =
+                isUpload
+                ? "application/offset+octet-stream"
+                : isLogo ? Self.logoUploadTypes.sorted().joined(separator: "' or '") : "application/json"
             throw HTTPError(
                 .unsupportedMediaType,
                 message:

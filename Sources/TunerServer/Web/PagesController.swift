@@ -117,6 +117,8 @@ struct PagesController {
         case .sources, .source: page = WebPages.sources()
         case .streams: page = WebPages.streams()
         case .outputs: page = try await outputs(request, scope: scope)
+        case .lineup(let profileID):
+            (page, status) = try await lineup(profileID: profileID, scope: scope)
         case .cache: page = WebPages.cache(engine.cacheAdmin.statistics())
         case .settings:
             let needed = Self.backupsAPIPath.map { AccessRule.scope(for: .get, path: $0) } ?? .admin
@@ -198,6 +200,24 @@ struct PagesController {
     }
 }
 
+extension PagesController {
+    /// The lineup editor of a profile, for `admin` (who alone may read `/api/v1/outputs/…`).
+    func lineup(profileID: String, scope: AccessScope) async throws -> (WebPage, HTTPResponse.Status) {
+        let needed = Self.outputsAPIPath.map { AccessRule.scope(for: .get, path: $0) } ?? .admin
+        guard scope >= needed else { return (WebPages.lineupNeedsAdmin(profileID: profileID), .forbidden) }
+        guard let profile = try await engine.outputs.profiles().first(where: { $0.id == profileID }) else {
+            return (WebPage.notFound(path: Route.lineup(profile: profileID).webPath), .notFound)
+        }
+        let sources = try await engine.library.sources().map { (id: $0.id, name: $0.name) }
+        return (
+            WebPages.lineup(
+                profileID: profile.id, profileName: profile.name, pickedOnly: profile.selection.pickedOnly,
+                sources: sources, groups: try await mergedGroups(kind: .live)),
+            .ok
+        )
+    }
+}
+
 /// Answers a path of the page space that no route matched with the 404 page. The reserved spaces
 /// (`/api/`, `/stream/`, outputs, assets, …) keep the router's plain 404.
 struct PageNotFoundMiddleware: RouterMiddleware {
@@ -209,7 +229,7 @@ struct PageNotFoundMiddleware: RouterMiddleware {
     static let reserved: Set<String> = [
         "api", "stream", "play", "output", "assets", "metrics", "discover.json", "lineup.json", "lineup.xml",
         "lineup.m3u", "lineup_status.json", "lineup.post", "device.xml", "auto", "player_api.php", "get.php",
-        "xmltv.php", "live", "movie", "series", "timeshift",
+        "xmltv.php", "live", "movie", "series", "timeshift", "logos",
     ]
 
     static func isPage(_ path: String) -> Bool {

@@ -38,6 +38,7 @@ enum WebAssets {
         ("sources.js", PackageResources.sources_js),
         ("tables.js", PackageResources.tables_js),
         ("logins.js", PackageResources.logins_js),
+        ("lineup.js", PackageResources.lineup_js),
         ("signin.js", PackageResources.signin_js),
         ("account.js", PackageResources.account_js),
         ("cache.js", PackageResources.cache_js),

@@ -304,6 +304,7 @@ enum WebPages {
                 <article class="card output">
                 <h2>\(profile.name) <span class="muted">(\(profile.id), \(profile.channelCount) channels)</span></h2>
                 <ul class="links">\(items)</ul>
+                <p><a class="button" href="\(Route.lineup(profile: profile.id).webPath)">Edit the lineup</a></p>
                 </article>
                 """
         }

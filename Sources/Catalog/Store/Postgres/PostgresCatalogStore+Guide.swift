@@ -196,6 +196,13 @@ extension PostgresCatalogStore {
         }
     }
 
+    public func itemIDsWithGuide(_ itemIDs: [Int64]) async throws -> Set<Int64> {
+        let logger = logger
+        return try await database.read { connection in
+            Set(try await Self.guideChannels(itemIDs, on: connection, logger: logger).keys)
+        }
+    }
+
     public func guide(itemIDs: [Int64], from: Int64, to: Int64) async throws -> [Int64: [GuideProgramme]] {
         let from = GuideTime.clamped(from)
         let to = GuideTime.clamped(to)

@@ -39,6 +39,12 @@ export class VirtualList {
     container.addEventListener('focusin', (event) => {
       const row = event.target.closest('[data-index]');
       if (row) this.focusIndex = Number(row.dataset.index);
+      // While a row has the focus the list itself is no tab stop: Shift+Tab from a row leaves
+      // the list, instead of landing on it and being handed back to the row.
+      if (event.target !== container) container.tabIndex = -1;
+    });
+    container.addEventListener('focusout', (event) => {
+      if (!container.contains(event.relatedTarget)) container.tabIndex = 0;
     });
     // The list itself takes the focus on Tab and hands it to the current row.
     container.tabIndex = 0;
