@@ -16,6 +16,10 @@ import TunerAPI
 ///
 /// A feature object: `Sendable`, its state behind a lock, shared by all requests.
 public final class LiveSessions: Sendable {
+    /// How many more times (every 100 ms) a viewer's node asks for a channel's place in the
+    /// cluster while its new holder has not yet said where it is, before answering busy.
+    static let claimRetries = 20
+
     public let settings: LiveSettings
     let catalog: any CatalogStore
     let client: HTTPClient
@@ -236,7 +240,15 @@ public final class LiveSessions: Sendable {
         // In a cluster, one node reads a channel's provider; the others relay it.
         let claims = LiveClaims()
         if let cluster, !isHLS {
-            switch await cluster.claim(channelID: item.id) {
+            var claim = await cluster.claim(channelID: item.id)
+            // A node that has just taken the channel says where it is a moment later (two viewers
+            // tuning at once on two nodes): ask again for a while before refusing the viewer.
+            for _ in 0..<Self.claimRetries {
+                guard case .unavailable = claim, !Task.isCancelled else { break }
+                try? await Task.sleep(for: .milliseconds(100))
+                claim = await cluster.claim(channelID: item.id)
+            }
+            switch claim {
             case .local:
                 claims.add()
             case .relay(let relay):
