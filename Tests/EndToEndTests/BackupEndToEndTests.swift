@@ -197,12 +197,10 @@ import TunerTesting
         defer { workspace.remove() }
         let data = workspace.file("data")
         let token = "backup-test-token-6d1f0a9c3e7b2f58a4c6"
-        let server = try await TunerProcess.serve(
-            data: data, arguments: ["--host", "0.0.0.0"], environment: ["TUNER_TOKEN": token])
-        let made = try await TunerProcess.run(["keys", "add", "tv", "--scope", "read", "--data", data])
-        let read = try #require(made.output.split(separator: "\n").map(String.init).first { $0.hasPrefix("tuner_") })
+        let (server, read) = try await ScopedPagesEndToEndTests.serve(data: data, keyScope: "read", token: token)
         let result = try await HeadlessChromium.run(
-            steps: Self.settingsSteps, arguments: [server.baseURL, token, read], chromium: tools[.chromium],
+            steps: ScopedPagesEndToEndTests.signInSteps + "\n" + Self.settingsSteps,
+            arguments: [server.baseURL, token, read], chromium: tools[.chromium],
             chromedriver: tools[.chromedriver], screenshots: HeadlessChromium.screenshotFolder(suite: "backups"))
         #expect(result.succeeded, "\(result.transcript)")
         #expect(HeadlessChromium.results(of: result)["done"] as? Bool == true)
@@ -218,12 +216,6 @@ import TunerTesting
 
     static let settingsSteps = #"""
         base, token, read = args[0], args[1], args[2]
-        def sign_in(key):
-            driver.get(base + "/login?next=/settings")
-            field = driver.find_element(By.ID, "signin-key")
-            field.send_keys(key)
-            field.send_keys(Keys.ENTER)
-            wait_for("return document.body.dataset.page === 'settings'", 20)
         sign_in(token)
         check(js("return document.querySelectorAll('#backup-list tbody tr').length") == 0, "a backup before any")
         check("None scheduled" in js("return document.getElementById('backup-schedule').textContent"), "a schedule")

@@ -16,14 +16,25 @@ import TunerTesting
         "/channel/1", "/channel/1/play", "/episode/1/play", "/no-such-page", "/login", "/outputs/default/lineup",
     ]
 
-    /// `tuner serve` beyond loopback with the owner's token, and a new API key of `keyScope`.
-    static func serve(data: String, keyScope: String) async throws -> (TunerProcess, String) {
+    /// `tuner serve` beyond loopback with the owner's `token`, and a new API key of `keyScope`.
+    static func serve(data: String, keyScope: String, token: String = token) async throws -> (TunerProcess, String) {
         let server = try await TunerProcess.serve(
-            data: data, arguments: ["--host", "0.0.0.0"], environment: ["TUNER_TOKEN": Self.token])
+            data: data, arguments: ["--host", "0.0.0.0"], environment: ["TUNER_TOKEN": token])
         let made = try await TunerProcess.run(["keys", "add", "tv", "--scope", keyScope, "--data", data])
         let key = try #require(made.output.split(separator: "\n").map(String.init).first { $0.hasPrefix("tuner_") })
         return (server, key)
     }
+
+    /// Browser steps' `sign_in(key, page)`: `/login?next=/page`, the key typed, Enter, and the page
+    /// shown (steps that use it define `base`).
+    static let signInSteps = #"""
+        def sign_in(key, page="settings"):
+            driver.get(base + "/login?next=/" + page)
+            field = driver.find_element(By.ID, "signin-key")
+            field.send_keys(key)
+            field.send_keys(Keys.ENTER)
+            wait_for("return document.body.dataset.page === '" + page + "'", 20)
+        """#
 
     @Test("a read key's browser sees no key, token or keyed link on any page; an admin's sees the links")
     func pagesFollowScopes() async throws {

@@ -15,12 +15,10 @@ import TunerTesting
         defer { workspace.remove() }
         let data = workspace.file("data")
         let token = "keys-panel-token-3b9e71c04d2a8f65e1a7"
-        let server = try await TunerProcess.serve(
-            data: data, arguments: ["--host", "0.0.0.0"], environment: ["TUNER_TOKEN": token])
-        let made = try await TunerProcess.run(["keys", "add", "tv", "--scope", "read", "--data", data])
-        let read = try #require(made.output.split(separator: "\n").map(String.init).first { $0.hasPrefix("tuner_") })
+        let (server, read) = try await ScopedPagesEndToEndTests.serve(data: data, keyScope: "read", token: token)
         let result = try await HeadlessChromium.run(
-            steps: Self.steps, arguments: [server.baseURL, token, read], chromium: tools[.chromium],
+            steps: ScopedPagesEndToEndTests.signInSteps + "\n" + Self.steps,
+            arguments: [server.baseURL, token, read], chromium: tools[.chromium],
             chromedriver: tools[.chromedriver], screenshots: HeadlessChromium.screenshotFolder(suite: "settings-keys"))
         #expect(result.succeeded, "\(result.transcript)")
         let values = HeadlessChromium.results(of: result)
@@ -42,12 +40,6 @@ import TunerTesting
 
     static let steps = #"""
         base, token, read = args[0], args[1], args[2]
-        def sign_in(key):
-            driver.get(base + "/login?next=/settings")
-            field = driver.find_element(By.ID, "signin-key")
-            field.send_keys(key)
-            field.send_keys(Keys.ENTER)
-            wait_for("return document.body.dataset.page === 'settings'", 20)
         sign_in(token)
         check(js("return document.querySelectorAll('#key-list tbody tr').length") == 1, "the CLI's key is listed")
         # The keyboard alone: type a name, Tab to the scope, pick manage, Enter makes the key.

@@ -104,11 +104,7 @@ public struct StateBackup: Sendable {
                 let target = try DatabaseQueue(path: path)
                 // One step: the whole snapshot in one read transaction, however busy the server.
                 try database.writer.backup(to: target)
-                let migrations = try target.writeWithoutTransaction { db in
-                    // A file of its own: no -wal beside it to forget.
-                    try db.execute(sql: "PRAGMA journal_mode = DELETE")
-                    return try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
-                }
+                let migrations = try Self.settle(target)
                 try target.close()
                 return ("sqlite", migrations)
             }
@@ -121,13 +117,24 @@ public struct StateBackup: Sendable {
             let migrations = try await NIOThreadPool.singleton.runIfActive {
                 let target = try DatabaseQueue(path: path)
                 defer { try? target.close() }
-                return try target.writeWithoutTransaction { db in
-                    try db.execute(sql: "PRAGMA journal_mode = DELETE")
-                    return try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
-                }
+                return try Self.settle(target)
             }
             return ("postgres", migrations)
         }
+    }
+
+    /// Makes a copied database one file (no -wal beside it to forget) and reads the migrations
+    /// that made it.
+    static func settle(_ target: DatabaseQueue) throws -> [String] {
+        try target.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = DELETE")
+            return try appliedMigrations(db)
+        }
+    }
+
+    /// The migrations a state database has had, by identifier.
+    static func appliedMigrations(_ db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
     }
 
     /// Writes the tar (files, then the manifest) to `path`, synced to disk.
@@ -168,22 +175,8 @@ public struct StateBackup: Sendable {
     /// `tuner-backup-….partial`) once untouched for `age` seconds: no backup running beside this
     /// one (the CLI's, the server's) is still writing such old files.
     static func removeLeftovers(in directory: String, olderThan age: Double) {
-        removeLeftovers(in: directory, olderThan: age) { name in
+        DataFolder.removeUntouched(in: directory, olderThan: age) { name in
             name.hasPrefix(".tuner-backup-") || (name.hasPrefix("tuner-backup-") && name.hasSuffix(".partial"))
-        }
-    }
-
-    /// Removes the entries of `directory` whose names `isLeftover` picks, once untouched for
-    /// `age` seconds.
-    static func removeLeftovers(in directory: String, olderThan age: Double, where isLeftover: (String) -> Bool) {
-        let manager = FileManager.default
-        let cutoff = Date().addingTimeInterval(-age)
-        for name in (try? manager.contentsOfDirectory(atPath: directory)) ?? [] where isLeftover(name) {
-            let path = directory + "/" + name
-            guard let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
-                modified <= cutoff
-            else { continue }
-            try? manager.removeItem(atPath: path)
         }
     }
 

@@ -39,7 +39,7 @@ public struct StateRestore: Sendable {
         let manager = FileManager.default
         // Under the exclusive lock no other restore runs: a `.restore-<uuid>/` here was left by one
         // killed midway.
-        StateBackup.removeLeftovers(in: folder.path, olderThan: 0) { $0.hasPrefix(".restore-") }
+        DataFolder.removeUntouched(in: folder.path, olderThan: 0) { $0.hasPrefix(".restore-") }
         let staging = folder.path + "/.restore-\(UUID().uuidString)"
         try manager.createDirectory(
             atPath: staging, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
@@ -83,7 +83,7 @@ public struct StateRestore: Sendable {
     /// removed afterwards), changing nothing: `tuner restore --check`.
     public static func check(_ path: String, scratch: String) async throws -> BackupManifest {
         // A check takes no lock (it changes nothing): only old ones' folders are leftovers.
-        StateBackup.removeLeftovers(in: scratch, olderThan: 3600) { $0.hasPrefix(".backup-check-") }
+        DataFolder.removeUntouched(in: scratch, olderThan: 3600) { $0.hasPrefix(".backup-check-") }
         let staging = scratch + "/.backup-check-\(UUID().uuidString)"
         try FileManager.default.createDirectory(
             atPath: staging, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -193,7 +193,7 @@ public struct StateRestore: Sendable {
             defer { try? queue.close() }
             (applied, check) = try queue.read { db in
                 (
-                    try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier"),
+                    try StateBackup.appliedMigrations(db),
                     try String.fetchAll(db, sql: "PRAGMA quick_check")
                 )
             }

@@ -25,16 +25,25 @@ public struct DataFolder: Sendable {
     /// (kill -9, power loss): files not changed for `age` seconds, which no running import (each
     /// bounded by `--import-timeout`, the `age` `tuner serve` passes) can still be using.
     public func removeStaleImports(olderThan age: Double) {
+        Self.removeUntouched(in: importsDirectory, olderThan: max(age, 0))
+    }
+
+    /// Removes the entries of `directory` that `isLeftover` picks (all, unless told) once none
+    /// has changed for `age` seconds: what a killed import, backup or restore left behind.
+    static func removeUntouched(
+        in directory: String, olderThan age: Double, where isLeftover: (String) -> Bool = { _ in true }
+    ) {
         let manager = FileManager.default
-        let cutoff = Date().addingTimeInterval(-max(age, 0))
-        for name in (try? manager.contentsOfDirectory(atPath: importsDirectory)) ?? [] {
-            let file = importsDirectory + "/" + name
-            guard let modified = (try? manager.attributesOfItem(atPath: file))?[.modificationDate] as? Date,
-                modified < cutoff
+        let cutoff = Date().addingTimeInterval(-age)
+        for name in (try? manager.contentsOfDirectory(atPath: directory)) ?? [] where isLeftover(name) {
+            let path = directory + "/" + name
+            guard let modified = (try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                modified <= cutoff
             else { continue }
-            try? manager.removeItem(atPath: file)
+            try? manager.removeItem(atPath: path)
         }
     }
+
     public var secretPath: String { path + "/secret" }
     public var tokenPath: String { path + "/token" }
     /// Where a running server writes its base URL, so the CLI can find it.
