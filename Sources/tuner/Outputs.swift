@@ -168,7 +168,7 @@ struct OutputsCommand: AsyncParsableCommand {
         @Argument(help: "The profile's id.") var id: String
         @Option(help: "Put a channel into the lineup; repeat for several.") var add: [String] = []
         @Option(help: "Take a channel out (its number is forgotten); repeat for several.") var remove: [String] = []
-        @Option(help: "Number these channels (--renumber, else the whole lineup in its order) from N.")
+        @Option(help: "Number these channels (--renumber, else the whole lineup, added ones last) from N.")
         var renumberFrom: Int?
         @Option(help: "A channel to renumber, in order; repeat for several.") var renumber: [String] = []
         @Option(help: "ID=N: move a channel to number N (the channels from N up to a free number move up one).")
@@ -184,9 +184,16 @@ struct OutputsCommand: AsyncParsableCommand {
             try await place.with { outputs, _ in
                 var change = OutputLineupChange(add: add, remove: remove)
                 if let renumberFrom {
-                    let order =
-                        renumber.isEmpty
-                        ? try await outputs.lineup(profileID: id).map(\.item.identity) : renumber
+                    // Without --renumber: the whole lineup as this change leaves it, in its order,
+                    // the channels added here after it.
+                    var order = renumber
+                    if order.isEmpty {
+                        let removed = Set(remove)
+                        order = try await outputs.lineup(profileID: id).map(\.item.identity)
+                            .filter { !removed.contains($0) }
+                        let present = Set(order)
+                        order += add.filter { !present.contains($0) && !removed.contains($0) }
+                    }
                     change.renumber = .init(identities: order, from: renumberFrom)
                 }
                 if let move {

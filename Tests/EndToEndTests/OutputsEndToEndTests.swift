@@ -282,6 +282,13 @@ extension OutputsEndToEndTests {
         #expect(!badLogo.succeeded && badLogo.transcript.contains("a logo must be"), "\(badLogo.transcript)")
         #expect(
             try await TunerProcess.run(["outputs", "show", "news", "--data", data]).output == "50\tHeadlines\tTalk\n")
+        // A picked profile starts empty; channels added and numbered in one command.
+        let picked = try await TunerProcess.run(["outputs", "add", "picked", "--enable-picked-only", "--data", data])
+        #expect(picked.succeeded && picked.output.contains("0 channels"), "\(picked.transcript)")
+        let filled = try await TunerProcess.run([
+            "outputs", "edit", "picked", "--add", identity, "--renumber-from", "7", "--data", data,
+        ])
+        #expect(filled.output == "7\tNews HD\tNews\n", "\(filled.transcript)")
         let listed = try await TunerProcess.run(["outputs", "--data", data])
         #expect(
             listed.output.contains("default\t") && listed.output.contains("sport\t") && listed.output.contains("news\t")
